@@ -1,0 +1,41 @@
+# Two commands: `make run` serves the app, `make test` runs every test.
+# Both create .venv and install what they need on first use.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+HOST ?= 127.0.0.1
+PORT ?= 8050
+
+.PHONY: run test browser bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.runtime: requirements.txt | $(PY)
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.testing: tests/requirements.txt $(VENV)/.runtime
+	$(PY) -m pip install --quiet -r tests/requirements.txt
+	touch $@
+
+# Debian's Chromium and its driver drive the browser tests (never a download).
+browser:
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends chromium chromium-driver; \
+	fi
+
+run: $(VENV)/.runtime
+	SCHEDSCOPE_HOST=$(HOST) SCHEDSCOPE_PORT=$(PORT) $(PY) app.py
+
+test: $(VENV)/.testing browser
+	$(PY) -m pytest -c tests/pytest.ini --rootdir=. $(PYTEST_ARGS)
+
+bench: $(VENV)/.runtime
+	$(PY) bench/fairshare_cost.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,180 @@
+"""The result contract every engine returns.
+
+A :class:`SimulationResult` holds three tidy frames plus the scenario that
+produced it. Every engine fills the common columns below and may add its own
+(documented in its module).
+
+``jobs`` -- one row per job (a leaf, a batch job, an application...):
+    job_id      str     stable identifier from the input
+    submit_time float   seconds, arrival into the system
+    start_time  float   seconds, first task/process started (NaN if never)
+    end_time    float   seconds, last task ended or job left (NaN if never)
+    status      str     engine-specific vocabulary, e.g. ``finished``
+
+``timeline`` -- long format, one row per change of a value:
+    time    float  seconds
+    entity  str    what the value belongs to (a node, a cluster, a link)
+    metric  str    what is measured, e.g. ``dominant_share``
+    value   float  the value from ``time`` until the entity's next row for
+                   the same metric (a step function)
+
+``summary`` -- one row per metric of the whole run:
+    metric  str
+    value   float
+    unit    str
+
+Frames are handed out as copy-on-write shallow copies, so a caller that
+modifies one never changes the result it came from.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+JOBS_COLUMNS = ("job_id", "submit_time", "start_time", "end_time", "status")
+TIMELINE_COLUMNS = ("time", "entity", "metric", "value")
+SUMMARY_COLUMNS = ("metric", "value", "unit")
+
+
+def _check_columns(frame: pd.DataFrame, required: tuple[str, ...], name: str) -> None:
+    missing = [c for c in required if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{name} frame lacks required columns {missing}")
+
+
+class SimulationResult:
+    """Immutable outcome of one scenario run.
+
+    ``scenario`` is the normalised scenario (plain JSON data) and
+    ``scenario_hash`` its content hash; ``wall_seconds`` is the time the run
+    took on the machine that computed it.
+    """
+
+    __slots__ = ("scenario", "scenario_hash", "wall_seconds", "_jobs", "_timeline", "_summary")
+
+    def __init__(
+        self,
+        scenario: Mapping[str, Any],
+        scenario_hash: str,
+        jobs: pd.DataFrame,
+        timeline: pd.DataFrame,
+        summary: pd.DataFrame,
+        wall_seconds: float = 0.0,
+    ) -> None:
+        _check_columns(jobs, JOBS_COLUMNS, "jobs")
+        _check_columns(timeline, TIMELINE_COLUMNS, "timeline")
+        _check_columns(summary, SUMMARY_COLUMNS, "summary")
+        for name, value in (
+            ("scenario", scenario),
+            ("scenario_hash", scenario_hash),
+            ("wall_seconds", float(wall_seconds)),
+            ("_jobs", jobs.copy(deep=False)),
+            ("_timeline", timeline.copy(deep=False)),
+            ("_summary", summary.copy(deep=False)),
+        ):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("SimulationResult is immutable")
+
+    def __repr__(self) -> str:
+        return (
+            f"SimulationResult(engine={self.scenario.get('engine')!r}, "
+            f"policy={self.scenario.get('policy')!r}, hash={self.scenario_hash[:12]}, "
+            f"jobs={len(self._jobs)}, timeline={len(self._timeline)})"
+        )
+
+    @property
+    def jobs(self) -> pd.DataFrame:
+        return self._jobs.copy(deep=False)
+
+    @property
+    def timeline(self) -> pd.DataFrame:
+        return self._timeline.copy(deep=False)
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        return self._summary.copy(deep=False)
+
+    def summary_value(self, metric: str) -> float:
+        """The value of one summary metric (KeyError if absent)."""
+        rows = self._summary.loc[self._summary["metric"] == metric, "value"]
+        if rows.empty:
+            raise KeyError(metric)
+        return float(rows.iloc[0])
+
+    def frames(self) -> dict[str, pd.DataFrame]:
+        return {"jobs": self.jobs, "timeline": self.timeline, "summary": self.summary}
+
+    def write_csv(self, directory) -> list[str]:
+        """Write ``jobs.csv``, ``timeline.csv``, ``summary.csv`` and ``scenario.json``."""
+        from pathlib import Path
+
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name, frame in self.frames().items():
+            path = out / f"{name}.csv"
+            frame.to_csv(path, index=False)
+            written.append(str(path))
+        path = out / "scenario.json"
+        path.write_text(json.dumps(self.scenario, indent=2, sort_keys=True) + "\n")
+        written.append(str(path))
+        return written
+
+    def to_json(self) -> str:
+        """Serialise to JSON text (used by the result cache; no pickle)."""
+        return json.dumps(
+            {
+                "scenario": self.scenario,
+                "scenario_hash": self.scenario_hash,
+                "wall_seconds": self.wall_seconds,
+                "jobs": self._jobs.to_json(orient="table", index=False),
+                "timeline": self._timeline.to_json(orient="table", index=False),
+                "summary": self._summary.to_json(orient="table", index=False),
+            }
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> "SimulationResult":
+        data = json.loads(text)
+        frames = {
+            name: pd.read_json(io.StringIO(data[name]), orient="table")
+            for name in ("jobs", "timeline", "summary")
+        }
+        return cls(
+            scenario=data["scenario"],
+            scenario_hash=data["scenario_hash"],
+            jobs=frames["jobs"],
+            timeline=frames["timeline"],
+            summary=frames["summary"],
+            wall_seconds=float(data["wall_seconds"]),
+        )
+
+
+def summary_frame(rows: list[tuple[str, float, str]]) -> pd.DataFrame:
+    """Build a summary frame from ``(metric, value, unit)`` tuples."""
+    return pd.DataFrame(
+        {
+            "metric": pd.Series([r[0] for r in rows], dtype="string"),
+            "value": np.array([float(r[1]) for r in rows], dtype=float),
+            "unit": pd.Series([r[2] for r in rows], dtype="string"),
+        }
+    )
+
+
+def timeline_frame(times, entities, metrics, values) -> pd.DataFrame:
+    """Build a ``timeline`` frame with the contract's column types."""
+    return pd.DataFrame(
+        {
+            "time": np.asarray(times, dtype=float),
+            "entity": pd.Series(entities, dtype="string"),
+            "metric": pd.Series(metrics, dtype="string"),
+            "value": np.asarray(values, dtype=float),
+        }
+    )

@@ -1,0 +1,90 @@
+"""Scenarios: plain JSON-serialisable data with a stable content hash.
+
+The hash is the cache key for results: two scenarios that would simulate the
+same thing hash the same, whatever key order or number spelling (``1`` vs
+``1.0``) the user's JSON had, because engines normalise the model before it is
+hashed (see :func:`sched_engine.runner.normalize_scenario`). The scenario's
+``name`` is a label and is left out of the hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from .errors import ScenarioError
+
+HASHED_FIELDS = ("engine", "policy", "policy_params", "model", "seed")
+
+
+def canonical_json(data: Any) -> str:
+    """JSON text with sorted keys, no whitespace and no NaN/Infinity."""
+    try:
+        return json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False, ensure_ascii=True)
+    except ValueError as exc:
+        raise ScenarioError("", f"scenario holds a non-finite number ({exc})") from None
+
+
+def content_hash(data: Any) -> str:
+    """sha256 hex digest of :func:`canonical_json` of ``data``."""
+    return hashlib.sha256(canonical_json(data).encode("ascii")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """What to simulate: engine, policy (with parameters), model, seed."""
+
+    engine: str
+    policy: str
+    model: Mapping[str, Any]
+    policy_params: Mapping[str, Any] = field(default_factory=dict)
+    seed: int = 0
+    name: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "engine": self.engine,
+            "policy": self.policy,
+            "policy_params": dict(self.policy_params),
+            "model": self.model,
+            "seed": self.seed,
+            "name": self.name,
+        }
+
+    def content_hash(self) -> str:
+        data = self.to_dict()
+        return content_hash({key: data[key] for key in HASHED_FIELDS})
+
+    @classmethod
+    def from_dict(cls, data: Any, *, source: str | None = None) -> "Scenario":
+        """Check the envelope (not the model: engines do that) and build a Scenario."""
+        if not isinstance(data, Mapping):
+            raise ScenarioError("", "a scenario must be a JSON object", source=source)
+        unknown = sorted(set(data) - set(HASHED_FIELDS) - {"name"})
+        if unknown:
+            raise ScenarioError(unknown[0], f"unknown scenario field (known: {', '.join(HASHED_FIELDS)}, name)", source=source)
+        for key in ("engine", "policy"):
+            if not isinstance(data.get(key), str) or not data.get(key):
+                raise ScenarioError(key, "required, a non-empty string", source=source)
+        if not isinstance(data.get("model"), Mapping):
+            raise ScenarioError("model", "required, a JSON object", source=source)
+        params = data.get("policy_params", {})
+        if not isinstance(params, Mapping):
+            raise ScenarioError("policy_params", "must be a JSON object", source=source)
+        seed = data.get("seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, (int, float)) or not math.isfinite(seed) or seed != int(seed) or seed < 0:
+            raise ScenarioError("seed", f"must be a non-negative integer, got {seed!r}", source=source)
+        name = data.get("name", "")
+        if not isinstance(name, str):
+            raise ScenarioError("name", "must be a string", source=source)
+        return cls(
+            engine=data["engine"],
+            policy=data["policy"],
+            model=data["model"],
+            policy_params=dict(params),
+            seed=int(seed),
+            name=name,
+        )

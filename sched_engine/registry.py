@@ -1,0 +1,8 @@
+"""The one registry of engines and policies (drives UI dropdowns and tests)."""
+
+from __future__ import annotations
+
+from . import fairshare
+from .core.registry import Registry
+
+REGISTRY = Registry(engines=[fairshare.ENGINE], policies=[*fairshare.POLICIES])

@@ -1,0 +1,64 @@
+"""Run a scenario: validate and normalise it, build its policy, simulate."""
+
+from __future__ import annotations
+
+from time import perf_counter
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from .core.errors import ScenarioError
+from .core.result import SimulationResult
+from .core.scenario import Scenario
+from .registry import REGISTRY
+
+
+def normalize_scenario(data: Mapping[str, Any] | Scenario, *, source: str | None = None) -> Scenario:
+    """Check a scenario and return it with its model in canonical form.
+
+    Raises :class:`ScenarioError` naming the field (and ``source``) at fault.
+    """
+    scenario = data if isinstance(data, Scenario) else Scenario.from_dict(data, source=source)
+    engine = REGISTRY.engine(scenario.engine)
+    entry = REGISTRY.policy(scenario.engine, scenario.policy)
+    try:
+        model = engine.normalize_model(scenario.model)
+        policy = REGISTRY.create(scenario.engine, scenario.policy, scenario.policy_params)
+    except ScenarioError as exc:
+        field = exc.field if exc.field.startswith("policy") else f"model.{exc.field}" if exc.field else "model"
+        raise ScenarioError(field, exc.message, source=source or exc.source, line=exc.line) from None
+    params = {**entry.params, **policy.get_params()}
+    return Scenario(
+        engine=scenario.engine,
+        policy=scenario.policy,
+        model=model,
+        policy_params=params,
+        seed=scenario.seed,
+        name=scenario.name,
+    )
+
+
+def run_scenario(
+    data: Mapping[str, Any] | Scenario,
+    *,
+    progress: Callable[[float], None] | None = None,
+) -> SimulationResult:
+    """Simulate one scenario and return its immutable result."""
+    scenario = normalize_scenario(data)
+    engine = REGISTRY.engine(scenario.engine)
+    policy = REGISTRY.create(scenario.engine, scenario.policy, scenario.policy_params)
+    rng = np.random.default_rng(scenario.seed)
+    started = perf_counter()
+    try:
+        jobs, timeline, summary = engine.run(scenario.model, policy, rng, progress)
+    except ScenarioError as exc:
+        field = exc.field if exc.field.startswith("policy") else f"model.{exc.field}"
+        raise ScenarioError(field, exc.message) from None
+    return SimulationResult(
+        scenario=scenario.to_dict(),
+        scenario_hash=scenario.content_hash(),
+        jobs=jobs,
+        timeline=timeline,
+        summary=summary,
+        wall_seconds=perf_counter() - started,
+    )

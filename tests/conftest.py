@@ -1,0 +1,33 @@
+"""Shared test set-up.
+
+Browser tests use dash[testing]'s ``dash_duo`` with Debian's Chromium
+(``/usr/bin/chromium``, driven by ``/usr/bin/chromedriver``), headless and
+with background networking off (the machine may have no internet).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+
+from selenium.webdriver.chrome.options import Options
+
+
+def pytest_setup_options():
+    options = Options()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-quic",
+        "--no-first-run",
+        "--window-size=1400,1100",
+        f"--user-data-dir={tempfile.mkdtemp(prefix='chrome-prof-')}",
+    ):
+        options.add_argument(arg)
+    return options
