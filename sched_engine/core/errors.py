@@ -30,5 +30,4 @@ class ScenarioError(ValueError):
             where.append(f"line {self.line}")
         if self.field:
             where.append(self.field)
-        prefix = ": ".join([", ".join(where)]) if where else ""
-        return f"{prefix}: {self.message}" if prefix else self.message
+        return f"{', '.join(where)}: {self.message}" if where else self.message

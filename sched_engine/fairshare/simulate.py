@@ -84,7 +84,6 @@ class _Recorder:
             self._append(time, tree.names[tree.leaf_node[leaf]], "running_tasks", float(counts[leaf]))
         self._last_running = counts
         util = 1.0 - np.asarray(state.free) / np.asarray(tree.capacity)
-        util = np.clip(util, 0.0, 1.0)
         for j in np.flatnonzero(~np.isclose(util, self._last_util, rtol=0, atol=1e-12)):
             self._append(time, tree.resources[j], "utilization", float(util[j]))
         self._last_util = util

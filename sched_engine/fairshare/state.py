@@ -153,3 +153,16 @@ def fill(state: ShareState, chooser: ShareChooser, counter: DecisionCounter, epo
     counter.seconds += clock() - t0
     counter.decisions += len(started)
     return started
+
+
+def progressive_filling(tree: Tree, policy) -> ShareState:
+    """Static allocation: every job's tasks pending at once, one fill pass.
+
+    This is the progressive-filling setting of the DRF and H-DRF papers (no
+    task ever ends); returns the final state.
+    """
+    state = ShareState(tree)
+    for leaf, count in enumerate(tree.tasks):
+        state.add_pending(leaf, count)
+    fill(state, policy.chooser(tree), DecisionCounter(), [-1])
+    return state

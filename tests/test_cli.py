@@ -1,0 +1,51 @@
+"""The headless command line writes the result frames and reports bad input."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_traces" / "fairshare-fig4.scenario.json"
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "sched_engine", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+def test_run_writes_frames_and_prints_summary(tmp_path):
+    done = _cli("run", str(SAMPLE), "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    jobs = pd.read_csv(tmp_path / "jobs.csv")
+    assert list(jobs.job_id) == ["n11", "n12", "n21", "n22", "n23", "n31"]
+    assert {"time", "entity", "metric", "value"} <= set(pd.read_csv(tmp_path / "timeline.csv").columns)
+    summary = pd.read_csv(tmp_path / "summary.csv").set_index("metric")
+    assert summary.loc["makespan", "value"] == 1000
+    assert "decisions_per_second" in done.stdout
+    assert json.loads((tmp_path / "scenario.json").read_text())["policy"] == "mch"
+
+
+def test_malformed_json_names_file_and_line(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{\n  "engine": "fairshare",\n  "policy": mch\n}\n')
+    done = _cli("run", str(bad), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2
+    assert f"{bad}, line 3" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_invalid_model_names_the_field(tmp_path):
+    scenario = json.loads(SAMPLE.read_text())
+    scenario["model"]["resources"][0]["capacity"] = 0
+    path = tmp_path / "zero.json"
+    path.write_text(json.dumps(scenario))
+    done = _cli("run", str(path), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2
+    assert "model.resources[0].capacity: must be greater than 0, got 0" in done.stderr
+
+
+def test_policies_lists_the_registry():
+    done = _cli("policies", "fairshare")
+    assert done.returncode == 0 and "mch" in done.stdout and "hdrf" in done.stdout

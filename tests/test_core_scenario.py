@@ -1,0 +1,78 @@
+"""Scenario envelope checks, canonical hashing, result immutability."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from sched_engine import ScenarioError, normalize_scenario, run_scenario
+from sched_engine.core import Scenario, SimulationResult, content_hash
+from sched_engine.fairshare.presets import starter_model
+
+
+def _scenario(**overrides):
+    data = {"engine": "fairshare", "policy": "mch", "model": starter_model(), "seed": 0}
+    data.update(overrides)
+    return data
+
+
+def test_hash_ignores_key_order_number_spelling_and_name():
+    first = normalize_scenario(_scenario(name="a"))
+    reordered = json.loads(json.dumps(_scenario(name="b"), sort_keys=True))
+    reordered["model"]["resources"][0]["capacity"] = 100  # int instead of 100.0
+    second = normalize_scenario(reordered)
+    assert first.content_hash() == second.content_hash()
+
+
+def test_hash_changes_with_policy_params_model_and_seed():
+    base = normalize_scenario(_scenario()).content_hash()
+    assert normalize_scenario(_scenario(policy="hdrf")).content_hash() != base
+    assert normalize_scenario(_scenario(seed=1)).content_hash() != base
+    model = starter_model()
+    model["resources"][0]["capacity"] = 99.0
+    assert normalize_scenario(_scenario(model=model)).content_hash() != base
+
+
+def test_defaults_of_a_policy_are_part_of_the_normalised_scenario():
+    scenario = normalize_scenario(_scenario(policy="c-ch"))
+    assert scenario.policy_params == {"resource": "cpu"}
+
+
+@pytest.mark.parametrize(
+    "overrides, field",
+    [
+        ({"engine": "nope"}, "engine"),
+        ({"policy": "nope"}, "policy"),
+        ({"seed": -1}, "seed"),
+        ({"model": []}, "model"),
+        ({"colour": "red"}, "colour"),
+        ({"policy_params": {"bogus": 1}}, "policy_params"),
+    ],
+)
+def test_bad_envelopes_name_their_field(overrides, field):
+    with pytest.raises(ScenarioError) as caught:
+        normalize_scenario(_scenario(**overrides))
+    assert caught.value.field == field
+
+
+def test_non_finite_numbers_cannot_be_hashed():
+    with pytest.raises(ScenarioError, match="non-finite"):
+        content_hash({"x": float("nan")})
+
+
+def test_scenario_round_trips_through_dict():
+    scenario = normalize_scenario(_scenario(name="demo"))
+    assert Scenario.from_dict(scenario.to_dict()) == scenario
+
+
+def test_result_is_immutable_and_round_trips_through_json():
+    result = run_scenario(_scenario())
+    with pytest.raises(AttributeError):
+        result.scenario_hash = "x"
+    frame = result.jobs
+    frame.loc[0, "status"] = "tampered"
+    assert result.jobs.loc[0, "status"] != "tampered"
+    again = SimulationResult.from_json(result.to_json())
+    for name in ("jobs", "timeline", "summary"):
+        pd.testing.assert_frame_equal(getattr(again, name), getattr(result, name), check_dtype=False)
+    assert again.scenario_hash == result.scenario_hash
