@@ -92,11 +92,15 @@ def _department_vectors(tree: Tree, live: list[bool], leaf_vectors: list[list[fl
     return vectors, mu, raw_root
 
 
-def mch_flat_weights(tree: Tree, active: list[bool]) -> tuple[list[float], int]:
+def mch_flat_weights(
+    tree: Tree, active: list[bool], leaf_vectors: list[list[float]] | None = None
+) -> tuple[list[float], int]:
     """MCH's flattened weights for the active leaves (paper §III-A.3).
 
     Returns ``(weights, k_prime)``: one weight per leaf (0 for inactive
     leaves) and the index of the resource taken as the first to saturate.
+    ``leaf_vectors`` (from :func:`normalized_demands`) may be passed to avoid
+    recomputing them.
 
     * ``k'`` is read as the resource with the largest aggregate normalised
       demand at the root, ``argmax_j sum_c w_c s_c^j``: when siblings grow
@@ -114,7 +118,8 @@ def mch_flat_weights(tree: Tree, active: list[bool]) -> tuple[list[float], int]:
       such siblings it keeps their parent's share split among them as H-DRF
       does, where a literal ``w_i = 1`` would not.
     """
-    leaf_vectors = normalized_demands(tree)
+    if leaf_vectors is None:
+        leaf_vectors = normalized_demands(tree)
     live = [False] * tree.node_count
     for leaf, node in enumerate(tree.leaf_node):
         live[node] = active[leaf]
@@ -161,6 +166,15 @@ def collapsed_weights(tree: Tree, active: list[bool]) -> list[float]:
     return [share[node] if active[leaf] else 0.0 for leaf, node in enumerate(tree.leaf_node)]
 
 
+def pareto_minimal(vectors: list[tuple[float, ...]]) -> list[tuple[float, ...]]:
+    """The vectors not dominated (componentwise >=) by another one, deduplicated."""
+    frontier: list[tuple[float, ...]] = []
+    for vector in sorted(set(vectors), key=sum):
+        if not any(all(a <= b for a, b in zip(kept, vector)) for kept in frontier):
+            frontier.append(vector)
+    return frontier
+
+
 class FlatChooser:
     """Weighted progressive filling over leaves with a heap.
 
@@ -171,14 +185,25 @@ class FlatChooser:
     """
 
     def __init__(self, tree: Tree, increment: list[float], weigh: Callable[[ShareState], list[float]]):
+        self._demand = tree.demand
         self._increment = increment
         self._weigh = weigh
         self._weights = [1.0] * tree.leaf_count
         self._version = [0] * tree.leaf_count
         self._heap: list[tuple[float, int, int]] = []
-        # Free capacity when a full scan last found nothing that fits, and
-        # the activity epoch then: while free <= that snapshot and no leaf
-        # became active, nothing can fit (saves a scan per task completion).
+        # Entries popped because their task did not fit, parked per resource
+        # ``j`` that blocked them as ``(amount needed, entry)``: the leaf
+        # cannot fit before free_j reaches that amount, which only a release
+        # can bring about, so a release wakes exactly those whose threshold
+        # it passed (and large tasks are not re-examined on every pass).
+        self._parked: list[list[tuple[float, tuple[float, int, int]]]] = [[] for _ in tree.capacity]
+        # Pareto-minimal demand vectors of the active leaves: some active
+        # leaf fits iff one of these fits, so "nothing fits" costs
+        # O(|frontier| m) instead of a scan of every leaf.
+        self._frontier: list[tuple[float, ...]] = []
+        # Free capacity when a pass last found nothing that fits, and the
+        # activity epoch then: while free <= that snapshot and no leaf became
+        # active, nothing can fit.
         self._blocked_free: list[float] | None = None
         self._blocked_epoch = -1
 
@@ -199,7 +224,19 @@ class FlatChooser:
             if state.pending[leaf] > 0
         ]
         heapq.heapify(self._heap)
+        self._parked = [[] for _ in self._parked]
+        self._frontier = pareto_minimal([self._demand[leaf] for leaf in range(len(version)) if state.pending[leaf] > 0])
         self._blocked_free = None
+
+    def _anything_fits(self, state: ShareState) -> bool:
+        free, slack = state.free, state.slack
+        for demand in self._frontier:
+            for j, amount in enumerate(demand):
+                if free[j] + slack[j] < amount:
+                    break
+            else:
+                return True
+        return False
 
     def pick(self, state: ShareState) -> int | None:
         free = state.free
@@ -207,31 +244,43 @@ class FlatChooser:
         if snapshot is not None and self._blocked_epoch == state.activity_epoch:
             if all(f <= s for f, s in zip(free, snapshot)):
                 return None
-        heap, version = self._heap, self._version
-        skipped = []
-        found = None
+        if not self._anything_fits(state):
+            self._blocked_free = list(free)
+            self._blocked_epoch = state.activity_epoch
+            return None
+        heap, version, pending = self._heap, self._version, state.pending
         while heap:
             entry = heap[0]
             leaf = entry[1]
-            if entry[2] != version[leaf] or state.pending[leaf] == 0:
+            if entry[2] != version[leaf] or pending[leaf] == 0:
                 heapq.heappop(heap)
-                continue
-            if state.fits(leaf):
-                found = leaf
-                break
-            skipped.append(heapq.heappop(heap))
-        for entry in skipped:
-            heapq.heappush(heap, entry)
-        if found is None:
-            self._blocked_free = list(free)
-            self._blocked_epoch = state.activity_epoch
-        return found
+            elif not self._park_if_blocked(state, entry):
+                return leaf
+            else:
+                heapq.heappop(heap)
+        return None
+
+    def _park_if_blocked(self, state: ShareState, entry: tuple[float, int, int]) -> bool:
+        """Park ``entry`` under the first resource its task lacks; False if it fits."""
+        free, slack = state.free, state.slack
+        for j, amount in state.needs[entry[1]]:
+            if free[j] + slack[j] < amount:
+                heapq.heappush(self._parked[j], (amount, entry))
+                return True
+        return False
 
     def allocated(self, state: ShareState, leaf: int) -> None:
         if state.pending[leaf] > 0:
             self._push(state, leaf)
 
     def released(self, state: ShareState, leaf: int) -> None:
+        free, slack, version = state.free, state.slack, self._version
+        for j, parked in enumerate(self._parked):
+            limit = free[j] + slack[j]
+            while parked and parked[0][0] <= limit:
+                entry = heapq.heappop(parked)[1]
+                if entry[2] == version[entry[1]] and not self._park_if_blocked(state, entry):
+                    heapq.heappush(self._heap, entry)
         if state.pending[leaf] > 0:
             self._push(state, leaf)
 
@@ -268,7 +317,10 @@ class MCH(Parametrised):
     label = "MCH"
 
     def chooser(self, tree: Tree) -> FlatChooser:
-        return FlatChooser(tree, list(ShareState(tree).mu), lambda state: mch_flat_weights(tree, _active(state))[0])
+        leaf_vectors = normalized_demands(tree)
+        return FlatChooser(
+            tree, list(ShareState(tree).mu), lambda state: mch_flat_weights(tree, _active(state), leaf_vectors)[0]
+        )
 
 
 class CollapsedHierarchy(Parametrised):

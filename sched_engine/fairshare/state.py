@@ -23,7 +23,7 @@ FIT_TOLERANCE = 1e-9
 class ShareState:
     """Running/pending task counts per leaf and free capacity per resource."""
 
-    __slots__ = ("tree", "free", "running", "pending", "activity_epoch", "_needs", "_slack", "mu")
+    __slots__ = ("tree", "free", "running", "pending", "activity_epoch", "needs", "slack", "mu")
 
     def __init__(self, tree: Tree):
         self.tree = tree
@@ -33,16 +33,16 @@ class ShareState:
         # Bumped whenever a leaf gains or loses all its pending tasks: the
         # set of leaves that want resources ("active" leaves) changed.
         self.activity_epoch = 0
-        self._slack = [FIT_TOLERANCE * c for c in tree.capacity]
-        # Per leaf, the (resource, amount) pairs it actually needs.
-        self._needs = [tuple((j, d) for j, d in enumerate(row) if d > 0) for row in tree.demand]
+        self.slack = [FIT_TOLERANCE * c for c in tree.capacity]
+        # Per leaf, the (resource index, amount) pairs it actually needs.
+        self.needs = [tuple((j, d) for j, d in enumerate(row) if d > 0) for row in tree.demand]
         # Per-task dominant share mu_i = max_j d_ij / c_j (paper §II-B.1).
         self.mu = [max(d / c for d, c in zip(row, tree.capacity)) for row in tree.demand]
 
     def fits(self, leaf: int) -> bool:
         """True when one more task of ``leaf`` fits in the free capacity."""
-        free, slack = self.free, self._slack
-        for j, amount in self._needs[leaf]:
+        free, slack = self.free, self.slack
+        for j, amount in self.needs[leaf]:
             if free[j] + slack[j] < amount:
                 return False
         return True
@@ -74,7 +74,7 @@ class ShareState:
         if self.pending[leaf] <= 0 or not self.fits(leaf):
             raise RuntimeError(f"leaf {self.tree.names[self.tree.leaf_node[leaf]]!r} cannot start a task now")
         free = self.free
-        for j, amount in self._needs[leaf]:
+        for j, amount in self.needs[leaf]:
             free[j] -= amount
         self.running[leaf] += 1
         self.pending[leaf] -= 1
@@ -86,7 +86,7 @@ class ShareState:
         if count > self.running[leaf]:
             raise RuntimeError("releasing more tasks than are running")
         free = self.free
-        for j, amount in self._needs[leaf]:
+        for j, amount in self.needs[leaf]:
             free[j] += amount * count
         self.running[leaf] -= count
 
