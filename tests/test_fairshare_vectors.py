@@ -81,7 +81,7 @@ class RescalingWithoutBlockedHandling(HDRF):
                 can_take[node] = state.wants(leaf)
                 share[node] = state.running[leaf] * state.mu[leaf]
                 vectors[node] = leaf_vectors[leaf]
-            for a in t.internal_postorder():
+            for a in t.internal_postorder:
                 kids = t.children[a]
                 can_take[a] = any(can_take[c] for c in kids)
                 raw = [sum(vectors[c][j] for c in kids) for j in range(len(t.capacity))]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Mapping
 
 from ..core.errors import ScenarioError
@@ -232,9 +233,10 @@ class Tree:
             node = self.parent[node]
         return result
 
-    def internal_postorder(self) -> list[int]:
+    @cached_property
+    def internal_postorder(self) -> tuple[int, ...]:
         """Departments in post-order (every child before its parent)."""
-        return [n for n in reversed(range(self.node_count)) if not self.is_leaf(n)]
+        return tuple(n for n in reversed(range(self.node_count)) if not self.is_leaf(n))
 
     @classmethod
     def from_model(cls, model: Mapping[str, Any]) -> "Tree":

@@ -71,16 +71,16 @@ def _department_vectors(tree: Tree, live: list[bool], leaf_vectors: list[list[fl
             mu[node] = 1.0
     raw_root = [0.0] * m
     weight = tree.weight
-    for a in tree.internal_postorder():
-        raw = [0.0] * m
-        any_live = False
+    for a in tree.internal_postorder:
+        raw = None
         for c in tree.children[a]:
             if live[c]:
-                any_live = True
-                wc, vc = weight[c], vectors[c]
-                for j in range(m):
-                    raw[j] += wc * vc[j]
-        if not any_live:
+                wc = weight[c]
+                if raw is None:
+                    raw = [wc * v for v in vectors[c]]
+                else:
+                    raw = [r + wc * v for r, v in zip(raw, vectors[c])]
+        if raw is None:
             live[a] = False
             continue
         live[a] = True
@@ -129,7 +129,10 @@ def mch_flat_weights(
     live_rest = [False] * tree.node_count
     for leaf, node in enumerate(tree.leaf_node):
         live_rest[node] = active[leaf] and tree.demand[leaf][k_prime] == 0
-    _, mu_rest, _ = _department_vectors(tree, live_rest, leaf_vectors)
+    if any(live_rest):
+        _, mu_rest, _ = _department_vectors(tree, live_rest, leaf_vectors)
+    else:
+        mu_rest = mu  # no leaf lacks k': the second product is never used
 
     scale = [1.0] * tree.node_count  # product of w_a / mu_a from the root's children down
     scale_rest = [1.0] * tree.node_count
@@ -154,7 +157,7 @@ def collapsed_weights(tree: Tree, active: list[bool]) -> list[float]:
     live = [False] * tree.node_count
     for leaf, node in enumerate(tree.leaf_node):
         live[node] = active[leaf]
-    for a in tree.internal_postorder():
+    for a in tree.internal_postorder:
         live[a] = any(live[c] for c in tree.children[a])
     share = [0.0] * tree.node_count
     share[0] = 1.0
@@ -368,7 +371,7 @@ class HDRFChooser:
     def __init__(self, tree: Tree):
         self._tree = tree
         self._vectors = normalized_demands(tree)
-        self._postorder = tree.internal_postorder()
+        self._postorder = tree.internal_postorder
 
     def pick(self, state: ShareState) -> int | None:
         tree = self._tree
@@ -438,7 +441,7 @@ class NaiveChooser:
     def __init__(self, tree: Tree):
         self._tree = tree
         self._usage = [[0.0] * len(tree.capacity) for _ in range(tree.node_count)]
-        self._postorder = tree.internal_postorder()
+        self._postorder = tree.internal_postorder
         self._paths = [[tree.leaf_node[leaf], *tree.ancestors(tree.leaf_node[leaf])] for leaf in range(tree.leaf_count)]
 
     def _share(self, node: int) -> float:
