@@ -151,8 +151,12 @@ def _normalize_node(raw: Any, field: str, resources: list[dict], names: set[str]
     }
 
 
-def normalize_model(model: Mapping[str, Any]) -> dict:
-    """Validate a fair-sharing model and return its canonical JSON form."""
+def normalize_model(model: Mapping[str, Any], *, require_jobs: bool = True) -> dict:
+    """Validate a fair-sharing model and return its canonical JSON form.
+
+    ``require_jobs=False`` accepts a tree without jobs (a draft being edited);
+    a model to simulate needs at least one.
+    """
     if not isinstance(model, Mapping):
         raise ScenarioError("model", "must be a JSON object with resources and tree")
     unknown = sorted(set(model) - {"resources", "tree", "horizon"})
@@ -164,7 +168,7 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
     tree = _normalize_node(model["tree"], "tree", resources, set(), 0)
     if "demand" in tree:
         raise ScenarioError("tree", "the root must be a department, not a job")
-    if not any(True for _ in _iter_leaves(tree)):
+    if require_jobs and not any(True for _ in _iter_leaves(tree)):
         raise ScenarioError("tree", "the tree is empty: add at least one job under the root")
     horizon = model.get("horizon")
     if horizon is not None:

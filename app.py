@@ -1,0 +1,41 @@
+"""schedscope web app: assembles the shell, the pages and the services.
+
+    python app.py        # serves on SCHEDSCOPE_HOST:SCHEDSCOPE_PORT (127.0.0.1:8050)
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import diskcache
+from dash import Dash, DiskcacheManager
+
+from components import fairshare_page, shell
+from components.runs import ResultCache
+
+
+def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
+    """Build the Dash app; ``data_dir`` holds the result cache and job state."""
+    data = Path(data_dir or os.environ.get("SCHEDSCOPE_DATA", "data")).resolve()
+    data.mkdir(parents=True, exist_ok=True)
+    manager = DiskcacheManager(diskcache.Cache(str(data / "callbacks")), expire=600)
+    app = Dash(
+        __name__,
+        title="schedscope",
+        background_callback_manager=manager,
+        suppress_callback_exceptions=True,
+    )
+    results = ResultCache(data / "results")
+    app.layout = shell.layout()
+    shell.register_callbacks(app)
+    fairshare_page.register_callbacks(app, results)
+    return app
+
+
+if __name__ == "__main__":
+    create_app().run(
+        host=os.environ.get("SCHEDSCOPE_HOST", "127.0.0.1"),
+        port=int(os.environ.get("SCHEDSCOPE_PORT", "8050")),
+        debug=False,
+    )

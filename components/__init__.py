@@ -1,0 +1,1 @@
+"""The Dash app's panels, figure builders and services (cache, runs)."""

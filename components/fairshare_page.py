@@ -1,0 +1,464 @@
+"""The "Fair sharing" page: hierarchy editor, capacity, policies, linked charts.
+
+Data flow: the draft model lives in a browser-local Store (a reload loses
+nothing); Run validates it and runs one scenario per chosen policy in a
+background callback (results cached by scenario hash, see
+:mod:`components.runs`); the runs Store holds only small records (policy,
+hash, cached, wall time) and every chart is rebuilt from cached frames.
+"""
+
+from __future__ import annotations
+
+import dash_cytoscape as cyto
+from dash import ALL, Input, Output, State, ctx, dash_table, dcc, html, no_update
+
+from sched_engine import ScenarioError
+from sched_engine.core import content_hash
+from sched_engine.fairshare.model import normalize_model
+from sched_engine.fairshare.presets import (
+    FIG4_AFTER_N12_AT, FIG4_ALL_ACTIVE_AT, FIG4_PAPER_SHARES, FIG4_PAPER_WEIGHTS, fig4_model, starter_model,
+)
+from sched_engine.registry import REGISTRY
+
+from . import figures, tree_edit
+
+ENGINE = "fairshare"
+DRAFT = "fairshare-draft-store"
+SELECTED = "fairshare-selected-store"
+RUNS = "fairshare-runs-store"
+HOVER = "fairshare-hover-store"
+TREE = "fairshare-tree-cytoscape"
+PRESET = "fairshare-preset-button"
+RESET = "fairshare-reset-button"
+ADD_DEPT = "fairshare-add-department-button"
+ADD_JOB = "fairshare-add-job-button"
+REMOVE = "fairshare-remove-button"
+APPLY = "fairshare-apply-button"
+FORM_TITLE = "fairshare-form-title"
+NAME = "fairshare-form-name-input"
+WEIGHT = "fairshare-form-weight-input"
+TASKS = "fairshare-form-tasks-input"
+DURATION = "fairshare-form-duration-input"
+ARRIVAL = "fairshare-form-arrival-input"
+DEPARTURE = "fairshare-form-departure-input"
+JOB_FIELDS = "fairshare-form-job-fields"
+DEMANDS = "fairshare-form-demands"
+DEMAND = "fairshare-form-demand-input"  # pattern-matching type, keyed by resource
+TREE_MSG = "fairshare-tree-message"
+CAPACITY = "fairshare-capacity-table"
+ADD_RESOURCE = "fairshare-add-resource-button"
+CAPACITY_MSG = "fairshare-capacity-message"
+POLICIES = "fairshare-policies-checklist"
+RUN = "fairshare-run-button"
+CANCEL = "fairshare-cancel-button"
+PROGRESS = "fairshare-run-progress"
+RUN_MSG = "fairshare-run-message"
+SHARES = "fairshare-shares-graph"
+INSTANT = "fairshare-instant-input"
+TASKS_AT = "fairshare-tasks-graph"
+COST = "fairshare-cost-graph"
+SUMMARY = "fairshare-summary-table"
+PAPER = "fairshare-paper-table"
+PAPER_BOX = "fairshare-paper-box"
+EXPORT_RUN = "fairshare-export-run-dropdown"
+EXPORT_BUTTONS = "fairshare-export-button"  # pattern-matching type, keyed by frame
+DOWNLOAD = "fairshare-download"
+
+DEFAULT_POLICIES = ["mch", "hdrf"]
+FIG4_POLICIES = ["mch", "hdrf", "c-ch", "m-ch"]
+FIG4_MODEL_HASH = content_hash(normalize_model(fig4_model()))
+FRAMES = ("jobs", "timeline", "summary")
+
+TREE_STYLE = [
+    {"selector": "node", "style": {"label": "data(label)", "font-size": 11, "text-wrap": "wrap",
+                                   "text-valign": "center", "color": "#1b2733", "width": 70, "height": 34,
+                                   "shape": "round-rectangle", "background-color": "#dbe7f3",
+                                   "border-width": 1, "border-color": "#7a96b3"}},
+    {"selector": ".job", "style": {"background-color": "#fbe3c8", "border-color": "#c98a3d", "shape": "ellipse"}},
+    {"selector": "edge", "style": {"curve-style": "taxi", "taxi-direction": "downward", "line-color": "#9aa9b8",
+                                   "width": 1.5}},
+    {"selector": ":selected", "style": {"border-width": 3, "border-color": "#1f6fb2"}},
+]
+
+
+def _field(label, component):
+    return html.Label([html.Span(label), component], className="field")
+
+
+def layout() -> html.Div:
+    return html.Div(
+        [
+            dcc.Store(id=DRAFT, storage_type="local", data=starter_model()),
+            dcc.Store(id=SELECTED, data=None),
+            dcc.Store(id=RUNS, storage_type="local", data=[]),
+            dcc.Store(id=HOVER, data=None),
+            dcc.Download(id=DOWNLOAD),
+            html.Div(
+                [
+                    html.H2("Fair sharing"),
+                    html.P("Draw the organisation, set the cluster, pick policies, compare dominant shares."),
+                    html.Button("MCH paper, Fig. 4", id=PRESET, className="preset"),
+                    html.Button("Example", id=RESET),
+                ],
+                className="page-head",
+            ),
+            html.Div(
+                [
+                    html.Section(
+                        [
+                            html.H3("Hierarchy"),
+                            html.Div(
+                                cyto.Cytoscape(
+                                    id=TREE, elements=[], stylesheet=TREE_STYLE,
+                                    layout={"name": "breadthfirst", "directed": True, "roots": "#root",
+                                            "spacingFactor": 1.1},
+                                    style={"width": "100%", "height": "340px"}, userZoomingEnabled=False,
+                                ),
+                                className="tree-box",
+                            ),
+                            html.Div(
+                                [html.Button("Add department", id=ADD_DEPT), html.Button("Add job", id=ADD_JOB),
+                                 html.Button("Remove", id=REMOVE, className="danger")],
+                                className="button-row",
+                            ),
+                            html.Div(id=TREE_MSG, className="message"),
+                        ],
+                        className="panel tree-panel",
+                    ),
+                    html.Section(
+                        [
+                            html.H3("Selected node", id=FORM_TITLE),
+                            _field("Name", dcc.Input(id=NAME, type="text", debounce=True)),
+                            _field("Weight", dcc.Input(id=WEIGHT, type="text")),
+                            html.Div(
+                                [
+                                    html.Div(id=DEMANDS),
+                                    _field("Tasks", dcc.Input(id=TASKS, type="text")),
+                                    _field("Task duration (s)", dcc.Input(id=DURATION, type="text")),
+                                    _field("Arrival (s)", dcc.Input(id=ARRIVAL, type="text")),
+                                    _field("Departure (s, empty = none)", dcc.Input(id=DEPARTURE, type="text")),
+                                ],
+                                id=JOB_FIELDS,
+                            ),
+                            html.Button("Apply", id=APPLY, className="primary"),
+                            html.H3("Cluster capacity"),
+                            dash_table.DataTable(
+                                id=CAPACITY,
+                                columns=[{"name": "resource", "id": "name"},
+                                         {"name": "capacity", "id": "capacity", "type": "numeric"},
+                                         {"name": "unit", "id": "unit"}],
+                                data=[], editable=True, row_deletable=True,
+                                style_cell={"fontFamily": "inherit", "padding": "4px"},
+                            ),
+                            html.Button("Add resource type", id=ADD_RESOURCE),
+                            html.Div(id=CAPACITY_MSG, className="message"),
+                        ],
+                        className="panel form-panel",
+                    ),
+                    html.Section(
+                        [
+                            html.H3("Policies"),
+                            dcc.Checklist(id=POLICIES, options=REGISTRY.options(ENGINE), value=DEFAULT_POLICIES,
+                                          className="checklist"),
+                            html.Div(
+                                [html.Button("Run", id=RUN, className="primary"),
+                                 html.Button("Cancel", id=CANCEL, disabled=True)],
+                                className="button-row",
+                            ),
+                            html.Progress(id=PROGRESS, value="0", max="100"),
+                            html.Div(id=RUN_MSG, className="message"),
+                            dash_table.DataTable(id=SUMMARY, data=[], columns=[], style_cell={"fontFamily": "inherit"},
+                                                 style_table={"overflowX": "auto"}),
+                            html.Div(
+                                [dcc.Dropdown(id=EXPORT_RUN, placeholder="Run to export", clearable=False)]
+                                + [html.Button(f"{name}.csv", id={"type": EXPORT_BUTTONS, "frame": name})
+                                   for name in FRAMES],
+                                className="button-row export",
+                            ),
+                        ],
+                        className="panel run-panel",
+                    ),
+                ],
+                className="editor-grid",
+            ),
+            html.Section(
+                [
+                    html.H3("Paper beside ours: MCH Fig. 4"),
+                    html.P(f"Dominant shares at {FIG4_ALL_ACTIVE_AT:.0f} s (all six jobs active) and MCH at "
+                           f"{FIG4_AFTER_N12_AT:.0f} s (after n12 left at 790 s; the paper: n23 rises to 1)."),
+                    dash_table.DataTable(id=PAPER, data=[], columns=[], style_cell={"fontFamily": "inherit"}),
+                ],
+                id=PAPER_BOX, className="panel", style={"display": "none"},
+            ),
+            html.Section(
+                [
+                    html.H3("Dominant share over time"),
+                    html.P("Zoom a time window in one panel to zoom all; hover a job to highlight it everywhere; "
+                           "click to pick the instant below.", className="hint"),
+                    html.Div(dcc.Graph(id=SHARES, config={"displaylogo": False}), className="graph-box"),
+                    html.Div(
+                        [_field("Instant (s)", dcc.Input(id=INSTANT, type="number", value=None, debounce=True))],
+                        className="button-row",
+                    ),
+                    html.Div(
+                        [dcc.Graph(id=TASKS_AT, config={"displaylogo": False}),
+                         dcc.Graph(id=COST, config={"displaylogo": False})],
+                        className="two-graphs",
+                    ),
+                ],
+                className="panel",
+            ),
+        ],
+        className="fairshare-page",
+    )
+
+
+# ---- pure helpers (unit-tested without a browser) -------------------------------------------
+
+
+def tree_elements(draft: dict) -> list[dict]:
+    """Cytoscape nodes and edges for the draft's tree."""
+    elements = []
+
+    def visit(node, parent):
+        label = node["name"] if node.get("weight", 1) == 1 else f"{node['name']}\nw={node['weight']:g}"
+        elements.append({"data": {"id": node["name"], "label": label},
+                         "classes": "job" if tree_edit.is_job(node) else "department"})
+        if parent is not None:
+            elements.append({"data": {"source": parent, "target": node["name"]}})
+        for child in node.get("children", ()):
+            visit(child, node["name"])
+
+    visit(draft["tree"], None)
+    return elements
+
+
+def leaves_of(draft: dict) -> list[str]:
+    names = []
+
+    def visit(node):
+        if tree_edit.is_job(node):
+            names.append(node["name"])
+        for child in node.get("children", ()):
+            visit(child)
+
+    visit(draft["tree"])
+    return names
+
+
+def edit_draft(trigger, draft, selected, form, rows):
+    """Apply one editor action. Returns ``(draft, selected, rows, tree_msg, capacity_msg, policies)``.
+
+    Invalid input leaves the draft as it was and explains why; ``no_update``
+    marks outputs that do not change.
+    """
+    try:
+        if trigger == PRESET:
+            model = fig4_model()
+            return model, None, model["resources"], "", "", FIG4_POLICIES
+        if trigger == RESET:
+            model = starter_model()
+            return model, None, model["resources"], "", "", no_update
+        if trigger == ADD_DEPT:
+            new, name = tree_edit.add_department(draft, selected)
+            return new, name, no_update, f"Added department {name}.", no_update, no_update
+        if trigger == ADD_JOB:
+            new, name = tree_edit.add_job(draft, selected)
+            return new, name, no_update, f"Added job {name}: edit it on the right.", no_update, no_update
+        if trigger == REMOVE:
+            return tree_edit.remove(draft, selected), None, no_update, f"Removed {selected}.", no_update, no_update
+        if trigger == APPLY:
+            if not selected:
+                raise ScenarioError("selection", "select a node in the tree first")
+            new = tree_edit.apply_form(draft, selected, form)
+            return new, form.get("name", selected), no_update, "Applied.", no_update, no_update
+        if trigger == CAPACITY:
+            try:
+                new = tree_edit.set_resources(draft, rows)
+            except ScenarioError as exc:
+                return no_update, no_update, no_update, no_update, _error_text(exc), no_update
+            return new, no_update, no_update, no_update, "", no_update
+        if trigger == ADD_RESOURCE:
+            return no_update, no_update, [*rows, {"name": "", "capacity": None, "unit": ""}], no_update, \
+                "Name the new resource and give it a capacity.", no_update
+    except ScenarioError as exc:
+        return no_update, no_update, no_update, _error_text(exc), no_update, no_update
+    return no_update, no_update, no_update, no_update, no_update, no_update
+
+
+def _error_text(exc: ScenarioError) -> html.Span:
+    return html.Span(str(exc), className="error")
+
+
+def run_policies(results, draft, policies, report):
+    """Run every chosen policy on the draft; returns ``(run records, message)``.
+
+    ``report(done, total)`` is called with progress in percent units. A
+    :class:`ScenarioError` stops before anything is replaced.
+    """
+    if not policies:
+        raise ScenarioError("policy", "choose at least one policy")
+    model = normalize_model(draft)
+    model_hash = content_hash(model)
+    records = []
+    for index, policy in enumerate(policies):
+        scenario = {"engine": ENGINE, "policy": policy, "model": model, "seed": 0}
+        result, cached = results.run(
+            scenario, progress=lambda fraction, i=index: report(int(100 * (i + fraction)), 100 * len(policies))
+        )
+        records.append({
+            "policy": policy, "label": REGISTRY.policy(ENGINE, policy).label, "hash": result.scenario_hash,
+            "model_hash": model_hash, "cached": cached, "wall_seconds": result.wall_seconds,
+        })
+        report(100 * (index + 1), 100 * len(policies))
+    fresh = sum(not r["cached"] for r in records)
+    return records, f"{len(records)} run(s): {fresh} simulated, {len(records) - fresh} from the cache."
+
+
+def summary_rows(records, results) -> list[dict]:
+    rows = []
+    for record in records:
+        result = results.get(record["hash"])
+        if result is None:
+            continue
+        rows.append({
+            "policy": record["label"],
+            "makespan (s)": round(result.summary_value("makespan"), 1),
+            "decisions": int(result.summary_value("decisions")),
+            "scheduler (ms)": round(1000 * result.summary_value("scheduler_seconds"), 2),
+            "wall (s)": round(record["wall_seconds"], 3),
+            "source": "cached" if record["cached"] else "simulated",
+        })
+    return rows
+
+
+def _table(rows):
+    return rows, [{"name": key, "id": key} for key in (rows[0] if rows else {})]
+
+
+def register_callbacks(app, results) -> None:
+    """Wire the page; ``results`` is the app's :class:`~components.runs.ResultCache`."""
+
+    @app.callback(Output(TREE, "elements"), Input(DRAFT, "data"))
+    def _elements(draft):
+        return tree_elements(draft)
+
+    @app.callback(
+        Output(CAPACITY, "data", allow_duplicate=True), Input(CAPACITY, "id"), State(DRAFT, "data"),
+        prevent_initial_call="initial_duplicate",
+    )
+    def _capacity_rows(_, draft):
+        return draft["resources"]
+
+    @app.callback(Output(SELECTED, "data", allow_duplicate=True), Input(TREE, "tapNodeData"), prevent_initial_call=True)
+    def _select(node):
+        return node["id"] if node else None
+
+    @app.callback(
+        Output(FORM_TITLE, "children"), Output(NAME, "value"), Output(WEIGHT, "value"), Output(DEMANDS, "children"),
+        Output(TASKS, "value"), Output(DURATION, "value"), Output(ARRIVAL, "value"), Output(DEPARTURE, "value"),
+        Output(JOB_FIELDS, "style"),
+        Input(SELECTED, "data"), Input(DRAFT, "data"),
+    )
+    def _form(selected, draft):
+        values = tree_edit.form_values(draft, selected)
+        if not values:
+            return "Select a node in the tree", "", "", [], "", "", "", "", {"display": "none"}
+        demands = [
+            _field(f"Demand per task: {name}", dcc.Input(id={"type": DEMAND, "resource": name}, type="text",
+                                                         value=amount))
+            for name, amount in values.get("demand", {}).items()
+        ]
+        kind = "Job" if values["job"] else "Department"
+        return (f"{kind} {values['name']}", values["name"], values["weight"], demands, values.get("tasks", ""),
+                values.get("duration", ""), values.get("arrival", ""), values.get("departure") or "",
+                {"display": "block"} if values["job"] else {"display": "none"})
+
+    @app.callback(
+        Output(DRAFT, "data"), Output(SELECTED, "data"), Output(CAPACITY, "data"), Output(TREE_MSG, "children"),
+        Output(CAPACITY_MSG, "children"), Output(POLICIES, "value"),
+        Input(PRESET, "n_clicks"), Input(RESET, "n_clicks"), Input(ADD_DEPT, "n_clicks"), Input(ADD_JOB, "n_clicks"),
+        Input(REMOVE, "n_clicks"), Input(APPLY, "n_clicks"), Input(CAPACITY, "data_timestamp"),
+        Input(ADD_RESOURCE, "n_clicks"),
+        State(DRAFT, "data"), State(SELECTED, "data"), State(CAPACITY, "data"), State(NAME, "value"),
+        State(WEIGHT, "value"), State(TASKS, "value"), State(DURATION, "value"), State(ARRIVAL, "value"),
+        State(DEPARTURE, "value"), State({"type": DEMAND, "resource": ALL}, "value"),
+        State({"type": DEMAND, "resource": ALL}, "id"),
+        prevent_initial_call=True,
+    )
+    def _edit(*args):
+        draft, selected, rows, name, weight, tasks, duration, arrival, departure, amounts, ids = args[8:]
+        trigger = ctx.triggered_id
+        form = {"name": name, "weight": weight, "tasks": tasks, "duration": duration, "arrival": arrival,
+                "departure": departure, "demand": {i["resource"]: a for i, a in zip(ids, amounts)}}
+        return edit_draft(CAPACITY if trigger == CAPACITY else trigger, draft, selected, form, rows)
+
+    @app.callback(
+        Output(RUNS, "data"), Output(RUN_MSG, "children"),
+        Input(RUN, "n_clicks"), State(DRAFT, "data"), State(POLICIES, "value"),
+        background=True,
+        running=[(Output(RUN, "disabled"), True, False), (Output(CANCEL, "disabled"), False, True)],
+        cancel=[Input(CANCEL, "n_clicks")],
+        progress=[Output(PROGRESS, "value"), Output(PROGRESS, "max")],
+        prevent_initial_call=True,
+    )
+    def _run(set_progress, _, draft, policies):
+        try:
+            records, message = run_policies(results, draft, policies, lambda done, total: set_progress((done, total)))
+        except ScenarioError as exc:
+            return no_update, html.Span(f"Not run: {exc}", className="error")
+        return records, html.Span(message, className="ok")
+
+    @app.callback(
+        Output(SHARES, "figure"), Output(TASKS_AT, "figure"), Output(COST, "figure"),
+        Output(SUMMARY, "data"), Output(SUMMARY, "columns"), Output(PAPER, "data"), Output(PAPER, "columns"),
+        Output(PAPER_BOX, "style"), Output(EXPORT_RUN, "options"),
+        Input(RUNS, "data"), Input(HOVER, "data"), Input(INSTANT, "value"),
+    )
+    def _charts(records, hovered, instant):
+        loaded = [(r, results.get(r["hash"])) for r in records or []]
+        loaded = [(r, res) for r, res in loaded if res is not None]
+        if not loaded:
+            empty = figures.share_timelines([], [])
+            return empty, figures.tasks_at([], [], 0), figures.decision_cost([]), [], [], [], [], \
+                {"display": "none"}, []
+        leaves = list(loaded[0][1].jobs.job_id)
+        runs = [(r["label"], res.timeline) for r, res in loaded]
+        end = max(float(res.summary_value("makespan")) for _, res in loaded)
+        at = end / 2 if instant is None else float(instant)
+        summary, summary_cols = _table(summary_rows(records, results))
+        paper_rows, paper_cols, paper_style = [], [], {"display": "none"}
+        if all(r["model_hash"] == FIG4_MODEL_HASH for r, _ in loaded):
+            paper_rows, paper_cols = _table(figures.fig4_table(
+                dict(runs), FIG4_PAPER_SHARES, FIG4_PAPER_WEIGHTS, FIG4_ALL_ACTIVE_AT, FIG4_AFTER_N12_AT))
+            paper_style = {"display": "block"}
+        return (figures.share_timelines(runs, leaves, hovered), figures.tasks_at(runs, leaves, at),
+                figures.decision_cost([(r["label"], res.summary) for r, res in loaded]),
+                summary, summary_cols, paper_rows, paper_cols, paper_style,
+                [{"label": r["label"], "value": r["hash"]} for r, _ in loaded])
+
+    @app.callback(Output(HOVER, "data"), Input(SHARES, "hoverData"), prevent_initial_call=True)
+    def _hover(hover):
+        return hover["points"][0]["customdata"] if hover else None
+
+    @app.callback(Output(TREE, "stylesheet"), Input(HOVER, "data"))
+    def _highlight(leaf):
+        if not leaf:
+            return TREE_STYLE
+        return [*TREE_STYLE, {"selector": f"#{leaf}", "style": {"border-width": 4, "border-color": "#d62728"}}]
+
+    @app.callback(Output(INSTANT, "value"), Input(SHARES, "clickData"), prevent_initial_call=True)
+    def _instant(click):
+        return round(float(click["points"][0]["x"]), 1) if click else no_update
+
+    @app.callback(
+        Output(DOWNLOAD, "data"), Input({"type": EXPORT_BUTTONS, "frame": ALL}, "n_clicks"),
+        State(EXPORT_RUN, "value"), prevent_initial_call=True,
+    )
+    def _export(clicks, run_hash):
+        result = results.get(run_hash) if run_hash and any(clicks) else None
+        if result is None:
+            return no_update
+        frame = ctx.triggered_id["frame"]
+        policy = result.scenario["policy"]
+        return dcc.send_data_frame(result.frames()[frame].to_csv, f"{policy}-{frame}.csv", index=False)
