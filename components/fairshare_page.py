@@ -388,10 +388,9 @@ def register_callbacks(app, results) -> None:
     )
     def _edit(*args):
         draft, selected, rows, name, weight, tasks, duration, arrival, departure, amounts, ids = args[8:]
-        trigger = ctx.triggered_id
         form = {"name": name, "weight": weight, "tasks": tasks, "duration": duration, "arrival": arrival,
                 "departure": departure, "demand": {i["resource"]: a for i, a in zip(ids, amounts)}}
-        return edit_draft(CAPACITY if trigger == CAPACITY else trigger, draft, selected, form, rows)
+        return edit_draft(ctx.triggered_id, draft, selected, form, rows)
 
     @app.callback(
         Output(RUNS, "data"), Output(RUN_MSG, "children"),

@@ -365,7 +365,27 @@ class HDRF(Parametrised):
         return HDRFChooser(tree)
 
 
-class HDRFChooser:
+class RecomputingChooser:
+    """Base of choosers that recompute their view on every pick.
+
+    They keep no index, so allocation, release and activity notifications
+    need no work, and they do not flatten the tree (no weights to show).
+    """
+
+    def allocated(self, state: ShareState, leaf: int) -> None:
+        pass
+
+    def released(self, state: ShareState, leaf: int) -> None:
+        pass
+
+    def activity_changed(self, state: ShareState) -> None:
+        pass
+
+    def flat_weights(self) -> None:
+        return None
+
+
+class HDRFChooser(RecomputingChooser):
     """Recomputes every department's rescaled share per decision: O(q m)."""
 
     def __init__(self, tree: Tree):
@@ -413,18 +433,6 @@ class HDRFChooser:
             )
         return tree.leaf_of_node[node]
 
-    def allocated(self, state: ShareState, leaf: int) -> None:
-        pass
-
-    def released(self, state: ShareState, leaf: int) -> None:
-        pass
-
-    def activity_changed(self, state: ShareState) -> None:
-        pass
-
-    def flat_weights(self) -> None:
-        return None
-
 
 class NaiveHierarchicalDRF(Parametrised):
     """Hadoop Fair Scheduler style: DRF at every level on actual summed usage."""
@@ -435,7 +443,7 @@ class NaiveHierarchicalDRF(Parametrised):
         return NaiveChooser(tree)
 
 
-class NaiveChooser:
+class NaiveChooser(RecomputingChooser):
     """Keeps each department's summed usage up to date; descends by its share."""
 
     def __init__(self, tree: Tree):
@@ -474,9 +482,3 @@ class NaiveChooser:
 
     def released(self, state: ShareState, leaf: int) -> None:
         self._add(leaf, -1.0)
-
-    def activity_changed(self, state: ShareState) -> None:
-        pass
-
-    def flat_weights(self) -> None:
-        return None
