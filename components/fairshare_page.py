@@ -315,21 +315,19 @@ def run_policies(results, draft, policies, report):
     return records, f"{len(records)} run(s): {fresh} simulated, {len(records) - fresh} from the cache."
 
 
-def summary_rows(records, results) -> list[dict]:
-    rows = []
-    for record in records:
-        result = results.get(record["hash"])
-        if result is None:
-            continue
-        rows.append({
+def summary_rows(loaded) -> list[dict]:
+    """One row per ``(run record, result)`` pair for the summary table."""
+    return [
+        {
             "policy": record["label"],
             "makespan (s)": round(result.summary_value("makespan"), 1),
             "decisions": int(result.summary_value("decisions")),
             "scheduler (ms)": round(1000 * result.summary_value("scheduler_seconds"), 2),
             "wall (s)": round(record["wall_seconds"], 3),
             "source": "cached" if record["cached"] else "simulated",
-        })
-    return rows
+        }
+        for record, result in loaded
+    ]
 
 
 def _table(rows):
@@ -425,7 +423,7 @@ def register_callbacks(app, results) -> None:
         runs = [(r["label"], res.timeline) for r, res in loaded]
         end = max(float(res.summary_value("makespan")) for _, res in loaded)
         at = end / 2 if instant is None else float(instant)
-        summary, summary_cols = _table(summary_rows(records, results))
+        summary, summary_cols = _table(summary_rows(loaded))
         paper_rows, paper_cols, paper_style = [], [], {"display": "none"}
         if all(r["model_hash"] == FIG4_MODEL_HASH for r, _ in loaded):
             paper_rows, paper_cols = _table(figures.fig4_table(
