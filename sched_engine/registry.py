@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import fairshare
+from . import batch, fairshare
 from .core.registry import Registry
 
-REGISTRY = Registry(engines=[fairshare.ENGINE], policies=[*fairshare.POLICIES])
+REGISTRY = Registry(engines=[fairshare.ENGINE, batch.ENGINE], policies=[*fairshare.POLICIES, *batch.POLICIES])

@@ -52,8 +52,8 @@ def run_scenario(
     try:
         jobs, timeline, summary = engine.run(scenario.model, policy, rng, progress)
     except ScenarioError as exc:
-        field = exc.field if exc.field.startswith("policy") else f"model.{exc.field}"
-        raise ScenarioError(field, exc.message) from None
+        field = exc.field if exc.field.startswith("policy") else f"model.{exc.field}" if exc.field else "model"
+        raise ScenarioError(field, exc.message, source=exc.source, line=exc.line) from None
     return SimulationResult(
         scenario=scenario.to_dict(),
         scenario_hash=scenario.content_hash(),

@@ -1,0 +1,261 @@
+"""The batch engine's model: a workload file, clusters, failures, options.
+
+Normalised form (plain JSON, the scenario's ``model``)::
+
+    {
+      "trace": {"path": "sample_traces/hpc2n-excerpt.swf", "format": "auto",
+                "skip_malformed": false, "max_jobs": null, "sha256": "..."},
+      "clusters": [{"name": "seth", "machines": 120, "cpus_per_machine": 2,
+                    "speed": 1.0, "properties": []}],
+      "failures": {"kind": "none"}                       # or
+                  {"kind": "trace", "path": "...", "sha256": "...", "align": "start"}
+                  {"kind": "synthetic", "afc": 7e-4, ...},
+      "requirements": false,
+      "estimates": "perfect"
+    }
+
+``clusters`` may be empty: the trace header's ``MaxNodes``/``MaxProcs``
+then define one cluster. ``machines_path`` (an Alea ``.machines`` file) may
+stand in for ``clusters`` and is read into it. Paths are resolved against
+the working directory, then the project directory; the file's SHA-256 joins
+the model so cached results follow the content, not the name.
+``failures.align``: ``start`` shifts the failure trace so its first failure
+falls at the workload's first submission; ``absolute`` keeps epoch times.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import ScenarioError
+from .cluster import ClusterState
+from .failures import SYNTHETIC_DEFAULTS, failure_events, synthetic_failures
+from .requirements import suitable_clusters
+from .traces import TraceError, read_failures, read_machines, read_workload
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+TRACE_FORMATS = ("auto", "swf", "swf-ext", "gwf", "csv")
+FAILURE_KINDS = ("none", "trace", "synthetic")
+ESTIMATES = ("perfect", "trace")
+
+
+def resolve_path(path: str) -> Path:
+    """An input path: absolute, else relative to the working directory, else to the project."""
+    candidate = Path(path)
+    if candidate.is_absolute() or candidate.exists():
+        return candidate
+    return PROJECT_ROOT / candidate
+
+
+def file_sha256(path: Path, field: str) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as exc:
+        raise ScenarioError(field, f"cannot read {path} ({exc.strerror})") from None
+
+
+def _number(value: Any, field: str, *, minimum: float | None = None, integer: bool = False, positive=False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise ScenarioError(field, f"must be a number, got {value!r}")
+    if integer and value != int(value):
+        raise ScenarioError(field, f"must be a whole number, got {value!r}")
+    if positive and value <= 0:
+        raise ScenarioError(field, f"must be positive, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ScenarioError(field, f"must be at least {minimum}, got {value!r}")
+    return int(value) if integer else float(value)
+
+
+def _normalize_cluster(data: Any, field: str) -> dict:
+    if not isinstance(data, Mapping):
+        raise ScenarioError(field, "must be an object with name, machines, cpus_per_machine")
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ScenarioError(f"{field}.name", "must be a non-empty name")
+    machines = _number(data.get("machines"), f"{field}.machines", integer=True, positive=True)
+    per = data.get("cpus_per_machine")
+    if isinstance(per, list):
+        if len(per) != machines:
+            raise ScenarioError(f"{field}.cpus_per_machine", f"lists {len(per)} machines, machines is {machines}")
+        per = [_number(v, f"{field}.cpus_per_machine[{i}]", integer=True, positive=True) for i, v in enumerate(per)]
+    else:
+        per = _number(per, f"{field}.cpus_per_machine", integer=True, positive=True)
+    speed = _number(data.get("speed", 1.0), f"{field}.speed", positive=True)
+    properties = data.get("properties", [])
+    if isinstance(properties, str):
+        properties = [p.strip() for p in properties.split(",") if p.strip()]
+    if not isinstance(properties, list) or not all(isinstance(p, str) for p in properties):
+        raise ScenarioError(f"{field}.properties", "must be a list of property names")
+    return {"name": name.strip(), "machines": machines, "cpus_per_machine": per, "speed": speed,
+            "properties": sorted(set(properties))}
+
+
+def normalize_model(model: Mapping[str, Any]) -> dict:
+    """Check a batch model and return its canonical form (see the module docstring)."""
+    if not isinstance(model, Mapping):
+        raise ScenarioError("", "the model must be an object")
+    known = {"trace", "clusters", "machines_path", "failures", "requirements", "estimates"}
+    unknown = sorted(set(model) - known)
+    if unknown:
+        raise ScenarioError(unknown[0], f"unknown field (known: {', '.join(sorted(known))})")
+    trace = model.get("trace")
+    if not isinstance(trace, Mapping) or not isinstance(trace.get("path"), str) or not trace["path"]:
+        raise ScenarioError("trace.path", "name the workload file (SWF, extended SWF, GWF or CSV, optionally .gz)")
+    fmt = trace.get("format", "auto")
+    if fmt not in TRACE_FORMATS:
+        raise ScenarioError("trace.format", f"unknown format {fmt!r} (known: {', '.join(TRACE_FORMATS)})")
+    max_jobs = trace.get("max_jobs")
+    if max_jobs is not None:
+        max_jobs = _number(max_jobs, "trace.max_jobs", integer=True, positive=True)
+    trace_path = resolve_path(trace["path"])
+    normalized_trace = {
+        "path": trace["path"],
+        "format": fmt,
+        "skip_malformed": bool(trace.get("skip_malformed", False)),
+        "max_jobs": max_jobs,
+        "sha256": file_sha256(trace_path, "trace.path"),
+    }
+
+    clusters = model.get("clusters") or []
+    if model.get("machines_path"):
+        clusters = read_machines(resolve_path(model["machines_path"]), source=Path(model["machines_path"]).name)
+    if not isinstance(clusters, list):
+        raise ScenarioError("clusters", "must be a list of clusters")
+    clusters = [_normalize_cluster(c, f"clusters[{i}]") for i, c in enumerate(clusters)]
+    names = [c["name"] for c in clusters]
+    if len(set(names)) != len(names):
+        raise ScenarioError("clusters", "cluster names must be unique")
+
+    failures = model.get("failures") or {"kind": "none"}
+    kind = failures.get("kind", "none") if isinstance(failures, Mapping) else None
+    if kind not in FAILURE_KINDS:
+        raise ScenarioError("failures.kind", f"must be one of {', '.join(FAILURE_KINDS)}")
+    if kind == "none":
+        normalized_failures: dict = {"kind": "none"}
+    elif kind == "trace":
+        path = failures.get("path")
+        if not isinstance(path, str) or not path:
+            raise ScenarioError("failures.path", "name the failure trace file")
+        align = failures.get("align", "start")
+        if align not in ("start", "absolute"):
+            raise ScenarioError("failures.align", "must be 'start' or 'absolute'")
+        normalized_failures = {"kind": "trace", "path": path, "align": align,
+                               "sha256": file_sha256(resolve_path(path), "failures.path")}
+    else:
+        normalized_failures = {"kind": "synthetic"}
+        for name, default in SYNTHETIC_DEFAULTS.items():
+            value = failures.get(name, default)
+            normalized_failures[name] = _number(
+                value, f"failures.{name}", minimum=0.0, integer=isinstance(default, int),
+                positive=name in ("interarrival_shape", "duration_shape", "duration_scale_s"),
+            )
+        if normalized_failures["burst_probability"] > 1:
+            raise ScenarioError("failures.burst_probability", "must be between 0 and 1")
+
+    estimates = model.get("estimates", "perfect")
+    if estimates not in ESTIMATES:
+        raise ScenarioError("estimates", f"must be one of {', '.join(ESTIMATES)}")
+    return {
+        "trace": normalized_trace,
+        "clusters": clusters,
+        "failures": normalized_failures,
+        "requirements": bool(model.get("requirements", False)),
+        "estimates": estimates,
+    }
+
+
+@lru_cache(maxsize=4)
+def _cached_workload(path: str, sha256: str, fmt: str, skip_malformed: bool, source: str):
+    # Keyed by content hash: a changed file is read again. Callers never modify the frame.
+    return read_workload(path, fmt, source=source, skip_malformed=skip_malformed)
+
+
+@dataclass
+class BatchInput:
+    """Everything a run needs, read from a normalised model."""
+
+    jobs: pd.DataFrame            # the workload, times relative to the first submission
+    clusters: list[ClusterState]
+    failures: list[tuple[float, int, int, float]]
+    suitable: list[tuple[int, ...] | None]
+    estimate: np.ndarray
+    origin: float                 # epoch (or trace) time of the first submission
+    info: dict                    # dropped / skipped / ignored-requirement counts
+
+
+def header_clusters(header: Mapping[str, Any], source: str) -> list[dict]:
+    """One cluster from an SWF header's ``MaxNodes`` and ``MaxProcs``."""
+    procs, nodes = header.get("MaxProcs"), header.get("MaxNodes")
+    if not isinstance(procs, int) or procs <= 0:
+        raise ScenarioError("clusters", f"no clusters given and {source} has no MaxProcs header line; "
+                                        "add clusters or a .machines file")
+    if isinstance(nodes, int) and nodes > 0 and procs % nodes == 0:
+        return [{"name": "cluster", "machines": nodes, "cpus_per_machine": procs // nodes, "speed": 1.0, "properties": []}]
+    return [{"name": "cluster", "machines": procs, "cpus_per_machine": 1, "speed": 1.0, "properties": []}]
+
+
+def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> BatchInput:
+    """Read the workload and failures of a normalised model and build the clusters."""
+    trace = model["trace"]
+    source = Path(trace["path"]).name
+    workload = _cached_workload(str(resolve_path(trace["path"])), trace["sha256"], trace["format"],
+                                trace["skip_malformed"], source)
+    jobs = workload.jobs.sort_values(["submit_time"], kind="stable")
+    if trace["max_jobs"]:
+        jobs = jobs.iloc[: trace["max_jobs"]]
+    if jobs.empty:
+        raise TraceError("", "the workload has no usable jobs", source=source)
+    origin = float(jobs["submit_time"].iloc[0])
+    jobs = jobs.assign(submit_time=jobs["submit_time"] - origin).reset_index(drop=True)
+
+    specs = model["clusters"] or header_clusters(workload.header, source)
+    clusters = []
+    for index, spec in enumerate(specs):
+        per = spec["cpus_per_machine"]
+        cpus = per if isinstance(per, list) else [per] * spec["machines"]
+        clusters.append(ClusterState(index, spec["name"], cpus, spec["speed"], spec["properties"]))
+    names = [c.name for c in clusters]
+    machine_counts = [len(c.cpus) for c in clusters]
+
+    failures = model["failures"]
+    span = float(jobs["submit_time"].iloc[-1] + jobs["run_time"].max())
+    if failures["kind"] == "trace":
+        frame = read_failures(resolve_path(failures["path"]), source=Path(failures["path"]).name)
+        offset = float(frame["start"].min()) if failures["align"] == "start" and len(frame) else origin
+        events = failure_events(frame, names, machine_counts, offset=offset, source=Path(failures["path"]).name)
+    elif failures["kind"] == "synthetic":
+        params = {k: v for k, v in failures.items() if k != "kind"}
+        frame = synthetic_failures(names, machine_counts, span, rng, **params)
+        events = failure_events(frame, names, machine_counts, offset=0.0)
+    else:
+        events = []
+
+    ignored = 0
+    if model["requirements"]:
+        suitable, ignored = suitable_clusters(
+            jobs["requirement"].fillna("").tolist(), names, [c.properties for c in clusters],
+            [c.max_cpus_per_machine for c in clusters],
+        )
+    else:
+        suitable = [None] * len(jobs)
+    run_time = jobs["run_time"].to_numpy(dtype=float)
+    if model["estimates"] == "trace":
+        # The scheduler sees the user's requested time; a job never runs past
+        # it here (a longer run would have been killed at its limit), so the
+        # estimate is max(requested, actual) and unknown (-1) means perfect.
+        requested = jobs["requested_time"].to_numpy(dtype=float)
+        estimate = np.maximum(np.where(requested > 0, requested, run_time), run_time)
+    else:
+        estimate = run_time.copy()
+    return BatchInput(
+        jobs=jobs, clusters=clusters, failures=events, suitable=suitable, estimate=estimate, origin=origin,
+        info={"dropped_jobs": workload.dropped, "skipped_lines": workload.skipped_lines,
+              "jobs_with_ignored_properties": ignored},
+    )

@@ -1,0 +1,80 @@
+"""Specific job requirements matched against cluster properties.
+
+Klusáček & Rudová §2.2: a job may run on a cluster iff the cluster meets all
+of the job's requirements; a job that no cluster can serve is cancelled.
+Requirement strings are PBS-style resource lists as in the CERIT-SC trace,
+``1:ppn=64:x86_64:cl_zewura#excl`` -- chunks joined by ``+``, each
+``<machines>:ppn=<cpus>:<property>...`` with an optional ``#`` suffix.
+
+Reading used here:
+
+* ``ppn=P`` needs a machine with at least P CPUs;
+* ``cl_<name>`` names the cluster itself;
+* any other token is a property the cluster must list -- unless no cluster
+  in the system lists it, in which case nothing can be said about it and it
+  is ignored (and counted, see :func:`suitable_clusters`);
+* ``#excl`` (exclusive machines) and the machine count do not restrict
+  *which* clusters are suitable and are not modelled.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+
+def parse_requirement(text: str) -> tuple[int, frozenset[str]]:
+    """``(max ppn, properties)`` of a requirement string; ``(0, {})`` when empty."""
+    ppn, props = 0, set()
+    for chunk in (text or "").split("+"):
+        chunk = chunk.split("#", 1)[0]
+        for token in chunk.split(":"):
+            token = token.strip()
+            if not token or token.isdigit():
+                continue
+            if token.startswith("ppn="):
+                try:
+                    ppn = max(ppn, int(token[4:]))
+                except ValueError:
+                    props.add(token)
+            else:
+                props.add(token)
+    return ppn, frozenset(props)
+
+
+def suitable_clusters(
+    requirements: Sequence[str],
+    names: Sequence[str],
+    properties: Sequence[Sequence[str]],
+    max_cpus_per_machine: Sequence[int],
+) -> tuple[list[tuple[int, ...] | None], int]:
+    """Per job the indices of clusters meeting its requirement (``None`` = all).
+
+    Returns the list and the number of jobs with at least one ignored
+    (undeclared) property. Distinct requirement strings are evaluated once.
+    """
+    declared = {p for props in properties for p in props}
+    prop_sets = [frozenset(p) for p in properties]
+    cache: dict[str, tuple[tuple[int, ...] | None, bool]] = {}
+    ignored_jobs = 0
+    result: list[tuple[int, ...] | None] = []
+    for text in requirements:
+        if text not in cache:
+            ppn, props = parse_requirement(text)
+            ignored = any(not p.startswith("cl_") and p not in declared for p in props)
+            wanted = {p for p in props if p.startswith("cl_") or p in declared}
+            if not ppn and not wanted:
+                cache[text] = (None, ignored)
+            else:
+                cache[text] = (
+                    tuple(
+                        index
+                        for index, name in enumerate(names)
+                        if max_cpus_per_machine[index] >= ppn
+                        and all(p[3:] == name if p.startswith("cl_") else p in prop_sets[index] for p in wanted)
+                    ),
+                    ignored,
+                )
+        suitable, ignored = cache[text]
+        ignored_jobs += ignored
+        result.append(suitable)
+    return result, ignored_jobs

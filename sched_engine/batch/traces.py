@@ -1,0 +1,463 @@
+"""Readers for batch workload, cluster and failure files.
+
+Every reader returns plain frames or dicts and raises :class:`TraceError`
+naming the file, the 1-based line and the field at fault. Files compressed
+with gzip are recognised by their magic bytes and read directly.
+
+Workloads (one row per job, columns of :data:`JOB_COLUMNS`):
+
+* SWF -- Standard Workload Format (Chapin et al. 1999): ``;`` header lines
+  (``; MaxProcs: 8192``) and 18 whitespace-separated numeric fields per job.
+* extended SWF (Alea, e.g. CERIT-SC ``alea_wagap-2013.swf``): the 18 SWF
+  fields, then the used node ids ``{..}``, the queue name and a PBS-style
+  requirement string ``1:ppn=64:x86_64:cl_zewura#excl``.
+* GWF -- Grid Workloads Format (Iosup et al. 2008): 29 fields, ``#`` comments.
+* CSV with named columns (``job_id, submit_time, run_time, procs`` required).
+
+Parsing is vectorised: numeric SWF/GWF columns go through pandas' C reader;
+only when that fails does a line-by-line pass run, to name the first bad line
+(or, with ``skip_malformed``, to drop and count bad lines).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import ScenarioError
+
+SWF_FIELDS = (
+    "job_id", "submit_time", "wait_time", "run_time", "allocated_procs", "avg_cpu_time", "used_memory",
+    "requested_procs", "requested_time", "requested_memory", "status", "user", "group", "executable",
+    "queue", "partition", "preceding_job", "think_time",
+)
+GWF_FIELDS = (
+    *SWF_FIELDS[:16], "orig_site", "last_run_site", "job_structure", "job_structure_params", "used_network",
+    "used_local_disk", "used_resources", "req_platform", "req_network", "req_local_disk", "req_resources",
+    "virtual_organisation", "project",
+)
+#: GWF fields that may hold text (site names, platform strings...).
+GWF_TEXT_FIELDS = frozenset(GWF_FIELDS[11:])
+
+#: Columns of every workload frame the readers return.
+JOB_COLUMNS = ("job_id", "submit_time", "run_time", "procs", "requested_time", "user", "queue", "requirement", "site")
+
+CSV_REQUIRED = ("job_id", "submit_time", "run_time", "procs")
+
+
+class TraceError(ScenarioError):
+    """A workload, cluster or failure file cannot be read."""
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A parsed workload: jobs (see :data:`JOB_COLUMNS`) plus what was learnt reading it.
+
+    ``header`` holds SWF ``;`` header fields (``MaxProcs`` ...); ``dropped``
+    counts jobs without a usable run time or processor count (SWF ``-1``);
+    ``skipped_lines`` malformed lines skipped on request.
+    """
+
+    jobs: pd.DataFrame
+    format: str
+    header: dict = field(default_factory=dict)
+    dropped: int = 0
+    skipped_lines: int = 0
+    first_skipped_line: int | None = None
+
+
+def read_text(path: str | Path, *, source: str | None = None) -> str:
+    """The file's text, gunzipped when it starts with gzip's magic bytes."""
+    name = source or Path(path).name
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise TraceError("", f"cannot read the file ({exc.strerror})", source=name) from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise TraceError("", f"broken gzip data ({exc})", source=name) from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise TraceError("", f"not UTF-8 text (byte {exc.start})", source=name, line=line) from None
+
+
+def sniff_format(name: str, text: str) -> str:
+    """Guess ``swf``, ``swf-ext``, ``gwf`` or ``csv`` from the name and the first data line."""
+    lower = name.lower().removesuffix(".gz")
+    if lower.endswith(".csv"):
+        return "csv"
+    if lower.endswith(".gwf"):
+        return "gwf"
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped[0] in ";#":
+            continue
+        count = len(stripped.split())
+        if "," in stripped and count < len(SWF_FIELDS):
+            return "csv"
+        if count >= 29:
+            return "gwf"
+        return "swf-ext" if count > 18 else "swf"
+    return "swf"
+
+
+def read_workload(
+    path: str | Path,
+    fmt: str = "auto",
+    *,
+    source: str | None = None,
+    skip_malformed: bool = False,
+) -> Workload:
+    """Read a workload file in any supported format (``auto`` sniffs it)."""
+    name = source or Path(path).name
+    text = read_text(path, source=name)
+    return parse_workload(text, fmt, source=name, skip_malformed=skip_malformed)
+
+
+def parse_workload(text: str, fmt: str = "auto", *, source: str = "trace", skip_malformed: bool = False) -> Workload:
+    """Parse workload text; see :func:`read_workload`."""
+    if fmt == "auto":
+        fmt = sniff_format(source, text)
+    if fmt == "swf":
+        return _parse_swf(text, source, skip_malformed, extended=False)
+    if fmt == "swf-ext":
+        return _parse_swf(text, source, skip_malformed, extended=True)
+    if fmt == "gwf":
+        return _parse_gwf(text, source, skip_malformed)
+    if fmt == "csv":
+        return _parse_csv(text, source)
+    raise TraceError("format", f"unknown trace format {fmt!r} (known: swf, swf-ext, gwf, csv)", source=source)
+
+
+# --- SWF --------------------------------------------------------------------------------------------
+
+_HEADER = re.compile(r"^;\s*([A-Za-z][\w ]*?)\s*:\s*(.*?)\s*$")
+
+
+def parse_swf_header(text: str) -> dict:
+    """``; Key: value`` lines before the first job, numbers converted where they are numbers."""
+    header: dict = {}
+    for line in text.splitlines():
+        if not line.startswith(";"):
+            if line.strip():
+                break
+            continue
+        match = _HEADER.match(line)
+        if not match:
+            continue
+        key, value = match.groups()
+        try:
+            header[key] = int(value)
+        except ValueError:
+            header[key] = value
+    return header
+
+
+def _data_lines(text: str, comment: str) -> list[tuple[int, str]]:
+    return [
+        (number, line)
+        for number, line in enumerate(text.splitlines(), start=1)
+        if line.strip() and not line.lstrip().startswith(comment)
+    ]
+
+
+def _checked_number(token: str, number: int, field_name: str, source: str) -> float:
+    try:
+        value = float(token)
+    except ValueError:
+        raise TraceError(field_name, f"{token!r} is not a number", source=source, line=number) from None
+    if not math.isfinite(value):
+        raise TraceError(field_name, f"{token!r} is not a finite number", source=source, line=number)
+    return value
+
+
+def _validated_rows(lines, fields, numeric, source, skip_malformed):
+    """Line-by-line validation: rows of tokens, the count and first number of skipped lines."""
+    rows, skipped, first_skipped = [], 0, None
+    width = len(fields)
+    for number, line in lines:
+        tokens = line.split()
+        try:
+            if len(tokens) < width:
+                raise TraceError(
+                    fields[len(tokens)] if len(tokens) < width else "",
+                    f"expected {width} fields, found {len(tokens)}",
+                    source=source, line=number,
+                )
+            for index in numeric:
+                _checked_number(tokens[index], number, fields[index], source)
+        except TraceError:
+            if not skip_malformed:
+                raise
+            skipped += 1
+            first_skipped = first_skipped or number
+            continue
+        rows.append(tokens)
+    return rows, skipped, first_skipped
+
+
+def _numeric_block(text: str, comment: str, width: int) -> np.ndarray | None:
+    """Fast path: every data line's ``width`` numeric fields, or None if any line is irregular.
+
+    pandas' C reader skips comment and blank lines; a short line shows up as
+    NaN, a long one as a parser error -- either way the careful pass runs.
+    """
+    try:
+        frame = pd.read_csv(
+            io.StringIO(text), sep=r"\s+", header=None, comment=comment, dtype=np.float64, engine="c",
+        )
+    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError):
+        return None
+    block = frame.to_numpy()
+    if block.ndim != 2 or block.shape[1] != width or not np.isfinite(block).all():
+        return None
+    return block
+
+
+def _jobs_frame(ids, submit, run, procs, requested_time, user, queue, requirement, site) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "job_id": pd.Series(ids, dtype="string"),
+            "submit_time": np.asarray(submit, dtype=float),
+            "run_time": np.asarray(run, dtype=float),
+            "procs": np.asarray(procs, dtype=np.int64),
+            "requested_time": np.asarray(requested_time, dtype=float),
+            "user": pd.Series(user, dtype="string"),
+            "queue": pd.Series(queue, dtype="string"),
+            "requirement": pd.Series(requirement, dtype="string"),
+            "site": pd.Series(site, dtype="string"),
+        }
+    )
+
+
+def _usable(numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per job: processors (allocated, else requested) and a mask of usable jobs.
+
+    A job is usable when its run time is known (>= 0) and it used at least
+    one processor; SWF marks unknown values with -1 (Chapin et al. 1999).
+    """
+    allocated = numbers[:, 4]
+    procs = np.where(allocated > 0, allocated, numbers[:, 7])
+    usable = (numbers[:, 3] >= 0) & (procs > 0) & (numbers[:, 1] >= 0)
+    return procs, usable
+
+
+def _parse_swf(text: str, source: str, skip_malformed: bool, *, extended: bool) -> Workload:
+    header = parse_swf_header(text)
+    width = len(SWF_FIELDS)
+    block = None if extended else _numeric_block(text, ";", width)
+    skipped, first_skipped = 0, None
+    extra: list[list[str]] = []
+    if block is None:
+        lines = _data_lines(text, ";")
+        rows, skipped, first_skipped = _validated_rows(lines, SWF_FIELDS, range(width), source, skip_malformed)
+        block = np.array([[float(t) for t in row[:width]] for row in rows]).reshape(-1, width)
+        extra = [row[width:] for row in rows]
+    procs, usable = _usable(block)
+    count = len(block)
+    queue = [""] * count
+    requirement = [""] * count
+    if extended:
+        # Alea's extension: field 19 used node ids, 20 queue name, 21 requirement string.
+        queue = [row[1] if len(row) > 1 else "" for row in extra]
+        requirement = [row[2] if len(row) > 2 else "" for row in extra]
+    ids = block[:, 0].astype(np.int64).astype(str)
+    jobs = _jobs_frame(
+        ids, block[:, 1], block[:, 3], procs, block[:, 8],
+        block[:, 11].astype(np.int64).astype(str), queue, requirement, [""] * count,
+    )[usable].reset_index(drop=True)
+    return Workload(
+        jobs=jobs, format="swf-ext" if extended else "swf", header=header,
+        dropped=int(count - usable.sum()), skipped_lines=skipped, first_skipped_line=first_skipped,
+    )
+
+
+# --- GWF --------------------------------------------------------------------------------------------
+
+
+def _parse_gwf(text: str, source: str, skip_malformed: bool) -> Workload:
+    lines = _data_lines(text, "#")
+    numeric = [i for i, name in enumerate(GWF_FIELDS) if name not in GWF_TEXT_FIELDS]
+    rows, skipped, first_skipped = _validated_rows(lines, GWF_FIELDS, numeric, source, skip_malformed)
+    block = np.array([[float(row[i]) for i in range(16)] for row in rows]).reshape(-1, 16)
+    procs, usable = _usable(block)
+    index = {name: i for i, name in enumerate(GWF_FIELDS)}
+
+    def text_field(name: str) -> list[str]:
+        return ["" if row[index[name]] in ("-1", "") else row[index[name]] for row in rows]
+
+    # Grid requirements, when a trace fills them (GWA: ReqPlatform / ReqResources).
+    platform, resources = text_field("req_platform"), text_field("req_resources")
+    requirement = [":".join(part for part in (p, r) if part) for p, r in zip(platform, resources)]
+    jobs = _jobs_frame(
+        block[:, 0].astype(np.int64).astype(str), block[:, 1], block[:, 3], procs, block[:, 8],
+        text_field("user"), text_field("queue"), requirement, text_field("last_run_site"),
+    )[usable].reset_index(drop=True)
+    return Workload(
+        jobs=jobs, format="gwf", dropped=int(len(block) - usable.sum()),
+        skipped_lines=skipped, first_skipped_line=first_skipped,
+    )
+
+
+# --- CSV --------------------------------------------------------------------------------------------
+
+
+def _parse_csv(text: str, source: str) -> Workload:
+    try:
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, skipinitialspace=True)
+    except (ValueError, pd.errors.ParserError) as exc:
+        match = re.search(r"line (\d+)", str(exc))
+        raise TraceError("", f"not a readable CSV table ({exc})", source=source,
+                         line=int(match.group(1)) if match else None) from None
+    frame.columns = [str(c).strip() for c in frame.columns]
+    missing = [c for c in CSV_REQUIRED if c not in frame.columns]
+    if missing:
+        raise TraceError(missing[0], f"missing column(s) {', '.join(missing)}; the header has {', '.join(frame.columns)}",
+                         source=source, line=1)
+    numbers = {}
+    for name in ("submit_time", "run_time", "procs", "requested_time"):
+        if name not in frame.columns:
+            continue
+        values = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=float)
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            row = int(bad[0])
+            raise TraceError(name, f"{frame[name].iloc[row]!r} is not a number", source=source, line=row + 2)
+        numbers[name] = values
+    for name in ("run_time", "procs", "submit_time"):
+        bad = np.flatnonzero(numbers[name] < (1 if name == "procs" else 0))
+        if bad.size:
+            row = int(bad[0])
+            raise TraceError(name, f"must be {'at least 1' if name == 'procs' else 'non-negative'}, got {frame[name].iloc[row]}",
+                             source=source, line=row + 2)
+    count = len(frame)
+
+    def optional(name: str) -> list[str]:
+        return frame[name].tolist() if name in frame.columns else [""] * count
+
+    jobs = _jobs_frame(
+        frame["job_id"].tolist(), numbers["submit_time"], numbers["run_time"], numbers["procs"].astype(np.int64),
+        numbers.get("requested_time", np.full(count, -1.0)), optional("user"), optional("queue"),
+        optional("requirement"), optional("site"),
+    )
+    return Workload(jobs=jobs, format="csv")
+
+
+# --- clusters ---------------------------------------------------------------------------------------
+
+
+def read_machines(path: str | Path, *, source: str | None = None) -> list[dict]:
+    """Read an Alea ``.machines`` file into cluster dicts (see :func:`parse_machines`)."""
+    name = source or Path(path).name
+    return parse_machines(read_text(path, source=name), source=name)
+
+
+def parse_machines(text: str, *, source: str = "machines") -> list[dict]:
+    """Cluster descriptions in either of Alea's two layouts.
+
+    * short (6 columns): id, name, machines, CPUs per machine, speed, memory;
+    * MetaCentrum (11 columns): id, name, CPU speed, memory (KB),
+      architecture, OS, comma-separated properties, machines, CPUs,
+      comma-separated CPUs per machine, machine ids.
+
+    Each cluster becomes ``{name, machines, cpus_per_machine, speed,
+    properties}`` with ``cpus_per_machine`` an int, or a list when machines
+    differ; architecture and OS join the property list (lower case).
+    """
+    clusters = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith((";", "#")):
+            continue
+        tokens = line.split()
+        if len(tokens) == 6:
+            _, name, machines, cpus, speed, _memory = tokens
+            cluster = {
+                "name": name,
+                "machines": int(_checked_number(machines, number, "machines", source)),
+                "cpus_per_machine": int(_checked_number(cpus, number, "cpus_per_machine", source)),
+                "speed": _checked_number(speed, number, "speed", source),
+                "properties": [],
+            }
+        elif len(tokens) >= 10:
+            _, name, speed, _memory, arch, os_name, props, machines, cpus, per_machine = tokens[:10]
+            count = int(_checked_number(machines, number, "machines", source))
+            total = int(_checked_number(cpus, number, "cpus", source))
+            per = [int(_checked_number(v, number, "cpus_per_machine", source)) for v in per_machine.split(",") if v]
+            # The MetaCentrum file lists one machine too many for one cluster
+            # (cluster_11: 19 machines, 152 CPUs, 20 entries of 8); the machine
+            # count and CPU total agree, so they decide.
+            per = per[:count]
+            if len(per) != count or sum(per) != total:
+                raise TraceError("cpus_per_machine", f"lists {len(per)} machines with {sum(per)} CPUs; "
+                                 f"the cluster has {count} machines and {total} CPUs", source=source, line=number)
+            cluster = {
+                "name": name,
+                "machines": count,
+                "cpus_per_machine": per[0] if len(set(per)) == 1 else per,
+                "speed": _checked_number(speed, number, "speed", source),
+                "properties": sorted({arch.lower(), os_name.lower(), *(p for p in props.split(",") if p)}),
+            }
+        else:
+            raise TraceError("", f"expected 6 (short) or 11 (MetaCentrum) fields, found {len(tokens)}",
+                             source=source, line=number)
+        if cluster["machines"] < 1:
+            raise TraceError("machines", "a cluster needs at least one machine", source=source, line=number)
+        clusters.append(cluster)
+    if not clusters:
+        raise TraceError("", "no cluster descriptions in the file", source=source)
+    return clusters
+
+
+# --- failures ---------------------------------------------------------------------------------------
+
+
+def read_failures(path: str | Path, *, source: str | None = None) -> pd.DataFrame:
+    name = source or Path(path).name
+    return parse_failures(read_text(path, source=name), source=name)
+
+
+def parse_failures(text: str, *, source: str = "failures") -> pd.DataFrame:
+    """Alea failure trace: start (s), cluster name, duration (s), failed machine indices.
+
+    Returns one row per failed machine: ``start, cluster, duration, machine``.
+    """
+    starts, clusters, durations, machines = [], [], [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith((";", "#")):
+            continue
+        tokens = line.split()
+        if len(tokens) < 4:
+            fields = ("start", "cluster", "duration", "machines")
+            raise TraceError(fields[len(tokens)], f"expected start, cluster, duration and machine indices, "
+                             f"found {len(tokens)} field(s)", source=source, line=number)
+        start = _checked_number(tokens[0], number, "start", source)
+        duration = _checked_number(tokens[2], number, "duration", source)
+        if duration < 0:
+            raise TraceError("duration", f"must be non-negative, got {tokens[2]}", source=source, line=number)
+        for token in tokens[3:]:
+            index = _checked_number(token, number, "machines", source)
+            if index < 0 or index != int(index):
+                raise TraceError("machines", f"{token!r} is not a machine index", source=source, line=number)
+            starts.append(start)
+            clusters.append(tokens[1])
+            durations.append(duration)
+            machines.append(int(index))
+    return pd.DataFrame(
+        {
+            "start": np.asarray(starts, dtype=float),
+            "cluster": pd.Series(clusters, dtype="string"),
+            "duration": np.asarray(durations, dtype=float),
+            "machine": np.asarray(machines, dtype=np.int64),
+        }
+    )
