@@ -290,7 +290,7 @@ def _parse_gwf(text: str, source: str, skip_malformed: bool) -> Workload:
     lines = _data_lines(text, "#")
     numeric = [i for i, name in enumerate(GWF_FIELDS) if name not in GWF_TEXT_FIELDS]
     rows, skipped, first_skipped = _validated_rows(lines, GWF_FIELDS, numeric, source, skip_malformed)
-    block = np.array([[float(row[i]) for i in range(16)] for row in rows]).reshape(-1, 16)
+    block = np.array([[float(row[i]) for i in range(11)] for row in rows]).reshape(-1, 11)
     procs, usable = _usable(block)
     index = {name: i for i, name in enumerate(GWF_FIELDS)}
 

@@ -1,0 +1,135 @@
+"""Hand-computed batch cases (spec §2 (a)-(c), FCFS, Conservative, failures)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sched_engine.registry import REGISTRY
+from sched_engine.runner import run_scenario
+
+DATA = Path(__file__).parent / "data" / "batch"
+
+
+def starts(policy: str, trace: str, **model) -> dict[str, float]:
+    result = run_scenario(
+        {"engine": "batch", "policy": policy, "model": {"trace": {"path": str(DATA / trace)}, **model}}
+    )
+    jobs = result.jobs.set_index("job_id")
+    return {job: (row.start_time, row.status) for job, row in jobs.iterrows()}
+
+
+def start_times(policy: str, trace: str, **model) -> list[float]:
+    return [start for start, _ in starts(policy, trace, **model).values()]
+
+
+def test_easy_never_delays_the_head_reservation():
+    # Job 2 reserved at 10; job 3 would hold 2 CPUs past 10 with none spare.
+    assert start_times("easy", "easy_no_delay.swf") == [0, 10, 20, 3]
+
+
+def test_fcfs_starts_in_submission_order_without_backfilling():
+    assert start_times("fcfs", "easy_no_delay.swf") == [0, 10, 20, 20]
+
+
+def test_easy_head_starts_at_once_when_a_job_ends_early():
+    # Reserved at 20 by job 1's estimate; job 1 really ends at 5.
+    assert start_times("easy", "easy_early_end.swf", estimates="trace") == [0, 5]
+    # With perfect estimates the reservation is exact.
+    assert start_times("easy", "easy_early_end.swf") == [0, 5]
+
+
+def test_easy_backfills_beside_the_reservation_on_spare_cpus():
+    assert start_times("easy", "easy_spare.swf") == [0, 10, 2]
+
+
+def test_conservative_reserves_every_job():
+    assert start_times("easy", "cons_vs_easy.swf") == [0, 10, 20, 3]
+    assert start_times("cons", "cons_vs_easy.swf") == [0, 10, 10, 20]
+
+
+def test_conservative_compresses_the_schedule_when_a_job_ends_early():
+    assert start_times("cons", "easy_early_end.swf", estimates="trace") == [0, 5]
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "easy", "cons"])
+def test_a_failure_kills_exactly_the_jobs_on_the_failed_machine(policy):
+    outcome = starts(
+        policy, "failure.swf",
+        failures={"kind": "trace", "path": str(DATA / "failure.failures"), "align": "absolute"},
+    )
+    assert outcome["1"] == (0, "killed")
+    assert outcome["2"] == (0, "completed")
+    assert outcome["3"][1] == "cancelled"  # 4 CPUs asked while 3 are up
+    assert outcome["4"] == (20, "completed")
+
+
+def test_killed_job_ends_at_the_failure_time_and_is_not_resubmitted():
+    result = run_scenario(
+        {"engine": "batch", "policy": "easy", "model": {
+            "trace": {"path": str(DATA / "failure.swf")},
+            "failures": {"kind": "trace", "path": str(DATA / "failure.failures"), "align": "absolute"},
+        }}
+    )
+    jobs = result.jobs.set_index("job_id")
+    assert jobs.loc["1", "end_time"] == 5
+    assert jobs.loc["1", "reason"] == "machine failure"
+    assert result.summary_value("killed") == 1
+    assert result.summary_value("cancelled") == 1
+    # Averages count completed jobs only: jobs 2 (response 20) and 4 (start 20, submit 7, run 10).
+    assert result.summary_value("avg_response_s") == pytest.approx((20 + 23) / 2)
+    assert result.summary_value("avg_wait_s") == pytest.approx((0 + 13) / 2)
+
+
+def test_requirements_restrict_clusters_and_cancel_unservable_jobs(tmp_path):
+    trace = tmp_path / "req.csv"
+    trace.write_text(
+        "job_id,submit_time,run_time,procs,requirement\n"
+        "a,0,10,2,1:ppn=2:cl_small\n"
+        "b,0,10,2,1:ppn=8\n"
+        "c,0,10,1,gpu\n"
+        "d,0,10,1,\n"
+    )
+    clusters = [
+        {"name": "big", "machines": 1, "cpus_per_machine": 8, "speed": 1.0, "properties": ["gpu"]},
+        {"name": "small", "machines": 2, "cpus_per_machine": 2, "speed": 2.0, "properties": []},
+    ]
+    result = run_scenario({"engine": "batch", "policy": "fcfs", "model": {
+        "trace": {"path": str(trace)}, "clusters": clusters, "requirements": True,
+    }})
+    placed = dict(zip(result.jobs.job_id, result.jobs.cluster))
+    # a names its cluster; b needs 8 CPUs per machine; c a property only "big" has;
+    # d may go anywhere and takes the fastest cluster with room (small, speed 2).
+    assert placed == {"a": "small", "b": "big", "c": "big", "d": "small"}
+    off = run_scenario({"engine": "batch", "policy": "fcfs", "model": {
+        "trace": {"path": str(trace)}, "clusters": clusters, "requirements": False,
+    }})
+    # Without requirements a and b fill the fast cluster first, whatever they ask.
+    assert dict(zip(off.jobs.job_id, off.jobs.cluster)) == {"a": "small", "b": "small", "c": "big", "d": "big"}
+
+
+def test_multi_cluster_rule_prefers_the_fastest_then_the_largest(tmp_path):
+    trace = tmp_path / "two.csv"
+    trace.write_text("job_id,submit_time,run_time,procs\n1,0,10,1\n2,0,10,4\n")
+    clusters = [
+        {"name": "slow-small", "machines": 1, "cpus_per_machine": 2, "speed": 1.0},
+        {"name": "slow-big", "machines": 1, "cpus_per_machine": 4, "speed": 1.0},
+        {"name": "fast", "machines": 1, "cpus_per_machine": 2, "speed": 3.0},
+    ]
+    result = run_scenario({"engine": "batch", "policy": "easy", "model": {
+        "trace": {"path": str(trace)}, "clusters": clusters,
+    }})
+    assert list(result.jobs.cluster) == ["fast", "slow-big"]
+
+
+@pytest.mark.parametrize("policy", [p.name for p in REGISTRY.policies("batch")])
+def test_every_policy_is_deterministic_for_a_seed(policy):
+    scenario = {"engine": "batch", "policy": policy, "seed": 7, "model": {
+        "trace": {"path": "sample_traces/hpc2n-excerpt.swf", "max_jobs": 300},
+        "failures": {"kind": "synthetic", "afc": 0.002},
+    }}
+    first, second = run_scenario(scenario), run_scenario(scenario)
+    columns = ["job_id", "start_time", "end_time", "status", "cluster"]
+    assert first.jobs[columns].equals(second.jobs[columns])
+    assert set(first.jobs.status) <= {"completed", "killed", "cancelled"}
