@@ -25,7 +25,7 @@ class ClusterState:
 
     __slots__ = (
         "index", "name", "speed", "properties", "cpus", "free", "up", "free_total", "up_total", "total",
-        "running", "machine_jobs", "track_jobs", "_with_free", "_queued",
+        "running", "machine_jobs", "track_jobs", "_with_free", "_queued", "_failures",
     )
 
     def __init__(self, index: int, name: str, cpus_per_machine, speed: float, properties=()):
@@ -36,6 +36,7 @@ class ClusterState:
         self.cpus = [int(c) for c in cpus_per_machine]
         self.free = list(self.cpus)
         self.up = [True] * len(self.cpus)
+        self._failures = [0] * len(self.cpus)  # overlapping failures of a machine
         self.total = sum(self.cpus)
         self.free_total = self.total
         self.up_total = self.total
@@ -99,6 +100,7 @@ class ClusterState:
     def fail(self, machine: int) -> set[int]:
         """Take a machine down; returns the jobs running on it (to be killed)."""
         victims = set(self.machine_jobs[machine])
+        self._failures[machine] += 1
         if self.up[machine]:
             self.up[machine] = False
             self.free_total -= self.free[machine]
@@ -107,8 +109,9 @@ class ClusterState:
         return victims
 
     def restart(self, machine: int) -> None:
-        """Bring a machine back; its CPUs are free at once (no job can hold them)."""
-        if not self.up[machine]:
+        """End one failure of a machine; once none is left its CPUs are free at once."""
+        self._failures[machine] -= 1
+        if not self.up[machine] and self._failures[machine] == 0:
             self.up[machine] = True
             self.free[machine] = self.cpus[machine]
             self.free_total += self.cpus[machine]

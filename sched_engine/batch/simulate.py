@@ -93,6 +93,14 @@ class BatchSimulation:
     # --- surface for policies ---------------------------------------------------------------------
 
     def start(self, job: int, cluster_index: int, now: float) -> None:
+        if self.run_time[job] <= 0:
+            # A zero-length job holds no CPUs: it completes as it starts.
+            self.status[job] = COMPLETED
+            self.start_time[job] = self.end_time[job] = now
+            self.cluster_of[job] = cluster_index
+            self.queue_length -= 1
+            self.done += 1
+            return
         cluster = self.clusters[cluster_index]
         est_end = now + self.estimate[job]
         machines, counts = cluster.allocate(job, self.procs[job], est_end)
