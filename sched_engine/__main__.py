@@ -1,6 +1,9 @@
 """Command line for headless use.
 
     python -m sched_engine run SCENARIO.json --out DIR
+    python -m sched_engine batch --trace FILE [--machines FILE]
+        [--failures FILE | --synthetic-failures [--afc X]] [--requirements]
+        [--estimates perfect|trace] --policy fcfs|fcfs-lb|easy|cons|ls --out DIR
     python -m sched_engine policies [ENGINE]
 
 ``run`` writes ``jobs.csv``, ``timeline.csv``, ``summary.csv`` and the
@@ -40,8 +43,36 @@ def _run(args: argparse.Namespace) -> int:
     try:
         result = run_scenario(data)
     except ScenarioError as exc:
-        raise ScenarioError(exc.field, exc.message, source=str(path), line=exc.line) from None
-    for written in result.write_csv(args.out):
+        raise ScenarioError(exc.field, exc.message, source=exc.source or str(path), line=exc.line) from None
+    return _report(result, args.out)
+
+
+def batch_scenario(args: argparse.Namespace) -> dict:
+    """The scenario the ``batch`` command's options describe."""
+    if args.failures:
+        failures = {"kind": "trace", "path": args.failures, "align": args.failure_align}
+    elif args.synthetic_failures:
+        failures = {"kind": "synthetic", "afc": args.afc}
+    else:
+        failures = {"kind": "none"}
+    model = {
+        "trace": {"path": args.trace, "format": args.format, "skip_malformed": args.skip_malformed,
+                  "max_jobs": args.max_jobs},
+        "failures": failures,
+        "requirements": args.requirements,
+        "estimates": args.estimates,
+    }
+    if args.machines:
+        model["machines_path"] = args.machines
+    return {"engine": "batch", "policy": args.policy, "seed": args.seed, "model": model}
+
+
+def _batch(args: argparse.Namespace) -> int:
+    return _report(run_scenario(batch_scenario(args)), args.out)
+
+
+def _report(result, out) -> int:
+    for written in result.write_csv(out):
         print(f"wrote {written}")
     summary = result.summary
     width = max(len(m) for m in summary.metric)
@@ -66,6 +97,24 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("scenario", help="scenario JSON file (see docs/scenarios.md)")
     run.add_argument("--out", required=True, help="directory for jobs.csv, timeline.csv, summary.csv")
     run.set_defaults(handler=_run)
+    batch = commands.add_parser("batch", help="simulate a batch workload on clusters (SWF, GWF, CSV)")
+    batch.add_argument("--trace", required=True, help="workload file: SWF, extended SWF, GWF or CSV, optionally .gz")
+    batch.add_argument("--format", default="auto", choices=["auto", "swf", "swf-ext", "gwf", "csv"])
+    batch.add_argument("--machines", help="Alea .machines file; without it the SWF header defines one cluster")
+    failures = batch.add_mutually_exclusive_group()
+    failures.add_argument("--failures", help="failure trace (start, cluster, duration, machines)")
+    failures.add_argument("--synthetic-failures", action="store_true", help="generate failures (F = N*D*AFC)")
+    batch.add_argument("--afc", type=float, default=7.0e-4, help="failures per machine-hour for --synthetic-failures")
+    batch.add_argument("--failure-align", default="start", choices=["start", "absolute"],
+                       help="start: first failure at the first submission; absolute: same clock as the trace")
+    batch.add_argument("--requirements", action="store_true", help="match job requirements to cluster properties")
+    batch.add_argument("--estimates", default="perfect", choices=["perfect", "trace"])
+    batch.add_argument("--policy", required=True, choices=[p.name for p in REGISTRY.policies("batch")])
+    batch.add_argument("--seed", type=int, default=0)
+    batch.add_argument("--max-jobs", type=int, help="simulate only the first N jobs")
+    batch.add_argument("--skip-malformed", action="store_true", help="skip malformed lines and count them")
+    batch.add_argument("--out", required=True, help="directory for jobs.csv, timeline.csv, summary.csv")
+    batch.set_defaults(handler=_batch)
     policies = commands.add_parser("policies", help="list engines and their policies")
     policies.add_argument("engine", nargs="?")
     policies.set_defaults(handler=_policies)

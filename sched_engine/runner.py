@@ -13,6 +13,19 @@ from .core.scenario import Scenario
 from .registry import REGISTRY
 
 
+def _in_model(exc: ScenarioError, source: str | None) -> ScenarioError:
+    """Re-root an engine's error in the scenario: fields become ``model.<field>``.
+
+    Errors about an input file (they name their source) keep the file's own
+    field names, e.g. ``trace.swf, line 12, run_time``.
+    """
+    if exc.source or exc.field.startswith("policy"):
+        field = exc.field
+    else:
+        field = f"model.{exc.field}" if exc.field else "model"
+    return ScenarioError(field, exc.message, source=exc.source or source, line=exc.line)
+
+
 def normalize_scenario(data: Mapping[str, Any] | Scenario, *, source: str | None = None) -> Scenario:
     """Check a scenario and return it with its model in canonical form.
 
@@ -25,8 +38,7 @@ def normalize_scenario(data: Mapping[str, Any] | Scenario, *, source: str | None
         model = engine.normalize_model(scenario.model)
         policy = REGISTRY.create(scenario.engine, scenario.policy, scenario.policy_params)
     except ScenarioError as exc:
-        field = exc.field if exc.field.startswith("policy") else f"model.{exc.field}" if exc.field else "model"
-        raise ScenarioError(field, exc.message, source=source or exc.source, line=exc.line) from None
+        raise _in_model(exc, source) from None
     params = {**entry.params, **policy.get_params()}
     return Scenario(
         engine=scenario.engine,
@@ -52,8 +64,7 @@ def run_scenario(
     try:
         jobs, timeline, summary = engine.run(scenario.model, policy, rng, progress)
     except ScenarioError as exc:
-        field = exc.field if exc.field.startswith("policy") else f"model.{exc.field}" if exc.field else "model"
-        raise ScenarioError(field, exc.message, source=exc.source, line=exc.line) from None
+        raise _in_model(exc, None) from None
     return SimulationResult(
         scenario=scenario.to_dict(),
         scenario_hash=scenario.content_hash(),

@@ -49,3 +49,27 @@ def test_invalid_model_names_the_field(tmp_path):
 def test_policies_lists_the_registry():
     done = _cli("policies", "fairshare")
     assert done.returncode == 0 and "mch" in done.stdout and "hdrf" in done.stdout
+
+
+BATCH_DATA = Path(__file__).parent / "data" / "batch"
+
+
+def test_batch_command_writes_jobs_and_summary(tmp_path):
+    done = _cli(
+        "batch", "--trace", str(BATCH_DATA / "failure.swf"), "--failures", str(BATCH_DATA / "failure.failures"),
+        "--failure-align", "absolute", "--policy", "easy", "--out", str(tmp_path),
+    )
+    assert done.returncode == 0, done.stderr
+    jobs = pd.read_csv(tmp_path / "jobs.csv", dtype={"job_id": str})
+    assert {"job_id", "submit_time", "start_time", "end_time", "status", "cluster"} <= set(jobs.columns)
+    assert list(jobs.status) == ["killed", "completed", "cancelled", "completed"]
+    summary = pd.read_csv(tmp_path / "summary.csv").set_index("metric")
+    assert summary.loc["killed", "value"] == 1
+
+
+def test_batch_command_reports_the_bad_line(tmp_path):
+    bad = tmp_path / "bad.swf"
+    bad.write_text("; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 10 -1 1 1 -1 -1 -1 -1 -1 -1\n2 1 -1 x 2\n")
+    done = _cli("batch", "--trace", str(bad), "--policy", "fcfs", "--out", str(tmp_path / "out"))
+    assert done.returncode == 2
+    assert "bad.swf, line 3, avg_cpu_time: expected 18 fields, found 5" in done.stderr

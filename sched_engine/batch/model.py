@@ -101,7 +101,7 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
     """Check a batch model and return its canonical form (see the module docstring)."""
     if not isinstance(model, Mapping):
         raise ScenarioError("", "the model must be an object")
-    known = {"trace", "clusters", "machines_path", "failures", "requirements", "estimates"}
+    known = {"trace", "clusters", "machines_path", "failures", "requirements", "synthetic_requirements", "estimates"}
     unknown = sorted(set(model) - known)
     if unknown:
         raise ScenarioError(unknown[0], f"unknown field (known: {', '.join(sorted(known))})")
@@ -159,6 +159,15 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
         if normalized_failures["burst_probability"] > 1:
             raise ScenarioError("failures.burst_probability", "must be between 0 and 1")
 
+    synthetic = model.get("synthetic_requirements")
+    if synthetic is not None:
+        if not isinstance(synthetic, Mapping):
+            raise ScenarioError("synthetic_requirements", "must be an object like {\"share\": 0.5}")
+        share = _number(synthetic.get("share", 0.5), "synthetic_requirements.share", minimum=0.0)
+        if share > 1:
+            raise ScenarioError("synthetic_requirements.share", "must be between 0 and 1")
+        synthetic = {"share": share}
+
     estimates = model.get("estimates", "perfect")
     if estimates not in ESTIMATES:
         raise ScenarioError("estimates", f"must be one of {', '.join(ESTIMATES)}")
@@ -167,6 +176,7 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
         "clusters": clusters,
         "failures": normalized_failures,
         "requirements": bool(model.get("requirements", False)),
+        "synthetic_requirements": synthetic,
         "estimates": estimates,
     }
 
@@ -201,10 +211,36 @@ def header_clusters(header: Mapping[str, Any], source: str) -> list[dict]:
     return [{"name": "cluster", "machines": procs, "cpus_per_machine": 1, "speed": 1.0, "properties": []}]
 
 
+def synthetic_requirements(
+    requirements: list[str], properties: list[tuple[str, ...]], share: float, rng: np.random.Generator
+) -> list[str]:
+    """Give a ``share`` of the jobs without a requirement one cluster property.
+
+    For workloads without recorded requirements on clusters with known
+    properties (e.g. a PWA log on the MetaCentrum clusters): the property is
+    drawn uniformly from those the clusters declare, so a job becomes
+    restricted to the clusters offering it. This is a what-if device, not the
+    paper's workload-analysis reconstruction (§4.2), which needs per-job
+    execution sites.
+    """
+    declared = sorted({p for props in properties for p in props})
+    if not declared:
+        return list(requirements)
+    chosen = rng.random(len(requirements)) < share
+    picks = rng.integers(len(declared), size=len(requirements))
+    return [
+        text if text or not take else f"1:{declared[pick]}"
+        for text, take, pick in zip(requirements, chosen.tolist(), picks.tolist())
+    ]
+
+
 def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> BatchInput:
     """Read the workload and failures of a normalised model and build the clusters."""
     trace = model["trace"]
     source = Path(trace["path"]).name
+    # Independent streams, so switching failures on or off leaves the
+    # generated requirements unchanged (and the policy's own draws too).
+    failure_rng, requirement_rng = rng.spawn(2)
     workload = _cached_workload(str(resolve_path(trace["path"])), trace["sha256"], trace["format"],
                                 trace["skip_malformed"], source)
     jobs = workload.jobs.sort_values(["submit_time"], kind="stable")
@@ -232,15 +268,21 @@ def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> BatchInpu
         events = failure_events(frame, names, machine_counts, offset=offset, source=Path(failures["path"]).name)
     elif failures["kind"] == "synthetic":
         params = {k: v for k, v in failures.items() if k != "kind"}
-        frame = synthetic_failures(names, machine_counts, span, rng, **params)
+        frame = synthetic_failures(names, machine_counts, span, failure_rng, **params)
         events = failure_events(frame, names, machine_counts, offset=0.0)
     else:
         events = []
 
     ignored = 0
+    requirements = jobs["requirement"].fillna("").tolist()
+    if model.get("synthetic_requirements"):
+        requirements = synthetic_requirements(
+            requirements, [c.properties for c in clusters], model["synthetic_requirements"]["share"], requirement_rng
+        )
+        jobs = jobs.assign(requirement=requirements)
     if model["requirements"]:
         suitable, ignored = suitable_clusters(
-            jobs["requirement"].fillna("").tolist(), names, [c.properties for c in clusters],
+            requirements, names, [c.properties for c in clusters],
             [c.max_cpus_per_machine for c in clusters],
         )
     else:

@@ -21,7 +21,15 @@ sys.path.insert(0, str(ROOT))
 from sched_engine import run_scenario  # noqa: E402
 from sched_engine.registry import REGISTRY  # noqa: E402
 
-GOLDEN_SCENARIOS = [ROOT / "sample_traces" / "fairshare-fig4.scenario.json"]
+GOLDEN_SCENARIOS = [
+    ROOT / "sample_traces" / name
+    for name in (
+        "fairshare-fig4.scenario.json",
+        "batch-hpc2n.scenario.json",
+        "batch-metacentrum.scenario.json",
+        "batch-cerit-sc.scenario.json",
+    )
+]
 
 
 def golden_cases():
