@@ -3,8 +3,8 @@
 Normalised form (plain JSON, the scenario's ``model``)::
 
     {
-      "trace": {"path": "sample_traces/hpc2n-excerpt.swf", "format": "auto",
-                "skip_malformed": false, "max_jobs": null, "sha256": "..."},
+      "trace": {"path": "sample_traces/hpc2n-excerpt.swf", "label": "hpc2n-excerpt.swf",
+                "format": "auto", "skip_malformed": false, "max_jobs": null, "sha256": "..."},
       "clusters": [{"name": "seth", "machines": 120, "cpus_per_machine": 2,
                     "speed": 1.0, "properties": []}],
       "failures": {"kind": "none"}                       # or
@@ -18,7 +18,9 @@ Normalised form (plain JSON, the scenario's ``model``)::
 then define one cluster. ``machines_path`` (an Alea ``.machines`` file) may
 stand in for ``clusters`` and is read into it. Paths are resolved against
 the working directory, then the project directory; the file's SHA-256 joins
-the model so cached results follow the content, not the name.
+the model so cached results follow the content, not the name; ``label``
+(default: the file name) names the file in error messages -- uploads are
+stored under their hash, so the label keeps the name the user knows.
 ``failures.align``: ``start`` shifts the failure trace so its first failure
 falls at the workload's first submission; ``absolute`` keeps epoch times.
 """
@@ -115,8 +117,12 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
     if max_jobs is not None:
         max_jobs = _number(max_jobs, "trace.max_jobs", integer=True, positive=True)
     trace_path = resolve_path(trace["path"])
+    label = trace.get("label")
+    if label is not None and not isinstance(label, str):
+        raise ScenarioError("trace.label", "must be text (the file's name as shown to people)")
     normalized_trace = {
         "path": trace["path"],
+        "label": label or Path(trace["path"]).name,
         "format": fmt,
         "skip_malformed": bool(trace.get("skip_malformed", False)),
         "max_jobs": max_jobs,
@@ -187,6 +193,12 @@ def _cached_workload(path: str, sha256: str, fmt: str, skip_malformed: bool, sou
     return read_workload(path, fmt, source=source, skip_malformed=skip_malformed)
 
 
+def workload_for(trace: Mapping[str, Any]):
+    """The parsed workload of a normalised ``trace`` entry (memoised by content hash)."""
+    return _cached_workload(str(resolve_path(trace["path"])), trace["sha256"], trace["format"],
+                            trace["skip_malformed"], trace.get("label") or Path(trace["path"]).name)
+
+
 @dataclass
 class BatchInput:
     """Everything a run needs, read from a normalised model."""
@@ -237,12 +249,11 @@ def synthetic_requirements(
 def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> BatchInput:
     """Read the workload and failures of a normalised model and build the clusters."""
     trace = model["trace"]
-    source = Path(trace["path"]).name
+    source = trace.get("label") or Path(trace["path"]).name
     # Independent streams, so switching failures on or off leaves the
     # generated requirements unchanged (and the policy's own draws too).
     failure_rng, requirement_rng = rng.spawn(2)
-    workload = _cached_workload(str(resolve_path(trace["path"])), trace["sha256"], trace["format"],
-                                trace["skip_malformed"], source)
+    workload = workload_for(trace)
     jobs = workload.jobs.sort_values(["submit_time"], kind="stable")
     if trace["max_jobs"]:
         jobs = jobs.iloc[: trace["max_jobs"]]
