@@ -11,12 +11,13 @@ from pathlib import Path
 import diskcache
 from dash import Dash, DiskcacheManager
 
-from components import fairshare_page, shell
+from components import batch_page, fairshare_page, shell
 from components.runs import ResultCache
+from components.uploads import UploadStore
 
 
 def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
-    """Build the Dash app; ``data_dir`` holds the result cache and job state."""
+    """Build the Dash app; ``data_dir`` holds the result cache, uploads and job state."""
     data = Path(data_dir or os.environ.get("SCHEDSCOPE_DATA", "data")).resolve()
     data.mkdir(parents=True, exist_ok=True)
     manager = DiskcacheManager(diskcache.Cache(str(data / "callbacks")), expire=600)
@@ -27,9 +28,11 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
         suppress_callback_exceptions=True,
     )
     results = ResultCache(data / "results")
+    uploads = UploadStore(data / "uploads")
     app.layout = shell.layout()
     shell.register_callbacks(app)
     fairshare_page.register_callbacks(app, results)
+    batch_page.register_callbacks(app, results, uploads)
     return app
 
 

@@ -156,90 +156,114 @@ def wait_distribution(runs: list[tuple[str, pd.DataFrame]], window=None) -> go.F
     return figure
 
 
-def gantt_lanes(jobs: pd.DataFrame) -> pd.Series:
-    """A lane per job within its cluster so that bars in one lane never overlap (greedy interval colouring)."""
-    lanes = pd.Series(0, index=jobs.index, dtype=int)
-    for _, group in jobs.groupby("cluster", sort=False):
-        ends: list[float] = []
-        for index, row in group.sort_values(["start_time", "job_id"]).iterrows():
-            for lane, end in enumerate(ends):
-                if end <= row.start_time:
-                    ends[lane] = row.end_time
-                    lanes[index] = lane
-                    break
-            else:
-                ends.append(row.end_time)
-                lanes[index] = len(ends) - 1
-    return lanes
+def machine_rows(jobs: pd.DataFrame, timeline: pd.DataFrame) -> dict[str, int]:
+    """First y row of each cluster's machines: clusters stacked in order of appearance, a gap between.
+
+    A cluster's height is one more than the highest machine index that any
+    job or failure of the run used.
+    """
+    highest: dict[str, int] = {}
+    used = jobs[jobs["machines"].fillna("") != ""]
+    for cluster, machines in zip(used["cluster"], used["machines"]):
+        top = max(int(m) for m in machines.split(","))
+        highest[cluster] = max(highest.get(cluster, 0), top)
+    for entity in timeline.loc[timeline["metric"] == "machine_down", "entity"].unique():
+        cluster, _, machine = str(entity).rpartition("/")
+        highest[cluster] = max(highest.get(cluster, 0), int(machine))
+    offsets, offset = {}, 0
+    for cluster in dict.fromkeys([*jobs["cluster"][jobs["cluster"].fillna("") != ""], *highest]):
+        if cluster in highest:
+            offsets[cluster] = offset
+            offset += highest[cluster] + 2
+    return offsets
+
+
+def down_intervals(timeline: pd.DataFrame, end: float) -> pd.DataFrame:
+    """``cluster, machine, start, end`` of every interval a machine was down (open ones end at ``end``)."""
+    rows = []
+    down = timeline[timeline["metric"] == "machine_down"].sort_values("time", kind="stable")
+    for entity, changes in down.groupby("entity", sort=False):
+        cluster, _, machine = str(entity).rpartition("/")
+        since = None
+        for time, value in zip(changes["time"], changes["value"]):
+            if value > 0 and since is None:
+                since = time
+            elif value == 0 and since is not None:
+                rows.append((cluster, int(machine), since, time))
+                since = None
+        if since is not None:
+            rows.append((cluster, int(machine), since, max(end, since)))
+    return pd.DataFrame(rows, columns=["cluster", "machine", "start", "end"])
 
 
 def gantt(jobs: pd.DataFrame, timeline: pd.DataFrame, window=None, highlight: str | None = None) -> go.Figure:
-    """Jobs of the window as bars per cluster lane; killed jobs red with a cross; failures shaded.
+    """Machines × time: a bar per job on every machine it held; killed jobs red with a cross; down machines shaded.
 
-    Shading marks the intervals where some machine of the cluster was down
-    (``up_cpus`` below the cluster's full size). At most
-    :data:`GANTT_MAX_JOBS` jobs are drawn (the widest first).
+    At most :data:`GANTT_MAX_JOBS` jobs are drawn (the largest CPU-time
+    first), so a long window stays responsive; zoom in to see every job.
     """
     ran = jobs[jobs["status"].isin(["completed", "killed"]) & (jobs["end_time"] > jobs["start_time"])]
     if window:
         ran = ran[(ran["end_time"] >= window[0]) & (ran["start_time"] <= window[1])]
-    if ran.empty:
-        return _empty("No jobs ran in this window." if window else "No run selected.", 360)
+    end = float(jobs["end_time"].max()) if len(jobs) else 0.0
+    # Failures outside the run (the failure trace may be longer) are clipped to it.
+    down = down_intervals(timeline, end)
+    down = down.assign(start=down["start"].clip(lower=0.0), end=down["end"].clip(upper=end))
+    low, high = window if window else (0.0, end)
+    down = down[(down["end"] > max(low, 0.0)) & (down["start"] < min(high, end))]
+    if ran.empty and down.empty:
+        return _empty("No jobs ran in this window." if window else "No run selected.", 420)
     truncated = len(ran) > GANTT_MAX_JOBS
     if truncated:
-        ran = ran.assign(_area=ran["procs"] * (ran["end_time"] - ran["start_time"]))
-        ran = ran.nlargest(GANTT_MAX_JOBS, "_area")
-    ran = ran.assign(lane=gantt_lanes(ran))
-    clusters = list(dict.fromkeys(ran["cluster"]))
-    offsets, offset = {}, 0
-    for cluster in clusters:
-        offsets[cluster] = offset
-        offset += int(ran.loc[ran["cluster"] == cluster, "lane"].max()) + 2
-    y = ran["cluster"].map(offsets) + ran["lane"]
+        ran = ran.assign(_area=ran["procs"] * (ran["end_time"] - ran["start_time"])).nlargest(GANTT_MAX_JOBS, "_area")
+    offsets = machine_rows(jobs, timeline)
+    # One row per (job, machine) it held.
+    held = ran.assign(machine=ran["machines"].str.split(",")).explode("machine")
+    held = held[held["machine"].fillna("") != ""].reset_index(drop=True)
+    y = held["cluster"].map(offsets) + held["machine"].astype(int)
     figure = go.Figure()
+    if not down.empty:
+        figure.add_trace(go.Bar(
+            base=down["start"] / HOUR, x=(down["end"] - down["start"]) / HOUR,
+            y=down["cluster"].map(offsets) + down["machine"], orientation="h", width=1.0, name="machine down",
+            marker={"color": "rgba(214,39,40,0.18)", "line": {"width": 0}},
+            customdata=np.stack([down["cluster"], down["machine"], down["start"], down["end"]], axis=1),
+            hovertemplate="%{customdata[0]} machine %{customdata[1]} down<br>"
+                          "%{customdata[2]:.0f} s → %{customdata[3]:.0f} s<extra></extra>",
+        ))
     for status, color in (("completed", "#4c78a8"), ("killed", "#d62728")):
-        part = ran[ran["status"] == status]
+        part = held[held["status"] == status]
         if part.empty:
             continue
         figure.add_trace(go.Bar(
             base=part["start_time"] / HOUR, x=(part["end_time"] - part["start_time"]) / HOUR, y=y[part.index],
-            orientation="h", marker={"color": color, "line": {"width": 0}}, name=status, width=0.8,
-            customdata=np.stack([part["job_id"], part["procs"], part["cluster"], part["start_time"],
-                                 part["end_time"]], axis=1),
-            hovertemplate="job %{customdata[0]} (%{customdata[1]} CPUs) on %{customdata[2]}<br>"
-                          "%{customdata[3]:.0f} s → %{customdata[4]:.0f} s<extra>" + status + "</extra>",
+            orientation="h", width=0.8, name=status, marker={"color": color, "line": {"width": 0}},
+            customdata=np.stack([part["job_id"], part["procs"], part["cluster"], part["machine"],
+                                 part["start_time"], part["end_time"]], axis=1),
+            hovertemplate="job %{customdata[0]} (%{customdata[1]} CPUs) on %{customdata[2]} machine "
+                          "%{customdata[3]}<br>%{customdata[4]:.0f} s → %{customdata[5]:.0f} s<extra>"
+                          + status + "</extra>",
         ))
-    killed = ran[ran["status"] == "killed"]
+    killed = held[held["status"] == "killed"]
     if not killed.empty:
         figure.add_trace(go.Scatter(
             x=killed["end_time"] / HOUR, y=y[killed.index], mode="markers", name="killed at",
             marker={"symbol": "x", "color": "#7f0000", "size": 9}, hoverinfo="skip",
         ))
-    if highlight is not None and (ran["job_id"] == highlight).any():
-        row = ran[ran["job_id"] == highlight].iloc[0]
-        figure.add_trace(go.Scatter(
-            x=[row.start_time / HOUR, row.end_time / HOUR], y=[y[row.name]] * 2, mode="lines", name=f"job {highlight}",
-            line={"color": "#ffbf00", "width": 6}, hoverinfo="skip",
+    if highlight is not None and (held["job_id"] == highlight).any():
+        rows = held[held["job_id"] == highlight]
+        figure.add_trace(go.Bar(
+            base=rows["start_time"] / HOUR, x=(rows["end_time"] - rows["start_time"]) / HOUR, y=y[rows.index],
+            orientation="h", width=0.8, name=f"job {highlight}", hoverinfo="skip",
+            marker={"color": "rgba(0,0,0,0)", "line": {"color": "#ffbf00", "width": 3}},
         ))
-    for cluster in clusters:
-        up = _steps(timeline, cluster, "up_cpus")
-        if up.empty:
-            continue
-        full = up["value"].max()
-        times = up["time"].to_numpy()
-        values = up["value"].to_numpy()
-        ends = np.append(times[1:], times[-1])
-        top = offsets[cluster] + int(ran.loc[ran["cluster"] == cluster, "lane"].max()) + 0.5
-        for start, end, value in zip(times, ends, values):
-            if value < full and end > start:
-                figure.add_shape(type="rect", x0=start / HOUR, x1=end / HOUR, y0=offsets[cluster] - 0.5, y1=top,
-                                 fillcolor="rgba(214,39,40,0.12)", line={"width": 0}, layer="below")
     figure.update_layout(
-        title="Jobs in the window by cluster" + (f" (the {GANTT_MAX_JOBS} largest)" if truncated else "")
-        + "; shaded: a machine of the cluster is down",
-        height=420, template="plotly_white", barmode="overlay",
+        title="Machines × time" + (f" (the {GANTT_MAX_JOBS} largest jobs)" if truncated else "")
+        + "; shaded: machine down",
+        height=460, template="plotly_white", barmode="overlay", uirevision="batch-time",
         xaxis={"title": "hours since first submission", "range": _window_range(window)},
-        yaxis={"tickvals": [offsets[c] for c in clusters], "ticktext": clusters, "title": "cluster (lanes)"},
+        yaxis={"tickvals": list(offsets.values()), "ticktext": list(offsets), "title": "cluster, machine",
+               "autorange": "reversed"},
         margin={"l": 90, "r": 20, "t": 40, "b": 40}, legend={"orientation": "h", "y": -0.2},
     )
     return figure

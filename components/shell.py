@@ -4,22 +4,20 @@ from __future__ import annotations
 
 from dash import Input, Output, dcc, html
 
-from . import fairshare_page
+from . import batch_page, fairshare_page
 
 LOCATION = "shell-location"
 CONTENT = "shell-page-content"
 
 PAGES = [
     ("/", "Fair sharing"),
-    ("/batch", "Batch scheduling"),
+    ("/batch", "Batch & failures"),
     ("/network", "Network isolation"),
     ("/memory", "Memory elasticity"),
     ("/compare", "Compare"),
 ]
 
 UPCOMING = {
-    "/batch": "Multi-cluster FCFS, EASY and Conservative backfilling and Local Search on SWF/GWF traces, "
-    "with machine failures and job requirements.",
     "/network": "Libra container placement and bandwidth allocation against per-flow fairness, DRF and HUG.",
     "/memory": "YARN against YARN-ME memory elasticity and the Meganode bound on generated or uploaded traces.",
     "/compare": "Finished runs side by side: summary tables and overlaid timelines on one time axis.",
@@ -46,6 +44,8 @@ def page_for(path: str | None):
     """The layout for a URL path (unknown paths say so)."""
     if path in (None, "", "/"):
         return fairshare_page.layout()
+    if path == "/batch":
+        return batch_page.layout()
     if path in UPCOMING:
         title = dict(PAGES)[path]
         return html.Section(

@@ -12,11 +12,13 @@ import base64
 import binascii
 import hashlib
 import os
+import re
 import tempfile
 from pathlib import Path
 
 UPLOAD_KINDS = ("trace", "machines", "failures", "apps", "scenario")
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+STORED_NAME = re.compile(r"[0-9a-f]{64}\.(?:%s)" % "|".join(UPLOAD_KINDS))
 
 
 class UploadError(ValueError):
@@ -41,6 +43,15 @@ class UploadStore:
         except (binascii.Error, ValueError):
             raise UploadError("the upload did not arrive as base64 data") from None
         return self.save(data, kind)
+
+    def path_of(self, name: str) -> Path:
+        """The stored file called ``name`` (``<sha256>.<kind>``); anything else is refused."""
+        if not isinstance(name, str) or not STORED_NAME.fullmatch(name):
+            raise UploadError("not the name of a stored upload")
+        path = self.directory / name
+        if not path.is_file():
+            raise UploadError("the uploaded file is no longer in the data directory; upload it again")
+        return path
 
     def save(self, data: bytes, kind: str) -> Path:
         if kind not in UPLOAD_KINDS:

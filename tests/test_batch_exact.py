@@ -75,6 +75,9 @@ def test_killed_job_ends_at_the_failure_time_and_is_not_resubmitted():
     jobs = result.jobs.set_index("job_id")
     assert jobs.loc["1", "end_time"] == 5
     assert jobs.loc["1", "reason"] == "machine failure"
+    assert (jobs.loc["1", "machines"], jobs.loc["2", "machines"], jobs.loc["3", "machines"]) == ("0,1", "2,3", "")
+    down = result.timeline[result.timeline["metric"] == "machine_down"]
+    assert down[["time", "entity", "value"]].values.tolist() == [[5.0, "cluster/1", 1.0], [15.0, "cluster/1", 0.0]]
     assert result.summary_value("killed") == 1
     assert result.summary_value("cancelled") == 1
     # Averages count completed jobs only: jobs 2 (response 20) and 4 (start 20, submit 7, run 10).

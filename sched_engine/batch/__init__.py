@@ -7,12 +7,15 @@ and specific job requirements.
 
 ``jobs`` columns (beyond the common ones): ``cluster`` (name, empty if never
 started), ``procs``, ``run_time``, ``estimate``, ``wait_time``, ``user``,
-``reason`` (why a job was killed or cancelled). ``status``: ``completed``,
+``reason`` (why a job was killed or cancelled), ``machines`` (indices of the
+cluster's machines it ran on, comma-separated, empty if never started). ``status``: ``completed``,
 ``killed``, ``cancelled``.
 
 ``timeline`` metrics: ``used_cpus`` and ``up_cpus`` per cluster (entity =
 cluster name), ``queue_length`` (entity ``queue``), ``killed_jobs``
-(cumulative, entity ``all``). Series longer than 20,000 changes are
+(cumulative, entity ``all``), ``machine_down`` (1 while a machine is down,
+0 once it is up again; entity ``<cluster>/<machine index>``, only machines
+that failed). Series longer than 20,000 changes are
 resampled to 4,000 equal bins (time-weighted means; integrals preserved).
 
 ``summary`` metrics: see :func:`summarise`.
@@ -82,6 +85,7 @@ def jobs_frame(sim: BatchSimulation) -> pd.DataFrame:
             "wait_time": start - data["submit_time"].to_numpy(dtype=float),
             "user": data["user"].astype("string").to_numpy(),
             "reason": pd.Series(sim.reason, dtype="string"),
+            "machines": pd.Series([",".join(map(str, m)) for m in sim.machines_of], dtype="string"),
         }
     )
 
@@ -113,6 +117,13 @@ def timeline(sim: BatchSimulation, jobs: pd.DataFrame) -> pd.DataFrame:
     rows = samples[samples[:, 1] == -1]
     times, values = _series(rows[:, 0], rows[:, 2], end)
     parts.append(timeline_frame(times, ["queue"] * len(times), ["queue_length"] * len(times), values))
+    by_machine: dict[tuple[int, int], list[tuple[float, int]]] = {}
+    for time, cluster_index, machine, down in sim.machine_changes:
+        by_machine.setdefault((cluster_index, machine), []).append((time, down))
+    for (cluster_index, machine), rows in sorted(by_machine.items()):
+        entity = f"{sim.clusters[cluster_index].name}/{machine}"
+        parts.append(timeline_frame([t for t, _ in rows], [entity] * len(rows), ["machine_down"] * len(rows),
+                                    [float(d) for _, d in rows]))
     killed = np.sort(np.asarray([sim.end_time[j] for j, s in enumerate(sim.status) if s == KILLED], dtype=float))
     times, values = _series(np.append(0.0, killed), np.arange(len(killed) + 1), end)
     parts.append(timeline_frame(times, ["all"] * len(times), ["killed_jobs"] * len(times), values))

@@ -99,6 +99,17 @@ def _normalize_cluster(data: Any, field: str) -> dict:
             "properties": sorted(set(properties))}
 
 
+def normalize_clusters(clusters: Any) -> list[dict]:
+    """Check a list of clusters (names unique) and return their canonical form."""
+    if not isinstance(clusters, list):
+        raise ScenarioError("clusters", "must be a list of clusters")
+    clusters = [_normalize_cluster(c, f"clusters[{i}]") for i, c in enumerate(clusters)]
+    names = [c["name"] for c in clusters]
+    if len(set(names)) != len(names):
+        raise ScenarioError("clusters", "cluster names must be unique")
+    return clusters
+
+
 def normalize_model(model: Mapping[str, Any]) -> dict:
     """Check a batch model and return its canonical form (see the module docstring)."""
     if not isinstance(model, Mapping):
@@ -132,12 +143,7 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
     clusters = model.get("clusters") or []
     if model.get("machines_path"):
         clusters = read_machines(resolve_path(model["machines_path"]), source=Path(model["machines_path"]).name)
-    if not isinstance(clusters, list):
-        raise ScenarioError("clusters", "must be a list of clusters")
-    clusters = [_normalize_cluster(c, f"clusters[{i}]") for i, c in enumerate(clusters)]
-    names = [c["name"] for c in clusters]
-    if len(set(names)) != len(names):
-        raise ScenarioError("clusters", "cluster names must be unique")
+    clusters = normalize_clusters(clusters)
 
     failures = model.get("failures") or {"kind": "none"}
     kind = failures.get("kind", "none") if isinstance(failures, Mapping) else None

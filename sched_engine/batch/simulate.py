@@ -67,6 +67,7 @@ class BatchSimulation:
         self.status = [WAITING] * count
         self.cluster_of = [-1] * count
         self.reason = [""] * count
+        self.machines_of: list[tuple[int, ...]] = [()] * count   # machine indices within the job's cluster
         self.allocation: dict[int, tuple[int, np.ndarray, np.ndarray, float]] = {}
         preference = sorted(range(len(clusters)), key=lambda c: (-clusters[c].speed, -clusters[c].total, c))
         self.preference = tuple(preference)
@@ -87,6 +88,8 @@ class BatchSimulation:
         self.scheduler_seconds = 0.0
         # Timeline samples: (time, cluster index or -1 for the queue, used CPUs, up CPUs).
         self.samples: list[tuple[float, int, int, int]] = []
+        # Machine state changes: (time, cluster index, machine index, 1 = down / 0 = up again).
+        self.machine_changes: list[tuple[float, int, int, int]] = []
         self.queue_length = 0
         self.done = 0
 
@@ -105,6 +108,7 @@ class BatchSimulation:
         est_end = now + self.estimate[job]
         machines, counts = cluster.allocate(job, self.procs[job], est_end)
         self.allocation[job] = (cluster_index, machines, counts, est_end)
+        self.machines_of[job] = tuple(int(m) for m in machines)
         self.status[job] = RUNNING
         self.start_time[job] = now
         self.cluster_of[job] = cluster_index
@@ -167,6 +171,7 @@ class BatchSimulation:
                     cluster = self.clusters[cluster_index]
                     for job in sorted(cluster.fail(machine)):
                         self._finish(job, now, KILLED)
+                    self.machine_changes.append((now, cluster_index, machine, 1))
                     events.push(now + duration, Priority.DEPARTURE, "restart", (cluster_index, machine))
                     changed.add(cluster_index)
                     started = clock()
@@ -175,6 +180,8 @@ class BatchSimulation:
                 elif kind == "restart":
                     cluster_index, machine = event.payload
                     self.clusters[cluster_index].restart(machine)
+                    down = 0 if self.clusters[cluster_index].up[machine] else 1   # overlapping failures
+                    self.machine_changes.append((now, cluster_index, machine, down))
                     changed.add(cluster_index)
                     started = clock()
                     policy.capacity_changed(cluster_index, now)

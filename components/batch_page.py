@@ -1,0 +1,758 @@
+"""The "Batch & failures" page: workload, clusters, failures, a policy × scenario matrix, linked charts.
+
+Data flow: the draft (which workload, failure trace and clusters) lives in a
+browser-local Store and refers to files by reference -- a shipped sample by
+name or an upload by its stored name ``<sha256>.<kind>`` -- never by a path
+the browser could choose. An upload is parsed before it replaces anything:
+a bad file gets a message naming its line and field, and the previous
+workload and results stay. Run builds one scenario per (scenario kind,
+policy, seed), runs them in a background callback (results cached by
+scenario hash) and keeps small run records; every chart is rebuilt from the
+cached frames. Zooming the time axis of any time chart sets the shared
+window for all of them.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+
+import pandas as pd
+from dash import ALL, Input, Output, State, ctx, dash_table, dcc, html, no_update
+
+from sched_engine import ScenarioError, normalize_scenario
+from sched_engine.batch.failures import SYNTHETIC_DEFAULTS
+from sched_engine.batch.model import TRACE_FORMATS, file_sha256, normalize_clusters, workload_for
+from sched_engine.batch.traces import TraceError, read_failures, read_machines
+from sched_engine.registry import REGISTRY
+
+from . import batch_figures as figures
+from .uploads import UploadError
+
+ENGINE = "batch"
+DRAFT = "batch-draft-store"
+RUNS = "batch-runs-store"
+WINDOW = "batch-window-store"
+PRESET_COMPLETE = "batch-preset-complete-button"
+PRESET_CERIT = "batch-preset-cerit-button"
+SAMPLE = "batch-sample-dropdown"
+TRACE_UPLOAD = "batch-trace-upload"
+FORMAT = "batch-format-dropdown"
+SKIP_MALFORMED = "batch-skip-malformed-checklist"
+MAX_JOBS = "batch-max-jobs-input"
+TRACE_MSG = "batch-trace-message"
+TRACE_INFO = "batch-trace-info"
+SIZES = "batch-sizes-graph"
+CLUSTERS = "batch-clusters-table"
+ADD_CLUSTER = "batch-add-cluster-button"
+MACHINES_UPLOAD = "batch-machines-upload"
+CLUSTERS_MSG = "batch-clusters-message"
+FAILURE_KIND = "batch-failure-kind-radio"
+FAILURE_UPLOAD = "batch-failure-upload"
+FAILURE_ALIGN = "batch-failure-align-radio"
+FAILURE_PARAM = "batch-failure-param-input"  # pattern-matching type, keyed by parameter
+FAILURE_MSG = "batch-failure-message"
+REQ_SHARE = "batch-synthetic-requirements-input"
+ESTIMATES = "batch-estimates-radio"
+POLICIES = "batch-policies-checklist"
+SCENARIOS = "batch-scenarios-checklist"
+SEEDS = "batch-seeds-input"
+RUN = "batch-run-button"
+CANCEL = "batch-cancel-button"
+PROGRESS = "batch-run-progress"
+RUN_MSG = "batch-run-message"
+OBJECTIVES = "batch-objectives-graph"
+DETAIL_SCENARIO = "batch-detail-scenario-dropdown"
+DETAIL_POLICY = "batch-detail-policy-dropdown"
+WINDOW_MSG = "batch-window-message"
+RESET_WINDOW = "batch-reset-window-button"
+UTILISATION = "batch-utilisation-graph"
+QUEUE = "batch-queue-graph"
+KILLED = "batch-killed-graph"
+WAITS = "batch-waits-graph"
+GANTT = "batch-gantt-graph"
+SUMMARY = "batch-summary-table"
+EXPORT_BUTTONS = "batch-export-button"  # pattern-matching type, keyed by frame
+DOWNLOAD = "batch-download"
+
+SCENARIO_KINDS = {
+    # name: (machine failures, job requirements) -- Klusáček & Rudová §5
+    "BASIC": (False, False),
+    "EXT-FAIL": (True, False),
+    "EXT-REQ": (False, True),
+    "EXT-ALL": (True, True),
+}
+RANDOMISED_POLICIES = frozenset({"fcfs-lb", "ls"})
+SAMPLE_TRACES = {
+    "hpc2n-excerpt.swf": "sample_traces/hpc2n-excerpt.swf",
+    "cerit-sc-2013-slice.swf": "sample_traces/cerit-sc-2013-slice.swf",
+}
+SAMPLE_MACHINES = {
+    "hpc2n-excerpt.machines": "sample_traces/hpc2n-excerpt.machines",
+    "metacentrum-2009.machines": "sample_traces/metacentrum-2009.machines",
+    "cerit-sc-2013.machines": "sample_traces/cerit-sc-2013.machines",
+}
+SAMPLE_FAILURES = {"metacentrum-2009.failures": "sample_traces/metacentrum-2009.failures"}
+FAILURE_PARAMS = (
+    ("afc", "Failures per machine-day (AFC)"),
+    ("duration_shape", "Duration Weibull shape"),
+    ("duration_scale_s", "Duration Weibull scale (s)"),
+    ("interarrival_shape", "Inter-arrival Weibull shape"),
+    ("burst_probability", "Burst probability"),
+)
+FRAMES = ("jobs", "timeline", "summary")
+CLUSTER_COLUMNS = ("name", "machines", "cpus_per_machine", "speed", "properties")
+
+
+def _sample(kind: str, name: str) -> dict:
+    return {"source": "sample", "kind": kind, "name": name, "label": name}
+
+
+def cluster_rows(clusters: list[dict]) -> list[dict]:
+    """Table rows for clusters: CPU lists shown as text (``8`` if uniform, else ``8,8,16``), properties comma-joined."""
+    rows = []
+    for cluster in clusters:
+        per = cluster["cpus_per_machine"]
+        if isinstance(per, list):
+            per = str(per[0]) if len(set(per)) == 1 else ",".join(map(str, per))
+        rows.append({"name": cluster["name"], "machines": cluster["machines"], "cpus_per_machine": str(per),
+                     "speed": cluster.get("speed", 1.0), "properties": ",".join(cluster.get("properties", []))})
+    return rows
+
+
+def clusters_from_rows(rows: list[dict]) -> list[dict]:
+    """Model clusters from table rows; a malformed cell raises :class:`ScenarioError` naming row and column."""
+    clusters = []
+    for number, row in enumerate(rows or [], start=1):
+        if not any(str(row.get(c) or "").strip() for c in CLUSTER_COLUMNS):
+            continue   # an empty row being filled in
+        where = f"clusters row {number}"
+        try:
+            machines = int(float(row.get("machines")))
+        except (TypeError, ValueError):
+            raise ScenarioError(f"{where}, machines", f"must be a whole number, got {row.get('machines')!r}") from None
+        text = str(row.get("cpus_per_machine") or "").strip()
+        try:
+            per = [int(part) for part in text.split(",")] if "," in text else int(float(text))
+        except ValueError:
+            raise ScenarioError(f"{where}, cpus_per_machine",
+                                f"must be a whole number or a comma-separated list, got {text!r}") from None
+        try:
+            speed = float(row.get("speed") if row.get("speed") not in (None, "") else 1.0)
+        except (TypeError, ValueError):
+            raise ScenarioError(f"{where}, speed", f"must be a number, got {row.get('speed')!r}") from None
+        clusters.append({"name": str(row.get("name") or "").strip(), "machines": machines, "cpus_per_machine": per,
+                         "speed": speed, "properties": str(row.get("properties") or "")})
+    return normalize_clusters(clusters)
+
+
+def initial_draft() -> dict:
+    """The "Complete data sets" preset: HPC2N excerpt on the MetaCentrum clusters with their failures."""
+    return preset_draft("complete")
+
+
+def preset_draft(name: str) -> dict:
+    """Draft of a preset: ``complete`` (Klusáček & Rudová's set-up) or ``cerit`` (real requirements)."""
+    if name == "complete":
+        machines = "metacentrum-2009.machines"
+        return {"trace": {**_sample("trace", "hpc2n-excerpt.swf"), "format": "auto", "skip_malformed": False},
+                "failure_trace": _sample("failures", "metacentrum-2009.failures"),
+                "clusters": cluster_rows(read_machines(Path(SAMPLE_MACHINES[machines]).resolve(), source=machines)),
+                "clusters_label": machines, "rejected": None}
+    machines = "cerit-sc-2013.machines"
+    return {"trace": {**_sample("trace", "cerit-sc-2013-slice.swf"), "format": "auto", "skip_malformed": False},
+            "failure_trace": _sample("failures", "metacentrum-2009.failures"),
+            "clusters": cluster_rows(read_machines(Path(SAMPLE_MACHINES[machines]).resolve(), source=machines)),
+            "clusters_label": machines, "rejected": None}
+
+
+PRESET_SETTINGS = {
+    "complete": {"max_jobs": 2000, "failure_kind": "trace", "req_share": 0.5,
+                 "policies": ["fcfs", "easy", "cons", "ls"], "scenarios": list(SCENARIO_KINDS), "seeds": 3},
+    "cerit": {"max_jobs": 2000, "failure_kind": "synthetic", "req_share": 0,
+              "policies": ["fcfs", "easy", "cons", "ls"], "scenarios": ["BASIC", "EXT-REQ"], "seeds": 1},
+}
+
+
+def ref_path(ref: dict, uploads) -> str:
+    """The file behind a draft reference: a shipped sample by name, or a stored upload."""
+    if ref.get("source") == "sample":
+        table = {"trace": SAMPLE_TRACES, "machines": SAMPLE_MACHINES, "failures": SAMPLE_FAILURES}[ref["kind"]]
+        if ref.get("name") not in table:
+            raise ScenarioError(ref["kind"], f"unknown sample {ref.get('name')!r}")
+        return table[ref["name"]]
+    try:
+        return str(uploads.path_of(ref.get("name")))
+    except UploadError as exc:
+        raise ScenarioError(ref.get("kind", "upload"), f"{ref.get('label', 'upload')}: {exc}") from None
+
+
+def parse_trace(ref: dict, uploads):
+    """Parse the workload a trace reference names (memoised by content); raises TraceError/ScenarioError."""
+    path = ref_path(ref, uploads)
+    trace = {"path": path, "label": ref["label"], "format": ref.get("format", "auto"),
+             "skip_malformed": bool(ref.get("skip_malformed")), "sha256": file_sha256(Path(path).resolve(), "trace")}
+    return workload_for(trace)
+
+
+def trace_info(workload, label: str) -> list:
+    """What a person checks before running: jobs, span, users, sizes, notes about the file."""
+    jobs = workload.jobs
+    span = float(jobs["submit_time"].max() - jobs["submit_time"].min()) if len(jobs) else 0.0
+    users = jobs["user"].replace("", pd.NA).dropna().nunique()
+    with_req = int((jobs["requirement"].fillna("") != "").sum())
+    facts = [
+        ("File", f"{label} ({workload.format})"),
+        ("Jobs", f"{len(jobs):,}"),
+        ("Submission span", f"{span / 86400:.1f} days"),
+        ("Users", f"{users:,}"),
+        ("Largest job", f"{int(jobs['procs'].max()) if len(jobs) else 0} CPUs"),
+        ("Jobs with requirements", f"{with_req:,}"),
+    ]
+    header = workload.header or {}
+    if header.get("MaxProcs"):
+        facts.append(("Header MaxProcs / MaxNodes", f"{header.get('MaxProcs')} / {header.get('MaxNodes', '–')}"))
+    if workload.dropped:
+        facts.append(("Dropped (no run time or size)", f"{workload.dropped:,}"))
+    if workload.skipped_lines:
+        facts.append(("Malformed lines skipped", f"{workload.skipped_lines:,} (first: line {workload.first_skipped_line})"))
+    return [html.Dl([item for key, value in facts for item in (html.Dt(key), html.Dd(value))], className="facts")]
+
+
+def _error(text) -> html.Span:
+    return html.Span(str(text), className="error")
+
+
+def apply_upload(draft: dict, contents: str, filename: str, kind: str, uploads) -> tuple[dict, str]:
+    """Store an upload and check it parses; returns ``(new draft, message)``.
+
+    Raises :class:`ScenarioError` (with file, line and field) or
+    :class:`UploadError`; the caller then keeps the previous draft. A trace
+    that fails to parse is remembered as ``rejected`` so that ticking
+    "skip malformed lines" or choosing its format retries it.
+    """
+    path = uploads.save_data_url(contents, {"trace": "trace", "machines": "machines", "failures": "failures"}[kind])
+    ref = {"source": "upload", "kind": kind, "name": path.name, "label": filename or path.name}
+    if kind == "trace":
+        ref = {**ref, "format": draft["trace"].get("format", "auto"), "skip_malformed": draft["trace"].get("skip_malformed", False)}
+        try:
+            workload = parse_trace(ref, uploads)
+        except ScenarioError:
+            draft["rejected"] = ref
+            raise
+        return {**draft, "trace": ref, "rejected": None}, f"Loaded {ref['label']}: {len(workload.jobs):,} jobs."
+    if kind == "machines":
+        clusters = read_machines(path, source=ref["label"])
+        return ({**draft, "clusters": cluster_rows(clusters), "clusters_label": ref["label"]},
+                f"Loaded {len(clusters)} clusters from {ref['label']}.")
+    frame = read_failures(path, source=ref["label"])
+    return {**draft, "failure_trace": ref}, f"Loaded {len(frame):,} failure records from {ref['label']}."
+
+
+def scenario_models(draft: dict, settings: dict, uploads) -> dict[str, dict]:
+    """One batch model per chosen scenario kind (BASIC, EXT-FAIL, EXT-REQ, EXT-ALL).
+
+    ``settings``: ``max_jobs``, ``failure_kind`` (none|trace|synthetic),
+    ``align``, ``failure_params``, ``req_share``, ``estimates``,
+    ``scenarios``. Raises :class:`ScenarioError` naming the field at fault.
+    """
+    if not settings["scenarios"]:
+        raise ScenarioError("scenarios", "choose at least one of BASIC, EXT-FAIL, EXT-REQ, EXT-ALL")
+    trace = draft["trace"]
+    base = {
+        "trace": {"path": ref_path(trace, uploads), "label": trace["label"], "format": trace.get("format", "auto"),
+                  "skip_malformed": bool(trace.get("skip_malformed")), "max_jobs": settings.get("max_jobs") or None},
+        "clusters": clusters_from_rows(draft["clusters"]),
+        "estimates": settings.get("estimates") or "perfect",
+    }
+    kind = settings.get("failure_kind") or "none"
+    if kind == "trace":
+        failures = {"kind": "trace", "path": ref_path(draft["failure_trace"], uploads),
+                    "align": settings.get("align") or "start"}
+    elif kind == "synthetic":
+        failures = {"kind": "synthetic", **{k: v for k, v in settings.get("failure_params", {}).items() if v is not None}}
+    else:
+        failures = {"kind": "none"}
+    share = settings.get("req_share") or 0
+    models = {}
+    for name in [s for s in SCENARIO_KINDS if s in settings["scenarios"]]:
+        with_failures, with_requirements = SCENARIO_KINDS[name]
+        if with_failures and kind == "none":
+            raise ScenarioError("failures", f"{name} needs failures: choose a failure trace or synthetic failures")
+        models[name] = {
+            **base,
+            "failures": failures if with_failures else {"kind": "none"},
+            "requirements": with_requirements,
+            "synthetic_requirements": {"share": share} if with_requirements and share else None,
+        }
+    return models
+
+
+@contextmanager
+def _naming(scenario: str):
+    """Re-raise a ScenarioError with the scenario kind it came from appended."""
+    try:
+        yield
+    except ScenarioError as exc:
+        raise ScenarioError(exc.field, f"{exc.message} (scenario {scenario})", source=exc.source,
+                            line=exc.line) from None
+
+
+def run_matrix(results, models: dict[str, dict], policies: list[str], seeds: int, report) -> tuple[list[dict], str]:
+    """Run every (scenario kind, policy, seed); returns ``(run records, message)``.
+
+    Randomised policies (FCFS-LB, LS) and scenarios with synthetic parts run
+    once per seed ``1..seeds``; deterministic ones once, with seed 1.
+    ``report(done, total)`` gets progress in percent units. Every scenario
+    is validated before the first run, and an error stops the matrix; the
+    caller keeps its previous records either way.
+    """
+    if not policies:
+        raise ScenarioError("policy", "choose at least one policy")
+    seeds = max(1, int(seeds or 1))
+    plan = []
+    for name, model in models.items():
+        seeded = model["failures"]["kind"] == "synthetic" or bool(model["synthetic_requirements"])
+        for policy in policies:
+            for seed in range(1, (seeds if seeded or policy in RANDOMISED_POLICIES else 1) + 1):
+                plan.append((name, policy, seed, {"engine": ENGINE, "policy": policy, "model": model, "seed": seed}))
+    for name, _, _, scenario in plan:
+        with _naming(name):
+            normalize_scenario(scenario)
+    records = []
+    total = 100 * len(plan)
+    for index, (name, policy, seed, scenario) in enumerate(plan):
+        with _naming(name):
+            result, cached = results.run(scenario, progress=lambda f, i=index: report(int(100 * (i + f)), total))
+        records.append({"scenario": name, "policy": policy, "label": REGISTRY.policy(ENGINE, policy).label,
+                        "seed": seed, "hash": result.scenario_hash, "cached": cached,
+                        "wall_seconds": result.wall_seconds})
+        report(100 * (index + 1), total)
+    fresh = sum(not r["cached"] for r in records)
+    wall = sum(r["wall_seconds"] for r in records if not r["cached"])
+    return records, f"{len(records)} run(s): {fresh} simulated in {wall:.1f} s, {len(records) - fresh} from the cache."
+
+
+def window_from_relayout(relayout: dict | None, current):
+    """The shared time window (seconds) after a zoom or pan on an hours axis; ``None`` = everything."""
+    if not relayout:
+        return no_update
+    if relayout.get("xaxis.autorange") or relayout.get("autosize"):
+        return None
+    if "xaxis.range[0]" in relayout and "xaxis.range[1]" in relayout:
+        low, high = relayout["xaxis.range[0]"], relayout["xaxis.range[1]"]
+    elif isinstance(relayout.get("xaxis.range"), list):
+        low, high = relayout["xaxis.range"]
+    else:
+        return no_update
+    window = [round(float(low) * figures.HOUR, 1), round(float(high) * figures.HOUR, 1)]
+    return no_update if window == current else window
+
+
+def summary_rows(loaded) -> list[dict]:
+    """One row per ``(run record, result)``."""
+    rows = []
+    for record, result in loaded:
+        value = result.summary_value
+        rows.append({
+            "scenario": record["scenario"], "policy": record["label"], "seed": record["seed"],
+            "jobs": int(value("jobs")), "killed": int(value("killed")), "cancelled": int(value("cancelled")),
+            "avg slowdown": round(value("avg_slowdown"), 2),
+            "avg bounded slowdown": round(value("avg_bounded_slowdown_tau10"), 2),
+            "avg response (s)": round(value("avg_response_s")), "avg wait (s)": round(value("avg_wait_s")),
+            "utilisation": round(value("utilisation"), 3), "scheduler CPU (s)": round(value("scheduler_cpu_s"), 3),
+            "wall (s)": round(record["wall_seconds"], 2), "source": "cached" if record["cached"] else "simulated",
+        })
+    return rows
+
+
+def _field(label, component, hint=None):
+    children = [html.Span(label), component]
+    if hint:
+        children.append(html.Small(hint, className="hint"))
+    return html.Label(children, className="field")
+
+
+def _upload(component_id, text):
+    return dcc.Upload(id=component_id, children=html.Div([text, html.Br(), html.Small("drag and drop or click")]),
+                      className="upload-box", multiple=False)
+
+
+def layout() -> html.Div:
+    settings = PRESET_SETTINGS["complete"]
+    return html.Div(
+        [
+            dcc.Store(id=DRAFT, storage_type="local", data=initial_draft()),
+            dcc.Store(id=RUNS, storage_type="local", data=[]),
+            dcc.Store(id=WINDOW, data=None),
+            dcc.Download(id=DOWNLOAD),
+            html.Div(
+                [
+                    html.H2("Batch & failures"),
+                    html.P("Multi-cluster FCFS, FCFS-LB, EASY and Conservative backfilling and Local Search on your "
+                           "workload, with machine failures and job requirements (Klusáček & Rudová)."),
+                    html.Button("Complete data sets (MetaCentrum clusters and failures)", id=PRESET_COMPLETE,
+                                className="preset"),
+                    html.Button("CERIT-SC 2013 with real requirements", id=PRESET_CERIT, className="preset"),
+                ],
+                className="page-head",
+            ),
+            html.Div(
+                [
+                    html.Section(
+                        [
+                            html.H3("Workload"),
+                            _field("Sample", dcc.Dropdown(id=SAMPLE, options=list(SAMPLE_TRACES), value=None,
+                                                          placeholder="switch to a sample trace", clearable=False)),
+                            _upload(TRACE_UPLOAD, "Upload a trace: SWF, extended SWF, GWF, CSV (.gz too)"),
+                            html.Div(
+                                [dcc.Dropdown(id=FORMAT, options=list(TRACE_FORMATS), value="auto", clearable=False,
+                                              className="narrow"),
+                                 dcc.Checklist(id=SKIP_MALFORMED, options=[{"label": "skip malformed lines",
+                                                                            "value": "skip"}], value=[])],
+                                className="button-row",
+                            ),
+                            html.Div(id=TRACE_MSG, className="message"),
+                            html.Div(id=TRACE_INFO),
+                            dcc.Graph(id=SIZES, config={"displaylogo": False}),
+                            _field("Jobs to simulate (first N by submission; empty = all)",
+                                   dcc.Input(id=MAX_JOBS, type="number", min=1, step=1, value=settings["max_jobs"],
+                                             persistence=True)),
+                        ],
+                        className="panel",
+                    ),
+                    html.Section(
+                        [
+                            html.H3("Clusters"),
+                            dash_table.DataTable(
+                                id=CLUSTERS,
+                                columns=[{"name": c, "id": c, "type": "numeric" if c in ("machines", "speed") else "text"}
+                                         for c in CLUSTER_COLUMNS],
+                                data=[], editable=True, row_deletable=True, page_size=12,
+                                style_table={"overflowX": "auto"},
+                                style_cell={"fontFamily": "inherit", "padding": "3px", "maxWidth": "160px",
+                                            "overflow": "hidden", "textOverflow": "ellipsis"},
+                                tooltip_duration=None,
+                            ),
+                            html.Div([html.Button("Add cluster", id=ADD_CLUSTER)], className="button-row"),
+                            _upload(MACHINES_UPLOAD, "Load an Alea/MetaCentrum .machines file"),
+                            html.Div(id=CLUSTERS_MSG, className="message"),
+                            html.P("No clusters: the trace header's MaxNodes/MaxProcs define one.", className="hint"),
+                        ],
+                        className="panel",
+                    ),
+                    html.Section(
+                        [
+                            html.H3("Failures and requirements"),
+                            dcc.RadioItems(id=FAILURE_KIND, persistence=True, value=settings["failure_kind"],
+                                           options=[{"label": "none", "value": "none"},
+                                                    {"label": "failure trace", "value": "trace"},
+                                                    {"label": "synthetic (Weibull)", "value": "synthetic"}],
+                                           className="checklist inline"),
+                            _upload(FAILURE_UPLOAD, "Upload a .failures trace"),
+                            dcc.RadioItems(id=FAILURE_ALIGN, persistence=True, value="start",
+                                           options=[{"label": "first failure at first submission", "value": "start"},
+                                                    {"label": "absolute times", "value": "absolute"}],
+                                           className="checklist"),
+                            html.Details(
+                                [html.Summary("Synthetic failure parameters (F = N · D · AFC)")]
+                                + [_field(label, dcc.Input(id={"type": FAILURE_PARAM, "name": name}, type="number",
+                                                           value=SYNTHETIC_DEFAULTS[name], persistence=True))
+                                   for name, label in FAILURE_PARAMS],
+                            ),
+                            html.Div(id=FAILURE_MSG, className="message"),
+                            _field("Synthetic requirements: share of jobs without one that get a cluster property",
+                                   dcc.Input(id=REQ_SHARE, type="number", min=0, max=1, step=0.05,
+                                             value=settings["req_share"], persistence=True),
+                                   "for traces that record no requirements (0 = only the trace's own)"),
+                            _field("Run-time estimates", dcc.RadioItems(
+                                id=ESTIMATES, value="perfect", persistence=True, className="checklist inline",
+                                options=[{"label": "perfect", "value": "perfect"},
+                                         {"label": "from the trace", "value": "trace"}])),
+                        ],
+                        className="panel",
+                    ),
+                    html.Section(
+                        [
+                            html.H3("Matrix"),
+                            dcc.Checklist(id=POLICIES, options=REGISTRY.options(ENGINE), value=settings["policies"],
+                                          className="checklist", persistence=True),
+                            dcc.Checklist(id=SCENARIOS, options=list(SCENARIO_KINDS), value=settings["scenarios"],
+                                          className="checklist inline", persistence=True),
+                            _field("Seeds (FCFS-LB, LS and synthetic inputs)",
+                                   dcc.Input(id=SEEDS, type="number", min=1, max=20, step=1, value=settings["seeds"],
+                                             persistence=True)),
+                            html.Div([html.Button("Run", id=RUN, className="primary"),
+                                      html.Button("Cancel", id=CANCEL, disabled=True)], className="button-row"),
+                            html.Progress(id=PROGRESS, value="0", max="100"),
+                            html.Div(id=RUN_MSG, className="message"),
+                        ],
+                        className="panel",
+                    ),
+                ],
+                className="editor-grid four",
+            ),
+            html.Section(
+                [html.H3("Objectives per policy and scenario (Klusáček & Rudová, Fig. 2 layout)"),
+                 dcc.Graph(id=OBJECTIVES, config={"displaylogo": False})],
+                className="panel",
+            ),
+            html.Section(
+                [
+                    html.Div(
+                        [html.H3("Over time"),
+                         _field("Scenario", dcc.Dropdown(id=DETAIL_SCENARIO, clearable=False, className="narrow")),
+                         _field("Policy (utilisation, machines)", dcc.Dropdown(id=DETAIL_POLICY, clearable=False,
+                                                                               className="narrow")),
+                         html.Span(id=WINDOW_MSG, className="hint"),
+                         html.Button("Whole run", id=RESET_WINDOW)],
+                        className="button-row",
+                    ),
+                    html.P("Zoom the time axis of any chart to set the window for all of them.", className="hint"),
+                    html.Div([dcc.Graph(id=UTILISATION, config={"displaylogo": False}),
+                              dcc.Graph(id=QUEUE, config={"displaylogo": False})], className="two-graphs"),
+                    html.Div([dcc.Graph(id=KILLED, config={"displaylogo": False}),
+                              dcc.Graph(id=WAITS, config={"displaylogo": False})], className="two-graphs"),
+                    dcc.Graph(id=GANTT, config={"displaylogo": False}),
+                ],
+                className="panel",
+            ),
+            html.Section(
+                [
+                    html.H3("Runs"),
+                    dash_table.DataTable(id=SUMMARY, data=[], columns=[], sort_action="native",
+                                         style_cell={"fontFamily": "inherit"}, style_table={"overflowX": "auto"}),
+                    html.Div([html.Span("Export the run shown above:", className="hint")]
+                             + [html.Button(f"{name}.csv", id={"type": EXPORT_BUTTONS, "frame": name})
+                                for name in FRAMES]
+                             + [html.Button("matrix.csv", id={"type": EXPORT_BUTTONS, "frame": "matrix"})],
+                             className="button-row export"),
+                ],
+                className="panel",
+            ),
+        ],
+        className="batch-page",
+    )
+
+
+def edit_draft(trigger, draft: dict, payload: dict, uploads) -> dict:
+    """Apply one input action; returns the outputs that change, by name.
+
+    Names: ``draft``, ``trace_msg``, ``clusters_msg``, ``failure_msg``,
+    ``clusters`` (table rows), ``settings`` (a preset's control values).
+    On any error the draft is left as it was and the message says why.
+    """
+    try:
+        if trigger in (PRESET_COMPLETE, PRESET_CERIT):
+            name = "complete" if trigger == PRESET_COMPLETE else "cerit"
+            new = preset_draft(name)
+            return {"draft": new, "clusters": new["clusters"], "settings": PRESET_SETTINGS[name],
+                    "trace_msg": "", "clusters_msg": f"Clusters from {new['clusters_label']}.", "failure_msg": ""}
+        if trigger == SAMPLE:
+            if not payload["sample"]:
+                return {}
+            ref = {**_sample("trace", payload["sample"]), "format": draft["trace"].get("format", "auto"),
+                   "skip_malformed": draft["trace"].get("skip_malformed", False)}
+            workload = parse_trace(ref, uploads)
+            return {"draft": {**draft, "trace": ref, "rejected": None},
+                    "trace_msg": html.Span(f"Loaded {ref['label']}: {len(workload.jobs):,} jobs.", className="ok")}
+        if trigger in (FORMAT, SKIP_MALFORMED):
+            ref = {**(draft.get("rejected") or draft["trace"]), "format": payload["format"],
+                   "skip_malformed": payload["skip"]}
+            try:
+                workload = parse_trace(ref, uploads)
+            except ScenarioError as exc:
+                return {"trace_msg": _error(f"{ref['label']} not loaded: {exc}")}
+            return {"draft": {**draft, "trace": ref, "rejected": None},
+                    "trace_msg": html.Span(f"Loaded {ref['label']}: {len(workload.jobs):,} jobs.", className="ok")}
+        if trigger in (TRACE_UPLOAD, MACHINES_UPLOAD, FAILURE_UPLOAD):
+            kind, message_key, contents, filename = {
+                TRACE_UPLOAD: ("trace", "trace_msg", payload["trace_contents"], payload["trace_name"]),
+                MACHINES_UPLOAD: ("machines", "clusters_msg", payload["machines_contents"], payload["machines_name"]),
+                FAILURE_UPLOAD: ("failures", "failure_msg", payload["failure_contents"], payload["failure_name"]),
+            }[trigger]
+            if not contents:
+                return {}
+            working = dict(draft)
+            try:
+                new, message = apply_upload(working, contents, filename, kind, uploads)
+            except (ScenarioError, UploadError) as exc:
+                hint = (" Tick 'skip malformed lines' to load the rest, or fix the file."
+                        if kind == "trace" and isinstance(exc, TraceError) and exc.line else "")
+                keep = "The previous file stays in use."
+                out = {message_key: _error(f"{filename} not loaded: {exc}.{hint} {keep}")}
+                if working.get("rejected") != draft.get("rejected"):
+                    out["draft"] = working
+                return out
+            out = {"draft": new, message_key: html.Span(message, className="ok")}
+            if kind == "machines":
+                out["clusters"] = new["clusters"]
+            return out
+        if trigger == ADD_CLUSTER:
+            rows = [*payload["rows"], {"name": f"cluster{len(payload['rows']) + 1}", "machines": 1,
+                                       "cpus_per_machine": "1", "speed": 1.0, "properties": ""}]
+            return {"draft": {**draft, "clusters": rows, "clusters_label": "edited"}, "clusters": rows,
+                    "clusters_msg": "Added a cluster: edit its cells."}
+        if trigger == CLUSTERS:
+            rows = payload["rows"]
+            try:
+                clusters_from_rows(rows)
+            except ScenarioError as exc:
+                return {"draft": {**draft, "clusters": rows, "clusters_label": "edited"}, "clusters_msg": _error(exc)}
+            return {"draft": {**draft, "clusters": rows, "clusters_label": "edited"}, "clusters_msg": ""}
+    except ScenarioError as exc:
+        return {"trace_msg": _error(exc)}
+    return {}
+
+
+def register_callbacks(app, results, uploads) -> None:
+    """Wire the page; ``results`` is the app's ResultCache, ``uploads`` its UploadStore."""
+
+    outputs = ("draft", "trace_msg", "clusters_msg", "failure_msg", "clusters", "settings")
+
+    @app.callback(
+        Output(DRAFT, "data"), Output(TRACE_MSG, "children"), Output(CLUSTERS_MSG, "children"),
+        Output(FAILURE_MSG, "children"), Output(CLUSTERS, "data"),
+        Output(MAX_JOBS, "value"), Output(FAILURE_KIND, "value"), Output(REQ_SHARE, "value"),
+        Output(POLICIES, "value"), Output(SCENARIOS, "value"), Output(SEEDS, "value"),
+        Input(PRESET_COMPLETE, "n_clicks"), Input(PRESET_CERIT, "n_clicks"), Input(SAMPLE, "value"),
+        Input(FORMAT, "value"), Input(SKIP_MALFORMED, "value"), Input(TRACE_UPLOAD, "contents"),
+        Input(MACHINES_UPLOAD, "contents"), Input(FAILURE_UPLOAD, "contents"), Input(ADD_CLUSTER, "n_clicks"),
+        Input(CLUSTERS, "data_timestamp"),
+        State(TRACE_UPLOAD, "filename"), State(MACHINES_UPLOAD, "filename"), State(FAILURE_UPLOAD, "filename"),
+        State(CLUSTERS, "data"), State(DRAFT, "data"),
+        prevent_initial_call=True,
+    )
+    def _edit(_c, _e, sample, fmt, skip, trace_contents, machines_contents, failure_contents, _a, _t,
+              trace_name, machines_name, failure_name, rows, draft):
+        payload = {"sample": sample, "format": fmt, "skip": bool(skip), "trace_contents": trace_contents,
+                   "trace_name": trace_name, "machines_contents": machines_contents, "machines_name": machines_name,
+                   "failure_contents": failure_contents, "failure_name": failure_name, "rows": rows or []}
+        out = edit_draft(ctx.triggered_id, draft, payload, uploads)
+        settings = out.get("settings")
+        preset = [settings[k] for k in ("max_jobs", "failure_kind", "req_share", "policies", "scenarios", "seeds")] \
+            if settings else [no_update] * 6
+        return (*[out.get(name, no_update) for name in outputs[:5]], *preset)
+
+    @app.callback(Output(CLUSTERS, "data", allow_duplicate=True), Input(CLUSTERS, "id"), State(DRAFT, "data"),
+                  prevent_initial_call="initial_duplicate")
+    def _cluster_rows(_, draft):
+        return draft["clusters"]
+
+    @app.callback(Output(TRACE_INFO, "children"), Output(SIZES, "figure"), Output(FORMAT, "value"),
+                  Output(SKIP_MALFORMED, "value"), Input(DRAFT, "data"))
+    def _trace_info(draft):
+        trace = draft["trace"]
+        controls = (trace.get("format", "auto"), ["skip"] if trace.get("skip_malformed") else [])
+        try:
+            workload = parse_trace(trace, uploads)
+        except ScenarioError as exc:
+            return _error(exc), figures.size_histogram(pd.DataFrame({"procs": []})), *controls
+        return trace_info(workload, trace["label"]), figures.size_histogram(workload.jobs), *controls
+
+    @app.callback(
+        Output(RUNS, "data"), Output(RUN_MSG, "children"),
+        Input(RUN, "n_clicks"),
+        State(DRAFT, "data"), State(MAX_JOBS, "value"), State(FAILURE_KIND, "value"), State(FAILURE_ALIGN, "value"),
+        State({"type": FAILURE_PARAM, "name": ALL}, "value"), State({"type": FAILURE_PARAM, "name": ALL}, "id"),
+        State(REQ_SHARE, "value"), State(ESTIMATES, "value"), State(POLICIES, "value"), State(SCENARIOS, "value"),
+        State(SEEDS, "value"),
+        background=True,
+        running=[(Output(RUN, "disabled"), True, False), (Output(CANCEL, "disabled"), False, True)],
+        cancel=[Input(CANCEL, "n_clicks")],
+        progress=[Output(PROGRESS, "value"), Output(PROGRESS, "max")],
+        prevent_initial_call=True,
+    )
+    def _run(set_progress, _, draft, max_jobs, failure_kind, align, values, ids, share, estimates, policies,
+             scenarios, seeds):
+        settings = {"max_jobs": max_jobs, "failure_kind": failure_kind, "align": align,
+                    "failure_params": {i["name"]: v for i, v in zip(ids, values)}, "req_share": share,
+                    "estimates": estimates, "scenarios": scenarios or []}
+        try:
+            models = scenario_models(draft, settings, uploads)
+            records, message = run_matrix(results, models, policies or [], seeds,
+                                          lambda done, total: set_progress((done, total)))
+        except ScenarioError as exc:
+            return no_update, _error(f"Not run: {exc}")
+        return records, html.Span(message, className="ok")
+
+    @app.callback(
+        Output(OBJECTIVES, "figure"), Output(SUMMARY, "data"), Output(SUMMARY, "columns"),
+        Output(DETAIL_SCENARIO, "options"), Output(DETAIL_SCENARIO, "value"),
+        Input(RUNS, "data"), State(DETAIL_SCENARIO, "value"),
+    )
+    def _objectives(records, chosen):
+        loaded = [(r, results.get(r["hash"])) for r in records or []]
+        loaded = [(r, res) for r, res in loaded if res is not None]
+        table = figures.objective_table([(r["scenario"], r["label"], res.summary) for r, res in loaded])
+        rows = summary_rows(loaded)
+        scenarios = list(dict.fromkeys(r["scenario"] for r, _ in loaded))
+        value = chosen if chosen in scenarios else (scenarios[-1] if scenarios else None)
+        return (figures.objective_bars(table), rows, [{"name": k, "id": k} for k in (rows[0] if rows else {})],
+                scenarios, value)
+
+    @app.callback(Output(DETAIL_POLICY, "options"), Output(DETAIL_POLICY, "value"),
+                  Input(DETAIL_SCENARIO, "value"), State(RUNS, "data"), State(DETAIL_POLICY, "value"))
+    def _detail_policies(scenario, records, chosen):
+        labels = list(dict.fromkeys(r["label"] for r in records or [] if r["scenario"] == scenario))
+        return labels, chosen if chosen in labels else (labels[-1] if labels else None)
+
+    @app.callback(
+        Output(WINDOW, "data"),
+        Input(UTILISATION, "relayoutData"), Input(QUEUE, "relayoutData"), Input(KILLED, "relayoutData"),
+        Input(GANTT, "relayoutData"), Input(RESET_WINDOW, "n_clicks"), State(WINDOW, "data"),
+        prevent_initial_call=True,
+    )
+    def _window(u, q, k, g, _reset, current):
+        if ctx.triggered_id == RESET_WINDOW:
+            return None
+        return window_from_relayout(ctx.triggered[0]["value"] if ctx.triggered else None, current)
+
+    @app.callback(
+        Output(UTILISATION, "figure"), Output(QUEUE, "figure"), Output(KILLED, "figure"), Output(WAITS, "figure"),
+        Output(GANTT, "figure"), Output(WINDOW_MSG, "children"),
+        Input(DETAIL_POLICY, "value"), Input(WINDOW, "data"), State(DETAIL_SCENARIO, "value"), State(RUNS, "data"),
+    )
+    def _detail(policy, window, scenario, records):
+        chosen = [r for r in records or [] if r["scenario"] == scenario]
+        first_seed = {}
+        for record in chosen:
+            first_seed.setdefault(record["label"], record)
+        loaded = [(label, results.get(r["hash"])) for label, r in first_seed.items()]
+        loaded = [(label, res) for label, res in loaded if res is not None]
+        detail = dict(loaded).get(policy)
+        empty = pd.DataFrame({"time": [], "entity": [], "metric": [], "value": []})
+        note = ("whole run" if not window else
+                f"window {window[0] / figures.HOUR:.1f}–{window[1] / figures.HOUR:.1f} h")
+        return (
+            figures.utilisation_over_time(detail.timeline if detail else empty, window),
+            figures.series_by_run([(label, res.timeline) for label, res in loaded], "queue", "queue_length",
+                                  "Queue length", "waiting jobs", window),
+            figures.series_by_run([(label, res.timeline) for label, res in loaded], "all", "killed_jobs",
+                                  "Killed jobs (cumulative)", "jobs", window),
+            figures.wait_distribution([(label, res.jobs) for label, res in loaded], window),
+            figures.gantt(detail.jobs, detail.timeline, window) if detail else figures.gantt(
+                pd.DataFrame(columns=["job_id", "status", "start_time", "end_time", "cluster", "machines", "procs"]),
+                empty, window),
+            f"{scenario or ''} · {note}",
+        )
+
+    @app.callback(
+        Output(DOWNLOAD, "data"), Input({"type": EXPORT_BUTTONS, "frame": ALL}, "n_clicks"),
+        State(DETAIL_SCENARIO, "value"), State(DETAIL_POLICY, "value"), State(RUNS, "data"),
+        prevent_initial_call=True,
+    )
+    def _export(clicks, scenario, policy, records):
+        if not any(clicks or []) or not records:
+            return no_update
+        frame = ctx.triggered_id["frame"]
+        if frame == "matrix":
+            loaded = [(r, results.get(r["hash"])) for r in records]
+            rows = pd.DataFrame(summary_rows([(r, res) for r, res in loaded if res is not None]))
+            return dcc.send_data_frame(rows.to_csv, "batch-matrix.csv", index=False)
+        record = next((r for r in records if r["scenario"] == scenario and r["label"] == policy), None)
+        result = results.get(record["hash"]) if record else None
+        if result is None:
+            return no_update
+        return dcc.send_data_frame(result.frames()[frame].to_csv,
+                                   f"batch-{scenario}-{record['policy']}-{frame}.csv", index=False)

@@ -1,0 +1,180 @@
+"""The batch page's pure helpers and figure builders (no browser)."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from components import batch_figures as figures
+from components import batch_page as page
+from components.runs import ResultCache
+from components.uploads import UploadError, UploadStore
+from sched_engine import ScenarioError, run_scenario
+
+DATA = Path(__file__).parent / "data" / "batch"
+GOOD_SWF = (DATA / "cons_vs_easy.swf").read_bytes()
+BAD_SWF = GOOD_SWF + b"5 4 -1 ten 1 -1 -1 1 10 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+
+
+def data_url(data: bytes) -> str:
+    return "data:application/octet-stream;base64," + base64.b64encode(data).decode()
+
+
+@pytest.fixture
+def uploads(tmp_path):
+    return UploadStore(tmp_path / "uploads")
+
+
+def upload(draft, uploads, data, name="mine.swf", kind="trace"):
+    trigger = {"trace": page.TRACE_UPLOAD, "machines": page.MACHINES_UPLOAD, "failures": page.FAILURE_UPLOAD}[kind]
+    payload = {f"{p}_{k}": None for p in ("trace", "machines", "failure") for k in ("contents", "name")}
+    prefix = {"trace": "trace", "machines": "machines", "failures": "failure"}[kind]
+    payload.update({f"{prefix}_contents": data_url(data), f"{prefix}_name": name, "rows": draft["clusters"]})
+    return page.edit_draft(trigger, draft, payload, uploads)
+
+
+def test_cluster_rows_round_trip_uniform_and_listed_cpus():
+    clusters = [{"name": "a", "machines": 2, "cpus_per_machine": [4, 4], "speed": 1.5, "properties": ["x", "y"]},
+                {"name": "b", "machines": 3, "cpus_per_machine": [1, 2, 2], "speed": 1.0, "properties": []}]
+    rows = page.cluster_rows(clusters)
+    assert [r["cpus_per_machine"] for r in rows] == ["4", "1,2,2"]
+    back = page.clusters_from_rows(rows)
+    assert back[0]["cpus_per_machine"] == 4 and back[1]["cpus_per_machine"] == [1, 2, 2]
+    assert back[0]["properties"] == ["x", "y"]
+
+
+@pytest.mark.parametrize("cell, value, field", [
+    ("machines", "many", "clusters row 1, machines"),
+    ("cpus_per_machine", "4,x", "clusters row 1, cpus_per_machine"),
+    ("speed", "fast", "clusters row 1, speed"),
+])
+def test_a_bad_cluster_cell_names_row_and_column(cell, value, field):
+    row = {"name": "a", "machines": 2, "cpus_per_machine": "4", "speed": 1.0, "properties": "", cell: value}
+    with pytest.raises(ScenarioError) as caught:
+        page.clusters_from_rows([row])
+    assert caught.value.field == field
+
+
+def test_cluster_list_length_must_match_machines():
+    with pytest.raises(ScenarioError, match="lists 2 machines"):
+        page.clusters_from_rows([{"name": "a", "machines": 3, "cpus_per_machine": "4,4", "speed": 1}])
+
+
+def test_a_malformed_upload_keeps_the_previous_trace_and_skipping_retries_it(uploads):
+    draft = page.initial_draft()
+    out = upload(draft, uploads, BAD_SWF)
+    message = str(out["trace_msg"].children)
+    assert "mine.swf" in message and "line 11" in message and "run_time" in message
+    assert "previous file stays" in message
+    assert out["draft"]["trace"] == draft["trace"]          # still the sample
+    assert out["draft"]["rejected"]["label"] == "mine.swf"
+    retried = page.edit_draft(page.SKIP_MALFORMED, out["draft"], {"format": "auto", "skip": True}, uploads)
+    assert retried["draft"]["trace"]["label"] == "mine.swf"
+    assert retried["draft"]["trace"]["skip_malformed"] is True
+    assert "4 jobs" in str(retried["trace_msg"].children)
+
+
+def test_a_good_upload_replaces_the_trace_and_is_stored_by_content(uploads):
+    out = upload(page.initial_draft(), uploads, GOOD_SWF)
+    trace = out["draft"]["trace"]
+    assert trace["source"] == "upload" and trace["label"] == "mine.swf"
+    assert (uploads.directory / trace["name"]).read_bytes() == GOOD_SWF
+    assert page.ref_path(trace, uploads).endswith(".trace")
+
+
+def test_a_machines_upload_fills_the_cluster_table(uploads):
+    out = upload(page.initial_draft(), uploads, b"0 alpha 4 8 1 0\n1 beta 2 16 2 0\n", "two.machines", "machines")
+    assert [r["name"] for r in out["clusters"]] == ["alpha", "beta"]
+    bad = upload(out["draft"], uploads, b"0 alpha four 8 1 0\n", "bad.machines", "machines")
+    assert "bad.machines" in str(bad["clusters_msg"].children) and "draft" not in bad
+
+
+def test_references_never_become_arbitrary_paths(uploads):
+    for name in ("../../etc/passwd", "/etc/passwd", "0" * 64 + ".exe"):
+        with pytest.raises(ScenarioError):
+            page.ref_path({"source": "upload", "kind": "trace", "name": name, "label": name}, uploads)
+    with pytest.raises(ScenarioError, match="unknown sample"):
+        page.ref_path({"source": "sample", "kind": "trace", "name": "../README.md", "label": "x"}, uploads)
+    with pytest.raises(UploadError):
+        uploads.save(b"x", "../trace")
+
+
+SETTINGS = {"max_jobs": 300, "failure_kind": "trace", "align": "start", "failure_params": {}, "req_share": 0.5,
+            "estimates": "perfect", "scenarios": list(page.SCENARIO_KINDS)}
+
+
+def test_scenario_kinds_switch_failures_and_requirements(uploads):
+    models = page.scenario_models(page.initial_draft(), SETTINGS, uploads)
+    assert list(models) == ["BASIC", "EXT-FAIL", "EXT-REQ", "EXT-ALL"]
+    shape = {name: (m["failures"]["kind"], m["requirements"], m["synthetic_requirements"]) for name, m in models.items()}
+    assert shape == {"BASIC": ("none", False, None), "EXT-FAIL": ("trace", False, None),
+                     "EXT-REQ": ("none", True, {"share": 0.5}), "EXT-ALL": ("trace", True, {"share": 0.5})}
+
+
+def test_failure_scenarios_need_a_failure_source(uploads):
+    with pytest.raises(ScenarioError, match="EXT-FAIL needs failures"):
+        page.scenario_models(page.initial_draft(), {**SETTINGS, "failure_kind": "none"}, uploads)
+    with pytest.raises(ScenarioError, match="at least one"):
+        page.scenario_models(page.initial_draft(), {**SETTINGS, "scenarios": []}, uploads)
+
+
+def test_matrix_repeats_only_seeded_runs_and_reports_progress(tmp_path, uploads):
+    models = page.scenario_models(page.initial_draft(), {**SETTINGS, "scenarios": ["BASIC", "EXT-REQ"]}, uploads)
+    seen = []
+    records, message = page.run_matrix(ResultCache(tmp_path / "r"), models, ["easy", "ls"], 2,
+                                       lambda done, total: seen.append((done, total)))
+    # BASIC: EASY once, LS twice; EXT-REQ (synthetic requirements are seeded): both twice.
+    assert [(r["scenario"], r["policy"], r["seed"]) for r in records] == [
+        ("BASIC", "easy", 1), ("BASIC", "ls", 1), ("BASIC", "ls", 2),
+        ("EXT-REQ", "easy", 1), ("EXT-REQ", "easy", 2), ("EXT-REQ", "ls", 1), ("EXT-REQ", "ls", 2)]
+    assert seen[-1] == (700, 700) and "7 run(s): 7 simulated" in message
+    again, message = page.run_matrix(ResultCache(tmp_path / "r"), models, ["easy", "ls"], 2, lambda d, t: None)
+    assert all(r["cached"] for r in again) and "7 from the cache" in message
+
+
+def test_an_input_error_names_the_scenario_kind(tmp_path, uploads):
+    draft = {**page.initial_draft(), "clusters": [{"name": "x", "machines": 1, "cpus_per_machine": "1",
+                                                   "speed": 1, "properties": ""}]}
+    models = page.scenario_models(draft, SETTINGS, uploads)
+    cache = ResultCache(tmp_path / "r")
+    with pytest.raises(ScenarioError, match=r"cluster_12.*\(scenario EXT-FAIL\)"):
+        page.run_matrix(cache, models, ["easy"], 1, lambda d, t: None)
+
+
+def test_window_follows_zoom_and_resets_on_autorange():
+    assert page.window_from_relayout({"xaxis.range[0]": 1, "xaxis.range[1]": 2.5}, None) == [3600.0, 9000.0]
+    assert page.window_from_relayout({"xaxis.range": [0, 1]}, None) == [0.0, 3600.0]
+    assert page.window_from_relayout({"xaxis.autorange": True}, [0, 1]) is None
+    assert page.window_from_relayout({"yaxis.range[0]": 1}, None) is page.no_update
+
+
+def failure_run():
+    return run_scenario({"engine": "batch", "policy": "easy", "model": {
+        "trace": {"path": str(DATA / "failure.swf")},
+        "failures": {"kind": "trace", "path": str(DATA / "failure.failures"), "align": "absolute"}}})
+
+
+def test_gantt_draws_each_job_on_its_machines_and_shades_down_time():
+    result = failure_run()
+    figure = figures.gantt(result.jobs, result.timeline)
+    by_name = {trace.name: trace for trace in figure.data}
+    assert list(by_name["killed"].y) == [0, 1]                 # job 1 held machines 0 and 1
+    assert sorted(by_name["completed"].y) == [0, 1, 2, 2, 3]  # job 2 on 2,3; job 4 on 0,1,2
+    down = by_name["machine down"]
+    assert list(down.y) == [1] and list(down.base) == [5 / 3600] and list(down.x) == [10 / 3600]
+    windowed = figures.gantt(result.jobs, result.timeline, window=(21, 40))
+    assert "machine down" not in {t.name for t in windowed.data}
+
+
+def test_objective_table_means_and_sample_deviation():
+    summary = lambda slowdown: pd.DataFrame({"metric": [m for m, _ in figures.OBJECTIVES],  # noqa: E731
+                                             "value": [slowdown, 1.0, 2.0, 0.0], "unit": [""] * 4})
+    table = figures.objective_table([("BASIC", "LS", summary(2.0)), ("BASIC", "LS", summary(4.0)),
+                                     ("BASIC", "EASY", summary(5.0))])
+    row = table[(table.policy == "LS") & (table.metric == "avg_slowdown")].iloc[0]
+    assert (row["mean"], row["std"], row["count"]) == (3.0, pytest.approx(2 ** 0.5), 2)
+    easy = table[(table.policy == "EASY") & (table.metric == "avg_slowdown")].iloc[0]
+    assert easy["std"] == 0.0
