@@ -1,6 +1,5 @@
 """The batch page in headless Chromium (dash_duo): preset run, linked charts, upload errors."""
 
-import base64
 from pathlib import Path
 
 import pytest
@@ -39,4 +38,37 @@ def test_preset_matrix_runs_and_charts_link(dash_duo, tmp_path):
     dash_duo.driver.set_window_size(1600, 3900)
     dash_duo.driver.execute_script("window.scrollTo(0, 0)")
     dash_duo.driver.save_screenshot(str(DOCS / "screenshot-batch.png"))
+    # Zooming one time chart sets the window for all of them.
+    dash_duo.driver.execute_script(
+        f"Plotly.relayout(document.querySelector('#{page.QUEUE} .js-plotly-plot'), "
+        "{'xaxis.range[0]': 100, 'xaxis.range[1]': 200});"
+    )
+    dash_duo.wait_for_contains_text(f"#{page.WINDOW_MSG}", "window 100.0–200.0 h", timeout=TIMEOUT)
+    gantt_range = dash_duo.driver.execute_script(
+        f"return document.querySelector('#{page.GANTT} .js-plotly-plot').layout.xaxis.range;")
+    assert gantt_range == [100, 200]
+    assert dash_duo.get_logs() == []
+
+
+def test_a_bad_upload_says_where_and_keeps_trace_and_results(dash_duo, tmp_path):
+    _start(dash_duo, tmp_path)
+    for box in dash_duo.find_elements(f"#{page.POLICIES} input:checked"):
+        box.click()
+    dash_duo.find_elements(f"#{page.POLICIES} input")[2].click()            # EASY only
+    for box in dash_duo.find_elements(f"#{page.SCENARIOS} input:checked")[1:]:
+        box.click()                                                          # BASIC only
+    dash_duo.find_element(f"#{page.RUN}").click()
+    dash_duo.wait_for_contains_text(f"#{page.RUN_MSG}", "1 run(s)", timeout=TIMEOUT)
+    bad = tmp_path / "broken.swf"
+    bad.write_text("1 0 -1 10 2 -1 -1 2 10 -1 1 1 -1 -1 -1 -1 -1 -1\n2 5 -1 ten 2 -1 -1 2 10 -1 1 1 -1 -1 -1 -1 -1 -1\n")
+    _upload(dash_duo, page.TRACE_UPLOAD, bad)
+    dash_duo.wait_for_contains_text(f"#{page.TRACE_MSG}", "broken.swf", timeout=TIMEOUT)
+    message = dash_duo.find_element(f"#{page.TRACE_MSG}").text
+    assert "line 2" in message and "run_time" in message and "previous file stays" in message
+    assert "hpc2n-excerpt.swf" in dash_duo.find_element(f"#{page.TRACE_INFO}").text
+    assert "EASY" in dash_duo.find_element(f"#{page.SUMMARY}").text
+    # Skipping malformed lines loads the rest of the rejected file.
+    dash_duo.find_element(f"#{page.SKIP_MALFORMED} input").click()
+    dash_duo.wait_for_contains_text(f"#{page.TRACE_INFO}", "broken.swf", timeout=TIMEOUT)
+    assert "Malformed lines skipped" in dash_duo.find_element(f"#{page.TRACE_INFO}").text
     assert dash_duo.get_logs() == []
