@@ -36,6 +36,7 @@ test: $(VENV)/.testing browser
 
 bench: $(VENV)/.runtime
 	$(PY) bench/fairshare_cost.py
+	$(PY) bench/batch_throughput.py --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
