@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import batch, fairshare
+from . import batch, fairshare, network
 from .core.registry import Registry
 
-REGISTRY = Registry(engines=[fairshare.ENGINE, batch.ENGINE], policies=[*fairshare.POLICIES, *batch.POLICIES])
+REGISTRY = Registry(engines=[fairshare.ENGINE, batch.ENGINE, network.ENGINE], policies=[*fairshare.POLICIES, *batch.POLICIES, *network.POLICIES])

@@ -1,0 +1,104 @@
+"""Isolation, duration and utilisation of the four schemes (the paper's Fig. 6 and 7).
+
+    .venv/bin/python bench/libra_trends.py [--quick] [--repeats N] [--demand GBPS]
+
+Sec. V-B set-up: 512 machines with 1 Gbps links, 100 applications with
+Poisson arrivals and pairwise many-to-many traffic, every container asking
+for ``--demand`` Gbps (the paper: "tries to use up the available bandwidth
+(1 Gbps)"). Fig. 6 varies the mean arrival interval at width 128; Fig. 7
+varies the width at 0.1 s. Each cell is the mean over ``--repeats`` seeds
+(the paper: 30). The data volume (``--volume``, Gb per flow) is not given
+in the paper; 0.03 makes an uncontended application last 1.92 s, the
+paper's Libra duration, but then 10 applications/s offer 2.4x the
+cluster's uplink capacity (printed as "offered load"), so queues build up
+whatever the scheme; a smaller volume gives an uncongested regime.
+
+Printed per scheme: mean isolation guarantee (Eq. 1, time-averaged per
+application), mean application duration (s), mean link utilisation, and the
+paper's isolation where it states one (Sec. V-B2/3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from sched_engine.network import normalize_model, run  # noqa: E402
+from sched_engine.network.policies import NetworkScheme  # noqa: E402
+from sched_engine.network.presets import fig6_model  # noqa: E402
+from sched_engine.registry import REGISTRY  # noqa: E402
+
+SCHEMES = ("baseline", "drf", "hug", "libra")
+PAPER_ISOLATION = {  # Sec. V-B2 / V-B3 text
+    ("interval", 0.1): {"baseline": 0.231, "drf": 0.361, "hug": 0.397, "libra": 0.952},
+    ("width", 32): {"drf": 0.848, "hug": 0.8615, "libra": 1.0},
+    ("width", 128): {"baseline": 0.231, "drf": 0.361, "hug": 0.397, "libra": 0.952},
+}
+PAPER_DURATION_AT_01 = {"baseline": 7.84, "drf": 6.40, "hug": 6.01, "libra": 1.92}
+
+
+def offered_load(interval: float, width: int, machines: int, volume: float) -> float:
+    """Data the senders must push per second / total uplink capacity (many-to-many, 1 Gbps links)."""
+    senders = width // 2
+    return senders * (width - senders) * volume / interval / machines
+
+
+def measure(scheme: str, interval: float, width: int, count: int, machines: int, demand: float, volume: float,
+            seeds) -> np.ndarray:
+    """Mean (isolation, duration s, utilisation) over seeds."""
+    model = fig6_model(mean_interval=interval, width=width, count=count, machines=machines, volume=volume)
+    model["generate"]["container"].update(downlink=demand, uplink=demand)
+    model = normalize_model(model)
+    policy = NetworkScheme(**REGISTRY.policy("network", scheme).params)
+    rows = []
+    for seed in seeds:
+        _, _, summary = run(model, policy, np.random.default_rng(seed))
+        values = dict(zip(summary["metric"], summary["value"]))
+        rows.append((values["mean_isolation"], values["mean_duration_s"], values["link_utilisation"]))
+    return np.mean(rows, axis=0)
+
+
+def table(title: str, axis: str, points, fixed: dict, args, seeds) -> None:
+    print(f"\n{title}")
+    print(f"{axis:>9} {'load':>5} | " + " | ".join(f"{s:^26}" for s in SCHEMES))
+    print(f"{'':>15} | " + " | ".join(f"{'iso':>5} {'paper':>5} {'dur s':>6} {'util':>5}" for _ in SCHEMES))
+    for point in points:
+        config = {**fixed, axis: point}
+        cells = []
+        for scheme in SCHEMES:
+            iso, duration, utilisation = measure(scheme, config["interval"], config["width"], args.apps,
+                                                 args.machines, args.demand, args.volume, seeds)
+            paper = PAPER_ISOLATION.get((axis, point), {}).get(scheme)
+            cells.append(f"{iso:5.3f} {paper if paper is not None else '':>5} {duration:6.2f} {utilisation:5.3f}")
+        load = offered_load(config["interval"], config["width"], args.machines, args.volume)
+        print(f"{point:>9} {load:5.2f} | " + " | ".join(cells), flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="30 applications, 1 seed, fewer points")
+    parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument("--apps", type=int, default=None)
+    parser.add_argument("--machines", type=int, default=512)
+    parser.add_argument("--demand", type=float, default=1.0, help="Gbps per container (paper: 1)")
+    parser.add_argument("--volume", type=float, default=0.03, help="Gb per flow (not in the paper)")
+    args = parser.parse_args()
+    args.apps = args.apps or (30 if args.quick else 100)
+    seeds = range(args.repeats or (1 if args.quick else 3))
+    intervals = (0.1, 1.0, 10.0) if args.quick else (0.1, 0.5, 1.0, 5.0, 10.0)
+    widths = (32, 128) if args.quick else (32, 64, 128, 256)
+    print(f"{args.machines} machines x 1 Gbps, {args.apps} applications, {args.demand:g} Gbps per container, "
+          f"{args.volume:g} Gb per flow, "
+          f"{len(seeds)} seed(s); paper durations at 0.1 s / width 128: "
+          + ", ".join(f"{k} {v}" for k, v in PAPER_DURATION_AT_01.items()))
+    table("Fig. 6: mean arrival interval (s), width 128", "interval", intervals, {"width": 128}, args, seeds)
+    table("Fig. 7: width, mean arrival interval 0.1 s", "width", widths, {"interval": 0.1}, args, seeds)
+
+
+if __name__ == "__main__":
+    main()
