@@ -1,0 +1,259 @@
+"""The elasticity engine's model: nodes, memory step, penalty model, trace.
+
+Normalised form (plain JSON, the scenario's ``model``)::
+
+    {
+      "nodes": [{"count": 100, "cores": 16, "memory_mb": 10000}],
+      "memory_step_mb": 100,
+      "penalty": {"kind": "spill", "factor": 3.0},          # see .penalty
+      "trace": {"kind": "jobs", "jobs": [
+                  {"job_id": "a", "arrival": 0.0,
+                   "tasks": [{"count": 1, "memory_mb": 6000, "duration": 100.0,
+                              "phase": "map", "penalty": null}]}]}
+             # or {"kind": "generated", "distribution": "uniform", "jobs": 100,
+             #     "tasks_per_job": [1, 300], "memory_gb": [1.0, 6.0],
+             #     "duration_s": [1.0, 350.0], "arrival_s": [0.0, 1000.0]}
+             # or {"kind": "file", "path": "...", "format": "auto|sls|csv",
+             #     "label": "...", "sha256": "..."}
+    }
+
+Each task takes one core. Ideal task memory is rounded up to the memory
+step (YARN rounds requests up to its allocation increment). A generated
+trace is drawn from the run's random generator, so the scenario seed picks
+the trace and every policy run with that seed sees the same one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..core.errors import ScenarioError
+from .penalty import normalize_penalty
+from .traces import DISTRIBUTIONS, MB_PER_GB, PHASES, Job, TaskGroup, generate_trace, read_trace
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+TRACE_KINDS = ("jobs", "generated", "file")
+FILE_FORMATS = ("auto", "sls", "csv")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """A model made concrete: per-node capacities and the jobs to run."""
+
+    cores: tuple[int, ...]
+    memory_mb: tuple[int, ...]
+    step_mb: int
+    penalty: Mapping[str, Any]
+    jobs: tuple[Job, ...]
+
+
+def _number(value: Any, field: str, *, integer=False, positive=False, minimum=None) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value in (float("inf"), float("-inf")):
+        raise ScenarioError(field, f"must be a number, got {value!r}")
+    if integer and value != int(value):
+        raise ScenarioError(field, f"must be a whole number, got {value!r}")
+    if positive and value <= 0:
+        raise ScenarioError(field, f"must be greater than 0, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ScenarioError(field, f"must be at least {minimum}, got {value!r}")
+    return int(value) if integer else float(value)
+
+
+def _check_keys(data: Mapping, known: set[str], field: str) -> None:
+    unknown = sorted(set(data) - known)
+    if unknown:
+        prefix = f"{field}." if field else ""
+        raise ScenarioError(f"{prefix}{unknown[0]}", f"unknown field (known: {', '.join(sorted(known))})")
+
+
+def _normalize_nodes(data: Any) -> list[dict]:
+    if not isinstance(data, list) or not data:
+        raise ScenarioError("nodes", "must be a non-empty list of node groups {count, cores, memory_mb}")
+    groups = []
+    for i, group in enumerate(data):
+        field = f"nodes[{i}]"
+        if not isinstance(group, Mapping):
+            raise ScenarioError(field, "must be an object with count, cores, memory_mb")
+        _check_keys(group, {"count", "cores", "memory_mb"}, field)
+        groups.append({
+            "count": _number(group.get("count"), f"{field}.count", integer=True, positive=True),
+            "cores": _number(group.get("cores"), f"{field}.cores", integer=True, positive=True),
+            "memory_mb": _number(group.get("memory_mb"), f"{field}.memory_mb", integer=True, positive=True),
+        })
+    return groups
+
+
+def _range(value: Any, field: str, *, integer=False, minimum=0.0) -> list:
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise ScenarioError(field, "must be [min, max]")
+    low = _number(value[0], f"{field}[0]", integer=integer, minimum=minimum)
+    high = _number(value[1], f"{field}[1]", integer=integer, minimum=minimum)
+    if high < low:
+        raise ScenarioError(field, f"max {high:g} is below min {low:g}")
+    return [low, high]
+
+
+def _normalize_generated(data: Mapping) -> dict:
+    _check_keys(data, {"kind", "distribution", "jobs", "tasks_per_job", "memory_gb", "duration_s", "arrival_s"}, "trace")
+    dist = data.get("distribution", "uniform")
+    if dist not in DISTRIBUTIONS:
+        raise ScenarioError("trace.distribution", f"unknown distribution {dist!r} (known: {', '.join(DISTRIBUTIONS)})")
+    spec = {
+        "kind": "generated",
+        "distribution": dist,
+        "jobs": _number(data.get("jobs"), "trace.jobs", integer=True, positive=True),
+        "tasks_per_job": _range(data.get("tasks_per_job"), "trace.tasks_per_job", integer=True, minimum=1),
+        "memory_gb": _range(data.get("memory_gb"), "trace.memory_gb", minimum=0.1),
+        "duration_s": _range(data.get("duration_s"), "trace.duration_s", minimum=0.001),
+        "arrival_s": _range(data.get("arrival_s", [0.0, 1000.0]), "trace.arrival_s"),
+    }
+    return spec
+
+
+def _normalize_task(task: Any, field: str) -> dict:
+    if not isinstance(task, Mapping):
+        raise ScenarioError(field, "must be an object with count, memory_mb, duration")
+    _check_keys(task, {"count", "memory_mb", "duration", "phase", "penalty"}, field)
+    phase = task.get("phase", "map")
+    if phase not in PHASES:
+        raise ScenarioError(f"{field}.phase", f"unknown phase {phase!r} (known: {', '.join(PHASES)})")
+    penalty = task.get("penalty")
+    return {
+        "count": _number(task.get("count", 1), f"{field}.count", integer=True, positive=True),
+        "memory_mb": _number(task.get("memory_mb"), f"{field}.memory_mb", positive=True),
+        "duration": _number(task.get("duration"), f"{field}.duration", positive=True),
+        "phase": phase,
+        "penalty": None if penalty is None else normalize_penalty(penalty, f"{field}.penalty"),
+    }
+
+
+def _normalize_jobs(data: Any) -> list[dict]:
+    if not isinstance(data, list) or not data:
+        raise ScenarioError("trace.jobs", "must be a non-empty list of jobs")
+    jobs, seen = [], set()
+    for i, job in enumerate(data):
+        field = f"trace.jobs[{i}]"
+        if not isinstance(job, Mapping):
+            raise ScenarioError(field, "must be an object with job_id, arrival, tasks")
+        _check_keys(job, {"job_id", "arrival", "tasks"}, field)
+        job_id = str(job.get("job_id", f"job{i}"))
+        if job_id in seen:
+            raise ScenarioError(f"{field}.job_id", f"duplicate job id {job_id!r}")
+        seen.add(job_id)
+        tasks = job.get("tasks")
+        if not isinstance(tasks, list) or not tasks:
+            raise ScenarioError(f"{field}.tasks", "must be a non-empty list of task groups")
+        jobs.append({
+            "job_id": job_id,
+            "arrival": _number(job.get("arrival", 0.0), f"{field}.arrival", minimum=0.0),
+            "tasks": [_normalize_task(t, f"{field}.tasks[{k}]") for k, t in enumerate(tasks)],
+        })
+    return jobs
+
+
+def resolve_path(path: str) -> Path:
+    """An input path: absolute, else relative to the working directory, else to the project."""
+    candidate = Path(path)
+    if candidate.is_absolute() or candidate.exists():
+        return candidate
+    return PROJECT_ROOT / candidate
+
+
+@lru_cache(maxsize=16)
+def _read_file(path: str, sha256: str, fmt: str, label: str) -> tuple[Job, ...]:
+    del sha256  # part of the cache key only: a changed file is read again
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError("trace.path", f"cannot read {label} ({exc})") from None
+    return tuple(read_trace(text, label, fmt))
+
+
+def _normalize_file(data: Mapping) -> tuple[dict, tuple[Job, ...]]:
+    _check_keys(data, {"kind", "path", "format", "label", "sha256"}, "trace")
+    path = data.get("path")
+    if not isinstance(path, str) or not path:
+        raise ScenarioError("trace.path", "name the trace file (SLS/DSS JSON or CSV)")
+    fmt = data.get("format", "auto")
+    if fmt not in FILE_FORMATS:
+        raise ScenarioError("trace.format", f"unknown format {fmt!r} (known: {', '.join(FILE_FORMATS)})")
+    resolved = resolve_path(path)
+    try:
+        sha = hashlib.sha256(resolved.read_bytes()).hexdigest()
+    except OSError as exc:
+        raise ScenarioError("trace.path", f"cannot read {path} ({exc.strerror})") from None
+    label = data.get("label") or resolved.name
+    jobs = _read_file(str(resolved), sha, fmt, str(label))
+    return {"kind": "file", "path": path, "format": fmt, "label": str(label), "sha256": sha}, jobs
+
+
+def _jobs_from_spec(jobs: list[dict]) -> tuple[Job, ...]:
+    return tuple(
+        Job(j["job_id"], j["arrival"], tuple(
+            TaskGroup(t["count"], int(-(-t["memory_mb"] // 1)), t["duration"], PHASES.index(t["phase"]), t["penalty"])
+            for t in j["tasks"]
+        ))
+        for j in jobs
+    )
+
+
+def _check_fits(jobs, nodes: list[dict], source: str | None) -> None:
+    """Every task must fit some node when that node is empty."""
+    largest = max(g["memory_mb"] for g in nodes)
+    for job in jobs:
+        for k, group in enumerate(job.groups):
+            if group.memory_mb > largest:
+                raise ScenarioError(
+                    f"job {job.job_id}: task group {k}",
+                    f"needs {group.memory_mb} MB per task, more than any node has ({largest} MB)",
+                    source=source,
+                )
+
+
+def normalize_model(model: Mapping[str, Any]) -> dict:
+    """Check an elasticity model and return its canonical form (see the module docstring)."""
+    if not isinstance(model, Mapping):
+        raise ScenarioError("", "the model must be an object")
+    _check_keys(model, {"nodes", "memory_step_mb", "penalty", "trace"}, "")
+    nodes = _normalize_nodes(model.get("nodes"))
+    step = _number(model.get("memory_step_mb", 100), "memory_step_mb", integer=True, positive=True)
+    penalty = normalize_penalty(model.get("penalty", {"kind": "step", "factor": 1.5}))
+    trace = model.get("trace")
+    if not isinstance(trace, Mapping) or trace.get("kind") not in TRACE_KINDS:
+        raise ScenarioError("trace.kind", f"the trace needs a kind ({', '.join(TRACE_KINDS)})")
+    if trace["kind"] == "generated":
+        spec = _normalize_generated(trace)
+        largest = max(g["memory_mb"] for g in nodes)
+        if spec["memory_gb"][1] * MB_PER_GB > largest:
+            raise ScenarioError("trace.memory_gb", f"max {spec['memory_gb'][1]:g} GB per task exceeds the largest node ({largest} MB)")
+    elif trace["kind"] == "jobs":
+        _check_keys(trace, {"kind", "jobs"}, "trace")
+        spec = {"kind": "jobs", "jobs": _normalize_jobs(trace.get("jobs"))}
+        _check_fits(_jobs_from_spec(spec["jobs"]), nodes, None)
+    else:
+        spec, jobs = _normalize_file(trace)
+        _check_fits(jobs, nodes, spec["label"])
+    return {"nodes": nodes, "memory_step_mb": step, "penalty": penalty, "trace": spec}
+
+
+def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> Inputs:
+    """Nodes and jobs of a normalised model (a generated trace is drawn from ``rng``)."""
+    step = model["memory_step_mb"]
+    trace = model["trace"]
+    if trace["kind"] == "generated":
+        jobs = tuple(generate_trace(trace, rng, step))
+    elif trace["kind"] == "jobs":
+        jobs = _jobs_from_spec(trace["jobs"])
+    else:
+        jobs = _read_file(str(resolve_path(trace["path"])), trace["sha256"], trace["format"], trace["label"])
+    cores, memory = [], []
+    for group in model["nodes"]:
+        cores += [group["cores"]] * group["count"]
+        memory += [group["memory_mb"]] * group["count"]
+    return Inputs(tuple(cores), tuple(memory), step, model["penalty"], jobs)
