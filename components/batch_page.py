@@ -15,6 +15,7 @@ window for all of them.
 from __future__ import annotations
 
 from contextlib import contextmanager
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
@@ -27,6 +28,7 @@ from sched_engine.batch.traces import TraceError, read_failures, read_machines
 from sched_engine.registry import REGISTRY
 
 from . import batch_figures as figures
+from .report import html_report
 from .uploads import UploadError
 
 ENGINE = "batch"
@@ -349,6 +351,45 @@ def window_from_relayout(relayout: dict | None, current):
     return no_update if window == current else window
 
 
+def loaded_runs(results, records) -> list[tuple[dict, object]]:
+    """``(record, result)`` for every record whose result is still in the cache."""
+    pairs = [(record, results.get(record["hash"])) for record in records or []]
+    return [(record, result) for record, result in pairs if result is not None]
+
+
+def detail_figures(results, records, scenario, policy, window) -> tuple:
+    """Utilisation, queue, killed, waits and Gantt figures for one scenario kind.
+
+    Series charts show every policy of the scenario (its first seed); the
+    utilisation and Gantt charts show the chosen ``policy`` label.
+    """
+    first_seed: dict[str, dict] = {}
+    for record in records or []:
+        if record["scenario"] == scenario:
+            first_seed.setdefault(record["label"], record)
+    loaded = [(record["label"], result) for record, result in loaded_runs(results, first_seed.values())]
+    detail = dict(loaded).get(policy)
+    timelines = [(label, result.timeline) for label, result in loaded]
+    empty_timeline = pd.DataFrame({"time": [], "entity": [], "metric": [], "value": []})
+    empty_jobs = pd.DataFrame(columns=["job_id", "status", "start_time", "end_time", "cluster", "machines", "procs"])
+    return (
+        figures.utilisation_over_time(detail.timeline if detail else empty_timeline, window),
+        figures.series_by_run(timelines, "queue", "queue_length", "Queue length", "waiting jobs", window),
+        figures.series_by_run(timelines, "all", "killed_jobs", "Killed jobs (cumulative)", "jobs", window),
+        figures.wait_distribution([(label, result.jobs) for label, result in loaded], window),
+        figures.gantt(detail.jobs if detail else empty_jobs, detail.timeline if detail else empty_timeline, window),
+    )
+
+
+def batch_report(results, records, scenario, policy, window, generated: str) -> str:
+    """The self-contained HTML report of a matrix: objectives, the charts shown, every run's summary."""
+    loaded = loaded_runs(results, records)
+    table = figures.objective_table([(r["scenario"], r["label"], res.summary) for r, res in loaded])
+    runs = [(f"{r['scenario']} · {r['label']} · seed {r['seed']}", res) for r, res in loaded]
+    charts = [figures.objective_bars(table), *detail_figures(results, records, scenario, policy, window)]
+    return html_report("Batch scheduling: policy × scenario matrix", runs, charts, generated)
+
+
 def summary_rows(loaded) -> list[dict]:
     """One row per ``(run record, result)``."""
     rows = []
@@ -525,7 +566,8 @@ def layout() -> html.Div:
                     html.Div([html.Span("Export the run shown above:", className="hint")]
                              + [html.Button(f"{name}.csv", id={"type": EXPORT_BUTTONS, "frame": name})
                                 for name in FRAMES]
-                             + [html.Button("matrix.csv", id={"type": EXPORT_BUTTONS, "frame": "matrix"})],
+                             + [html.Button("matrix.csv", id={"type": EXPORT_BUTTONS, "frame": "matrix"}),
+                                html.Button("report.html", id={"type": EXPORT_BUTTONS, "frame": "report"})],
                              className="button-row export"),
                 ],
                 className="panel",
@@ -682,8 +724,7 @@ def register_callbacks(app, results, uploads) -> None:
         Input(RUNS, "data"), State(DETAIL_SCENARIO, "value"),
     )
     def _objectives(records, chosen):
-        loaded = [(r, results.get(r["hash"])) for r in records or []]
-        loaded = [(r, res) for r, res in loaded if res is not None]
+        loaded = loaded_runs(results, records)
         table = figures.objective_table([(r["scenario"], r["label"], res.summary) for r, res in loaded])
         rows = summary_rows(loaded)
         scenarios = list(dict.fromkeys(r["scenario"] for r, _ in loaded))
@@ -714,42 +755,25 @@ def register_callbacks(app, results, uploads) -> None:
         Input(DETAIL_POLICY, "value"), Input(WINDOW, "data"), State(DETAIL_SCENARIO, "value"), State(RUNS, "data"),
     )
     def _detail(policy, window, scenario, records):
-        chosen = [r for r in records or [] if r["scenario"] == scenario]
-        first_seed = {}
-        for record in chosen:
-            first_seed.setdefault(record["label"], record)
-        loaded = [(label, results.get(r["hash"])) for label, r in first_seed.items()]
-        loaded = [(label, res) for label, res in loaded if res is not None]
-        detail = dict(loaded).get(policy)
-        empty = pd.DataFrame({"time": [], "entity": [], "metric": [], "value": []})
-        note = ("whole run" if not window else
-                f"window {window[0] / figures.HOUR:.1f}–{window[1] / figures.HOUR:.1f} h")
-        return (
-            figures.utilisation_over_time(detail.timeline if detail else empty, window),
-            figures.series_by_run([(label, res.timeline) for label, res in loaded], "queue", "queue_length",
-                                  "Queue length", "waiting jobs", window),
-            figures.series_by_run([(label, res.timeline) for label, res in loaded], "all", "killed_jobs",
-                                  "Killed jobs (cumulative)", "jobs", window),
-            figures.wait_distribution([(label, res.jobs) for label, res in loaded], window),
-            figures.gantt(detail.jobs, detail.timeline, window) if detail else figures.gantt(
-                pd.DataFrame(columns=["job_id", "status", "start_time", "end_time", "cluster", "machines", "procs"]),
-                empty, window),
-            f"{scenario or ''} · {note}",
-        )
+        note = "whole run" if not window else f"window {window[0] / figures.HOUR:.1f}–{window[1] / figures.HOUR:.1f} h"
+        return (*detail_figures(results, records, scenario, policy, window), f"{scenario or ''} · {note}")
 
     @app.callback(
         Output(DOWNLOAD, "data"), Input({"type": EXPORT_BUTTONS, "frame": ALL}, "n_clicks"),
-        State(DETAIL_SCENARIO, "value"), State(DETAIL_POLICY, "value"), State(RUNS, "data"),
+        State(DETAIL_SCENARIO, "value"), State(DETAIL_POLICY, "value"), State(RUNS, "data"), State(WINDOW, "data"),
         prevent_initial_call=True,
     )
-    def _export(clicks, scenario, policy, records):
+    def _export(clicks, scenario, policy, records, window):
         if not any(clicks or []) or not records:
             return no_update
         frame = ctx.triggered_id["frame"]
         if frame == "matrix":
-            loaded = [(r, results.get(r["hash"])) for r in records]
-            rows = pd.DataFrame(summary_rows([(r, res) for r, res in loaded if res is not None]))
+            rows = pd.DataFrame(summary_rows(loaded_runs(results, records)))
             return dcc.send_data_frame(rows.to_csv, "batch-matrix.csv", index=False)
+        if frame == "report":
+            text = batch_report(results, records, scenario, policy, window,
+                                datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+            return dcc.send_string(text, "batch-report.html")
         record = next((r for r in records if r["scenario"] == scenario and r["label"] == policy), None)
         result = results.get(record["hash"]) if record else None
         if result is None:

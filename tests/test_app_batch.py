@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -178,3 +179,26 @@ def test_objective_table_means_and_sample_deviation():
     assert (row["mean"], row["std"], row["count"]) == (3.0, pytest.approx(2 ** 0.5), 2)
     easy = table[(table.policy == "EASY") & (table.metric == "avg_slowdown")].iloc[0]
     assert easy["std"] == 0.0
+
+
+def test_the_html_report_is_self_contained_and_holds_every_run(tmp_path, uploads):
+    models = page.scenario_models(page.initial_draft(), {**SETTINGS, "scenarios": ["BASIC", "EXT-FAIL"]}, uploads)
+    cache = ResultCache(tmp_path / "r")
+    records, _ = page.run_matrix(cache, models, ["fcfs", "easy"], 1, lambda d, t: None)
+    text = page.batch_report(cache, records, "EXT-FAIL", "EASY", None, "2026-01-01 00:00 UTC")
+    assert text.startswith("<!DOCTYPE html>") and "2026-01-01 00:00 UTC" in text
+    assert not re.search(r"<script[^>]*\bsrc=|<link[^>]*\bhref=", text)  # plotly.js inline: opens offline
+    assert text.count("Plotly.newPlot") == 6                           # objectives + five detail charts
+    for record in records:
+        assert f"{record['scenario']} · {record['label']} · seed 1" in text
+    killed = cache.get(records[-1]["hash"]).summary_value("killed")
+    assert "<td>killed</td>" in text and f"<td>{killed:.6g}</td>" in text
+    assert "metacentrum-2009.failures" in text                        # the scenarios are included
+
+
+def test_report_escapes_what_users_typed():
+    from components.report import html_report
+    result = failure_run()
+    text = html_report("<b>mine</b>", [("<script>alert(1)</script>", result)], [], "now")
+    assert "<script>alert(1)</script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    assert "<b>mine</b>" not in text

@@ -1,0 +1,83 @@
+"""Self-contained HTML reports of finished runs: charts, tables and scenarios in one file.
+
+The report embeds plotly.js once (inline, no CDN), so it opens in a browser
+without the server or a network; charts stay interactive. Everything the
+user supplied (names, labels, scenario text) is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from sched_engine import SimulationResult
+
+STYLE = """
+body { font-family: system-ui, sans-serif; color: #1b2733; margin: 1.5rem auto; max-width: 1200px; }
+h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 1.6rem; }
+table { border-collapse: collapse; font-size: 0.85rem; margin: 0.5rem 0; }
+th, td { border: 1px solid #d5dde5; padding: 0.25rem 0.5rem; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+pre { background: #f4f6f8; padding: 0.6rem; overflow-x: auto; font-size: 0.8rem; }
+.meta { color: #5b6b7b; }
+"""
+
+
+def summary_table(runs: Sequence[tuple[str, SimulationResult]]) -> pd.DataFrame:
+    """Metrics as rows, runs as columns (``metric``, ``unit``, then one column per run label)."""
+    table = None
+    for label, result in runs:
+        column = result.summary[["metric", "unit", "value"]].rename(columns={"value": label})
+        table = column if table is None else table.merge(column, on=["metric", "unit"], how="outer", sort=False)
+    return table if table is not None else pd.DataFrame(columns=["metric", "unit"])
+
+
+def _table_html(frame: pd.DataFrame) -> str:
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    rows = []
+    for values in frame.itertuples(index=False):
+        cells = []
+        for value in values:
+            text = f"{value:.6g}" if isinstance(value, float) else ("" if value is None else str(value))
+            cells.append(f"<td>{html.escape(text)}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def html_report(title: str, runs: Sequence[tuple[str, SimulationResult]], figures: Sequence[go.Figure],
+                generated: str) -> str:
+    """One HTML document: run list, summary side by side, the charts, each run's scenario.
+
+    ``runs`` are ``(label, result)`` pairs; ``generated`` is the timestamp
+    text printed in the header (passed in, so reports are reproducible).
+    """
+    listing = pd.DataFrame([
+        {"run": label, "engine": r.scenario["engine"], "policy": r.scenario["policy"], "seed": r.scenario["seed"],
+         "scenario hash": r.scenario_hash[:12], "wall (s)": round(r.wall_seconds, 3)}
+        for label, r in runs
+    ])
+    charts = [
+        pio.to_html(figure, full_html=False, include_plotlyjs=index == 0, config={"displaylogo": False})
+        for index, figure in enumerate(figures)
+    ]
+    scenarios = "".join(
+        f"<details><summary>{html.escape(label)}</summary><pre>"
+        f"{html.escape(json.dumps(result.scenario, indent=2, sort_keys=True))}</pre></details>"
+        for label, result in runs
+    )
+    return (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
+        f"<h1>{html.escape(title)}</h1><p class='meta'>schedscope report, {html.escape(generated)}; "
+        f"{len(runs)} run(s). Opens without the server; charts are interactive.</p>"
+        f"<h2>Runs</h2>{_table_html(listing)}"
+        f"<h2>Summary</h2>{_table_html(summary_table(runs))}"
+        f"<h2>Charts</h2>{''.join(charts)}"
+        f"<h2>Scenarios</h2>{scenarios}"
+        "</body></html>"
+    )
