@@ -13,8 +13,9 @@ import binascii
 import hashlib
 import os
 import re
-import tempfile
 from pathlib import Path
+
+from .storage import atomic_write
 
 UPLOAD_KINDS = ("trace", "machines", "failures", "apps", "scenario")
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
@@ -61,14 +62,5 @@ class UploadStore:
         target = self.directory / f"{hashlib.sha256(data).hexdigest()}.{kind}"
         if target.exists():
             return target
-        handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".incoming-")
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        atomic_write(target, data)
         return target

@@ -1,0 +1,60 @@
+"""On-disk state: atomic writes, content-addressed uploads, the run index of the result cache."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from components.runs import ResultCache
+from components.storage import atomic_write
+from components.uploads import UploadError, UploadStore
+
+SCENARIO = {"engine": "batch", "policy": "easy", "model": {"trace": {"path": "tests/data/batch/failure.swf"}},
+            "name": "tiny"}
+
+
+def test_an_interrupted_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatch):
+    target = atomic_write(tmp_path / "a.json", b"old")
+
+    def crash(*_):
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError):
+        atomic_write(target, b"new")
+    assert target.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json"]
+
+
+def test_uploads_are_named_by_content_and_stored_once(tmp_path):
+    store = UploadStore(tmp_path, max_bytes=10)
+    first = store.save(b"hello", "trace")
+    assert first.name.startswith("2cf24dba5fb0a30e") and first.suffix == ".trace"
+    assert store.save(b"hello", "trace") == first
+    assert store.path_of(first.name) == first
+    with pytest.raises(UploadError, match="upload limit"):
+        store.save(b"x" * 11, "trace")
+    with pytest.raises(UploadError, match="base64"):
+        store.save_data_url("data:text/plain;base64,@@@", "trace")
+
+
+def test_finished_runs_are_listed_newest_first_and_survive_a_new_cache_object(tmp_path):
+    cache = ResultCache(tmp_path)
+    first, _ = cache.run(SCENARIO)
+    second, _ = cache.run({**SCENARIO, "policy": "fcfs"})
+    reopened = ResultCache(tmp_path)                       # as after a server restart
+    listed = reopened.listing()
+    assert {e["hash"] for e in listed} == {first.scenario_hash, second.scenario_hash}
+    assert listed[0]["finished"] >= listed[1]["finished"]
+    assert {e["policy"] for e in listed} == {"easy", "fcfs"} and listed[0]["name"] == "tiny"
+    assert reopened.get(first.scenario_hash).jobs.equals(first.jobs)
+
+
+def test_a_damaged_index_entry_or_an_evicted_result_is_not_listed(tmp_path):
+    cache = ResultCache(tmp_path)
+    result, _ = cache.run(SCENARIO)
+    (tmp_path / "index" / "junk.json").write_text("{not json")
+    assert [e["hash"] for e in cache.listing()] == [result.scenario_hash]
+    cache._backend.delete(cache.key(result.scenario_hash))
+    assert cache.listing() == []
