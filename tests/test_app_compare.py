@@ -1,0 +1,52 @@
+"""The compare page's pure helpers (no browser)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from components import compare_page as page
+from components.runs import ResultCache
+
+BASE = {"engine": "batch", "model": {"trace": {"path": "tests/data/batch/cons_vs_easy.swf"}}, "name": "cve"}
+
+
+@pytest.fixture
+def runs(tmp_path):
+    cache = ResultCache(tmp_path)
+    easy, _ = cache.run({**BASE, "policy": "easy"})
+    cons, _ = cache.run({**BASE, "policy": "cons"})
+    return cache, [("EASY", easy), ("CONS", cons)]
+
+
+def test_differences_are_relative_to_the_first_run(runs):
+    _, pairs = runs
+    table, deltas = page.comparison_table(pairs)
+    assert deltas == ["Δ% CONS"] and list(table.columns[:3]) == ["metric", "unit", "EASY"]
+    wait = table.set_index("metric").loc["avg_wait_s"]
+    # Hand-computed (tests/data/batch/cons_vs_easy.swf): EASY waits 0,9,18,0 -> 6.75; CONS 0,9,8,17 -> 8.5.
+    assert (wait["EASY"], wait["CONS"]) == (6.75, 8.5)
+    assert wait["Δ% CONS"] == pytest.approx(100 * (8.5 - 6.75) / 6.75, abs=0.01)
+    killed = table.set_index("metric").loc["killed"]
+    assert math.isnan(killed["Δ% CONS"])                 # reference 0: no relative difference
+
+
+def test_metrics_common_to_all_runs_and_sum_over_entities(runs):
+    _, pairs = runs
+    assert "queue_length" in page.metric_options(pairs)
+    options = page.entity_options(pairs, "used_cpus")
+    assert [o["value"] for o in options] == ["cluster"]      # one entity: no "sum" choice
+    timeline = pd.DataFrame({"time": [0.0, 5.0, 2.0], "entity": ["a", "a", "b"], "metric": ["m"] * 3,
+                             "value": [1.0, 3.0, 10.0]})
+    summed = page.step_series(timeline, "m", page.SUM)
+    assert summed.values.tolist() == [[0.0, 1.0], [2.0, 11.0], [5.0, 13.0]]
+
+
+def test_overlay_draws_one_line_per_run_and_labels_are_unique(runs):
+    cache, pairs = runs
+    figure = page.overlay_figure(pairs, "queue_length", "queue")
+    assert [t.name for t in figure.data] == ["EASY", "CONS"]
+    labels = [page.run_label(e) for e in cache.listing()]
+    assert len(set(labels)) == 2 and all("cve" in label for label in labels)
