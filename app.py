@@ -11,7 +11,7 @@ from pathlib import Path
 import diskcache
 from dash import Dash, DiskcacheManager
 
-from components import batch_page, fairshare_page, shell
+from components import batch_page, fairshare_page, network_page, shell
 from components.runs import ResultCache
 from components.uploads import UploadStore
 
@@ -33,6 +33,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     shell.register_callbacks(app)
     fairshare_page.register_callbacks(app, results)
     batch_page.register_callbacks(app, results, uploads)
+    network_page.register_callbacks(app, results, uploads)
     return app
 
 
