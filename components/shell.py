@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dash import Input, Output, dcc, html
 
-from . import batch_page, fairshare_page, network_page
+from . import batch_page, elastic_page, fairshare_page, network_page
 
 LOCATION = "shell-location"
 CONTENT = "shell-page-content"
@@ -18,7 +18,6 @@ PAGES = [
 ]
 
 UPCOMING = {
-    "/memory": "YARN against YARN-ME memory elasticity and the Meganode bound on generated or uploaded traces.",
     "/compare": "Finished runs side by side: summary tables and overlaid timelines on one time axis.",
 }
 
@@ -47,6 +46,8 @@ def page_for(path: str | None):
         return batch_page.layout()
     if path == "/network":
         return network_page.layout()
+    if path == "/memory":
+        return elastic_page.layout()
     if path in UPCOMING:
         title = dict(PAGES)[path]
         return html.Section(
