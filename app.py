@@ -11,7 +11,7 @@ from pathlib import Path
 import diskcache
 from dash import Dash, DiskcacheManager
 
-from components import batch_page, elastic_page, fairshare_page, network_page, shell
+from components import batch_page, compare_page, elastic_page, fairshare_page, network_page, shell
 from components.runs import ResultCache
 from components.uploads import UploadStore
 
@@ -35,6 +35,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     batch_page.register_callbacks(app, results, uploads)
     network_page.register_callbacks(app, results, uploads)
     elastic_page.register_callbacks(app, results, uploads)
+    compare_page.register_callbacks(app, results)
     return app
 
 

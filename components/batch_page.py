@@ -317,7 +317,8 @@ def run_matrix(results, models: dict[str, dict], policies: list[str], seeds: int
         seeded = model["failures"]["kind"] == "synthetic" or bool(model["synthetic_requirements"])
         for policy in policies:
             for seed in range(1, (seeds if seeded or policy in RANDOMISED_POLICIES else 1) + 1):
-                plan.append((name, policy, seed, {"engine": ENGINE, "policy": policy, "model": model, "seed": seed}))
+                plan.append((name, policy, seed, {"engine": ENGINE, "policy": policy, "model": model, "seed": seed,
+                                                  "name": f"{name} · {model['trace']['label']}"}))
     for name, _, _, scenario in plan:
         with _naming(name):
             normalize_scenario(scenario)

@@ -114,14 +114,21 @@ def overlay_figure(runs: list[tuple[str, object]], metric: str | None, entity: s
     return figure
 
 
-def _loaded(results, hashes):
+def short_label(position: int, entry: dict) -> str:
+    """``#1 easy``: the run's place in the choice and its policy (full labels are listed above the table)."""
+    return f"#{position} {entry['policy']}"
+
+
+def _loaded(results, hashes) -> tuple[list[tuple[str, object]], list[str]]:
+    """``(short label, result)`` of the chosen runs still cached, and their full labels."""
     entries = {e["hash"]: e for e in results.listing()}
-    runs = []
+    runs, full = [], []
     for value in hashes or []:
         result = results.get(value)
         if result is not None and value in entries:
-            runs.append((run_label(entries[value]), result))
-    return runs
+            runs.append((short_label(len(runs) + 1, entries[value]), result))
+            full.append(f"{runs[-1][0]}: {run_label(entries[value])}")
+    return runs, full
 
 
 def layout() -> html.Div:
@@ -171,10 +178,13 @@ def register_callbacks(app, results) -> None:
         Input(RUNS, "value"), State(METRIC, "value"),
     )
     def _table(hashes, metric):
-        runs = _loaded(results, hashes)
+        runs, full = _loaded(results, hashes)
         missing = len(hashes or []) - len(runs)
-        note = f"{missing} chosen run(s) are no longer in the cache." if missing else ""
+        note = [html.Div(label) for label in full]
+        if missing:
+            note.append(html.Div(f"{missing} chosen run(s) are no longer in the cache.", className="error"))
         table, deltas = comparison_table(runs)
+        table = table.round(6)
         styles = [{"if": {"filter_query": f"{{{d}}} > {HIGHLIGHT_PERCENT} || {{{d}}} < -{HIGHLIGHT_PERCENT}",
                           "column_id": d}, "backgroundColor": "#fde8d7", "fontWeight": 600} for d in deltas]
         metrics = metric_options(runs)
@@ -184,18 +194,18 @@ def register_callbacks(app, results) -> None:
     @app.callback(Output(ENTITY, "options"), Output(ENTITY, "value"), Input(METRIC, "value"),
                   State(RUNS, "value"), State(ENTITY, "value"))
     def _entities(metric, hashes, entity):
-        options = entity_options(_loaded(results, hashes), metric)
+        options = entity_options(_loaded(results, hashes)[0], metric)
         values = [o["value"] for o in options]
         return options, entity if entity in values else (values[0] if values else None)
 
     @app.callback(Output(OVERLAY, "figure"), Input(ENTITY, "value"), State(METRIC, "value"), State(RUNS, "value"))
     def _overlay(entity, metric, hashes):
-        return overlay_figure(_loaded(results, hashes), metric, entity)
+        return overlay_figure(_loaded(results, hashes)[0], metric, entity)
 
     @app.callback(Output(DOWNLOAD, "data"), Input(EXPORT_CSV, "n_clicks"), Input(EXPORT_REPORT, "n_clicks"),
                   State(RUNS, "value"), State(METRIC, "value"), State(ENTITY, "value"), prevent_initial_call=True)
     def _export(csv_clicks, report_clicks, hashes, metric, entity):
-        runs = _loaded(results, hashes)
+        runs = _loaded(results, hashes)[0]
         if not runs:
             return no_update
         if ctx.triggered_id == EXPORT_CSV:

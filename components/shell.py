@@ -4,22 +4,18 @@ from __future__ import annotations
 
 from dash import Input, Output, dcc, html
 
-from . import batch_page, elastic_page, fairshare_page, network_page
+from . import batch_page, compare_page, elastic_page, fairshare_page, network_page
 
 LOCATION = "shell-location"
 CONTENT = "shell-page-content"
 
 PAGES = [
-    ("/", "Fair sharing"),
-    ("/batch", "Batch & failures"),
-    ("/network", "Network isolation"),
-    ("/memory", "Memory elasticity"),
-    ("/compare", "Compare"),
+    ("/", "Fair sharing", fairshare_page),
+    ("/batch", "Batch & failures", batch_page),
+    ("/network", "Network isolation", network_page),
+    ("/memory", "Memory elasticity", elastic_page),
+    ("/compare", "Compare", compare_page),
 ]
-
-UPCOMING = {
-    "/compare": "Finished runs side by side: summary tables and overlaid timelines on one time axis.",
-}
 
 
 def layout() -> html.Div:
@@ -29,7 +25,7 @@ def layout() -> html.Div:
             html.Header(
                 [
                     html.Span("schedscope", className="brand"),
-                    html.Nav([dcc.Link(label, href=path, className="nav-link") for path, label in PAGES]),
+                    html.Nav([dcc.Link(label, href=path, className="nav-link") for path, label, _ in PAGES]),
                 ],
                 className="app-header",
             ),
@@ -40,21 +36,11 @@ def layout() -> html.Div:
 
 def page_for(path: str | None):
     """The layout for a URL path (unknown paths say so)."""
-    if path in (None, "", "/"):
-        return fairshare_page.layout()
-    if path == "/batch":
-        return batch_page.layout()
-    if path == "/network":
-        return network_page.layout()
-    if path == "/memory":
-        return elastic_page.layout()
-    if path in UPCOMING:
-        title = dict(PAGES)[path]
-        return html.Section(
-            [html.H2(title), html.P("This page is not built yet. It will offer:"), html.P(UPCOMING[path])],
-            className="panel upcoming",
-        )
-    return html.Section([html.H2("Not found"), html.P(f"No page at {path}.")], className="panel")
+    pages = {route: page for route, _, page in PAGES}
+    page = pages.get(path or "/")
+    if page is None:
+        return html.Section([html.H2("Not found"), html.P(f"No page at {path}.")], className="panel")
+    return page.layout()
 
 
 def register_callbacks(app) -> None:
