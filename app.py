@@ -11,7 +11,7 @@ from pathlib import Path
 import diskcache
 from dash import Dash, DiskcacheManager
 
-from components import batch_page, compare_page, elastic_page, fairshare_page, network_page, shell
+from components import batch_page, compare_page, elastic_page, fairshare_page, gallery_page, network_page, shell
 from components.runs import ResultCache
 from components.uploads import UploadStore
 
@@ -36,6 +36,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     network_page.register_callbacks(app, results, uploads)
     elastic_page.register_callbacks(app, results, uploads)
     compare_page.register_callbacks(app, results)
+    gallery_page.register_callbacks(app, results)
     return app
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dash import Input, Output, dcc, html
 
-from . import batch_page, compare_page, elastic_page, fairshare_page, network_page
+from . import batch_page, compare_page, elastic_page, fairshare_page, gallery_page, network_page
 
 LOCATION = "shell-location"
 CONTENT = "shell-page-content"
@@ -15,6 +15,7 @@ PAGES = [
     ("/network", "Network isolation", network_page),
     ("/memory", "Memory elasticity", elastic_page),
     ("/compare", "Compare", compare_page),
+    ("/gallery", "Gallery", gallery_page),
 ]
 
 

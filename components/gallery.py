@@ -1,0 +1,128 @@
+"""The demo gallery's content: each paper's headline result, the scenarios that compute it, paper vs ours.
+
+A card lists the scenarios it runs and a pure function that reads the
+results and returns rows ``quantity | paper | ours | agrees``. Numbers on the
+"paper" side are quoted from the papers (cited per card); the "ours" side is
+always computed from the results, never stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from sched_engine.elastic.presets import two_job_model
+from sched_engine.fairshare.presets import FIG4_AFTER_N12_AT, FIG4_ALL_ACTIVE_AT, FIG4_PAPER_SHARES, fig4_model
+from sched_engine.network.presets import fig1_model
+
+from .figures import step_value
+
+# The set-up of bench/batch_matrix.py (one seed here).
+BATCH_BASE = {"trace": {"path": "sample_traces/hpc2n-excerpt.swf", "max_jobs": 3000},
+              "machines_path": "sample_traces/metacentrum-2009.machines"}
+BATCH_EXT_ALL = {**BATCH_BASE, "requirements": True, "synthetic_requirements": {"share": 0.5},
+                 "failures": {"kind": "trace", "path": "sample_traces/metacentrum-2009.failures", "align": "start"}}
+
+
+@dataclass(frozen=True)
+class Card:
+    key: str
+    title: str
+    source: str
+    scenarios: dict[str, dict]                 # run key -> scenario
+    rows: Callable[[dict], list[dict]]         # results by run key -> table rows
+
+
+def _row(quantity: str, paper, ours, agrees: bool) -> dict:
+    return {"quantity": quantity, "paper": paper, "ours": ours, "agrees": "yes" if agrees else "NO"}
+
+
+def _close(ours: float, paper: float, tolerance: float) -> bool:
+    return abs(ours - paper) <= tolerance
+
+
+def _mch_rows(results: dict) -> list[dict]:
+    timeline = results["mch"].timeline
+    rows = []
+    for leaf, paper in FIG4_PAPER_SHARES.items():
+        ours = step_value(timeline, leaf, "dominant_share", FIG4_ALL_ACTIVE_AT)
+        rows.append(_row(f"{leaf} dominant share, all leaves active", round(paper, 3), round(ours, 3),
+                         _close(ours, paper, 0.01)))
+    after = step_value(timeline, "n23", "dominant_share", FIG4_AFTER_N12_AT)
+    rows.append(_row("n23 dominant share after n12 leaves", 1.0, round(after, 3), _close(after, 1.0, 0.01)))
+    return rows
+
+
+def _batch_rows(results: dict) -> list[dict]:
+    def value(run, metric):
+        return results[run].summary_value(metric)
+
+    slowdowns = {p: value(f"ext-all-{p}", "avg_slowdown") for p in ("fcfs", "easy", "cons")}
+    worst = max(slowdowns, key=slowdowns.get)
+    basic, ext_all = value("basic-easy", "avg_slowdown"), value("ext-all-easy", "avg_slowdown")
+    return [
+        _row("FCFS has the worst slowdown (EXT-ALL)", "yes", f"{worst.upper()} worst ({slowdowns[worst]:.2f})",
+             worst == "fcfs"),
+        _row("EXT-ALL worse than BASIC (EASY slowdown)", "yes", f"{ext_all:.2f} vs {basic:.2f}", ext_all > basic),
+        _row("CONS ≤ EASY slowdown under requirements", "yes", f"{slowdowns['cons']:.2f} vs {slowdowns['easy']:.2f}",
+             slowdowns["cons"] <= slowdowns["easy"]),
+        _row("jobs killed by machine failures (EASY, EXT-ALL)", "> 0", int(value("ext-all-easy", "killed")),
+             value("ext-all-easy", "killed") > 0),
+    ]
+
+
+def _libra_rows(results: dict) -> list[dict]:
+    drf = results["drf"].summary_value("min_isolation")
+    libra = results["libra"].summary_value("min_isolation")
+    return [
+        _row("isolation guarantee, DRF on placement (a)", 0.5, round(drf, 3), _close(drf, 0.5, 1e-6)),
+        _row("isolation guarantee, Libra (placement (b))", 0.625, round(libra, 3), _close(libra, 0.625, 1e-6)),
+    ]
+
+
+def _yarn_me_rows(results: dict) -> list[dict]:
+    def completion(run, job):
+        jobs = results[run].jobs.set_index("job_id")
+        return float(jobs.loc[job, "end_time"] - jobs.loc[job, "submit_time"])
+
+    cases = [("YARN: first job completes after", "yarn", "a", 100.0),
+             ("YARN: second job completes after", "yarn", "b", 199.0),
+             ("YARN-ME: second job completes after", "yarn-me", "b", 150.0)]
+    return [_row(f"{text} (s)", paper, completion(run, job), _close(completion(run, job), paper, 1e-6))
+            for text, run, job, paper in cases]
+
+
+CARDS = (
+    Card("mch-fig4", "MCH, Fig. 4: dominant shares in a hierarchy",
+         "You et al., Low Complexity Hierarchical Scheduling for Diverse Datacenter Jobs, §IV, Fig. 4",
+         {"mch": {"engine": "fairshare", "policy": "mch", "model": fig4_model(), "name": "gallery MCH Fig. 4"}},
+         _mch_rows),
+    Card("batch-fig2", "Complete data sets, Fig. 2: what failures and requirements do",
+         "Klusáček & Rudová, §5, Fig. 2 trends (here: HPC2N excerpt, 3000 jobs, on the MetaCentrum clusters and failures)",
+         {f"{kind}-{policy}": {"engine": "batch", "policy": policy, "seed": 1,
+                               "model": BATCH_BASE if kind == "basic" else BATCH_EXT_ALL,
+                               "name": f"gallery {kind.upper()}"}
+          for kind in ("basic", "ext-all") for policy in ("fcfs", "easy", "cons")},
+         _batch_rows),
+    Card("libra-fig1", "Libra, Fig. 1: placement decides network isolation",
+         "Ma et al., Maximizing Container-based Network Isolation, §II, Fig. 1 (two machines, 1 Gbps downlinks)",
+         {policy: {"engine": "network", "policy": policy, "model": fig1_model(), "name": "gallery Libra Fig. 1"}
+          for policy in ("drf", "libra")},
+         _libra_rows),
+    Card("yarn-me-two-jobs", "YARN-ME: running a task with less memory",
+         "Iorgulescu et al., memory elasticity (YARN-ME); hand-computed case: one 10 GB node, two 6000 MB × 100 s jobs, 1.5× step penalty",
+         {policy: {"engine": "elastic", "policy": policy, "model": two_job_model(), "name": "gallery two jobs"}
+          for policy in ("yarn", "yarn-me")},
+         _yarn_me_rows),
+)
+
+
+def run_card(card: Card, results) -> tuple[list[dict], int, float]:
+    """Run (or fetch from the cache) a card's scenarios; returns ``(rows, cached runs, seconds simulated)``."""
+    loaded, cached, seconds = {}, 0, 0.0
+    for key, scenario in card.scenarios.items():
+        result, from_cache = results.run(scenario)
+        loaded[key] = result
+        cached += from_cache
+        seconds += 0.0 if from_cache else result.wall_seconds
+    return card.rows(loaded), cached, seconds

@@ -1,0 +1,27 @@
+"""The gallery in headless Chromium: every card runs and agrees with its paper."""
+
+from pathlib import Path
+
+import pytest
+
+from app import create_app
+from components import gallery_page as page
+from components.gallery import CARDS
+
+pytestmark = pytest.mark.browser
+TIMEOUT = 120
+
+
+def test_run_all_fills_every_card_without_an_error(dash_duo, tmp_path):
+    dash_duo.start_server(create_app(tmp_path))
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/gallery")
+    dash_duo.wait_for_element(f"#{page.RUN_ALL}", timeout=TIMEOUT).click()
+    for card in CARDS:
+        status = f'[id=\'{{"card":"{card.key}","type":"{page.STATUS}"}}\']'
+        dash_duo.wait_for_contains_text(status, "agree with the paper", timeout=TIMEOUT)
+        text = dash_duo.find_element(status).text
+        agreeing, total = text.split(" agree")[0].split(" of ")
+        assert agreeing == total, f"{card.key}: {text}"
+    dash_duo.driver.set_window_size(1400, 2600)
+    dash_duo.driver.save_screenshot(str(Path(__file__).resolve().parents[2] / "docs" / "screenshot-gallery.png"))
+    assert dash_duo.get_logs() == []

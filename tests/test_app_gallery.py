@@ -1,0 +1,22 @@
+"""The gallery's cards: computed from the engines, agreeing with the quoted paper numbers, cached."""
+
+import pytest
+
+from components import gallery_page
+from components.gallery import CARDS, run_card
+from components.runs import ResultCache
+
+
+@pytest.mark.parametrize("card", CARDS, ids=[card.key for card in CARDS])
+def test_every_card_agrees_with_its_paper_and_is_cached_the_second_time(card, tmp_path):
+    cache = ResultCache(tmp_path)
+    rows, cached, _ = run_card(card, cache)
+    assert cached == 0 and rows and all(row["agrees"] == "yes" for row in rows), rows
+    again, cached, seconds = run_card(card, cache)
+    assert again == rows and cached == len(card.scenarios) and seconds == 0.0
+    assert gallery_page.status_text(again, cached, len(card.scenarios), seconds).endswith("all from the cache")
+
+
+def test_a_disagreement_is_shown_not_hidden():
+    rows = [{"agrees": "yes"}, {"agrees": "NO"}]
+    assert gallery_page.status_text(rows, 0, 2, 1.5) == "1 of 2 agree with the paper · 2 run(s), 2 simulated in 1.50 s"
