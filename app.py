@@ -11,9 +11,13 @@ from pathlib import Path
 import diskcache
 from dash import Dash, DiskcacheManager
 
-from components import batch_page, compare_page, elastic_page, fairshare_page, gallery_page, network_page, shell
+from components import (
+    batch_page, compare_page, elastic_page, fairshare_page, gallery_page, network_page, scenario_page, shell,
+    workspace_page,
+)
 from components.runs import ResultCache
 from components.uploads import UploadStore
+from components.workspace import ScenarioStore
 
 
 def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
@@ -29,6 +33,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     )
     results = ResultCache(data / "results")
     uploads = UploadStore(data / "uploads")
+    scenarios = ScenarioStore(data / "scenarios")
     app.layout = shell.layout()
     shell.register_callbacks(app)
     fairshare_page.register_callbacks(app, results)
@@ -37,6 +42,8 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     elastic_page.register_callbacks(app, results, uploads)
     compare_page.register_callbacks(app, results)
     gallery_page.register_callbacks(app, results)
+    workspace_page.register_callbacks(app, results, uploads, scenarios)
+    scenario_page.register_callbacks(app, results, scenarios)
     return app
 
 

@@ -233,7 +233,7 @@ def apply_upload(draft: dict, contents: str, filename: str, kind: str, uploads) 
     that fails to parse is remembered as ``rejected`` so that ticking
     "skip malformed lines" or choosing its format retries it.
     """
-    path = uploads.save_data_url(contents, {"trace": "trace", "machines": "machines", "failures": "failures"}[kind])
+    path = uploads.save_data_url(contents, kind, filename)
     ref = {"source": "upload", "kind": kind, "name": path.name, "label": filename or path.name}
     if kind == "trace":
         ref = {**ref, "format": draft["trace"].get("format", "auto"), "skip_malformed": draft["trace"].get("skip_malformed", False)}

@@ -67,6 +67,12 @@ def comparison_table(runs: list[tuple[str, object]]) -> tuple[pd.DataFrame, list
     return table[columns], deltas
 
 
+def delta_styles(deltas: list[str]) -> list[dict]:
+    """DataTable styles that highlight relative differences above :data:`HIGHLIGHT_PERCENT`."""
+    return [{"if": {"filter_query": f"{{{d}}} > {HIGHLIGHT_PERCENT} || {{{d}}} < -{HIGHLIGHT_PERCENT}",
+                    "column_id": d}, "backgroundColor": "#fde8d7", "fontWeight": 600} for d in deltas]
+
+
 def metric_options(runs: list[tuple[str, object]]) -> list[str]:
     """Timeline metrics present in every run (in the first run's order)."""
     if not runs:
@@ -185,8 +191,7 @@ def register_callbacks(app, results) -> None:
             note.append(html.Div(f"{missing} chosen run(s) are no longer in the cache.", className="error"))
         table, deltas = comparison_table(runs)
         table = table.round(6)
-        styles = [{"if": {"filter_query": f"{{{d}}} > {HIGHLIGHT_PERCENT} || {{{d}}} < -{HIGHLIGHT_PERCENT}",
-                          "column_id": d}, "backgroundColor": "#fde8d7", "fontWeight": 600} for d in deltas]
+        styles = delta_styles(deltas)
         metrics = metric_options(runs)
         return (table.to_dict("records"), [{"name": c, "id": c} for c in table.columns], styles, metrics,
                 metric if metric in metrics else (metrics[0] if metrics else None), note)

@@ -231,7 +231,7 @@ def apply_upload(contents: str, filename: str, uploads) -> tuple[dict, str]:
 
     Raises :class:`ScenarioError` (file, line, field) or :class:`UploadError`.
     """
-    path = uploads.save_data_url(contents, "trace")
+    path = uploads.save_data_url(contents, "trace", filename)
     label = filename or path.name
     try:
         text = path.read_text(encoding="utf-8")

@@ -600,7 +600,7 @@ def edit_draft(trigger, draft: dict, payload: dict, uploads) -> dict:
     if trigger == APPS_UPLOAD and payload.get("contents"):
         name = payload.get("filename") or "upload"
         try:
-            path = uploads.save_data_url(payload["contents"], "apps")
+            path = uploads.save_data_url(payload["contents"], "apps", name)
             apps, origin = read_app_list(path.read_bytes(), name)
             check_app_list(apps, origin, name)
         except (ScenarioError, UploadError) as exc:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs
+
 from dash import Input, Output, dcc, html
 
-from . import batch_page, compare_page, elastic_page, fairshare_page, gallery_page, network_page
+from . import (
+    batch_page, compare_page, elastic_page, fairshare_page, gallery_page, network_page, scenario_page, workspace_page,
+)
 
 LOCATION = "shell-location"
 CONTENT = "shell-page-content"
@@ -16,7 +20,9 @@ PAGES = [
     ("/memory", "Memory elasticity", elastic_page),
     ("/compare", "Compare", compare_page),
     ("/gallery", "Gallery", gallery_page),
+    ("/workspace", "Workspace", workspace_page),
 ]
+SCENARIO_PREFIX = "/scenario/"
 
 
 def layout() -> html.Div:
@@ -35,8 +41,13 @@ def layout() -> html.Div:
     )
 
 
-def page_for(path: str | None):
-    """The layout for a URL path (unknown paths say so)."""
+def page_for(path: str | None, search: str | None = None):
+    """The layout for a URL: a page, or a scenario's permalink (``/scenario/<hash>`` or ``/?scenario=<hash>``)."""
+    wanted = parse_qs((search or "").lstrip("?")).get("scenario")
+    if wanted:
+        return scenario_page.layout(wanted[0])
+    if path and path.startswith(SCENARIO_PREFIX):
+        return scenario_page.layout(path[len(SCENARIO_PREFIX):])
     pages = {route: page for route, _, page in PAGES}
     page = pages.get(path or "/")
     if page is None:
@@ -45,4 +56,4 @@ def page_for(path: str | None):
 
 
 def register_callbacks(app) -> None:
-    app.callback(Output(CONTENT, "children"), Input(LOCATION, "pathname"))(page_for)
+    app.callback(Output(CONTENT, "children"), Input(LOCATION, "pathname"), Input(LOCATION, "search"))(page_for)

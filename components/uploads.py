@@ -3,7 +3,9 @@
 An upload is written once as ``<sha256>.<kind>`` (``kind`` from a fixed
 list, never from the user's file name, so a name can never become a path),
 through a temporary file and an atomic rename: a crash mid-write leaves
-either no file or the whole file. The original name is kept only as a label.
+either no file or the whole file. The original name is kept only as a label,
+in a sidecar ``<sha256>.<kind>.meta.json`` (label, size, time) that the
+Workspace page lists.
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import json
 import os
 import re
+from datetime import datetime, timezone
 from pathlib import Path
 
 from .storage import atomic_write
@@ -34,7 +38,7 @@ class UploadStore:
         self.directory.mkdir(parents=True, exist_ok=True)
         self.max_bytes = max_bytes
 
-    def save_data_url(self, contents: str, kind: str) -> Path:
+    def save_data_url(self, contents: str, kind: str, label: str | None = None) -> Path:
         """Store a ``dcc.Upload`` data URL (``data:<type>;base64,<data>``); returns the file's path."""
         _, _, encoded = (contents or "").partition(",")
         if len(encoded) * 3 // 4 > self.max_bytes:
@@ -43,7 +47,7 @@ class UploadStore:
             data = base64.b64decode(encoded, validate=True)
         except (binascii.Error, ValueError):
             raise UploadError("the upload did not arrive as base64 data") from None
-        return self.save(data, kind)
+        return self.save(data, kind, label)
 
     def path_of(self, name: str) -> Path:
         """The stored file called ``name`` (``<sha256>.<kind>``); anything else is refused."""
@@ -54,13 +58,32 @@ class UploadStore:
             raise UploadError("the uploaded file is no longer in the data directory; upload it again")
         return path
 
-    def save(self, data: bytes, kind: str) -> Path:
+    def save(self, data: bytes, kind: str, label: str | None = None) -> Path:
         if kind not in UPLOAD_KINDS:
             raise UploadError(f"unknown upload kind {kind!r}")
         if len(data) > self.max_bytes:
             raise UploadError(f"the file is larger than the upload limit ({self.max_bytes // 2**20} MiB)")
         target = self.directory / f"{hashlib.sha256(data).hexdigest()}.{kind}"
-        if target.exists():
-            return target
-        atomic_write(target, data)
+        if not target.exists():
+            atomic_write(target, data)
+        if label:
+            meta = {"label": str(label)[:200], "kind": kind, "size": len(data),
+                    "uploaded": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+            atomic_write(target.with_name(target.name + ".meta.json"), json.dumps(meta).encode())
         return target
+
+    def listing(self) -> list[dict]:
+        """Stored uploads with their label, kind, size and time, newest first."""
+        entries = []
+        for path in self.directory.iterdir():
+            if not STORED_NAME.fullmatch(path.name):
+                continue
+            meta_path = path.with_name(path.name + ".meta.json")
+            try:
+                meta = json.loads(meta_path.read_text())
+            except (OSError, ValueError):
+                stat = path.stat()
+                meta = {"label": path.name[:12], "kind": path.suffix[1:], "size": stat.st_size,
+                        "uploaded": datetime.fromtimestamp(stat.st_mtime, timezone.utc).isoformat(timespec="seconds")}
+            entries.append({**meta, "name": path.name})
+        return sorted(entries, key=lambda e: (e["uploaded"], e["name"]), reverse=True)

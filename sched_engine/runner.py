@@ -32,8 +32,11 @@ def normalize_scenario(data: Mapping[str, Any] | Scenario, *, source: str | None
     Raises :class:`ScenarioError` naming the field (and ``source``) at fault.
     """
     scenario = data if isinstance(data, Scenario) else Scenario.from_dict(data, source=source)
-    engine = REGISTRY.engine(scenario.engine)
-    entry = REGISTRY.policy(scenario.engine, scenario.policy)
+    try:
+        engine = REGISTRY.engine(scenario.engine)
+        entry = REGISTRY.policy(scenario.engine, scenario.policy)
+    except ScenarioError as exc:
+        raise ScenarioError(exc.field, exc.message, source=exc.source or source, line=exc.line) from None
     try:
         model = engine.normalize_model(scenario.model)
         policy = REGISTRY.create(scenario.engine, scenario.policy, scenario.policy_params)

@@ -9,6 +9,7 @@ import pytest
 from components.runs import ResultCache
 from components.storage import atomic_write
 from components.uploads import UploadError, UploadStore
+from sched_engine import ScenarioError
 
 SCENARIO = {"engine": "batch", "policy": "easy", "model": {"trace": {"path": "tests/data/batch/failure.swf"}},
             "name": "tiny"}
@@ -58,3 +59,44 @@ def test_a_damaged_index_entry_or_an_evicted_result_is_not_listed(tmp_path):
     assert [e["hash"] for e in cache.listing()] == [result.scenario_hash]
     cache._backend.delete(cache.key(result.scenario_hash))
     assert cache.listing() == []
+
+
+def test_saved_scenarios_are_validated_named_and_listed(tmp_path):
+    from components.workspace import ScenarioStore
+    store = ScenarioStore(tmp_path)
+    entry = store.save(SCENARIO, "  first  ")
+    assert entry["name"] == "first" and store.get(entry["hash"])["scenario"]["name"] == "first"
+    assert [e["name"] for e in ScenarioStore(tmp_path).listing()] == ["first"]
+    renamed = store.save(SCENARIO, "second")                      # same content, same file, new name
+    assert renamed["hash"] == entry["hash"] and [e["name"] for e in store.listing()] == ["second"]
+    with pytest.raises(ScenarioError, match="name"):
+        store.save(SCENARIO, " ")
+    with pytest.raises(ScenarioError) as caught:
+        store.save({**SCENARIO, "policy": "nope"}, "x", source="mine.json")
+    assert caught.value.source == "mine.json"
+    assert store.get("../../etc/passwd") is None and store.get("0" * 64) is None
+
+
+def test_a_scenario_upload_error_names_file_and_line():
+    from components.workspace import parse_scenario_upload
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario_upload(b'{"engine": "batch",\n "policy": }', "mine.json")
+    assert (caught.value.source, caught.value.line) == ("mine.json", 2)
+    with pytest.raises(ScenarioError, match="UTF-8"):
+        parse_scenario_upload(b"\xff\xfe", "mine.json")
+
+
+def test_what_if_changes_one_thing_and_names_it():
+    from components.scenario_page import what_if
+    changed = what_if({**SCENARIO, "seed": 3, "policy_params": {}}, "cons", 3)
+    assert (changed["policy"], changed["seed"], changed["model"]) == ("cons", 3, SCENARIO["model"])
+    assert changed["name"] == "tiny · what if cons, seed 3"
+    with pytest.raises(ScenarioError, match="seed"):
+        what_if(SCENARIO, "cons", "x")
+
+
+def test_upload_listing_keeps_the_original_name(tmp_path):
+    store = UploadStore(tmp_path)
+    store.save(b"1 0 -1 5 1\n", "trace", "site-2024.swf")
+    [entry] = store.listing()
+    assert (entry["label"], entry["kind"], entry["size"]) == ("site-2024.swf", "trace", 11)
