@@ -1,0 +1,27 @@
+"""Every chart offers PNG (Plotly's camera) and SVG exports, drawn in the browser."""
+
+import time
+from pathlib import Path
+
+import pytest
+
+from app import create_app
+
+pytestmark = pytest.mark.browser
+TIMEOUT = 60
+
+
+def test_a_chart_downloads_as_svg(dash_duo, tmp_path):
+    dash_duo.start_server(create_app(tmp_path))
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/compare")
+    dash_duo.wait_for_element("#compare-overlay-graph .modebar", timeout=TIMEOUT)
+    dash_duo.wait_for_element("#compare-overlay-graph .schedscope-svg-export", timeout=TIMEOUT)
+    assert dash_duo.find_elements("#compare-overlay-graph [data-title='Download plot as a PNG']")
+    dash_duo.driver.execute_script(
+        "document.querySelector('#compare-overlay-graph .schedscope-svg-export').click();")
+    target = Path(dash_duo.download_path) / "Choose-runs.svg"
+    deadline = time.monotonic() + TIMEOUT
+    while not (target.exists() and target.stat().st_size > 0) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert target.read_text().startswith("<svg"), sorted(p.name for p in target.parent.iterdir())
+    assert dash_duo.get_logs() == []
