@@ -7,11 +7,18 @@ from components.gallery import CARDS, run_card
 from components.runs import ResultCache
 
 
+# Where our numbers differ from the paper's (see README: the Fig. 6 set-up is overloaded
+# with the data volume we assume), the card must say so rather than hide it.
+KNOWN_DISAGREEMENTS = {"libra-fig6": {"mean isolation guarantee, drf", "mean isolation guarantee, hug",
+                                      "mean isolation guarantee, libra"}}
+
+
 @pytest.mark.parametrize("card", CARDS, ids=[card.key for card in CARDS])
 def test_every_card_agrees_with_its_paper_and_is_cached_the_second_time(card, tmp_path):
     cache = ResultCache(tmp_path)
     rows, cached, _ = run_card(card, cache)
-    assert cached == 0 and rows and all(row["agrees"] == "yes" for row in rows), rows
+    disagreeing = {row["quantity"] for row in rows if row["agrees"] != "yes"}
+    assert cached == 0 and rows and disagreeing == KNOWN_DISAGREEMENTS.get(card.key, set()), rows
     again, cached, seconds = run_card(card, cache)
     assert again == rows and cached == len(card.scenarios) and seconds == 0.0
     assert gallery_page.status_text(again, cached, len(card.scenarios), seconds).endswith("all from the cache")
