@@ -30,6 +30,7 @@ from sched_engine.registry import REGISTRY
 from . import batch_figures as figures
 from .report import html_report
 from .uploads import UploadError
+from .workspace import permalink
 
 ENGINE = "batch"
 DRAFT = "batch-draft-store"
@@ -187,6 +188,26 @@ def ref_path(ref: dict, uploads) -> str:
         return str(uploads.path_of(ref.get("name")))
     except UploadError as exc:
         raise ScenarioError(ref.get("kind", "upload"), f"{ref.get('label', 'upload')}: {exc}") from None
+
+
+UPLOADED = "upload:"
+
+
+def trace_choices(uploads) -> list[dict]:
+    """The workload dropdown: shipped samples, then traces uploaded earlier (the workspace), newest first."""
+    samples = [{"label": name, "value": name} for name in SAMPLE_TRACES]
+    uploaded = [{"label": f"{entry['label']} (uploaded {entry['uploaded'][:10]})", "value": UPLOADED + entry["name"]}
+                for entry in uploads.listing() if entry["kind"] == "trace"]
+    return samples + uploaded
+
+
+def trace_choice_ref(value: str, uploads) -> dict:
+    """The draft reference for a dropdown value (a sample name or ``upload:<stored name>``)."""
+    if not value.startswith(UPLOADED):
+        return _sample("trace", value)
+    name = value[len(UPLOADED):]
+    label = next((e["label"] for e in uploads.listing() if e["name"] == name), name)
+    return {"source": "upload", "kind": "trace", "name": name, "label": label}
 
 
 def parse_trace(ref: dict, uploads):
@@ -404,6 +425,7 @@ def summary_rows(loaded) -> list[dict]:
             "avg response (s)": round(value("avg_response_s")), "avg wait (s)": round(value("avg_wait_s")),
             "utilisation": round(value("utilisation"), 3), "scheduler CPU (s)": round(value("scheduler_cpu_s"), 3),
             "wall (s)": round(record["wall_seconds"], 2), "source": "cached" if record["cached"] else "simulated",
+            "open": f"[permalink]({permalink(record['hash'])})",
         })
     return rows
 
@@ -444,8 +466,9 @@ def layout() -> html.Div:
                     html.Section(
                         [
                             html.H3("Workload"),
-                            _field("Sample", dcc.Dropdown(id=SAMPLE, options=list(SAMPLE_TRACES), value=None,
-                                                          placeholder="switch to a sample trace", clearable=False)),
+                            _field("Sample or earlier upload",
+                                   dcc.Dropdown(id=SAMPLE, options=[], value=None, clearable=False,
+                                                placeholder="switch to a sample or an uploaded trace")),
                             _upload(TRACE_UPLOAD, "Upload a trace: SWF, extended SWF, GWF, CSV (.gz too)"),
                             html.Div(
                                 [dcc.Dropdown(id=FORMAT, options=list(TRACE_FORMATS), value="auto", clearable=False,
@@ -594,7 +617,7 @@ def edit_draft(trigger, draft: dict, payload: dict, uploads) -> dict:
         if trigger == SAMPLE:
             if not payload["sample"]:
                 return {}
-            ref = {**_sample("trace", payload["sample"]), "format": draft["trace"].get("format", "auto"),
+            ref = {**trace_choice_ref(payload["sample"], uploads), "format": draft["trace"].get("format", "auto"),
                    "skip_malformed": draft["trace"].get("skip_malformed", False)}
             workload = parse_trace(ref, uploads)
             return {"draft": {**draft, "trace": ref, "rejected": None},
@@ -677,6 +700,10 @@ def register_callbacks(app, results, uploads) -> None:
             if settings else [no_update] * 6
         return (*[out.get(name, no_update) for name in outputs[:5]], *preset)
 
+    @app.callback(Output(SAMPLE, "options"), Input(SAMPLE, "id"), Input(DRAFT, "data"))
+    def _trace_choices(_, __):
+        return trace_choices(uploads)
+
     @app.callback(Output(CLUSTERS, "data", allow_duplicate=True), Input(CLUSTERS, "id"), State(DRAFT, "data"),
                   prevent_initial_call="initial_duplicate")
     def _cluster_rows(_, draft):
@@ -730,8 +757,9 @@ def register_callbacks(app, results, uploads) -> None:
         rows = summary_rows(loaded)
         scenarios = list(dict.fromkeys(r["scenario"] for r, _ in loaded))
         value = chosen if chosen in scenarios else (scenarios[-1] if scenarios else None)
-        return (figures.objective_bars(table), rows, [{"name": k, "id": k} for k in (rows[0] if rows else {})],
-                scenarios, value)
+        columns = [{"name": k, "id": k, **({"presentation": "markdown"} if k == "open" else {})}
+                   for k in (rows[0] if rows else {})]
+        return figures.objective_bars(table), rows, columns, scenarios, value
 
     @app.callback(Output(DETAIL_POLICY, "options"), Output(DETAIL_POLICY, "value"),
                   Input(DETAIL_SCENARIO, "value"), State(RUNS, "data"), State(DETAIL_POLICY, "value"))
@@ -769,7 +797,7 @@ def register_callbacks(app, results, uploads) -> None:
             return no_update
         frame = ctx.triggered_id["frame"]
         if frame == "matrix":
-            rows = pd.DataFrame(summary_rows(loaded_runs(results, records)))
+            rows = pd.DataFrame(summary_rows(loaded_runs(results, records))).drop(columns="open", errors="ignore")
             return dcc.send_data_frame(rows.to_csv, "batch-matrix.csv", index=False)
         if frame == "report":
             text = batch_report(results, records, scenario, policy, window,

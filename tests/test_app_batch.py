@@ -202,3 +202,14 @@ def test_report_escapes_what_users_typed():
     text = html_report("<b>mine</b>", [("<script>alert(1)</script>", result)], [], "now")
     assert "<script>alert(1)</script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
     assert "<b>mine</b>" not in text
+
+
+def test_an_earlier_upload_can_be_picked_again_from_the_dropdown(uploads):
+    upload(page.initial_draft(), uploads, GOOD_SWF)
+    choices = page.trace_choices(uploads)
+    assert [c["value"] for c in choices[:2]] == list(page.SAMPLE_TRACES)
+    [mine] = [c for c in choices if c["value"].startswith(page.UPLOADED)]
+    assert mine["label"].startswith("mine.swf (uploaded ")
+    out = page.edit_draft(page.SAMPLE, page.initial_draft(), {"sample": mine["value"]}, uploads)
+    assert out["draft"]["trace"]["label"] == "mine.swf" and out["draft"]["trace"]["source"] == "upload"
+    assert "4 jobs" in str(out["trace_msg"].children)

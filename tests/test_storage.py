@@ -100,3 +100,37 @@ def test_upload_listing_keeps_the_original_name(tmp_path):
     store.save(b"1 0 -1 5 1\n", "trace", "site-2024.swf")
     [entry] = store.listing()
     assert (entry["label"], entry["kind"], entry["size"]) == ("site-2024.swf", "trace", 11)
+
+
+@pytest.mark.parametrize("step", ["write", "fsync", "replace"])
+def test_a_write_interrupted_at_any_step_leaves_the_old_version(tmp_path, monkeypatch, step):
+    import components.storage as storage
+    target = atomic_write(tmp_path / "state.json", b'{"version": 1}')
+
+    def crash(*_, **__):
+        raise OSError(f"crash during {step}")
+
+    if step == "write":
+        real_fdopen = os.fdopen
+
+        class Torn:
+            def __init__(self, handle, mode):
+                self.stream = real_fdopen(handle, mode)
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                self.stream.close()
+
+            def write(self, data):
+                self.stream.write(data[: len(data) // 2])   # half written, then the crash
+                raise OSError("crash during write")
+
+        monkeypatch.setattr(storage.os, "fdopen", Torn)
+    else:
+        monkeypatch.setattr(storage.os, step, crash)
+    with pytest.raises(OSError, match=step):
+        atomic_write(target, b'{"version": 2, "padding": "' + b"x" * 1000 + b'"}')
+    assert target.read_bytes() == b'{"version": 1}'
+    assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
