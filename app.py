@@ -9,14 +9,15 @@ import os
 from pathlib import Path
 
 import diskcache
-from dash import Dash, DiskcacheManager
+from dash import Dash
 
 from components import (
     batch_page, compare_page, elastic_page, fairshare_page, gallery_page, network_page, scenario_page, shell,
     workspace_page,
 )
+from components.jobs import JobManager
 from components.runs import ResultCache
-from components.uploads import UploadStore
+from components.uploads import UploadStore, max_upload_bytes
 from components.workspace import ScenarioStore
 
 
@@ -24,7 +25,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     """Build the Dash app; ``data_dir`` holds the result cache, uploads and job state."""
     data = Path(data_dir or os.environ.get("SCHEDSCOPE_DATA", "data")).resolve()
     data.mkdir(parents=True, exist_ok=True)
-    manager = DiskcacheManager(diskcache.Cache(str(data / "callbacks")), expire=600)
+    manager = JobManager(diskcache.Cache(str(data / "callbacks")), expire=600)
     app = Dash(
         __name__,
         title="schedscope",
@@ -32,7 +33,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
         suppress_callback_exceptions=True,
     )
     results = ResultCache(data / "results")
-    uploads = UploadStore(data / "uploads")
+    uploads = UploadStore(data / "uploads", max_bytes=max_upload_bytes())
     scenarios = ScenarioStore(data / "scenarios")
     app.layout = shell.layout()
     shell.register_callbacks(app)

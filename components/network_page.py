@@ -185,17 +185,24 @@ def read_app_list(data: bytes, label: str) -> tuple[list[dict], dict]:
             loaded = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ScenarioError("", f"not valid JSON ({exc.msg})", source=label, line=exc.lineno) from None
+        except ValueError as exc:  # an integer of more digits than Python converts
+            raise ScenarioError("", f"not valid JSON ({exc})", source=label) from None
         apps = loaded.get("applications") if isinstance(loaded, dict) else loaded
         if not isinstance(apps, list) or not apps:
             raise ScenarioError("applications", "expected a non-empty list of applications", source=label)
         return apps, {}
     reader = csv.DictReader(io.StringIO(text))
-    unknown = sorted(set(reader.fieldnames or ()) - set(APP_COLUMNS))
-    if not reader.fieldnames or "name" not in reader.fieldnames or unknown:
+    try:
+        fieldnames = reader.fieldnames or ()
+        rows = [(reader.line_num, row) for row in reader]
+    except csv.Error as exc:  # a line the csv module cannot split
+        raise ScenarioError("", f"not readable as CSV ({exc})", source=label, line=max(reader.line_num, 1)) from None
+    unknown = sorted(set(fieldnames) - set(APP_COLUMNS))
+    if not fieldnames or "name" not in fieldnames or unknown:
         raise ScenarioError("header", f"columns must be among {', '.join(APP_COLUMNS)} and include name"
                             + (f"; unknown: {', '.join(unknown)}" if unknown else ""), source=label, line=1)
     try:
-        apps, origin = apps_from_rows([(reader.line_num, row) for row in reader], "line")
+        apps, origin = apps_from_rows(rows, "line")
     except ScenarioError as exc:
         line, _, column = exc.field.partition(", ")
         raise ScenarioError(column, exc.message, source=label, line=int(line.split()[-1])) from None

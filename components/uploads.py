@@ -6,6 +6,11 @@ through a temporary file and an atomic rename: a crash mid-write leaves
 either no file or the whole file. The original name is kept only as a label,
 in a sidecar ``<sha256>.<kind>.meta.json`` (label, size, time) that the
 Workspace page lists.
+
+Limits: ``max_bytes`` bounds an upload's size (the app reads it from
+``SCHEDSCOPE_MAX_UPLOAD_BYTES``); a gzip upload must also decompress to at
+most ``max_decompressed_bytes`` (default ``SCHEDSCOPE_MAX_DECOMPRESSED_BYTES``,
+the readers' limit). A refused upload writes nothing.
 """
 
 from __future__ import annotations
@@ -19,10 +24,13 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
+from sched_engine.batch.traces import TraceError, env_byte_limit, iter_gunzip, max_decompressed_bytes, size_text
+
 from .storage import atomic_write
 
 UPLOAD_KINDS = ("trace", "machines", "failures", "apps", "scenario")
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+MAX_UPLOAD_ENV = "SCHEDSCOPE_MAX_UPLOAD_BYTES"
 STORED_NAME = re.compile(r"[0-9a-f]{64}\.(?:%s)" % "|".join(UPLOAD_KINDS))
 
 
@@ -30,19 +38,26 @@ class UploadError(ValueError):
     """An upload cannot be stored (too large, not base64, unknown kind)."""
 
 
+def max_upload_bytes() -> int:
+    """The upload size limit: ``SCHEDSCOPE_MAX_UPLOAD_BYTES``, else :data:`DEFAULT_MAX_BYTES`."""
+    return env_byte_limit(MAX_UPLOAD_ENV, DEFAULT_MAX_BYTES)
+
+
 class UploadStore:
     """Content-addressed upload files under one directory."""
 
-    def __init__(self, directory: str | os.PathLike, max_bytes: int = DEFAULT_MAX_BYTES):
+    def __init__(self, directory: str | os.PathLike, max_bytes: int = DEFAULT_MAX_BYTES,
+                 max_decompressed_bytes: int | None = None):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.max_bytes = max_bytes
+        self.max_decompressed_bytes = max_decompressed_bytes
 
     def save_data_url(self, contents: str, kind: str, label: str | None = None) -> Path:
         """Store a ``dcc.Upload`` data URL (``data:<type>;base64,<data>``); returns the file's path."""
         _, _, encoded = (contents or "").partition(",")
         if len(encoded) * 3 // 4 > self.max_bytes:
-            raise UploadError(f"the file is larger than the upload limit ({self.max_bytes // 2**20} MiB)")
+            raise UploadError(f"the file is larger than the upload limit ({size_text(self.max_bytes)})")
         try:
             data = base64.b64decode(encoded, validate=True)
         except (binascii.Error, ValueError):
@@ -62,7 +77,14 @@ class UploadStore:
         if kind not in UPLOAD_KINDS:
             raise UploadError(f"unknown upload kind {kind!r}")
         if len(data) > self.max_bytes:
-            raise UploadError(f"the file is larger than the upload limit ({self.max_bytes // 2**20} MiB)")
+            raise UploadError(f"the file is larger than the upload limit ({size_text(self.max_bytes)})")
+        if data[:2] == b"\x1f\x8b":  # gzip, as the readers recognise it: measure, keep nothing
+            limit = max_decompressed_bytes() if self.max_decompressed_bytes is None else self.max_decompressed_bytes
+            try:
+                for _ in iter_gunzip(data, limit=limit, source=label or "the upload"):
+                    pass
+            except TraceError as exc:
+                raise UploadError(str(exc)) from None
         target = self.directory / f"{hashlib.sha256(data).hexdigest()}.{kind}"
         if not target.exists():
             atomic_write(target, data)

@@ -73,6 +73,8 @@ def parse_scenario_upload(data: bytes, filename: str) -> dict:
     except json.JSONDecodeError as exc:
         raise ScenarioError("", f"not valid JSON: {exc.msg} (column {exc.colno})", source=filename,
                             line=exc.lineno) from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise ScenarioError("", f"not valid JSON ({exc})", source=filename) from None
     if not isinstance(value, dict):
         raise ScenarioError("", "a scenario must be a JSON object", source=filename)
     return value

@@ -28,6 +28,7 @@ falls at the workload's first submission; ``absolute`` keeps epoch times.
 from __future__ import annotations
 
 import hashlib
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -64,8 +65,9 @@ def file_sha256(path: Path, field: str) -> str:
 
 
 def _number(value: Any, field: str, *, minimum: float | None = None, integer: bool = False, positive=False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise ScenarioError(field, f"must be a number, got {value!r}")
+    # ``not abs(value) <= max`` also holds for NaN, infinities and integers beyond float range.
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not abs(value) <= sys.float_info.max:
+        raise ScenarioError(field, f"must be a number, got {value!r:.40}")
     if integer and value != int(value):
         raise ScenarioError(field, f"must be a whole number, got {value!r}")
     if positive and value <= 0:
@@ -142,6 +144,8 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
 
     clusters = model.get("clusters") or []
     if model.get("machines_path"):
+        if not isinstance(model["machines_path"], str):
+            raise ScenarioError("machines_path", "name the .machines file")
         clusters = read_machines(resolve_path(model["machines_path"]), source=Path(model["machines_path"]).name)
     clusters = normalize_clusters(clusters)
 

@@ -24,7 +24,9 @@ from __future__ import annotations
 import gzip
 import io
 import math
+import os
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,6 +53,18 @@ JOB_COLUMNS = ("job_id", "submit_time", "run_time", "procs", "requested_time", "
 
 CSV_REQUIRED = ("job_id", "submit_time", "run_time", "procs")
 
+#: How far a gzip file may expand when read; ``SCHEDSCOPE_MAX_DECOMPRESSED_BYTES`` overrides it.
+DEFAULT_MAX_DECOMPRESSED_BYTES = 2 * 2**30
+MAX_DECOMPRESSED_ENV = "SCHEDSCOPE_MAX_DECOMPRESSED_BYTES"
+GUNZIP_CHUNK = 2**20
+
+#: Largest magnitude of a whole-number field (ids, processor counts, machine
+#: indices): beyond 2**53 floats skip whole numbers and int64 columns overflow.
+MAX_WHOLE = 2**53
+#: SWF / GWF fields read into whole-number columns (job id, processors, SWF user id).
+SWF_WHOLE = (0, 4, 7, 11)
+GWF_WHOLE = (0, 4, 7)
+
 
 class TraceError(ScenarioError):
     """A workload, cluster or failure file cannot be read."""
@@ -73,18 +87,58 @@ class Workload:
     first_skipped_line: int | None = None
 
 
-def read_text(path: str | Path, *, source: str | None = None) -> str:
-    """The file's text, gunzipped when it starts with gzip's magic bytes."""
+def env_byte_limit(variable: str, default: int) -> int:
+    """A byte limit from the environment variable ``variable`` (a positive integer), else ``default``."""
+    value = os.environ.get(variable, "").strip()
+    if not value:
+        return default
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"{variable} must be a positive whole number of bytes, got {value!r}")
+    return int(value)
+
+
+def max_decompressed_bytes() -> int:
+    """How far a gzip file may expand: ``SCHEDSCOPE_MAX_DECOMPRESSED_BYTES``, else :data:`DEFAULT_MAX_DECOMPRESSED_BYTES`."""
+    return env_byte_limit(MAX_DECOMPRESSED_ENV, DEFAULT_MAX_DECOMPRESSED_BYTES)
+
+
+def size_text(size: int) -> str:
+    return f"{size / 2**20:g} MiB" if size >= 2**20 else f"{size} bytes"
+
+
+def iter_gunzip(raw: bytes, *, limit: int, source: str):
+    """Yield the decompressed chunks of gzip data (every member).
+
+    Raises :class:`TraceError` for broken data and as soon as the output
+    passes ``limit`` bytes, so a gzip bomb stops at the limit instead of exhausting memory.
+    """
+    size = 0
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
+            while chunk := stream.read(GUNZIP_CHUNK):
+                size += len(chunk)
+                if size > limit:
+                    raise TraceError("", f"decompresses to more than {size_text(limit)}, the limit "
+                                     f"(set {MAX_DECOMPRESSED_ENV} to raise it)", source=source)
+                yield chunk
+    except (OSError, EOFError, zlib.error) as exc:
+        raise TraceError("", f"broken gzip data ({exc})", source=source) from None
+
+
+def read_text(path: str | Path, *, source: str | None = None, max_decompressed: int | None = None) -> str:
+    """The file's text, gunzipped when it starts with gzip's magic bytes.
+
+    ``max_decompressed`` bounds the gunzipped size (default:
+    :func:`max_decompressed_bytes`).
+    """
     name = source or Path(path).name
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise TraceError("", f"cannot read the file ({exc.strerror})", source=name) from None
     if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise TraceError("", f"broken gzip data ({exc})", source=name) from None
+        limit = max_decompressed_bytes() if max_decompressed is None else max_decompressed
+        raw = b"".join(iter_gunzip(raw, limit=limit, source=name))
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -118,10 +172,11 @@ def read_workload(
     *,
     source: str | None = None,
     skip_malformed: bool = False,
+    max_decompressed: int | None = None,
 ) -> Workload:
-    """Read a workload file in any supported format (``auto`` sniffs it)."""
+    """Read a workload file in any supported format (``auto`` sniffs it); see :func:`read_text`."""
     name = source or Path(path).name
-    text = read_text(path, source=name)
+    text = read_text(path, source=name, max_decompressed=max_decompressed)
     return parse_workload(text, fmt, source=name, skip_malformed=skip_malformed)
 
 
@@ -172,17 +227,20 @@ def _data_lines(text: str, comment: str) -> list[tuple[int, str]]:
     ]
 
 
-def _checked_number(token: str, number: int, field_name: str, source: str) -> float:
+def _checked_number(token: str, number: int, field_name: str, source: str, *, whole: bool = False) -> float:
+    """``token`` as a finite float; ``whole`` fields must also stay within :data:`MAX_WHOLE`."""
     try:
         value = float(token)
     except ValueError:
         raise TraceError(field_name, f"{token!r} is not a number", source=source, line=number) from None
     if not math.isfinite(value):
         raise TraceError(field_name, f"{token!r} is not a finite number", source=source, line=number)
+    if whole and abs(value) > MAX_WHOLE:
+        raise TraceError(field_name, f"{token!r} is too large (at most 2**53)", source=source, line=number)
     return value
 
 
-def _validated_rows(lines, fields, numeric, source, skip_malformed):
+def _validated_rows(lines, fields, numeric, whole, source, skip_malformed):
     """Line-by-line validation: rows of tokens, the count and first number of skipped lines."""
     rows, skipped, first_skipped = [], 0, None
     width = len(fields)
@@ -196,7 +254,7 @@ def _validated_rows(lines, fields, numeric, source, skip_malformed):
                     source=source, line=number,
                 )
             for index in numeric:
-                _checked_number(tokens[index], number, fields[index], source)
+                _checked_number(tokens[index], number, fields[index], source, whole=index in whole)
         except TraceError:
             if not skip_malformed:
                 raise
@@ -207,11 +265,12 @@ def _validated_rows(lines, fields, numeric, source, skip_malformed):
     return rows, skipped, first_skipped
 
 
-def _numeric_block(text: str, comment: str, width: int) -> np.ndarray | None:
+def _numeric_block(text: str, comment: str, width: int, whole) -> np.ndarray | None:
     """Fast path: every data line's ``width`` numeric fields, or None if any line is irregular.
 
     pandas' C reader skips comment and blank lines; a short line shows up as
-    NaN, a long one as a parser error -- either way the careful pass runs.
+    NaN, a long one as a parser error, a too large ``whole`` field as itself
+    -- in each case the careful pass runs.
     """
     try:
         frame = pd.read_csv(
@@ -221,6 +280,8 @@ def _numeric_block(text: str, comment: str, width: int) -> np.ndarray | None:
         return None
     block = frame.to_numpy()
     if block.ndim != 2 or block.shape[1] != width or not np.isfinite(block).all():
+        return None
+    if len(block) and np.abs(block[:, list(whole)]).max() > MAX_WHOLE:
         return None
     return block
 
@@ -256,12 +317,13 @@ def _usable(numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _parse_swf(text: str, source: str, skip_malformed: bool, *, extended: bool) -> Workload:
     header = parse_swf_header(text)
     width = len(SWF_FIELDS)
-    block = None if extended else _numeric_block(text, ";", width)
+    block = None if extended else _numeric_block(text, ";", width, SWF_WHOLE)
     skipped, first_skipped = 0, None
     extra: list[list[str]] = []
     if block is None:
         lines = _data_lines(text, ";")
-        rows, skipped, first_skipped = _validated_rows(lines, SWF_FIELDS, range(width), source, skip_malformed)
+        rows, skipped, first_skipped = _validated_rows(lines, SWF_FIELDS, range(width), SWF_WHOLE, source,
+                                                       skip_malformed)
         block = np.array([[float(t) for t in row[:width]] for row in rows]).reshape(-1, width)
         extra = [row[width:] for row in rows]
     procs, usable = _usable(block)
@@ -289,7 +351,7 @@ def _parse_swf(text: str, source: str, skip_malformed: bool, *, extended: bool) 
 def _parse_gwf(text: str, source: str, skip_malformed: bool) -> Workload:
     lines = _data_lines(text, "#")
     numeric = [i for i, name in enumerate(GWF_FIELDS) if name not in GWF_TEXT_FIELDS]
-    rows, skipped, first_skipped = _validated_rows(lines, GWF_FIELDS, numeric, source, skip_malformed)
+    rows, skipped, first_skipped = _validated_rows(lines, GWF_FIELDS, numeric, GWF_WHOLE, source, skip_malformed)
     block = np.array([[float(row[i]) for i in range(11)] for row in rows]).reshape(-1, 11)
     procs, usable = _usable(block)
     index = {name: i for i, name in enumerate(GWF_FIELDS)}
@@ -341,6 +403,10 @@ def _parse_csv(text: str, source: str) -> Workload:
             row = int(bad[0])
             raise TraceError(name, f"must be {'at least 1' if name == 'procs' else 'non-negative'}, got {frame[name].iloc[row]}",
                              source=source, line=row + 2)
+    bad = np.flatnonzero(numbers["procs"] > MAX_WHOLE)
+    if bad.size:
+        row = int(bad[0])
+        raise TraceError("procs", f"{frame['procs'].iloc[row]!r} is too large (at most 2**53)", source=source, line=row + 2)
     count = len(frame)
 
     def optional(name: str) -> list[str]:
@@ -384,16 +450,17 @@ def parse_machines(text: str, *, source: str = "machines") -> list[dict]:
             _, name, machines, cpus, speed, _memory = tokens
             cluster = {
                 "name": name,
-                "machines": int(_checked_number(machines, number, "machines", source)),
-                "cpus_per_machine": int(_checked_number(cpus, number, "cpus_per_machine", source)),
+                "machines": int(_checked_number(machines, number, "machines", source, whole=True)),
+                "cpus_per_machine": int(_checked_number(cpus, number, "cpus_per_machine", source, whole=True)),
                 "speed": _checked_number(speed, number, "speed", source),
                 "properties": [],
             }
         elif len(tokens) >= 10:
             _, name, speed, _memory, arch, os_name, props, machines, cpus, per_machine = tokens[:10]
-            count = int(_checked_number(machines, number, "machines", source))
-            total = int(_checked_number(cpus, number, "cpus", source))
-            per = [int(_checked_number(v, number, "cpus_per_machine", source)) for v in per_machine.split(",") if v]
+            count = int(_checked_number(machines, number, "machines", source, whole=True))
+            total = int(_checked_number(cpus, number, "cpus", source, whole=True))
+            per = [int(_checked_number(v, number, "cpus_per_machine", source, whole=True))
+                   for v in per_machine.split(",") if v]
             # The MetaCentrum file lists one machine too many for one cluster
             # (cluster_11: 19 machines, 152 CPUs, 20 entries of 8); the machine
             # count and CPU total agree, so they decide.
@@ -446,7 +513,7 @@ def parse_failures(text: str, *, source: str = "failures") -> pd.DataFrame:
         if duration < 0:
             raise TraceError("duration", f"must be non-negative, got {tokens[2]}", source=source, line=number)
         for token in tokens[3:]:
-            index = _checked_number(token, number, "machines", source)
+            index = _checked_number(token, number, "machines", source, whole=True)
             if index < 0 or index != int(index):
                 raise TraceError("machines", f"{token!r} is not a machine index", source=source, line=number)
             starts.append(start)

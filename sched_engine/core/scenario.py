@@ -75,7 +75,8 @@ class Scenario:
         if not isinstance(params, Mapping):
             raise ScenarioError("policy_params", "must be a JSON object", source=source)
         seed = data.get("seed", 0)
-        if isinstance(seed, bool) or not isinstance(seed, (int, float)) or not math.isfinite(seed) or seed != int(seed) or seed < 0:
+        if isinstance(seed, bool) or not isinstance(seed, (int, float)) or (isinstance(seed, float) and not math.isfinite(seed)) \
+                or seed != int(seed) or seed < 0:
             raise ScenarioError("seed", f"must be a non-negative integer, got {seed!r}", source=source)
         name = data.get("name", "")
         if not isinstance(name, str):

@@ -26,6 +26,7 @@ the trace and every policy run with that seed sees the same one.
 from __future__ import annotations
 
 import hashlib
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -54,8 +55,9 @@ class Inputs:
 
 
 def _number(value: Any, field: str, *, integer=False, positive=False, minimum=None) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value in (float("inf"), float("-inf")):
-        raise ScenarioError(field, f"must be a number, got {value!r}")
+    # ``not abs(value) <= max`` also holds for NaN, infinities and integers beyond float range.
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not abs(value) <= sys.float_info.max:
+        raise ScenarioError(field, f"must be a number, got {value!r:.40}")
     if integer and value != int(value):
         raise ScenarioError(field, f"must be a whole number, got {value!r}")
     if positive and value <= 0:

@@ -31,6 +31,7 @@ Model parameters are plain JSON objects such as ``{"kind": "step",
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any, Mapping
 
 from ..core.errors import ScenarioError
@@ -117,8 +118,9 @@ def runtime(model: Mapping[str, Any], fraction: float, ideal_runtime: float) -> 
 
 
 def _positive(value: Any, field: str, *, above: float = 0.0, at_most: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ScenarioError(field, f"must be a number, got {value!r}")
+    # ``not abs(value) <= max`` also holds for NaN, infinities and integers beyond float range.
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not abs(value) <= sys.float_info.max:
+        raise ScenarioError(field, f"must be a number, got {value!r:.40}")
     if value <= above:
         raise ScenarioError(field, f"must be greater than {above:g}, got {value!r}")
     if at_most is not None and value > at_most:

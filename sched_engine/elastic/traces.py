@@ -34,6 +34,7 @@ import csv
 import io
 import json
 import math
+import sys
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -104,8 +105,9 @@ def _field_number(value: Any, *, source: str, line: int | None, field: str, inte
             value = float(value)
         except ValueError:
             raise ScenarioError(field, f"expected a number, got {value!r}", source=source, line=line) from None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ScenarioError(field, f"expected a number, got {value!r}", source=source, line=line)
+    # ``not abs(value) <= max`` also holds for NaN, infinities and integers beyond float range.
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not abs(value) <= sys.float_info.max:
+        raise ScenarioError(field, f"expected a number, got {value!r:.40}", source=source, line=line)
     if integer and value != int(value):
         raise ScenarioError(field, f"expected a whole number, got {value!r}", source=source, line=line)
     if positive and value <= 0:
@@ -136,6 +138,8 @@ def _json_objects(text: str, source: str):
             value, end = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
             raise ScenarioError("", f"invalid JSON at column {exc.colno}: {exc.msg}", source=source, line=exc.lineno) from None
+        except ValueError as exc:  # an integer of more digits than Python converts
+            raise ScenarioError("", f"invalid JSON ({exc})", source=source, line=line) from None
         if isinstance(value, list):
             for item in value:
                 yield line, item
@@ -188,10 +192,21 @@ def read_sls(text: str, source: str) -> list[Job]:
 CSV_COLUMNS = ("job_id", "arrival_s", "tasks", "memory_mb", "duration_s")
 
 
+def _csv_rows(reader: csv.DictReader, source: str):
+    """The reader's rows; a line the csv module cannot split (csv.Error) becomes a ScenarioError naming it."""
+    try:
+        yield from reader
+    except csv.Error as exc:
+        raise ScenarioError("", f"not readable as CSV ({exc})", source=source, line=reader.line_num) from None
+
+
 def read_csv(text: str, source: str) -> list[Job]:
     """Jobs from a CSV trace, one row per task group (see the module docstring)."""
     reader = csv.DictReader(io.StringIO(text))
-    header = [h.strip() for h in (reader.fieldnames or [])]
+    try:
+        header = [h.strip() for h in (reader.fieldnames or [])]
+    except csv.Error as exc:
+        raise ScenarioError("", f"not readable as CSV ({exc})", source=source, line=1) from None
     missing = [c for c in CSV_COLUMNS if c not in header]
     if missing:
         raise ScenarioError(missing[0], f"missing column (need {', '.join(CSV_COLUMNS)}; optional phase)", source=source, line=1)
@@ -199,8 +214,11 @@ def read_csv(text: str, source: str) -> list[Job]:
     order: list[str] = []
     arrivals: dict[str, float] = {}
     groups: dict[str, list[TaskGroup]] = {}
-    for row in reader:
+    for row in _csv_rows(reader, source):
         line = reader.line_num
+        if None in row:  # DictReader files surplus fields under the key None
+            raise ScenarioError("", f"{len(header) + len(row[None])} fields, the header has {len(header)}",
+                                source=source, line=line)
         if not any((v or "").strip() for v in row.values()):
             continue
         job_id = (row["job_id"] or "").strip()

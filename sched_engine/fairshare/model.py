@@ -43,7 +43,10 @@ def _number(value: Any, field: str, *, positive: bool = False, minimum: float | 
                 raise ScenarioError(field, f"must be a number, got {value!r}") from None
         else:
             raise ScenarioError(field, f"must be a number, got {value!r}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an integer beyond float range
+        raise ScenarioError(field, "must be a finite number, got a number too large to compute with") from None
     if not math.isfinite(value):
         raise ScenarioError(field, f"must be a finite number, got {value}")
     if positive and value <= 0:

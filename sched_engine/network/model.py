@@ -55,7 +55,10 @@ MODEL_KEYS = {"machines", "applications", "generate", "horizon"}
 def _number(value: Any, field: str, *, positive: bool = False, minimum: float | None = None) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ScenarioError(field, f"must be a number, got {value!r}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an integer beyond float range
+        raise ScenarioError(field, "must be a finite number, got a number too large to compute with") from None
     if not math.isfinite(value):
         raise ScenarioError(field, f"must be a finite number, got {value}")
     if positive and value <= 0:
@@ -97,7 +100,7 @@ def _bandwidth(raw: Mapping[str, Any], key: str, field: str, *, positive: bool) 
 
 
 def _pattern(value: Any, field: str) -> str:
-    if value not in PATTERNS:
+    if not isinstance(value, str) or value not in PATTERNS:
         raise ScenarioError(field, f"unknown pattern {value!r} (known: {', '.join(PATTERNS)})")
     return value
 
