@@ -37,7 +37,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     scenarios = ScenarioStore(data / "scenarios")
     app.layout = shell.layout()
     shell.register_callbacks(app)
-    fairshare_page.register_callbacks(app, results)
+    fairshare_page.register_callbacks(app, results, uploads)
     batch_page.register_callbacks(app, results, uploads)
     network_page.register_callbacks(app, results, uploads)
     elastic_page.register_callbacks(app, results, uploads)

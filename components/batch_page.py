@@ -28,7 +28,9 @@ from sched_engine.batch.traces import TraceError, read_failures, read_machines
 from sched_engine.registry import REGISTRY
 
 from . import batch_figures as figures
+from .progress import throttled
 from .report import html_report
+from .saved_items import CLUSTERS as SAVED_CLUSTERS, clean_name, load_item, saved_choices, save_item
 from .uploads import UploadError
 from .workspace import permalink
 
@@ -77,6 +79,10 @@ GANTT = "batch-gantt-graph"
 SUMMARY = "batch-summary-table"
 EXPORT_BUTTONS = "batch-export-button"  # pattern-matching type, keyed by frame
 DOWNLOAD = "batch-download"
+CLUSTER_CHOICE = "batch-cluster-choice-dropdown"
+CLUSTERS_NAME = "batch-clusters-name-input"
+SAVE_CLUSTERS = "batch-save-clusters-button"
+FAILURE_CHOICE = "batch-failure-choice-dropdown"
 
 SCENARIO_KINDS = {
     # name: (machine failures, job requirements) -- Klusáček & Rudová §5
@@ -208,6 +214,58 @@ def trace_choice_ref(value: str, uploads) -> dict:
     name = value[len(UPLOADED):]
     label = next((e["label"] for e in uploads.listing() if e["name"] == name), name)
     return {"source": "upload", "kind": "trace", "name": name, "label": label}
+
+
+SAMPLE_PREFIX = "sample:"
+
+
+def cluster_choices(uploads) -> list[dict]:
+    """The cluster-definition dropdown: shipped .machines files, saved definitions, uploaded .machines files."""
+    samples = [{"label": name, "value": SAMPLE_PREFIX + name} for name in SAMPLE_MACHINES]
+    saved = [{**option, "value": UPLOADED + option["value"]} for option in saved_choices(uploads, SAVED_CLUSTERS)]
+    uploaded = [{"label": f"{entry['label']} (uploaded {entry['uploaded'][:10]})", "value": UPLOADED + entry["name"]}
+                for entry in uploads.listing() if entry["kind"] == "machines"]
+    return samples + saved + uploaded
+
+
+def failure_choices(uploads) -> list[dict]:
+    """The failure-trace dropdown: shipped .failures files, then earlier uploads."""
+    samples = [{"label": name, "value": SAMPLE_PREFIX + name} for name in SAMPLE_FAILURES]
+    uploaded = [{"label": f"{entry['label']} (uploaded {entry['uploaded'][:10]})", "value": UPLOADED + entry["name"]}
+                for entry in uploads.listing() if entry["kind"] == "failures"]
+    return samples + uploaded
+
+
+def _choice_ref(value: str, kind: str, uploads) -> dict:
+    """The draft reference for a ``sample:<name>`` or ``upload:<stored name>`` dropdown value."""
+    if value.startswith(SAMPLE_PREFIX):
+        return _sample(kind, value[len(SAMPLE_PREFIX):])
+    name = value[len(UPLOADED):] if value.startswith(UPLOADED) else value
+    label = next((e["label"] for e in uploads.listing() if e["name"] == name), name[:12])
+    return {"source": "upload", "kind": kind, "name": name, "label": label}
+
+
+def load_cluster_choice(value: str, uploads) -> tuple[list[dict], str]:
+    """``(table rows, label)`` for a cluster-definition choice; raises :class:`ScenarioError`."""
+    if value.startswith(UPLOADED) and value.endswith("." + SAVED_CLUSTERS):
+        document, label = load_item(uploads, SAVED_CLUSTERS, value[len(UPLOADED):])
+        clusters = document.get("clusters")
+        if not isinstance(clusters, list):
+            raise ScenarioError("clusters", f"{label}: no cluster list in the saved definition")
+        rows = cluster_rows(normalize_clusters(clusters))
+        return rows, label
+    ref = _choice_ref(value, "machines", uploads)
+    return cluster_rows(read_machines(ref_path(ref, uploads), source=ref["label"])), ref["label"]
+
+
+def save_cluster_rows(rows: list[dict], name: str | None, uploads) -> str:
+    """Validate the cluster table and save it to the workspace; returns the saved item's label."""
+    label = clean_name(name, "clusters name")
+    clusters = clusters_from_rows(rows)
+    if not clusters:
+        raise ScenarioError("clusters", "the table is empty: add a cluster before saving")
+    save_item(uploads, SAVED_CLUSTERS, {"clusters": clusters}, label)
+    return label
 
 
 def parse_trace(ref: dict, uploads):
@@ -500,6 +558,12 @@ def layout() -> html.Div:
                                 tooltip_duration=None,
                             ),
                             html.Div([html.Button("Add cluster", id=ADD_CLUSTER)], className="button-row"),
+                            _field("Open a definition: sample, saved or uploaded earlier",
+                                   dcc.Dropdown(id=CLUSTER_CHOICE, options=[], value=None,
+                                                placeholder="open a cluster definition")),
+                            html.Div([dcc.Input(id=CLUSTERS_NAME, type="text", placeholder="name for the workspace",
+                                                debounce=False),
+                                      html.Button("Save clusters", id=SAVE_CLUSTERS)], className="button-row"),
                             _upload(MACHINES_UPLOAD, "Load an Alea/MetaCentrum .machines file"),
                             html.Div(id=CLUSTERS_MSG, className="message"),
                             html.P("No clusters: the trace header's MaxNodes/MaxProcs define one.", className="hint"),
@@ -514,6 +578,9 @@ def layout() -> html.Div:
                                                     {"label": "failure trace", "value": "trace"},
                                                     {"label": "synthetic (Weibull)", "value": "synthetic"}],
                                            className="checklist inline"),
+                            _field("Failure trace: sample or uploaded earlier",
+                                   dcc.Dropdown(id=FAILURE_CHOICE, options=[], value=None,
+                                                placeholder="switch the failure trace")),
                             _upload(FAILURE_UPLOAD, "Upload a .failures trace"),
                             dcc.RadioItems(id=FAILURE_ALIGN, persistence=True, value="start",
                                            options=[{"label": "first failure at first submission", "value": "start"},
@@ -666,6 +733,33 @@ def edit_draft(trigger, draft: dict, payload: dict, uploads) -> dict:
             except ScenarioError as exc:
                 return {"draft": {**draft, "clusters": rows, "clusters_label": "edited"}, "clusters_msg": _error(exc)}
             return {"draft": {**draft, "clusters": rows, "clusters_label": "edited"}, "clusters_msg": ""}
+        if trigger == CLUSTER_CHOICE:
+            if not payload["cluster_choice"]:
+                return {}
+            try:
+                rows, label = load_cluster_choice(payload["cluster_choice"], uploads)
+            except ScenarioError as exc:
+                return {"clusters_msg": _error(f"{str(exc).rstrip('.')}. The table is unchanged.")}
+            return {"draft": {**draft, "clusters": rows, "clusters_label": label}, "clusters": rows,
+                    "clusters_msg": html.Span(f"Loaded {len(rows)} clusters from {label}.", className="ok")}
+        if trigger == SAVE_CLUSTERS:
+            try:
+                label = save_cluster_rows(payload["rows"], payload["clusters_name"], uploads)
+            except (ScenarioError, UploadError) as exc:
+                return {"clusters_msg": _error(f"Not saved: {exc}")}
+            return {"draft": {**draft, "clusters_label": label},
+                    "clusters_msg": html.Span(f"Saved the clusters as {label!r} in the workspace.", className="ok")}
+        if trigger == FAILURE_CHOICE:
+            if not payload["failure_choice"]:
+                return {}
+            ref = _choice_ref(payload["failure_choice"], "failures", uploads)
+            try:
+                frame = read_failures(ref_path(ref, uploads), source=ref["label"])
+            except ScenarioError as exc:
+                return {"failure_msg": _error(f"{ref['label']} not loaded: {str(exc).rstrip('.')}. The previous failure trace stays.")}
+            return {"draft": {**draft, "failure_trace": ref},
+                    "failure_msg": html.Span(f"Loaded {len(frame):,} failure records from {ref['label']}.",
+                                             className="ok")}
     except ScenarioError as exc:
         return {"trace_msg": _error(exc)}
     return {}
@@ -684,25 +778,28 @@ def register_callbacks(app, results, uploads) -> None:
         Input(PRESET_COMPLETE, "n_clicks"), Input(PRESET_CERIT, "n_clicks"), Input(SAMPLE, "value"),
         Input(FORMAT, "value"), Input(SKIP_MALFORMED, "value"), Input(TRACE_UPLOAD, "contents"),
         Input(MACHINES_UPLOAD, "contents"), Input(FAILURE_UPLOAD, "contents"), Input(ADD_CLUSTER, "n_clicks"),
-        Input(CLUSTERS, "data_timestamp"),
+        Input(CLUSTERS, "data_timestamp"), Input(CLUSTER_CHOICE, "value"), Input(SAVE_CLUSTERS, "n_clicks"),
+        Input(FAILURE_CHOICE, "value"),
         State(TRACE_UPLOAD, "filename"), State(MACHINES_UPLOAD, "filename"), State(FAILURE_UPLOAD, "filename"),
-        State(CLUSTERS, "data"), State(DRAFT, "data"),
+        State(CLUSTERS, "data"), State(CLUSTERS_NAME, "value"), State(DRAFT, "data"),
         prevent_initial_call=True,
     )
     def _edit(_c, _e, sample, fmt, skip, trace_contents, machines_contents, failure_contents, _a, _t,
-              trace_name, machines_name, failure_name, rows, draft):
+              cluster_choice, _s, failure_choice, trace_name, machines_name, failure_name, rows, clusters_name, draft):
         payload = {"sample": sample, "format": fmt, "skip": bool(skip), "trace_contents": trace_contents,
                    "trace_name": trace_name, "machines_contents": machines_contents, "machines_name": machines_name,
-                   "failure_contents": failure_contents, "failure_name": failure_name, "rows": rows or []}
+                   "failure_contents": failure_contents, "failure_name": failure_name, "rows": rows or [],
+                   "cluster_choice": cluster_choice, "clusters_name": clusters_name, "failure_choice": failure_choice}
         out = edit_draft(ctx.triggered_id, draft, payload, uploads)
         settings = out.get("settings")
         preset = [settings[k] for k in ("max_jobs", "failure_kind", "req_share", "policies", "scenarios", "seeds")] \
             if settings else [no_update] * 6
         return (*[out.get(name, no_update) for name in outputs[:5]], *preset)
 
-    @app.callback(Output(SAMPLE, "options"), Input(SAMPLE, "id"), Input(DRAFT, "data"))
-    def _trace_choices(_, __):
-        return trace_choices(uploads)
+    @app.callback(Output(SAMPLE, "options"), Output(CLUSTER_CHOICE, "options"), Output(FAILURE_CHOICE, "options"),
+                  Input(SAMPLE, "id"), Input(DRAFT, "data"))
+    def _choices(_, __):
+        return trace_choices(uploads), cluster_choices(uploads), failure_choices(uploads)
 
     @app.callback(Output(CLUSTERS, "data", allow_duplicate=True), Input(CLUSTERS, "id"), State(DRAFT, "data"),
                   prevent_initial_call="initial_duplicate")
@@ -741,7 +838,7 @@ def register_callbacks(app, results, uploads) -> None:
         try:
             models = scenario_models(draft, settings, uploads)
             records, message = run_matrix(results, models, policies or [], seeds,
-                                          lambda done, total: set_progress((done, total)))
+                                          throttled(set_progress))
         except ScenarioError as exc:
             return no_update, _error(f"Not run: {exc}")
         return records, html.Span(message, className="ok")

@@ -29,6 +29,7 @@ from sched_engine.elastic.traces import DISTRIBUTIONS, MB_PER_GB, read_trace
 from sched_engine.registry import REGISTRY
 
 from . import elastic_figures as figures
+from .progress import throttled
 from .uploads import UploadError
 
 ENGINE = "elastic"
@@ -46,6 +47,7 @@ DISTRIBUTION = "elastic-trace-distribution-radio"
 RANGE = "elastic-trace-range-input"  # pattern-matching type, keyed by parameter and end (0 = min, 1 = max)
 SEED = "elastic-trace-seed-input"
 TRACE_UPLOAD = "elastic-trace-upload"
+TRACE_CHOICE = "elastic-trace-choice-dropdown"
 TRACE_MSG = "elastic-trace-message"
 TRACE_INFO = "elastic-trace-info"
 PENALTY_KIND = "elastic-penalty-kind-radio"
@@ -232,7 +234,11 @@ def apply_upload(contents: str, filename: str, uploads) -> tuple[dict, str]:
     Raises :class:`ScenarioError` (file, line, field) or :class:`UploadError`.
     """
     path = uploads.save_data_url(contents, "trace", filename)
-    label = filename or path.name
+    return stored_trace(path, filename or path.name)
+
+
+def stored_trace(path, label: str) -> tuple[dict, str]:
+    """Check a stored trace file parses; returns ``(loaded trace ref, message)``; raises :class:`ScenarioError`."""
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -241,6 +247,19 @@ def apply_upload(contents: str, filename: str, uploads) -> tuple[dict, str]:
     tasks = sum(g.count for job in jobs for g in job.groups)
     return ({"kind": "upload", "name": path.name, "label": label},
             f"Loaded {label}: {len(jobs):,} jobs, {tasks:,} tasks.")
+
+
+def trace_choices(uploads) -> list[dict]:
+    """Traces uploaded earlier in this page's formats (SLS/DSS JSON or CSV), newest first."""
+    return [{"label": f"{entry['label']} (uploaded {entry['uploaded'][:10]})", "value": entry["name"]}
+            for entry in uploads.listing()
+            if entry["kind"] == "trace" and entry["label"].lower().endswith((".json", ".csv"))]
+
+
+def open_stored_trace(name: str, uploads) -> tuple[dict, str]:
+    """``(loaded trace ref, message)`` for a trace uploaded earlier; raises ScenarioError or UploadError."""
+    label = next((e["label"] for e in uploads.listing() if e["name"] == name), "upload")
+    return stored_trace(uploads.path_of(name), label)
 
 
 def scenarios(model: dict, policies: list[str], seed: int) -> list[dict]:
@@ -460,6 +479,8 @@ def layout() -> html.Div:
                                        children=html.Div(["Upload a trace: SLS / DSS JSON or CSV "
                                                           "(job_id, arrival_s, tasks, memory_mb, duration_s[, phase])",
                                                           html.Br(), html.Small("drag and drop or click")])),
+                            dcc.Dropdown(id=TRACE_CHOICE, options=[], value=None,
+                                         placeholder="or open a trace uploaded earlier"),
                             html.Div(id=TRACE_MSG, className="message"),
                             html.Div(id=TRACE_INFO),
                         ],
@@ -574,6 +595,22 @@ def register_callbacks(app, results, uploads) -> None:
             return no_update, no_update, _error(f"{filename} not loaded: {exc}. The previous trace stays in use.")
         return ref, "loaded", html.Span(message, className="ok")
 
+    @app.callback(Output(LOADED, "data", allow_duplicate=True), Output(SOURCE, "value", allow_duplicate=True),
+                  Output(TRACE_MSG, "children", allow_duplicate=True),
+                  Input(TRACE_CHOICE, "value"), prevent_initial_call=True)
+    def _open_stored(name):
+        if not name:
+            return no_update, no_update, no_update
+        try:
+            ref, message = open_stored_trace(name, uploads)
+        except (ScenarioError, UploadError) as exc:
+            return no_update, no_update, _error(f"Not loaded: {str(exc).rstrip('.')}. The previous trace stays in use.")
+        return ref, "loaded", html.Span(message, className="ok")
+
+    @app.callback(Output(TRACE_CHOICE, "options"), Input(TRACE_CHOICE, "id"), Input(LOADED, "data"))
+    def _trace_choices(_, __):
+        return trace_choices(uploads)
+
     @app.callback(Output(PROFILE, "figure"), Output(PENALTY_MSG, "children"), Output(FACTOR_BOX, "hidden"),
                   Output(FITTED_BOX, "hidden"),
                   Input(PENALTY_KIND, "value"), Input(FACTOR, "value"), Input(SHAPE, "value"),
@@ -609,7 +646,7 @@ def register_callbacks(app, results, uploads) -> None:
         try:
             model = build_model(_form(*values), loaded, uploads)
             plans = scenarios(model, policies or [], _number(seed, "Seed", integer=True, minimum=0))
-            records, message = run_all(results, plans, lambda done, total: set_progress((done, total)))
+            records, message = run_all(results, plans, throttled(set_progress))
         except ScenarioError as exc:
             return no_update, _error(f"Not run: {exc}. The previous results stay.")
         return records, html.Span(message, className="ok")

@@ -9,6 +9,8 @@ hash, cached, wall time) and every chart is rebuilt from cached frames.
 
 from __future__ import annotations
 
+import json
+
 import dash_cytoscape as cyto
 from dash import ALL, Input, Output, State, ctx, dash_table, dcc, html, no_update
 
@@ -21,6 +23,9 @@ from sched_engine.fairshare.presets import (
 from sched_engine.registry import REGISTRY
 
 from . import figures, tree_edit
+from .progress import throttled
+from .saved_items import HIERARCHY, clean_name, data_url_bytes, load_item, parse_item, save_item, saved_choices
+from .uploads import UploadError
 
 ENGINE = "fairshare"
 DRAFT = "fairshare-draft-store"
@@ -62,6 +67,13 @@ PAPER = "fairshare-paper-table"
 PAPER_BOX = "fairshare-paper-box"
 EXPORT_RUN = "fairshare-export-run-dropdown"
 EXPORT_BUTTONS = "fairshare-export-button"  # pattern-matching type, keyed by frame
+HIER_CHOICE = "fairshare-hierarchy-choice-dropdown"
+HIER_NAME = "fairshare-hierarchy-name-input"
+SAVE_HIER = "fairshare-save-hierarchy-button"
+HIER_UPLOAD = "fairshare-hierarchy-upload"
+EXPORT_HIER = "fairshare-export-hierarchy-button"
+HIER_DOWNLOAD = "fairshare-hierarchy-download"
+HIER_MSG = "fairshare-hierarchy-message"
 DOWNLOAD = "fairshare-download"
 
 DEFAULT_POLICIES = ["mch", "hdrf"]
@@ -122,6 +134,24 @@ def layout() -> html.Div:
                                 className="button-row",
                             ),
                             html.Div(id=TREE_MSG, className="message"),
+                            html.Details(
+                                [
+                                    html.Summary("Workspace: open, save, upload or download this hierarchy"),
+                                    dcc.Dropdown(id=HIER_CHOICE, options=[], value=None,
+                                                 placeholder="open a saved hierarchy"),
+                                    html.Div([dcc.Input(id=HIER_NAME, type="text", placeholder="name"),
+                                              html.Button("Save hierarchy", id=SAVE_HIER),
+                                              html.Button("hierarchy.json", id=EXPORT_HIER)],
+                                             className="button-row"),
+                                    dcc.Upload(id=HIER_UPLOAD, multiple=False, className="upload-box",
+                                               children=html.Div(["Upload a hierarchy (JSON: resources and tree, "
+                                                                  "or a fair-sharing scenario)", html.Br(),
+                                                                  html.Small("drag and drop or click")])),
+                                    dcc.Download(id=HIER_DOWNLOAD),
+                                    html.Div(id=HIER_MSG, className="message"),
+                                ],
+                                className="workspace-box",
+                            ),
                         ],
                         className="panel tree-panel",
                     ),
@@ -246,6 +276,61 @@ def leaves_of(draft: dict) -> list[str]:
     return names
 
 
+def hierarchy_from_document(document: dict, source: str) -> dict:
+    """The model (resources and tree) in a saved or uploaded hierarchy, validated.
+
+    Accepts the model itself or a whole fair-sharing scenario (its
+    ``model``); raises :class:`ScenarioError` naming ``source`` and the field.
+    """
+    if "engine" in document:
+        if document.get("engine") != ENGINE:
+            raise ScenarioError("engine", f"a {document.get('engine')!r} scenario has no hierarchy", source=source)
+        document = document.get("model")
+        if not isinstance(document, dict):
+            raise ScenarioError("model", "must be a JSON object with resources and tree", source=source)
+    try:
+        normalize_model(document, require_jobs=False)
+    except ScenarioError as exc:
+        raise ScenarioError(exc.field, exc.message, source=source, line=exc.line) from None
+    return document
+
+
+def hierarchy_action(trigger, draft: dict, payload: dict, uploads) -> dict:
+    """Open, save, upload or download the hierarchy; returns the outputs that change, by name.
+
+    Names: ``draft``, ``message``, ``download``. On any error the draft stays
+    as it was and the message says why.
+    """
+    try:
+        if trigger == HIER_CHOICE:
+            if not payload["choice"]:
+                return {}
+            document, label = load_item(uploads, HIERARCHY, payload["choice"])
+            model = hierarchy_from_document(document, label)
+            return {"draft": model, "message": html.Span(f"Opened {label}.", className="ok")}
+        if trigger == SAVE_HIER:
+            label = clean_name(payload["name"], "hierarchy name")
+            normalize_model(draft, require_jobs=False)
+            save_item(uploads, HIERARCHY, draft, label)
+            return {"message": html.Span(f"Saved the hierarchy as {label!r} in the workspace.", className="ok")}
+        if trigger == HIER_UPLOAD:
+            if not payload["contents"]:
+                return {}
+            filename = payload["filename"] or "hierarchy.json"
+            data = data_url_bytes(payload["contents"], uploads.max_bytes, filename)
+            model = hierarchy_from_document(parse_item(data, filename), filename)
+            label = filename.rsplit(".", 1)[0]
+            save_item(uploads, HIERARCHY, model, label)
+            return {"draft": model, "message": html.Span(f"Loaded {filename} and saved it as {label!r}.",
+                                                         className="ok")}
+        if trigger == EXPORT_HIER:
+            return {"download": {"content": json.dumps(draft, indent=2), "filename": "hierarchy.json",
+                                 "type": "application/json"}}
+    except (ScenarioError, UploadError) as exc:
+        return {"message": html.Span(f"{str(exc).rstrip('.')}. The hierarchy on screen is unchanged.", className="error")}
+    return {}
+
+
 def edit_draft(trigger, draft, selected, form, rows):
     """Apply one editor action. Returns ``(draft, selected, rows, tree_msg, capacity_msg, policies)``.
 
@@ -334,8 +419,8 @@ def _table(rows):
     return rows, [{"name": key, "id": key} for key in (rows[0] if rows else {})]
 
 
-def register_callbacks(app, results) -> None:
-    """Wire the page; ``results`` is the app's :class:`~components.runs.ResultCache`."""
+def register_callbacks(app, results, uploads) -> None:
+    """Wire the page; ``results`` is the app's :class:`~components.runs.ResultCache`, ``uploads`` its UploadStore."""
 
     @app.callback(Output(TREE, "elements"), Input(DRAFT, "data"))
     def _elements(draft):
@@ -391,6 +476,25 @@ def register_callbacks(app, results) -> None:
         return edit_draft(ctx.triggered_id, draft, selected, form, rows)
 
     @app.callback(
+        Output(DRAFT, "data", allow_duplicate=True), Output(SELECTED, "data", allow_duplicate=True),
+        Output(CAPACITY, "data", allow_duplicate=True), Output(HIER_MSG, "children"), Output(HIER_DOWNLOAD, "data"),
+        Input(HIER_CHOICE, "value"), Input(SAVE_HIER, "n_clicks"), Input(HIER_UPLOAD, "contents"),
+        Input(EXPORT_HIER, "n_clicks"),
+        State(HIER_NAME, "value"), State(HIER_UPLOAD, "filename"), State(DRAFT, "data"),
+        prevent_initial_call=True,
+    )
+    def _hierarchy(choice, _s, contents, _e, name, filename, draft):
+        payload = {"choice": choice, "name": name, "contents": contents, "filename": filename}
+        out = hierarchy_action(ctx.triggered_id, draft, payload, uploads)
+        model = out.get("draft")
+        return (model or no_update, None if model else no_update, model["resources"] if model else no_update,
+                out.get("message", no_update), out.get("download", no_update))
+
+    @app.callback(Output(HIER_CHOICE, "options"), Input(HIER_CHOICE, "id"), Input(HIER_MSG, "children"))
+    def _hierarchy_choices(_, __):
+        return saved_choices(uploads, HIERARCHY)
+
+    @app.callback(
         Output(RUNS, "data"), Output(RUN_MSG, "children"),
         Input(RUN, "n_clicks"), State(DRAFT, "data"), State(POLICIES, "value"),
         background=True,
@@ -401,7 +505,7 @@ def register_callbacks(app, results) -> None:
     )
     def _run(set_progress, _, draft, policies):
         try:
-            records, message = run_policies(results, draft, policies, lambda done, total: set_progress((done, total)))
+            records, message = run_policies(results, draft, policies, throttled(set_progress))
         except ScenarioError as exc:
             return no_update, html.Span(f"Not run: {exc}", className="error")
         return records, html.Span(message, className="ok")

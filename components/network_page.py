@@ -30,6 +30,7 @@ from sched_engine.network.presets import PRESETS, fig6_model
 from sched_engine.registry import REGISTRY
 
 from . import network_figures as figures
+from .progress import throttled
 from .uploads import UploadError
 
 ENGINE = "network"
@@ -54,6 +55,7 @@ APPS = "network-apps-table"
 APPS_BOX = "network-apps-table-box"
 ADD_APP = "network-add-app-button"
 APPS_UPLOAD = "network-apps-upload"
+APPS_CHOICE = "network-apps-choice-dropdown"
 UPLOAD_BOX = "network-apps-upload-box"
 APPS_MSG = "network-apps-message"
 SCHEMES = "network-schemes-checklist"
@@ -498,9 +500,13 @@ def layout() -> html.Div:
                                       html.P("Rows with the same name are one application's container groups. "
                                              f"Patterns: {', '.join(PATTERNS)}.", className="hint")],
                                      id=APPS_BOX),
-                            html.Div(dcc.Upload(id=APPS_UPLOAD, multiple=False, className="upload-box", children=html.Div(
-                                ["Upload an application list: CSV (the table's columns) or JSON", html.Br(),
-                                 html.Small("drag and drop or click")])), id=UPLOAD_BOX),
+                            html.Div([dcc.Upload(id=APPS_UPLOAD, multiple=False, className="upload-box",
+                                                 children=html.Div(["Upload an application list: CSV (the table's "
+                                                                    "columns) or JSON", html.Br(),
+                                                                    html.Small("drag and drop or click")])),
+                                      dcc.Dropdown(id=APPS_CHOICE, options=[], value=None,
+                                                   placeholder="or open a list uploaded earlier")],
+                                     id=UPLOAD_BOX),
                             html.Div(id=APPS_MSG, className="message"),
                         ],
                         className="panel",
@@ -604,19 +610,32 @@ def edit_draft(trigger, draft: dict, payload: dict, uploads) -> dict:
         except ScenarioError as exc:
             return {"draft": {**draft, "apps": payload["apps"]}, "apps_msg": _error(exc)}
         return {"draft": {**draft, "apps": payload["apps"]}, "apps_msg": ""}
-    if trigger == APPS_UPLOAD and payload.get("contents"):
-        name = payload.get("filename") or "upload"
+    if trigger in (APPS_UPLOAD, APPS_CHOICE):
+        if trigger == APPS_UPLOAD and payload.get("contents"):
+            name = payload.get("filename") or "upload"
+            store = lambda: uploads.save_data_url(payload["contents"], "apps", name)  # noqa: E731
+        elif trigger == APPS_CHOICE and payload.get("choice"):
+            name = next((e["label"] for e in uploads.listing() if e["name"] == payload["choice"]), "upload")
+            store = lambda: uploads.path_of(payload["choice"])  # noqa: E731
+        else:
+            return {}
         try:
-            path = uploads.save_data_url(payload["contents"], "apps", name)
+            path = store()
             apps, origin = read_app_list(path.read_bytes(), name)
             check_app_list(apps, origin, name)
         except (ScenarioError, UploadError) as exc:
-            return {"apps_msg": _error(f"{name} not loaded: {exc}. The previous applications stay.")}
+            return {"apps_msg": _error(f"{name} not loaded: {str(exc).rstrip('.')}. The previous applications stay.")}
         width = sum(int(c.get("count", 1)) for app in apps for c in app["containers"])
         return {"draft": {**draft, "upload": {"name": path.name, "label": name, "count": len(apps)}},
                 "apps_msg": html.Span(f"Loaded {len(apps)} applications ({width} containers) from {name}; "
                                       "choose 'uploaded list' to use them.", className="ok")}
     return {}
+
+
+def app_list_choices(uploads) -> list[dict]:
+    """Application lists uploaded earlier (the workspace), newest first."""
+    return [{"label": f"{entry['label']} (uploaded {entry['uploaded'][:10]})", "value": entry["name"]}
+            for entry in uploads.listing() if entry["kind"] == "apps"]
 
 
 def register_callbacks(app, results, uploads) -> None:
@@ -633,12 +652,13 @@ def register_callbacks(app, results, uploads) -> None:
         Output({"type": MACHINE_GEN, "name": ALL}, "value"), Output({"type": APP_GEN, "name": ALL}, "value"),
         Input(PRESET_FIG1, "n_clicks"), Input(PRESET_FIG6, "n_clicks"), Input(ADD_MACHINE, "n_clicks"),
         Input(ADD_APP, "n_clicks"), Input(MACHINES, "data_timestamp"), Input(APPS, "data_timestamp"),
-        Input(APPS_UPLOAD, "contents"),
+        Input(APPS_UPLOAD, "contents"), Input(APPS_CHOICE, "value"),
         State(APPS_UPLOAD, "filename"), State(MACHINES, "data"), State(APPS, "data"), State(DRAFT, "data"),
         prevent_initial_call=True,
     )
-    def _edit(_f1, _f6, _am, _aa, _mt, _at, contents, filename, machines, apps, draft):
-        payload = {"contents": contents, "filename": filename, "machines": machines or [], "apps": apps or []}
+    def _edit(_f1, _f6, _am, _aa, _mt, _at, contents, choice, filename, machines, apps, draft):
+        payload = {"contents": contents, "filename": filename, "machines": machines or [], "apps": apps or [],
+                   "choice": choice}
         out = edit_draft(ctx.triggered_id, draft, payload, uploads)
         settings = out.get("settings")
         if not settings:
@@ -647,6 +667,10 @@ def register_callbacks(app, results, uploads) -> None:
         return (*[out.get(n, no_update) for n in names], *[settings[k] for k in preset_keys],
                 [settings["machine_gen"][k] for k, _ in MACHINE_GEN_FIELDS],
                 [settings["app_gen"][k] for k, _ in APP_GEN_FIELDS])
+
+    @app.callback(Output(APPS_CHOICE, "options"), Input(APPS_CHOICE, "id"), Input(DRAFT, "data"))
+    def _app_list_choices(_, __):
+        return app_list_choices(uploads)
 
     @app.callback(Output(MACHINES, "data", allow_duplicate=True), Output(APPS, "data", allow_duplicate=True),
                   Input(MACHINES, "id"), State(DRAFT, "data"), prevent_initial_call="initial_duplicate")
@@ -683,7 +707,7 @@ def register_callbacks(app, results, uploads) -> None:
         try:
             model = build_model(settings, draft, uploads)
             records, message = run_schemes(results, model, schemes or [], placement, seed,
-                                           lambda done, total: set_progress((done, total)))
+                                           throttled(set_progress))
         except ScenarioError as exc:
             return no_update, _error(f"Not run: {exc}. Earlier results stay.")
         return records, html.Span(message, className="ok")

@@ -18,6 +18,7 @@ from sched_engine import ScenarioError
 from sched_engine.registry import REGISTRY
 
 from . import compare_page
+from .progress import throttled
 from .report import html_report
 from .workspace import permalink
 
@@ -172,7 +173,7 @@ def register_callbacks(app, results, store) -> None:
         if scenario is None:
             return no_update, no_update
         try:
-            results.run(scenario, progress=lambda fraction: set_progress((int(100 * fraction), 100)))
+            results.run(scenario, progress=throttled(set_progress).fraction)
         except ScenarioError as exc:
             return no_update, html.Span(f"Not run: {exc}", className="error")
         return (version or 0) + 1, no_update

@@ -28,7 +28,7 @@ from sched_engine.batch.traces import TraceError, env_byte_limit, iter_gunzip, m
 
 from .storage import atomic_write
 
-UPLOAD_KINDS = ("trace", "machines", "failures", "apps", "scenario")
+UPLOAD_KINDS = ("trace", "machines", "failures", "apps", "scenario", "clusters", "hierarchy")
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 MAX_UPLOAD_ENV = "SCHEDSCOPE_MAX_UPLOAD_BYTES"
 STORED_NAME = re.compile(r"[0-9a-f]{64}\.(?:%s)" % "|".join(UPLOAD_KINDS))
