@@ -15,6 +15,7 @@ from components import (
     batch_page, compare_page, elastic_page, fairshare_page, gallery_page, network_page, scenario_page, shell,
     workspace_page,
 )
+from components import image_export
 from components.jobs import JobManager
 from components.runs import ResultCache
 from components.uploads import UploadStore, max_upload_bytes
@@ -37,6 +38,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     scenarios = ScenarioStore(data / "scenarios")
     app.layout = shell.layout()
     shell.register_callbacks(app)
+    image_export.register(app.server)
     fairshare_page.register_callbacks(app, results, uploads)
     batch_page.register_callbacks(app, results, uploads)
     network_page.register_callbacks(app, results, uploads)

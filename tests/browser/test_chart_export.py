@@ -1,4 +1,4 @@
-"""Every chart offers PNG (Plotly's camera) and SVG exports, drawn in the browser."""
+"""Every chart offers PNG (Plotly's camera) and SVG exports drawn in the browser, and PDF drawn on the server."""
 
 import time
 from pathlib import Path
@@ -24,4 +24,18 @@ def test_a_chart_downloads_as_svg(dash_duo, tmp_path):
     while not (target.exists() and target.stat().st_size > 0) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert target.read_text().startswith("<svg"), sorted(p.name for p in target.parent.iterdir())
+    assert dash_duo.get_logs() == []
+
+
+def test_a_chart_downloads_as_pdf_drawn_on_the_server(dash_duo, tmp_path):
+    dash_duo.start_server(create_app(tmp_path))
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/compare")
+    dash_duo.wait_for_element("#compare-overlay-graph .schedscope-pdf-export", timeout=TIMEOUT)
+    dash_duo.driver.execute_script(
+        "document.querySelector('#compare-overlay-graph .schedscope-pdf-export').click();")
+    target = Path(dash_duo.download_path) / "Choose-runs.pdf"
+    deadline = time.monotonic() + TIMEOUT
+    while not (target.exists() and target.stat().st_size > 0) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert target.read_bytes().startswith(b"%PDF"), sorted(p.name for p in target.parent.iterdir())
     assert dash_duo.get_logs() == []
