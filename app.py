@@ -15,7 +15,7 @@ from components import (
     batch_page, compare_page, elastic_page, fairshare_page, gallery_page, network_page, scenario_page, shell,
     workspace_page,
 )
-from components import image_export
+from components import image_export, sweep_page
 from components.jobs import JobManager
 from components.runs import ResultCache
 from components.uploads import UploadStore, max_upload_bytes
@@ -47,6 +47,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     gallery_page.register_callbacks(app, results)
     workspace_page.register_callbacks(app, results, uploads, scenarios)
     scenario_page.register_callbacks(app, results, scenarios)
+    sweep_page.register_callbacks(app, sweep_page.SweepStore(data / "sweeps"))
     return app
 
 

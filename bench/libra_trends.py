@@ -1,6 +1,6 @@
 """Isolation, duration and utilisation of the four schemes (the paper's Fig. 6 and 7).
 
-    .venv/bin/python bench/libra_trends.py [--quick] [--repeats N] [--demand GBPS]
+    .venv/bin/python bench/libra_trends.py [--quick] [--repeats N] [--demand GBPS] [--workers N]
 
 Sec. V-B set-up: 512 machines with 1 Gbps links, 100 applications with
 Poisson arrivals and pairwise many-to-many traffic, every container asking
@@ -16,6 +16,10 @@ whatever the scheme; a smaller volume gives an uncongested regime.
 Printed per scheme: mean isolation guarantee (Eq. 1, time-averaged per
 application), mean application duration (s), mean link utilisation, and the
 paper's isolation where it states one (Sec. V-B2/3).
+
+Each table is ``sched_engine.sweeps``' ``libra-intervals`` kind (Fig. 7:
+one sweep per width), fanned out over local processes, or Celery workers
+when ``REDIS_URL`` is set; runs done/total go to stderr.
 """
 
 from __future__ import annotations
@@ -24,14 +28,9 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sched_engine.network import normalize_model, run  # noqa: E402
-from sched_engine.network.policies import NetworkScheme  # noqa: E402
-from sched_engine.network.presets import fig6_model  # noqa: E402
-from sched_engine.registry import REGISTRY  # noqa: E402
+from sched_engine.sweeps import run_sweep, terminal_progress  # noqa: E402
 
 SCHEMES = ("baseline", "drf", "hug", "libra")
 PAPER_ISOLATION = {  # Sec. V-B2 / V-B3 text
@@ -48,22 +47,25 @@ def offered_load(interval: float, width: int, machines: int, volume: float) -> f
     return senders * (width - senders) * volume / interval / machines
 
 
-def measure(scheme: str, interval: float, width: int, count: int, machines: int, demand: float, volume: float,
-            seeds) -> np.ndarray:
-    """Mean (isolation, duration s, utilisation) over seeds."""
-    model = fig6_model(mean_interval=interval, width=width, count=count, machines=machines, volume=volume)
-    model["generate"]["container"].update(downlink=demand, uplink=demand)
-    model = normalize_model(model)
-    policy = NetworkScheme(**REGISTRY.policy("network", scheme).params)
-    rows = []
-    for seed in seeds:
-        _, _, summary = run(model, policy, np.random.default_rng(seed))
-        values = dict(zip(summary["metric"], summary["value"]))
-        rows.append((values["mean_isolation"], values["mean_duration_s"], values["link_utilisation"]))
-    return np.mean(rows, axis=0)
+def sweep(intervals, width: int, args, seeds):
+    """Mean (isolation, duration s, utilisation) over seeds, by (scheme, interval): a ``libra-intervals`` sweep."""
+    spec = {"kind": "libra-intervals", "schemes": list(SCHEMES), "intervals": list(intervals), "width": width,
+            "machines": args.machines, "applications": args.apps, "seeds": list(seeds), "demand": args.demand,
+            "volume": args.volume}
+    summary = run_sweep(spec, workers=args.workers, progress=terminal_progress()).summary()
+    return {(row.scheme, row.interval_s): (row.mean_isolation_mean, row.mean_duration_s_mean,
+                                           row.link_utilisation_mean)
+            for row in summary.itertuples(index=False)}
 
 
 def table(title: str, axis: str, points, fixed: dict, args, seeds) -> None:
+    if axis == "interval":
+        measured = sweep(points, fixed["width"], args, seeds)
+    else:
+        measured = {}
+        for point in points:
+            cells = sweep([fixed["interval"]], point, args, seeds)
+            measured.update({(scheme, point): cells[scheme, fixed["interval"]] for scheme in SCHEMES})
     print(f"\n{title}")
     print(f"{axis:>9} {'load':>5} | " + " | ".join(f"{s:^26}" for s in SCHEMES))
     print(f"{'':>15} | " + " | ".join(f"{'iso':>5} {'paper':>5} {'dur s':>6} {'util':>5}" for _ in SCHEMES))
@@ -71,8 +73,7 @@ def table(title: str, axis: str, points, fixed: dict, args, seeds) -> None:
         config = {**fixed, axis: point}
         cells = []
         for scheme in SCHEMES:
-            iso, duration, utilisation = measure(scheme, config["interval"], config["width"], args.apps,
-                                                 args.machines, args.demand, args.volume, seeds)
+            iso, duration, utilisation = measured[scheme, point]
             paper = PAPER_ISOLATION.get((axis, point), {}).get(scheme)
             cells.append(f"{iso:5.3f} {paper if paper is not None else '':>5} {duration:6.2f} {utilisation:5.3f}")
         load = offered_load(config["interval"], config["width"], args.machines, args.volume)
@@ -87,6 +88,7 @@ def main() -> None:
     parser.add_argument("--machines", type=int, default=512)
     parser.add_argument("--demand", type=float, default=1.0, help="Gbps per container (paper: 1)")
     parser.add_argument("--volume", type=float, default=0.03, help="Gb per flow (not in the paper)")
+    parser.add_argument("--workers", type=int, default=None, help="local processes (default: CPU count)")
     args = parser.parse_args()
     args.apps = args.apps or (30 if args.quick else 100)
     seeds = range(args.repeats or (1 if args.quick else 3))

@@ -9,6 +9,7 @@ from dash import Input, Output, dcc, html
 from . import (
     batch_page, compare_page, elastic_page, fairshare_page, gallery_page, network_page, scenario_page, workspace_page,
 )
+from . import sweep_page
 
 LOCATION = "shell-location"
 CONTENT = "shell-page-content"
@@ -21,6 +22,7 @@ PAGES = [
     ("/compare", "Compare", compare_page),
     ("/gallery", "Gallery", gallery_page),
     ("/workspace", "Workspace", workspace_page),
+    ("/sweeps", "Sweeps", sweep_page),
 ]
 SCENARIO_PREFIX = "/scenario/"
 

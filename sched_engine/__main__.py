@@ -5,9 +5,12 @@
         [--failures FILE | --synthetic-failures [--afc X]] [--requirements]
         [--estimates perfect|trace] --policy fcfs|fcfs-lb|easy|cons|ls --out DIR
     python -m sched_engine policies [ENGINE]
+    python -m sched_engine sweep SPEC.json|KIND [--quick] --out DIR [--workers N]
 
 ``run`` writes ``jobs.csv``, ``timeline.csv``, ``summary.csv`` and the
-normalised ``scenario.json`` into DIR and prints the summary. Bad input exits
+normalised ``scenario.json`` into DIR and prints the summary; ``sweep`` runs
+a parameter sweep (``sched_engine.sweeps``; KIND alone takes its defaults)
+and writes ``sweep.csv``, ``summary.csv`` and ``spec.json``. Bad input exits
 with status 2 and one line naming the file, line or field at fault.
 """
 
@@ -21,6 +24,8 @@ from pathlib import Path
 from .core.errors import ScenarioError
 from .registry import REGISTRY
 from .runner import run_scenario
+from .sweeps import KINDS as SWEEP_KINDS
+from .sweeps import SweepError, format_summary, quick_spec, run_sweep, terminal_progress, write_sweep
 
 
 def load_scenario_file(path: Path) -> dict:
@@ -81,6 +86,28 @@ def _report(result, out) -> int:
     return 0
 
 
+def _sweep(args: argparse.Namespace) -> int:
+    if args.spec in SWEEP_KINDS:
+        spec, source = quick_spec(args.spec) if args.quick else {"kind": args.spec}, None
+    elif args.quick:
+        raise ScenarioError("", "--quick goes with a kind name, not a spec file", source=args.spec)
+    elif not Path(args.spec).exists():
+        raise ScenarioError("", f"no such spec file, nor a sweep kind ({', '.join(SWEEP_KINDS)})", source=args.spec)
+    else:
+        spec, source = load_scenario_file(Path(args.spec)), args.spec
+    try:
+        sweep = run_sweep(spec, workers=args.workers, executor=args.executor, progress=terminal_progress())
+    except SweepError:
+        raise   # a point or the executor failed: the spec's place does not apply
+    except ScenarioError as exc:
+        raise ScenarioError(exc.field, exc.message, source=exc.source or source, line=exc.line) from None
+    for written in write_sweep(sweep, args.out):
+        print(f"wrote {written}")
+    print(format_summary(sweep.summary()))
+    print(f"{len(sweep.points)} runs in {sweep.wall_seconds:.1f} s ({sweep.executor}, {sweep.workers} worker(s))")
+    return 0
+
+
 def _policies(args: argparse.Namespace) -> int:
     engines = [REGISTRY.engine(args.engine)] if args.engine else REGISTRY.engines()
     for engine in engines:
@@ -115,6 +142,14 @@ def main(argv: list[str] | None = None) -> int:
     batch.add_argument("--skip-malformed", action="store_true", help="skip malformed lines and count them")
     batch.add_argument("--out", required=True, help="directory for jobs.csv, timeline.csv, summary.csv")
     batch.set_defaults(handler=_batch)
+    sweep = commands.add_parser("sweep", help="run a parameter sweep and write sweep.csv (points x metrics)")
+    sweep.add_argument("spec", help=f"sweep spec JSON file, or a kind: {', '.join(SWEEP_KINDS)}")
+    sweep.add_argument("--quick", action="store_true", help="with a kind: its small version")
+    sweep.add_argument("--workers", type=int, help="local processes (default: the CPU count)")
+    sweep.add_argument("--executor", default="auto", choices=["auto", "processes", "serial", "celery"],
+                       help="auto: Celery workers when REDIS_URL is set, else local processes")
+    sweep.add_argument("--out", required=True, help="directory for sweep.csv, summary.csv, spec.json")
+    sweep.set_defaults(handler=_sweep)
     policies = commands.add_parser("policies", help="list engines and their policies")
     policies.add_argument("engine", nargs="?")
     policies.set_defaults(handler=_policies)

@@ -1,0 +1,59 @@
+"""Optional scale-out on Celery + Redis.
+
+When the environment variable ``REDIS_URL`` is set (``redis://host:port/db``),
+:func:`celery_app` returns a Celery application whose broker and result
+backend are that Redis; otherwise it returns ``None`` and everything runs on
+this machine. Only JSON crosses the wire (``task_serializer``,
+``result_serializer`` and ``accept_content`` are JSON): a worker never
+unpickles anything a client sent.
+
+Tasks registered here:
+
+``schedscope.sweep_point`` (:data:`SWEEP_TASK`)
+    one point of a parameter sweep, ``sched_engine.sweeps.run_point(point)``:
+    a JSON dict in, a JSON dict out.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+
+REDIS_ENV = "REDIS_URL"
+SWEEP_TASK = "schedscope.sweep_point"
+
+
+def redis_url() -> str | None:
+    """``REDIS_URL`` from the environment, or ``None`` when unset or blank."""
+    return os.environ.get(REDIS_ENV, "").strip() or None
+
+
+def celery_app(url: str | None = None):
+    """The Celery app for ``url`` (default :func:`redis_url`), or ``None`` without Redis."""
+    url = url or redis_url()
+    return _celery_for(url) if url else None
+
+
+@lru_cache(maxsize=4)
+def _celery_for(url: str):
+    from celery import Celery   # imported only when scaling out
+
+    app = Celery("schedscope", broker=url, backend=url)
+    app.conf.update(
+        task_serializer="json",
+        result_serializer="json",
+        accept_content=["json"],
+        result_accept_content=["json"],
+        broker_connection_retry_on_startup=True,
+        worker_prefetch_multiplier=1,   # simulations are long: one at a time per worker process
+        task_acks_late=True,            # a task whose worker dies is handed to another worker
+        result_expires=24 * 3600,
+    )
+
+    @app.task(name=SWEEP_TASK)
+    def sweep_point(point: dict) -> dict:
+        from .sweeps import run_point
+
+        return run_point(point)
+
+    return app

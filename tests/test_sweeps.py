@@ -1,0 +1,438 @@
+"""Parameter sweeps: points, single runs, gathering, executors, bad specs, the command line, the page's helpers."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from components import sweep_page as page
+from sched_engine import ScenarioError, run_scenario
+from sched_engine import sweeps
+from sched_engine.distributed import SWEEP_TASK
+from sched_engine.network.presets import fig6_model
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY_LIBRA = {"kind": "libra-intervals", "schemes": ["libra", "drf"], "intervals": [0.1, 1.0], "width": 16,
+              "machines": 64, "applications": 10, "seeds": 2}
+TINY_ELASTIC = {"kind": "elastic-fig6", "distributions": ["exponential"], "maxima": 1, "traces": 2,
+                "penalties": [1.5, 3.0], "nodes": 4, "cores": 4, "node_memory_gb": 10.0, "jobs": 6, "seed": 7}
+TINY_BATCH = {"kind": "batch-ls-seeds", "trace": "hpc2n-excerpt.swf", "jobs": 150, "variant": "EXT-ALL",
+              "policies": ["ls", "cons"], "seeds": [3, 5]}
+
+
+# --- points -----------------------------------------------------------------------------------------------------
+
+def test_elastic_points_cover_table2_and_use_the_bench_seeds():
+    points = sweeps.expand({"kind": "elastic-fig6"})
+    assert len(points) == 2 * 27 * 5
+    assert [p["index"] for p in points] == list(range(len(points)))
+    first = points[0]
+    assert (first["distribution"], first["tasks_per_job"], first["memory_gb"], first["duration_s"]) == \
+        ("uniform", [1, 200], [1.0, 2.0], [1.0, 200.0])
+    last = points[-1]
+    assert (last["distribution"], last["tasks_per_job"], last["memory_gb"], last["duration_s"]) == \
+        ("exponential", [1, 220], [1.0, 10.0], [50.0, 500.0])
+    # trace t of configuration c: seed + 1000 c + t, per distribution
+    assert [(p["configuration"], p["trace"], p["seed"]) for p in points[5:7]] == [(1, 0, 1000), (1, 1, 1001)]
+    quick = sweeps.expand(sweeps.quick_spec("elastic-fig6"))
+    assert len(quick) == 2 * 8 * 2
+    assert {tuple(p["memory_gb"]) for p in quick} == {(1.0, 2.0), (1.0, 10.0)}
+    assert all(json.loads(json.dumps(p)) == p for p in quick)   # JSON in, JSON out
+
+
+def test_batch_and_libra_point_counts_and_seeds():
+    points = sweeps.expand(TINY_BATCH)
+    assert [(p["policy"], p["seed"]) for p in points] == [("ls", 3), ("ls", 5), ("cons", 3), ("cons", 5)]
+    assert len(sweeps.expand({"kind": "batch-ls-seeds", "seeds": 4})) == 4
+    assert [p["seed"] for p in sweeps.expand({"kind": "batch-ls-seeds", "seeds": 4})] == [0, 1, 2, 3]
+    libra = sweeps.expand(TINY_LIBRA)
+    assert len(libra) == 2 * 2 * 2
+    assert [(p["scheme"], p["interval"], p["seed"]) for p in libra[:3]] == \
+        [("libra", 0.1, 0), ("libra", 0.1, 1), ("libra", 1.0, 0)]
+    assert len(sweeps.expand({"kind": "libra-intervals"})) == 4 * 5 * 3
+
+
+# --- one point --------------------------------------------------------------------------------------------------
+
+def test_elastic_point_matches_the_engine_run_of_the_same_trace():
+    point = sweeps.expand(TINY_ELASTIC)[1]
+    metrics = sweeps.run_point(point)
+    model = {"nodes": [{"count": 4, "cores": 4, "memory_mb": 10_000}], "memory_step_mb": 100,
+             "penalty": {"kind": "spill", "factor": 1.5},
+             "trace": {"kind": "generated", "distribution": "exponential", "jobs": 6,
+                       "tasks_per_job": point["tasks_per_job"], "memory_gb": point["memory_gb"],
+                       "duration_s": point["duration_s"], "arrival_s": [0.0, 1000.0]}}
+
+    def average(policy, factor):
+        scenario = {"engine": "elastic", "policy": policy, "seed": point["seed"],
+                    "model": {**model, "penalty": {"kind": "spill", "factor": factor}}}
+        return run_scenario(scenario).summary_value("avg_job_runtime_s")
+
+    assert metrics["yarn_s"] == pytest.approx(average("yarn", 1.0), rel=1e-12)
+    assert metrics["meganode_s"] == pytest.approx(average("meganode", 1.0), rel=1e-12)
+    for factor in (1.5, 3.0):
+        me = average("yarn-me", factor)
+        label = sweeps.penalty_label(factor)
+        assert metrics[f"yarn_me_{label}_s"] == pytest.approx(me, rel=1e-12)
+        assert metrics[f"ratio_{label}"] == pytest.approx(me / metrics["yarn_s"])
+        assert metrics[f"vs_meganode_{label}"] == pytest.approx(me / metrics["meganode_s"])
+
+
+def test_libra_point_matches_the_engine_run():
+    point = sweeps.expand(TINY_LIBRA)[3]
+    metrics = sweeps.run_point(point)
+    model = fig6_model(mean_interval=point["interval"], width=16, count=10, machines=64, volume=0.03)
+    result = run_scenario({"engine": "network", "policy": point["scheme"], "seed": point["seed"], "model": model})
+    assert metrics == {name: result.summary_value(name) for name in sweeps.LIBRA_METRICS}
+
+
+def test_batch_point_matches_the_engine_run():
+    point = sweeps.expand(TINY_BATCH)[1]
+    metrics = sweeps.run_point(point)
+    model = {"trace": {"path": "sample_traces/hpc2n-excerpt.swf", "max_jobs": 150},
+             "machines_path": "sample_traces/metacentrum-2009.machines",
+             "failures": {"kind": "trace", "path": "sample_traces/metacentrum-2009.failures", "align": "start"},
+             "requirements": True, "synthetic_requirements": {"share": 0.5}}
+    result = run_scenario({"engine": "batch", "policy": "ls", "seed": 5, "model": model})
+    for name in sweeps.BATCH_METRICS:
+        if name != "scheduler_cpu_s":   # a measured CPU time
+            assert metrics[name] == result.summary_value(name), name
+    assert metrics["scheduler_cpu_s"] >= 0
+
+
+# --- gathering and executors ------------------------------------------------------------------------------------
+
+def test_gather_sorts_by_point_whatever_the_completion_order():
+    points = sweeps.expand(TINY_LIBRA)
+    results = [{"mean_isolation": p["index"] / 10, "mean_duration_s": 1.0, "link_utilisation": 0.5} for p in points]
+    table = sweeps.gather(points, results)
+    order = list(range(len(points)))
+    random.Random(4).shuffle(order)
+    shuffled = sweeps.gather([points[i] for i in order], [results[i] for i in order])
+    pd.testing.assert_frame_equal(table, shuffled)
+    assert list(table.columns) == ["point", "scheme", "interval_s", "seed", "mean_isolation", "mean_duration_s",
+                                   "link_utilisation"]
+    assert list(table["point"]) == list(range(len(points)))
+    assert list(table["mean_isolation"]) == [i / 10 for i in range(len(points))]
+    with pytest.raises(ValueError):
+        sweeps.gather(points, results[:-1])
+
+
+def test_process_pool_and_serial_give_the_same_table():
+    seen = []
+    pooled = sweeps.run_sweep(TINY_LIBRA, workers=2, executor="processes", progress=lambda d, t: seen.append((d, t)))
+    serial = sweeps.run_sweep(TINY_LIBRA, executor="serial")
+    assert (pooled.executor, pooled.workers, serial.executor) == ("processes", 2, "serial")
+    pd.testing.assert_frame_equal(pooled.table, serial.table)
+    assert seen == [(i, 8) for i in range(9)]
+    assert len(pooled.table) == 8 and pooled.table["mean_isolation"].between(0, 1).all()
+
+
+def test_batch_sweep_is_deterministic_across_executors_but_cpu_time():
+    pooled = sweeps.run_sweep(TINY_BATCH, workers=2, executor="processes").table
+    serial = sweeps.run_sweep(TINY_BATCH, executor="serial").table
+    pd.testing.assert_frame_equal(pooled.drop(columns="scheduler_cpu_s"), serial.drop(columns="scheduler_cpu_s"))
+    # LS is randomised: different seeds give different schedules on this scenario
+    ls = serial[serial.policy == "ls"]
+    assert ls["avg_wait_s"].nunique() == 2
+
+
+def test_elastic_sweep_summary_matches_its_table():
+    run = sweeps.run_sweep(TINY_ELASTIC, workers=2)
+    table, summary = run.table, run.summary()
+    assert list(summary["penalty"]) == [1.5, 3.0]
+    for row in summary.itertuples(index=False):
+        label = sweeps.penalty_label(row.penalty)
+        medians = table.groupby("configuration")[f"ratio_{label}"].median()
+        assert row.median_ratio == pytest.approx(float(np.median(medians)))
+        assert row.worst_ratio == table[f"ratio_{label}"].max()
+        assert row.beats_meganode == np.mean(table[f"yarn_me_{label}_s"] < table["meganode_s"])
+
+
+def test_elastic_summary_by_hand():
+    table = pd.DataFrame({
+        "distribution": ["uniform"] * 4, "configuration": [0, 0, 1, 1],
+        "yarn_s": [100.0] * 4, "meganode_s": [50.0, 50.0, 200.0, 200.0],
+        "yarn_me_2x_s": [40.0, 60.0, 100.0, 120.0],
+        "ratio_2x": [0.4, 0.6, 1.0, 1.2], "vs_meganode_2x": [0.8, 1.2, 0.5, 0.6],
+    })
+    row = sweeps.summarise({"kind": "elastic-fig6"}, table).iloc[0]
+    assert (row.distribution, row.penalty, row.configurations, row.traces) == ("uniform", 2.0, 2, 4)
+    assert row.median_ratio == pytest.approx((0.5 + 1.1) / 2)
+    assert row.worst_ratio == 1.2
+    assert row.share_le_0_7 == 0.5
+    assert row.beats_meganode == 0.75   # 40 < 50, 100 < 200, 120 < 200; 60 > 50
+    assert row.median_vs_meganode == pytest.approx(0.7)
+
+
+def test_mean_std_over_seeds():
+    table = pd.DataFrame({"policy": ["ls", "ls", "ls", "cons"], "avg_wait_s": [1.0, 2.0, 6.0, 4.0]})
+    out = sweeps.mean_std(table, ["policy"], ["avg_wait_s"])
+    assert list(out["policy"]) == ["ls", "cons"]
+    assert list(out["runs"]) == [3, 1]
+    assert out["avg_wait_s_mean"].tolist() == [3.0, 4.0]
+    assert out["avg_wait_s_std"].iloc[0] == pytest.approx(np.std([1, 2, 6], ddof=1))
+    assert np.isnan(out["avg_wait_s_std"].iloc[1])
+    assert "3.000 ± 2.6" in sweeps.format_summary(out)
+    assert sweeps.mean_std_text(9716.3, 222.4) == "9716 ± 220" and sweeps.mean_std_text(1.0, 1e-16) == "1.000 ± 0"
+
+
+class FakeCelery:
+    """Celery's ``send_task`` contract on a thread pool: JSON crosses the wire both ways."""
+
+    def __init__(self, *, idle=False):
+        self.pool = ThreadPoolExecutor(max_workers=2)
+        self.idle = idle
+        self.sent, self.revoked = [], []
+
+    def send_task(self, name, args):
+        assert name == SWEEP_TASK
+        point = json.loads(json.dumps(args[0]))
+        self.sent.append(point)
+        return FakeResult(self, None if self.idle else self.pool.submit(sweeps.run_point, point))
+
+
+class FakeResult:
+    def __init__(self, app, future):
+        self.app, self.future = app, future
+
+    def ready(self):
+        return self.future is not None and self.future.done()
+
+    def successful(self):
+        return self.ready() and self.future.exception() is None
+
+    @property
+    def result(self):   # as Celery's: the value once successful, else the exception
+        if self.future.exception() is not None:
+            return self.future.exception()
+        return json.loads(json.dumps(self.future.result()))
+
+    def revoke(self):
+        self.app.revoked.append(self)
+
+
+def test_celery_fan_out_gives_the_local_table(monkeypatch):
+    app = FakeCelery()
+    monkeypatch.setattr("sched_engine.distributed.celery_app", lambda url=None: app)
+    seen = []
+    run = sweeps.run_sweep(TINY_LIBRA, progress=lambda d, t: seen.append(d))
+    assert run.executor == "celery" and len(app.sent) == 8
+    assert seen == list(range(9))
+    pd.testing.assert_frame_equal(run.table, sweeps.run_sweep(TINY_LIBRA, executor="serial").table)
+
+
+def test_celery_without_workers_times_out_naming_progress(monkeypatch):
+    app = FakeCelery(idle=True)
+    monkeypatch.setattr("sched_engine.distributed.celery_app", lambda url=None: app)
+    with pytest.raises(sweeps.SweepError) as caught:
+        sweeps.run_sweep(TINY_LIBRA, timeout=0.5)
+    assert caught.value.field == "executor" and "0 of 8 done" in str(caught.value)
+    assert len(app.revoked) == 8
+
+
+def test_celery_needs_redis(monkeypatch):
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    with pytest.raises(sweeps.SweepError, match="REDIS_URL"):
+        sweeps.run_sweep(TINY_LIBRA, executor="celery")
+
+
+def _broken_trace_spec(tmp_path) -> tuple[dict, int]:
+    """A batch sweep whose trace passes the checks but has a malformed third job; and that job's line."""
+    trace = tmp_path / "broken.swf"
+    lines = (ROOT / "sample_traces" / "hpc2n-excerpt.swf").read_text().splitlines()
+    body = [i for i, line in enumerate(lines) if line.strip() and not line.startswith(";")]
+    lines[body[2]] = "1 2 three"
+    trace.write_text("\n".join(lines) + "\n")
+    return {**TINY_BATCH, "trace": str(trace), "variant": "BASIC", "policies": ["cons"], "seeds": 1}, body[2] + 1
+
+
+@pytest.mark.parametrize("executor", ["processes", "serial"])
+def test_a_failing_point_is_named_not_hung(tmp_path, executor):
+    spec, line = _broken_trace_spec(tmp_path)
+    with pytest.raises(sweeps.SweepPointError) as caught:
+        sweeps.run_sweep(spec, workers=2, executor=executor)
+    error = caught.value
+    assert error.index == 0 and error.field == "points[0]"
+    assert "policy=cons" in str(error) and "broken.swf" in str(error) and f"line {line}" in str(error)
+
+
+def test_a_point_failing_on_a_celery_worker_is_named(tmp_path, monkeypatch):
+    spec, line = _broken_trace_spec(tmp_path)
+    monkeypatch.setattr("sched_engine.distributed.celery_app", lambda url=None: FakeCelery())
+    with pytest.raises(sweeps.SweepPointError) as caught:
+        sweeps.run_sweep(spec)
+    assert caught.value.field == "points[0]" and "failed on a Celery worker" in str(caught.value)
+    assert f"line {line}" in str(caught.value)
+
+
+# --- bad specs --------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("spec, field", [
+    ({"kind": "nope"}, "kind"),
+    ({"kind": "libra-intervals", "interval": [1]}, "interval"),
+    ({"kind": "libra-intervals", "intervals": [0.1, -1]}, "intervals[1]"),
+    ({"kind": "libra-intervals", "intervals": []}, "intervals"),
+    ({"kind": "libra-intervals", "intervals": [1, 1]}, "intervals[1]"),
+    ({"kind": "libra-intervals", "schemes": ["libra", "fifo"]}, "schemes[1]"),
+    ({"kind": "libra-intervals", "width": 1}, "width"),
+    ({"kind": "libra-intervals", "seeds": 0}, "seeds"),
+    ({"kind": "libra-intervals", "seeds": [1, "2"]}, "seeds[1]"),
+    ({"kind": "elastic-fig6", "penalties": [1.5, 0.5]}, "penalties[1]"),
+    ({"kind": "elastic-fig6", "distributions": ["normal"]}, "distributions[0]"),
+    ({"kind": "elastic-fig6", "maxima": 2.5}, "maxima"),
+    ({"kind": "elastic-fig6", "traces": 1001}, "traces"),
+    ({"kind": "elastic-fig6", "arrival_s": [10, 5]}, "arrival_s[1]"),
+    ({"kind": "elastic-fig6", "penalty_model": "fitted"}, "penalty_model"),
+    ({"kind": "batch-ls-seeds", "trace": "missing.swf"}, "trace"),
+    ({"kind": "batch-ls-seeds", "variant": "EXT-FAIL", "failures": "none"}, "variant"),
+    ({"kind": "batch-ls-seeds", "variant": "ALL"}, "variant"),
+    ({"kind": "batch-ls-seeds", "policies": ["ls", "sjf"]}, "policies[1]"),
+    ({"kind": "batch-ls-seeds", "jobs": 0}, "jobs"),
+    ({"kind": "batch-ls-seeds", "requirement_share": 2}, "requirement_share"),
+])
+def test_bad_specs_name_the_field(spec, field):
+    with pytest.raises(ScenarioError) as caught:
+        sweeps.expand(spec)
+    assert caught.value.field == field, str(caught.value)
+
+
+def test_bad_machines_file_names_file_and_line(tmp_path):
+    machines = tmp_path / "bad.machines"
+    machines.write_text("0 alpha 4 eight 1000 linux\n")
+    with pytest.raises(ScenarioError) as caught:
+        sweeps.expand({**TINY_BATCH, "machines": str(machines)})
+    assert "bad.machines" in str(caught.value) and "line 1" in str(caught.value)
+
+
+def test_spec_hash_follows_content_not_spelling(tmp_path):
+    explicit = {**sweeps.LIBRA_DEFAULTS, "kind": "libra-intervals"}
+    assert sweeps.spec_hash({"kind": "libra-intervals"}) == sweeps.spec_hash(explicit)
+    assert sweeps.spec_hash({"kind": "libra-intervals", "seeds": 3}) == \
+        sweeps.spec_hash({"kind": "libra-intervals", "seeds": [0, 1, 2]})
+    assert sweeps.spec_hash(TINY_LIBRA) != sweeps.spec_hash({**TINY_LIBRA, "width": 32})
+    trace = tmp_path / "copy.swf"
+    trace.write_bytes((ROOT / "sample_traces" / "hpc2n-excerpt.swf").read_bytes())
+    before = sweeps.spec_hash({**TINY_BATCH, "trace": str(trace)})
+    trace.write_bytes(trace.read_bytes() + b"\n")
+    assert sweeps.spec_hash({**TINY_BATCH, "trace": str(trace)}) != before
+
+
+# --- command line -----------------------------------------------------------------------------------------------
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "sched_engine", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+def test_cli_writes_sweep_csv_and_reports_progress(tmp_path):
+    spec = tmp_path / "libra.json"
+    spec.write_text(json.dumps(TINY_LIBRA))
+    done = _cli("sweep", str(spec), "--out", str(tmp_path / "out"), "--workers", "2")
+    assert done.returncode == 0, done.stderr
+    table = pd.read_csv(tmp_path / "out" / "sweep.csv")
+    assert len(table) == 8 and list(table.columns[:4]) == ["point", "scheme", "interval_s", "seed"]
+    expected = sweeps.run_sweep(TINY_LIBRA, executor="serial").table
+    assert np.allclose(table["mean_isolation"], expected["mean_isolation"], rtol=1e-12)
+    summary = pd.read_csv(tmp_path / "out" / "summary.csv")
+    assert list(summary["scheme"]) == ["libra", "libra", "drf", "drf"]
+    assert json.loads((tmp_path / "out" / "spec.json").read_text())["seeds"] == [0, 1]
+    assert "runs 8/8" in done.stderr
+    assert "mean_isolation" in done.stdout and "8 runs in" in done.stdout
+
+
+def test_cli_bad_spec_exits_2_with_one_line(tmp_path):
+    spec = tmp_path / "bad.json"
+    spec.write_text(json.dumps({**TINY_LIBRA, "intervals": [0.1, "often"]}))
+    done = _cli("sweep", str(spec), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"error: {spec}, intervals[1]: must be a number, got 'often'"
+    assert not (tmp_path / "out").exists()
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"kind": "libra-intervals",\n "seeds": }')
+    done = _cli("sweep", str(broken), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2 and f"{broken}, line 2" in done.stderr
+    done = _cli("sweep", "elastic-fig7", "--out", str(tmp_path / "out"))
+    assert done.returncode == 2 and "elastic-fig6" in done.stderr
+
+
+# --- the page's helpers -----------------------------------------------------------------------------------------
+
+def _form(kind, **changes):
+    ids, values = [], []
+    for k in page.FORM:
+        start = page.form_values(k)
+        for param in page.FORM[k]:
+            ids.append({"type": page.PARAM, "kind": k, "name": param.name})
+            values.append(changes.get(param.name, start[param.name]) if k == kind else start[param.name])
+    return ids, values
+
+
+def test_page_defaults_are_valid_and_small():
+    counts = {}
+    for kind in page.FORM:
+        spec = sweeps.normalize_spec(page.spec_from_form(kind, *_form(kind)))
+        counts[kind] = len(sweeps.expand(spec))
+    assert counts == {"elastic-fig6": 16, "batch-ls-seeds": 10, "libra-intervals": 40}
+
+
+def test_form_errors_name_the_label():
+    text, ok = page.preview("libra-intervals", *_form("libra-intervals", intervals="0.1, fast"))
+    assert not ok and text == "Mean arrival intervals (s): 'fast' is not a number"
+    text, ok = page.preview("elastic-fig6", *_form("elastic-fig6", penalties="1.5, 0.9"))
+    assert not ok and text.startswith("Penalty factors (item 2): ")
+    text, ok = page.preview("batch-ls-seeds", *_form("batch-ls-seeds", seeds=None))
+    assert not ok and text == "Seeds: enter a number"
+    text, ok = page.preview("libra-intervals", *_form("libra-intervals", seeds=1, intervals="1 10"))
+    assert ok and text.startswith("8 points: 4 scheme(s) × 2 interval(s) × 1 seed(s)")
+
+
+def test_store_round_trip_and_cache(tmp_path):
+    store = page.SweepStore(tmp_path / "sweeps")
+    ids, values = _form("libra-intervals", schemes=["libra", "drf"], intervals="0.1, 1", width=16, machines=64,
+                        applications=10, seeds=2)
+    seen = []
+    key, message, cached = page.run_form(store, "libra-intervals", ids, values, lambda d, t: seen.append(d))
+    assert not cached and message.startswith("8 runs in") and seen[-1] == 8
+    assert key == sweeps.spec_hash(TINY_LIBRA)
+    record = store.get(key)
+    pd.testing.assert_frame_equal(record["table"], sweeps.run_sweep(TINY_LIBRA, executor="serial").table)
+    again = page.run_form(store, "libra-intervals", ids, values, lambda d, t: pytest.fail("ran again"))
+    assert again[0] == key and again[2] and "from cache" in again[1]
+    summary, points, figure, heading = page.results(store, {"key": key}, "link_utilisation")
+    assert len(points) == 8 and [row["scheme"] for row in summary] == ["libra", "libra", "drf", "drf"]
+    assert "±" in summary[2]["mean isolation guarantee"]
+    assert figure.layout.yaxis.title.text == "mean link utilisation"
+    name, text = page.export_csv(store, {"key": key}, "points")
+    assert name == "libra-intervals-sweep.csv" and len(text.strip().splitlines()) == 9
+    assert store.get("../../etc/passwd") is None   # keys come from the browser: only hashes are looked up
+    assert page.results(store, {"key": "0" * 64}, None)[0] == []
+
+
+def test_pool_workers_exit_when_the_sweep_process_is_killed():
+    psutil = pytest.importorskip("psutil")
+    spec = json.dumps({**TINY_ELASTIC, "distributions": ["uniform"], "maxima": 2, "traces": 50, "nodes": 100,
+                       "cores": 16, "jobs": 100})
+    code = f"from sched_engine import sweeps; sweeps.run_sweep({spec}, workers=2, executor='processes')"
+    parent = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
+    try:
+        process = psutil.Process(parent.pid)
+        deadline = time.monotonic() + 60
+        while len(process.children()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        workers = process.children()
+        assert len(workers) == 2
+        parent.kill()   # as a cancelled background job is
+        parent.wait()
+        gone, alive = psutil.wait_procs(workers, timeout=10)
+        assert alive == []
+    finally:
+        parent.kill()
