@@ -8,7 +8,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HOST ?= 127.0.0.1
 PORT ?= 8050
 
-.PHONY: run test browser bench clean
+.PHONY: run test browser redis worker bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -28,11 +28,23 @@ browser:
 		$(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends chromium chromium-driver; \
 	fi
 
+# Debian's redis-server backs the scale-out tests (each starts its own on a free loopback port).
+redis:
+	@if ! command -v redis-server >/dev/null; then \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends redis-server; \
+	fi
+
 run: $(VENV)/.runtime
 	SCHEDSCOPE_HOST=$(HOST) SCHEDSCOPE_PORT=$(PORT) $(PY) app.py
 
-test: $(VENV)/.testing browser
+test: $(VENV)/.testing browser redis
 	$(PY) -m pytest -c tests/pytest.ini --rootdir=. $(PYTEST_ARGS)
+
+# A Celery worker for the app's runs; start one on each worker machine, all against the same Redis:
+#   REDIS_URL=redis://host:6379/0 make worker      (WORKER_ARGS="--concurrency=4" to choose the processes)
+worker: $(VENV)/.runtime
+	@if [ -z "$$REDIS_URL" ]; then echo "make worker: set REDIS_URL, e.g. REDIS_URL=redis://host:6379/0 make worker" >&2; exit 2; fi
+	$(PY) -m celery -A app:celery_app worker --loglevel=INFO $(WORKER_ARGS)
 
 bench: $(VENV)/.runtime
 	$(PY) bench/fairshare_cost.py

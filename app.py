@@ -1,6 +1,10 @@
 """schedscope web app: assembles the shell, the pages and the services.
 
     python app.py        # serves on SCHEDSCOPE_HOST:SCHEDSCOPE_PORT (127.0.0.1:8050)
+
+With ``REDIS_URL`` set, background callbacks run on Celery workers started with
+``celery -A app:celery_app worker`` (``make worker``) and results live in that
+Redis; without it everything runs on this machine.
 """
 
 from __future__ import annotations
@@ -8,7 +12,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import diskcache
 from dash import Dash
 
 from components import (
@@ -16,26 +19,33 @@ from components import (
     workspace_page,
 )
 from components import image_export, sweep_page
-from components.jobs import JobManager
+from components.jobs import CeleryJobManager, JobManager, report_lost_job
+from components.progress import JobStore
 from components.runs import ResultCache
 from components.uploads import UploadStore, max_upload_bytes
-from components.workspace import ScenarioStore
+from components.workspace import SAMPLE_TRACES, ScenarioStore
+from sched_engine import distributed
 
 
 def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
-    """Build the Dash app; ``data_dir`` holds the result cache, uploads and job state."""
+    """Build the Dash app; ``data_dir`` holds uploads, saved scenarios and, without ``REDIS_URL``, results and jobs."""
     data = Path(data_dir or os.environ.get("SCHEDSCOPE_DATA", "data")).resolve()
     data.mkdir(parents=True, exist_ok=True)
-    manager = JobManager(diskcache.Cache(str(data / "callbacks")), expire=600)
+    url = distributed.redis_url()
+    if url:
+        manager = CeleryJobManager(distributed.celery_app(url), expire=600)
+    else:
+        manager = JobManager(JobStore(str(data / "callbacks")), expire=600)
     app = Dash(
         __name__,
         title="schedscope",
         background_callback_manager=manager,
+        on_error=report_lost_job,
         suppress_callback_exceptions=True,
     )
-    results = ResultCache(data / "results")
+    results = ResultCache(data / "results", redis_url=url)
     uploads = UploadStore(data / "uploads", max_bytes=max_upload_bytes())
-    scenarios = ScenarioStore(data / "scenarios")
+    scenarios = ScenarioStore(data / "scenarios", input_roots=(data / "uploads", SAMPLE_TRACES))
     app.layout = shell.layout()
     shell.register_callbacks(app)
     image_export.register(app.server)
@@ -51,8 +61,15 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     return app
 
 
+# With REDIS_URL set, importing this module builds the app: that registers every
+# background callback as a Celery task, under the names the web server sends, so
+# `celery -A app:celery_app worker` (make worker) can run them.
+celery_app = distributed.celery_app()
+dash_app = create_app() if celery_app is not None else None
+
+
 if __name__ == "__main__":
-    create_app().run(
+    (dash_app or create_app()).run(
         host=os.environ.get("SCHEDSCOPE_HOST", "127.0.0.1"),
         port=int(os.environ.get("SCHEDSCOPE_PORT", "8050")),
         debug=False,

@@ -1,21 +1,130 @@
-"""The background-callback manager: Dash's diskcache manager, safe against a finished job's race.
+"""Background-callback managers: Dash's two, made to tell a lost job from a running or a cancelled one.
 
-Dash asks whether a job process is still running with ``psutil.pid_exists``
-and then ``psutil.Process(pid)``; a job that exits between the two raises
-``NoSuchProcess``. That happens after the job's result was already read
-(and removed) from the cache, so the request fails with a 500 and the page
-waits forever for a result that is gone. The load test (20 concurrent runs)
-hits it within seconds. A process that no longer exists is simply not
-running, which is what these overrides answer.
+:class:`JobManager` (the embedded default) runs each job in a child process
+of the web server and keeps job state in a diskcache directory;
+:class:`CeleryJobManager` (with ``REDIS_URL``) sends each job to a Celery
+worker on any machine and keeps job state in Redis.
+
+**Lost jobs.** A job whose process ends without leaving a result -- killed,
+out of memory, its worker stopped or its machine gone -- is not running and
+has no result. Dash 4.4.1 answers the page's next poll with "no update": the
+Run button comes back, but the page keeps its old status line and a
+half-filled progress bar, as if the run had never been asked for. Worse, a Celery task whose whole worker died
+stays ``PENDING`` in the result backend for ever, so Dash keeps polling: a
+spinner that never ends. Both managers answer such a poll with a
+background-callback error carrying :data:`JOB_LOST`; the app's error handler
+:func:`report_lost_job` shows it on the page's status line, and the Run
+button is released as for any finished run. A job stopped on purpose
+(Cancel, or replaced by a newer run) is recorded when it is stopped, so its
+end is not mistaken for a loss.
+
+Whether a job is still running is asked before its result is read: a job
+that ends after that question has already written its result, so "not
+running and no result" cannot be a job that finished in between.
+
+**Celery liveness.** While a task runs, a thread in the worker refreshes a
+heartbeat key (``schedscope:job:<task id>:alive``, expiring after
+:attr:`CeleryJobManager.HEARTBEAT_TTL` seconds, refreshed every
+:attr:`~CeleryJobManager.HEARTBEAT_SECONDS`); a second key records that the
+task started. A task that started and whose heartbeat expired is lost,
+whatever state the backend still shows. A task not yet started is queued,
+waiting for a worker, and keeps the page waiting. The background-callback
+tasks are acknowledged when a worker takes them (not after they finish): a
+job lost with its worker has been reported on the page already and is not
+run again later by another worker.
+
+**The psutil race** (embedded manager). Dash asks whether a job process is
+still running with ``psutil.pid_exists`` and then ``psutil.Process(pid)``; a
+job that exits between the two raises ``NoSuchProcess``. That happens after
+the job's result was already read (and removed) from the cache, so the
+request would fail with a 500 and the page would wait for a result that is
+gone. A process that no longer exists is simply not running, which is what
+the overrides answer.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+import threading
+
 import psutil
-from dash import DiskcacheManager
+from dash import CeleryManager, DiskcacheManager, callback_context, html, no_update
+from dash.background_callback.managers.celery_manager import _make_job_fn
+from dash.exceptions import BackgroundCallbackError
+
+JOB_LOST = "The run stopped before finishing (its worker process ended). Press Run to retry."
+STOPPED_SECONDS = 600   # how long a deliberate stop is remembered
 
 
-class JobManager(DiskcacheManager):
+def lost_job_result() -> dict:
+    """What the managers answer for a lost job: Dash's own shape for an error raised inside a job."""
+    return {"background_callback_error": {"msg": JOB_LOST, "tb": ""}}
+
+
+def report_lost_job(error: Exception):
+    """The app's callback error handler: a lost job becomes the page's failed state; other errors are raised.
+
+    The failed state is written to the callback's status line, which is its
+    output with property ``children`` (every run callback has one message
+    ``Div`` among its outputs); its other outputs keep their values.
+    """
+    if not (isinstance(error, BackgroundCallbackError) and JOB_LOST in str(error)):
+        raise error
+    message = html.Span(JOB_LOST, className="error")
+
+    def value(spec):
+        if isinstance(spec, list):
+            return [value(s) for s in spec]
+        return message if spec["property"].split("@")[0] == "children" else no_update
+
+    return value(callback_context.outputs_list)
+
+
+class LostJobs:
+    """Manager mix-in: report a job that ended without a result unless it was stopped on purpose.
+
+    Subclasses store the "stopped on purpose" marks where all web processes
+    see them: :meth:`_mark_stopped`, :meth:`_pop_stopped`. Nothing is written
+    for a job that finishes normally: Dash stops every job whose result it
+    has just read, and that stop is not recorded.
+    """
+
+    _reading = threading.local()   # set while Dash's get_result runs in this thread
+
+    def _mark_stopped(self, job: str) -> None:
+        raise NotImplementedError
+
+    def _pop_stopped(self, job: str) -> bool:
+        raise NotImplementedError
+
+    def terminate_job(self, job):
+        if job is not None and not getattr(self._reading, "active", False):
+            self._mark_stopped(str(job))
+        super().terminate_job(job)
+
+    def get_result(self, key, job):
+        running = self.job_running(job) if job else True
+        self._reading.active = True
+        try:
+            result = super().get_result(key, job)
+        finally:
+            self._reading.active = False
+        if result is not self.UNDEFINED or running or self._pop_stopped(str(job)):
+            return result
+        return lost_job_result()
+
+
+class JobManager(LostJobs, DiskcacheManager):
+    """The embedded manager: job processes on this machine, job state in a diskcache directory."""
+
+    def _mark_stopped(self, job):
+        self.handle.set(f"schedscope-stopped-{job}", True, expire=STOPPED_SECONDS)
+
+    def _pop_stopped(self, job):
+        # Process ids are reused: a mark is taken when it is read.
+        return self.handle.pop(f"schedscope-stopped-{job}", default=False)
+
     def job_running(self, job):
         try:
             return super().job_running(job)
@@ -27,3 +136,102 @@ class JobManager(DiskcacheManager):
             super().terminate_job(job)
         except psutil.NoSuchProcess:
             pass   # already gone: nothing to stop
+
+
+class _TaskFactory:
+    """The Celery app as Dash's task builder sees it: its tasks are acknowledged when a worker takes them."""
+
+    def __init__(self, app):
+        self._app = app
+        self.backend = app.backend
+
+    def task(self, *args, **options):
+        return self._app.task(*args, acks_late=False, **options)
+
+
+class Heartbeat:
+    """Keeps ``<prefix>:alive`` fresh in Redis while a job runs (``with Heartbeat(...):``)."""
+
+    def __init__(self, client, prefix: str, period: float, ttl: int, started_ttl: int):
+        self.client, self.prefix = client, prefix
+        self.period, self.ttl, self.started_ttl = period, ttl, started_ttl
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name="schedscope-heartbeat", daemon=True)
+
+    def __enter__(self):
+        pipe = self.client.pipeline()
+        pipe.set(f"{self.prefix}:alive", 1, ex=self.ttl)
+        pipe.set(f"{self.prefix}:started", 1, ex=self.started_ttl)
+        pipe.execute()
+        self._thread.start()
+        return self
+
+    def _beat(self):
+        while not self._stop.wait(self.period):
+            try:
+                self.client.set(f"{self.prefix}:alive", 1, ex=self.ttl)
+            except Exception:  # noqa: BLE001 -- a missed beat is retried; the key outlives several
+                continue
+
+    def __exit__(self, *exc):
+        # The alive key is left to expire: the job's result is written just
+        # after this, and until then the job must still count as running.
+        self._stop.set()
+        self._thread.join()
+
+
+class CeleryJobManager(LostJobs, CeleryManager):
+    """Jobs on Celery workers (any machine), job state and heartbeats in the Celery result backend (Redis).
+
+    Works with the JSON-only Celery app of :mod:`sched_engine.distributed`:
+    a job's message is (result key, progress key, the callback's arguments,
+    the callback context), all JSON from the browser's request, and Dash
+    itself writes progress and results as JSON text. Nothing is pickled.
+    """
+
+    HEARTBEAT_SECONDS = 2.0
+    HEARTBEAT_TTL = 10
+    STARTED_TTL = 24 * 3600
+
+    @property
+    def _client(self):
+        return self.handle.backend.client
+
+    @staticmethod
+    def _prefix(job) -> str:
+        return f"schedscope:job:{job}"
+
+    def _mark_stopped(self, job):
+        self._client.set(f"{self._prefix(job)}:stopped", 1, ex=STOPPED_SECONDS)
+
+    def _pop_stopped(self, job):
+        return bool(self._client.delete(f"{self._prefix(job)}:stopped"))
+
+    def job_running(self, job):
+        if not super().job_running(job):
+            return False   # finished, failed (a worker process lost mid-task included) or revoked
+        pipe = self._client.pipeline()
+        pipe.exists(f"{self._prefix(job)}:started")
+        pipe.exists(f"{self._prefix(job)}:alive")
+        started, alive = pipe.execute()
+        return not started or bool(alive)
+
+    def make_job_fn(self, fn, progress, key=None):
+        # Dash's own task body (pinned dash==4.4.1), built with our task options and heartbeat.
+        return _make_job_fn(self._with_heartbeat(fn), _TaskFactory(self.handle), progress, key)
+
+    def _with_heartbeat(self, fn):
+        if inspect.iscoroutinefunction(fn):
+            return fn   # no async callbacks here; such a job is judged by its task state alone
+        manager = self
+
+        @functools.wraps(fn)
+        def job(*args, **kwargs):
+            from celery import current_task
+
+            beat = Heartbeat(manager._client, manager._prefix(current_task.request.id), manager.HEARTBEAT_SECONDS,
+                             manager.HEARTBEAT_TTL, manager.STARTED_TTL)
+            with beat:
+                return fn(*args, **kwargs)
+
+        return job

@@ -1,22 +1,38 @@
-"""Progress reports of background runs: throttled, and never fatal.
+"""Background runs' job store and progress reports: fork-safe, throttled, never fatal.
 
-A background callback's ``set_progress`` writes into the job store shared by
-every job process (with the embedded manager, one SQLite database). An engine
-reports progress many times a second; twenty concurrent runs doing that keep
-the database's write lock busy, and a write that waits too long raises
-``diskcache.Timeout`` -- which, inside the callback, would fail the run.
+With the embedded background-callback manager, every run is a process forked
+from the web server, and the web server's threads and the job processes share
+one SQLite database (the job store) for progress reports, results and
+cancellation. Two things go wrong under load (twenty concurrent runs):
 
-:func:`throttled` wraps ``set_progress``: at most one write per ``interval``
-seconds per job, the final report (``done >= total``) always attempted, an
-unchanged value never written twice, and a write refused by a busy store
-skipped -- progress is advisory, the result is what matters.
+* **Forking while another thread is inside SQLite.** A child process inherits
+  SQLite's in-process lock bookkeeping as it was at the fork. If a request
+  thread was holding the database's write lock at that instant, the child
+  believes the lock is taken by a connection that does not exist in it, waits
+  for it, and after the store's timeout fails with ``diskcache.Timeout:
+  database is locked`` -- the run is lost. :class:`JobStore` is a
+  ``diskcache.Cache`` whose operations hold a per-store lock that every
+  ``os.fork`` of the process also takes, so a fork never happens in the
+  middle of a store operation.
+* **Too many progress writes.** Engines report progress many times a second;
+  each report is a write transaction. :func:`throttled` wraps a background
+  callback's ``set_progress``: at most one write per ``interval`` seconds per
+  run, the final report (``done >= total``) never held back, an unchanged
+  value never written twice, and a write refused by a busy store skipped --
+  progress is advisory, the result is what matters.
 """
 
 from __future__ import annotations
 
+import functools
+import os
+import threading
 import time
+import weakref
+from contextlib import contextmanager
 from typing import Callable
 
+import diskcache
 from diskcache import Timeout
 
 DEFAULT_INTERVAL = 0.3
@@ -62,3 +78,60 @@ class ThrottledProgress:
 def throttled(set_progress: Callable[[tuple], None], interval: float = DEFAULT_INTERVAL) -> ThrottledProgress:
     """Wrap a background callback's ``set_progress`` (see the module docstring)."""
     return ThrottledProgress(set_progress, interval)
+
+
+_STORES: weakref.WeakSet = weakref.WeakSet()
+_HELD: dict[int, list] = {}   # the stores whose guard each forking thread holds
+
+
+def _before_fork() -> None:
+    held = _HELD[threading.get_ident()] = sorted(_STORES, key=id)   # one order: no deadlock between forks
+    for store in held:
+        store._fork_guard.acquire()
+
+
+def _after_fork_in_parent() -> None:
+    for store in reversed(_HELD.pop(threading.get_ident(), [])):
+        store._fork_guard.release()
+
+
+def _after_fork_in_child() -> None:
+    # The child runs one thread and no store operation is in flight in it: fresh, free guards.
+    _HELD.clear()
+    for store in list(_STORES):
+        store._fork_guard = threading.RLock()
+
+
+os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
+                    after_in_child=_after_fork_in_child)
+
+
+class JobStore(diskcache.Cache):
+    """A ``diskcache.Cache`` that is never forked mid-operation (see the module docstring)."""
+
+    def __init__(self, directory: str | None = None, timeout: float = 60, disk=diskcache.Disk, **settings):
+        self._fork_guard = threading.RLock()
+        with self._fork_guard:
+            super().__init__(directory, timeout, disk, **settings)
+        _STORES.add(self)
+
+    @contextmanager
+    def transact(self, retry: bool = False):
+        with self._fork_guard, super().transact(retry):
+            yield
+
+
+def _guarded(name: str):
+    method = getattr(diskcache.Cache, name)
+
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        with self._fork_guard:
+            return method(self, *args, **kwargs)
+    return call
+
+
+for _name in ("get", "set", "add", "delete", "touch", "pop", "incr", "decr", "read", "expire", "evict", "cull",
+              "clear", "check", "close", "reset", "volume", "__getitem__", "__setitem__", "__delitem__",
+              "__contains__", "__len__"):
+    setattr(JobStore, _name, _guarded(_name))

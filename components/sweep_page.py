@@ -177,9 +177,14 @@ def _parse(param: Param, value):
         if value is None or value == "":
             raise ScenarioError(param.name, "enter a number")
         return value
-    if param.widget == "checklist":
-        return list(value or [])
-    return value
+    # Choices come back from the browser: only the offered ones are accepted (a forged value
+    # could otherwise name any file on the server as a workload).
+    allowed = [option["value"] if isinstance(option, dict) else option for option in param.options]
+    chosen = list(value or []) if param.widget == "checklist" else [value]
+    unknown = [v for v in chosen if v not in allowed]
+    if unknown:
+        raise ScenarioError(param.name, f"{unknown[0]!r} is not one of the choices")
+    return chosen if param.widget == "checklist" else value
 
 
 def spec_from_form(kind: str, ids: list[dict], values: list) -> dict:

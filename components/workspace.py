@@ -4,6 +4,12 @@ A saved scenario is ``<directory>/<content hash>.json`` holding its name, the
 time it was saved and the normalised scenario; the hash (the same key the
 result cache uses) is its permalink, ``/scenario/<hash>``. Files are written
 atomically; saving the same scenario again under a new name renames it.
+
+Scenarios come from the browser (uploaded JSON files), so the files they
+name are confined: a store given ``input_roots`` (the app gives its uploads
+directory and the shipped ``sample_traces/``) refuses a scenario whose
+``path`` or ``*_path`` fields resolve -- as the engines resolve them,
+symbolic links followed -- anywhere else, before any such file is opened.
 """
 
 from __future__ import annotations
@@ -15,10 +21,43 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from sched_engine import ScenarioError, normalize_scenario
+from sched_engine.batch.model import resolve_path
 
 from .storage import atomic_write
 
 HASH = re.compile(r"[0-9a-f]{64}")
+SAMPLE_TRACES = Path(__file__).resolve().parents[1] / "sample_traces"
+
+
+def input_paths(value: Any, field: str = ""):
+    """``(field, value)`` of every ``path`` / ``*_path`` entry in a scenario, at any depth."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            here = f"{field}.{key}" if field else str(key)
+            if isinstance(key, str) and (key == "path" or key.endswith("_path")):
+                yield here, item
+            else:
+                yield from input_paths(item, here)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from input_paths(item, f"{field}[{index}]")
+
+
+def check_input_paths(scenario: Mapping[str, Any], roots, *, source: str | None = None) -> None:
+    """Raise :class:`ScenarioError` unless every file the scenario names lies under one of ``roots``."""
+    allowed = [Path(root).resolve() for root in roots]
+    for field, path in input_paths(scenario):
+        if not isinstance(path, str) or not path:
+            continue   # the engine's own check names the field
+        if "\x00" in path:
+            raise ScenarioError(field, "a file path cannot contain a NUL character", source=source)
+        try:
+            resolved = resolve_path(path).resolve()
+        except (OSError, ValueError, RuntimeError):
+            resolved = None
+        if resolved is None or not any(resolved.is_relative_to(root) for root in allowed):
+            raise ScenarioError(field, f"{path[:120]!r} is not an uploaded file or a shipped sample trace; "
+                                       "upload the file and use it from the page instead", source=source)
 
 
 def permalink(scenario_hash: str) -> str:
@@ -26,15 +65,19 @@ def permalink(scenario_hash: str) -> str:
 
 
 class ScenarioStore:
-    def __init__(self, directory: str | Path):
+    def __init__(self, directory: str | Path, input_roots=None):
+        """``input_roots``: the directories a saved scenario's files may lie in (None: anywhere)."""
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
+        self.input_roots = tuple(input_roots) if input_roots is not None else None
 
     def save(self, scenario: Mapping[str, Any], name: str, *, source: str | None = None) -> dict:
         """Validate and store ``scenario`` under ``name``; returns its entry (raises ScenarioError)."""
         name = (name or "").strip()
         if not name:
             raise ScenarioError("name", "give the scenario a name", source=source)
+        if self.input_roots is not None:
+            check_input_paths(scenario, self.input_roots, source=source)
         normal = normalize_scenario({**dict(scenario), "name": name[:200]}, source=source)
         entry = {"hash": normal.content_hash(), "name": normal.name,
                  "saved": datetime.now(timezone.utc).isoformat(timespec="seconds"), "scenario": normal.to_dict()}

@@ -395,6 +395,13 @@ def test_form_errors_name_the_label():
     assert ok and text.startswith("8 points: 4 scheme(s) × 2 interval(s) × 1 seed(s)")
 
 
+@pytest.mark.parametrize("name, forged", [("trace", "/etc/passwd"), ("machines", "../../etc/passwd"),
+                                           ("policies", ["ls", "no-such-policy"]), ("variant", "EVERYTHING")])
+def test_forged_form_choices_are_refused(name, forged):
+    with pytest.raises(ScenarioError, match="is not one of the choices"):
+        page.spec_from_form("batch-ls-seeds", *_form("batch-ls-seeds", **{name: forged}))
+
+
 def test_store_round_trip_and_cache(tmp_path):
     store = page.SweepStore(tmp_path / "sweeps")
     ids, values = _form("libra-intervals", schemes=["libra", "drf"], intervals="0.1, 1", width=16, machines=64,
