@@ -11,9 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 from sched_engine.elastic.presets import paper_model, two_job_model
 from sched_engine.fairshare.presets import FIG4_AFTER_N12_AT, FIG4_ALL_ACTIVE_AT, FIG4_PAPER_SHARES, fig4_model
 from sched_engine.network.presets import fig1_model, fig6_model
+from sched_engine.sweeps import SEED_STRIDE, elastic_configurations
 
 from .figures import step_value
 
@@ -101,6 +104,27 @@ def _yarn_me_paper_rows(results: dict) -> list[dict]:
                  elastic / yarn <= 1.0)]
 
 
+# The Fig. 6 sweep, reduced for a one-click card: uniform Table 2 traces, each parameter's max at
+# the two ends of its interval (8 configurations, one trace each, seeds as the sweep module draws
+# them), the reducer spill penalty at 3x. The Sweeps page runs the full version.
+SWEEP_CONFIGURATIONS = elastic_configurations("uniform", 2)
+SWEEP_PENALTY = 3.0
+
+
+def _sweep_model(ranges: dict) -> dict:
+    model = paper_model(SWEEP_PENALTY, "uniform")
+    return {**model, "trace": {**model["trace"], **ranges}}
+
+
+def _yarn_me_sweep_rows(results: dict) -> list[dict]:
+    ratios = np.array([results[f"yarn-me-{c}"].summary_value("avg_job_runtime_s")
+                       / results[f"yarn-{c}"].summary_value("avg_job_runtime_s")
+                       for c in range(len(SWEEP_CONFIGURATIONS))])
+    median, share = float(np.median(ratios)), float(np.mean(ratios <= 0.7))
+    return [_row("median YARN-ME / YARN average job runtime", "≤ 1", round(median, 3), median <= 1.0),
+            _row("configurations at ≤ 0.7 (§6: 40%)", "40%", f"{share:.0%}", 0.2 <= share <= 0.6)]
+
+
 def _yarn_me_rows(results: dict) -> list[dict]:
     def completion(run, job):
         jobs = results[run].jobs.set_index("job_id")
@@ -146,6 +170,14 @@ CARDS = (
          {policy: {"engine": "elastic", "policy": policy, "model": paper_model(), "seed": 1,
                    "name": "gallery YARN-ME paper set-up"} for policy in ("yarn", "yarn-me")},
          _yarn_me_paper_rows),
+    Card("yarn-me-sweep", f"YARN-ME, Fig. 6 sweep: {len(SWEEP_CONFIGURATIONS)} Table 2 configurations (reduced)",
+         "Iorgulescu et al., §6, Fig. 6 (uniform traces, 3× spill penalty: median ratio ≤ 1, about 40% of "
+         "configurations at ≤ 0.7). Here each parameter's max at its interval's two ends, one trace each; "
+         "the Sweeps page runs the full sweep",
+         {f"{policy}-{c}": {"engine": "elastic", "policy": policy, "model": _sweep_model(ranges),
+                            "seed": SEED_STRIDE * c, "name": f"gallery YARN-ME sweep {c}"}
+          for c, ranges in enumerate(SWEEP_CONFIGURATIONS) for policy in ("yarn", "yarn-me")},
+         _yarn_me_sweep_rows),
 )
 
 
