@@ -26,7 +26,7 @@ from pathlib import Path
 
 from sched_engine.batch.traces import TraceError, env_byte_limit, iter_gunzip, max_decompressed_bytes, size_text
 
-from .storage import atomic_write
+from .storage import atomic_write, remove_stale_temporaries
 
 UPLOAD_KINDS = ("trace", "machines", "failures", "apps", "scenario", "clusters", "hierarchy")
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
@@ -50,6 +50,7 @@ class UploadStore:
                  max_decompressed_bytes: int | None = None):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(self.directory)   # left by a server killed mid-upload
         self.max_bytes = max_bytes
         self.max_decompressed_bytes = max_decompressed_bytes
 

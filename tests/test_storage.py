@@ -7,7 +7,7 @@ import os
 import pytest
 
 from components.runs import ResultCache
-from components.storage import atomic_write
+from components.storage import atomic_write, remove_stale_temporaries
 from components.uploads import UploadError, UploadStore
 from sched_engine import ScenarioError
 
@@ -134,3 +134,17 @@ def test_a_write_interrupted_at_any_step_leaves_the_old_version(tmp_path, monkey
         atomic_write(target, b'{"version": 2, "padding": "' + b"x" * 1000 + b'"}')
     assert target.read_bytes() == b'{"version": 1}'
     assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
+
+
+def test_temporaries_left_by_a_crash_are_removed_at_start_but_not_fresh_ones(tmp_path):
+    uploads = tmp_path / "uploads"
+    uploads.mkdir()
+    stale, fresh, other = uploads / ".incoming-abc", uploads / ".incoming-def", uploads / "notes.txt"
+    for path in (stale, fresh, other):
+        path.write_bytes(b"partial")
+    old = os.path.getmtime(stale) - 7200
+    os.utime(stale, (old, old))
+    os.utime(other, (old, old))
+    UploadStore(uploads)
+    assert not stale.exists() and fresh.exists() and other.exists()
+    assert remove_stale_temporaries(uploads, older_than_s=-1) == 1 and not fresh.exists()
