@@ -1,12 +1,12 @@
 """The batch page in headless Chromium (dash_duo): preset run, linked charts, upload errors."""
 
-import time
 from pathlib import Path
 
 import pytest
 
 from app import create_app
 from components import batch_page as page
+from downloads import downloaded
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 120
@@ -23,16 +23,6 @@ def _start(dash_duo, tmp_path):
 def _upload(dash_duo, component_id, path):
     field = dash_duo.find_element(f"#{component_id} input[type=file]")
     field.send_keys(str(path))
-
-
-def _downloaded(dash_duo, name, timeout=60):
-    path = Path(dash_duo.download_path) / name
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists() and path.stat().st_size > 0 and not path.with_name(name + ".crdownload").exists():
-            return path
-        time.sleep(0.2)
-    raise AssertionError(f"{name} was not downloaded; found {sorted(p.name for p in path.parent.iterdir())}")
 
 
 def test_preset_matrix_runs_and_charts_link(dash_duo, tmp_path):
@@ -61,10 +51,10 @@ def test_preset_matrix_runs_and_charts_link(dash_duo, tmp_path):
     # Exports land as files: the detail run's jobs CSV and the matrix's self-contained report.
     for name in ("jobs", "report"):
         dash_duo.find_element(f'[id=\'{{"frame":"{name}","type":"{page.EXPORT_BUTTONS}"}}\']').click()
-    jobs_csv = _downloaded(dash_duo, "batch-EXT-ALL-ls-jobs.csv")
+    jobs_csv = downloaded(dash_duo, "batch-EXT-ALL-ls-jobs.csv")
     assert jobs_csv.read_text().splitlines()[0].startswith("job_id,submit_time,start_time,end_time,status,cluster")
     assert len(jobs_csv.read_text().splitlines()) == 2001
-    report = _downloaded(dash_duo, "batch-report.html").read_text()
+    report = downloaded(dash_duo, "batch-report.html").read_text()
     assert "EXT-ALL · Local Search · seed 3" in report and "<script src=" not in report
     assert dash_duo.get_logs() == []
 

@@ -1,11 +1,9 @@
 """Every chart offers PNG (Plotly's camera) and SVG exports drawn in the browser, and PDF drawn on the server."""
 
-import time
-from pathlib import Path
-
 import pytest
 
 from app import create_app
+from downloads import downloaded
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 60
@@ -19,11 +17,8 @@ def test_a_chart_downloads_as_svg(dash_duo, tmp_path):
     assert dash_duo.find_elements("#compare-overlay-graph [data-title='Download plot as a PNG']")
     dash_duo.driver.execute_script(
         "document.querySelector('#compare-overlay-graph .schedscope-svg-export').click();")
-    target = Path(dash_duo.download_path) / "Choose-runs.svg"
-    deadline = time.monotonic() + TIMEOUT
-    while not (target.exists() and target.stat().st_size > 0) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert target.read_text().startswith("<svg"), sorted(p.name for p in target.parent.iterdir())
+    target = downloaded(dash_duo, "Choose-runs.svg", TIMEOUT)
+    assert target.read_text().startswith("<svg")
     assert dash_duo.get_logs() == []
 
 
@@ -33,9 +28,6 @@ def test_a_chart_downloads_as_pdf_drawn_on_the_server(dash_duo, tmp_path):
     dash_duo.wait_for_element("#compare-overlay-graph .schedscope-pdf-export", timeout=TIMEOUT)
     dash_duo.driver.execute_script(
         "document.querySelector('#compare-overlay-graph .schedscope-pdf-export').click();")
-    target = Path(dash_duo.download_path) / "Choose-runs.pdf"
-    deadline = time.monotonic() + TIMEOUT
-    while not (target.exists() and target.stat().st_size > 0) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert target.read_bytes().startswith(b"%PDF"), sorted(p.name for p in target.parent.iterdir())
+    target = downloaded(dash_duo, "Choose-runs.pdf", TIMEOUT)
+    assert target.read_bytes().startswith(b"%PDF")
     assert dash_duo.get_logs() == []

@@ -9,6 +9,7 @@ from selenium.webdriver.common.keys import Keys
 
 from app import create_app
 from components import sweep_page as page
+from downloads import downloaded
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 120
@@ -25,16 +26,6 @@ def _type(dash_duo, name, value):
     field = _param(dash_duo, name)
     dash_duo.clear_input(field)
     field.send_keys(str(value), Keys.TAB)   # inputs commit on blur
-
-
-def _downloaded(dash_duo, name, timeout=60):
-    path = Path(dash_duo.download_path) / name
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists() and path.stat().st_size > 0 and not path.with_name(name + ".crdownload").exists():
-            return path
-        time.sleep(0.2)
-    raise AssertionError(f"{name} was not downloaded; found {sorted(p.name for p in path.parent.iterdir())}")
 
 
 def _plot_traces(dash_duo) -> list[str]:
@@ -84,7 +75,7 @@ def test_small_libra_sweep_runs_with_progress_table_plot_and_csv(dash_duo, tmp_p
     dash_duo.driver.save_screenshot(str(DOCS / "screenshot-sweeps.png"))
 
     dash_duo.find_element(f'[id=\'{{"table":"points","type":"{page.EXPORT_BUTTONS}"}}\']').click()
-    lines = _downloaded(dash_duo, f"{KIND}-sweep.csv").read_text().splitlines()
+    lines = downloaded(dash_duo, f"{KIND}-sweep.csv").read_text().splitlines()
     assert lines[0] == "point,scheme,interval_s,seed,mean_isolation,mean_duration_s,link_utilisation"
     assert len(lines) == 25 and lines[1].startswith("0,baseline,0.02,0,")
 
