@@ -71,7 +71,7 @@
     var plot = modebar.closest(".js-plotly-plot");
     if (!plot || !window.Plotly) { return; }
     var group = document.createElement("div");
-    group.className = "modebar-group";
+    group.className = "modebar-group schedscope-export-group";
     group.appendChild(makeButton(SVG_CLASS, "SVG", "Download plot as SVG", function () {
       window.Plotly.downloadImage(plot, {format: "svg", filename: fileName(plot)});
     }));
