@@ -34,11 +34,13 @@ from typing import Callable
 
 import diskcache
 from diskcache import Timeout
+from redis.exceptions import ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
 
 DEFAULT_INTERVAL = 0.3
 
-# Errors of a busy progress store that only cost one progress update.
-TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (Timeout,)
+# Errors of a busy or briefly unreachable progress store (diskcache; Redis when scaled out)
+# that only cost one progress update.
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (Timeout, RedisConnectionError, RedisTimeoutError)
 
 
 class ThrottledProgress:

@@ -28,6 +28,7 @@ import multiprocess
 import psutil
 import pytest
 from diskcache import Timeout
+from redis.exceptions import ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
 from werkzeug.serving import WSGIRequestHandler, make_server
 
 from app import create_app
@@ -312,13 +313,14 @@ def test_progress_is_written_at_most_once_per_interval_and_the_final_report_alwa
     assert report.written == 3
 
 
-def test_a_busy_store_costs_one_progress_update_and_never_the_run():
+@pytest.mark.parametrize("error", [Timeout, RedisConnectionError, RedisTimeoutError])
+def test_a_busy_store_costs_one_progress_update_and_never_the_run(error):
     calls = []
 
     def busy_then_free(value):
         calls.append(value)
         if len(calls) == 1:
-            raise Timeout
+            raise error
     clock = FakeClock()
     report = ThrottledProgress(busy_then_free, interval=0.3, clock=clock)
     report(1, 10)                    # refused by the store: skipped, no exception
