@@ -236,7 +236,7 @@ def ui_error(exc: ScenarioError, machine_rows_at: list[int] | None, origin: dict
         return ScenarioError(f"application generator, {rest}" if rest else "application generator", exc.message)
     match = FIELD_PATH.match(exc.field)
     if not match:
-        return exc
+        return ScenarioError(exc.field, exc.message, source=upload) if upload else exc
     kind, item, group, rest = match.group(1), int(match.group(2)), match.group(3), match.group(4)
     if kind == "machines":
         place = "machine generator" if machine_rows_at is None else f"machines row {machine_rows_at[item]}"

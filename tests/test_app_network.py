@@ -248,3 +248,8 @@ def test_placement_at_counts_containers_of_running_applications():
 def test_empty_inputs_give_placeholder_figures():
     assert figures.isolation_over_time([]).layout.annotations[0].text.startswith("Run at least one")
     assert len(figures.placement_at(JOBS, ["M1"], -1.0).data) == 0
+
+
+def test_an_error_on_an_odd_field_of_an_uploaded_list_still_names_the_file():
+    error = page.ui_error(ScenarioError("applications[0].\n0", "unknown field"), None, {(0, 0): 2}, "apps.json")
+    assert error.source == "apps.json" and error.field == "applications[0].\n0"
