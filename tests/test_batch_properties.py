@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sched_engine.batch.cluster import ClusterState
-from sched_engine.batch.policies import EASY
+from sched_engine.batch.policies import EASY, FCFS, FCFSLB
 from sched_engine.batch.simulate import CANCELLED, COMPLETED, KILLED, BatchSimulation
 from sched_engine.registry import REGISTRY
 
@@ -133,3 +133,29 @@ def test_conservative_starts_no_job_later_than_its_first_reservation(clusters, j
     sim, *_ = build(clusters, jobs, [], policy)
     for job, reserved in first.items():
         assert sim.start_time[job] <= reserved
+
+
+class _EventLoopFCFS(FCFS):
+    """FCFS run through the general event loop (its dedicated in-order loop switched off)."""
+    starts_in_order = False
+
+
+class _EventLoopFCFSLB(FCFSLB):
+    starts_in_order = False
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters=clusters_strategy, jobs=jobs_strategy, requirements=st.booleans(), seed=st.integers(0, 3),
+       balanced=st.booleans())
+def test_the_in_order_loop_gives_the_event_loops_schedule(clusters, jobs, requirements, seed, balanced):
+    """FCFS and FCFS-LB without failures take a dedicated one-step-per-job loop: same starts, clusters, ends."""
+    fast_policy, general_policy = (FCFSLB(), _EventLoopFCFSLB()) if balanced else (FCFS(), _EventLoopFCFS())
+    fast, fast_clusters, _ = build(clusters, jobs, [], fast_policy, requirements, seed)
+    general, general_clusters, _ = build(clusters, jobs, [], general_policy, requirements, seed)
+    assert fast.start_time == general.start_time or np.allclose(fast.start_time, general.start_time, equal_nan=True)
+    assert fast.end_time == general.end_time or np.allclose(fast.end_time, general.end_time, equal_nan=True)
+    assert (fast.status, fast.cluster_of) == (general.status, general.cluster_of)
+
+    def machines(sim, states):
+        return [states[c].machines_text(held) if held else "" for c, held in zip(sim.cluster_of, sim.machines_of)]
+    assert machines(fast, fast_clusters) == machines(general, general_clusters)

@@ -69,8 +69,10 @@ def run(model: Mapping[str, Any], policy, rng: np.random.Generator, progress=Non
 
 def jobs_frame(sim: BatchSimulation) -> pd.DataFrame:
     data = sim.input.jobs
-    names = [c.name for c in sim.clusters]
+    clusters = sim.clusters
+    names = [c.name for c in clusters]
     start = np.asarray(sim.start_time, dtype=float)
+    machines = [clusters[c].machines_text(held) if held else "" for c, held in zip(sim.cluster_of, sim.machines_of)]
     return pd.DataFrame(
         {
             "job_id": data["job_id"].astype("string"),
@@ -85,7 +87,7 @@ def jobs_frame(sim: BatchSimulation) -> pd.DataFrame:
             "wait_time": start - data["submit_time"].to_numpy(dtype=float),
             "user": data["user"].astype("string").to_numpy(),
             "reason": pd.Series(sim.reason, dtype="string"),
-            "machines": pd.Series([",".join(map(str, m)) for m in sim.machines_of], dtype="string"),
+            "machines": pd.Series(machines, dtype="string"),
         }
     )
 

@@ -6,7 +6,10 @@ Klusáček & Rudová §2.2 -- and not resubmitted), machine restarts
 (DEPARTURE: the machine's CPUs are free at once), job completions
 (COMPLETION), job arrivals (ARRIVAL) and reservation wake-ups (SCHEDULE).
 After the events of an instant the policy makes one scheduling pass and
-starts jobs through :meth:`BatchSimulation.start`.
+starts jobs through :meth:`BatchSimulation.start`. Policies that start jobs
+in arrival order only (FCFS, FCFS-LB) run, when no machine can fail, through
+a loop with one step per job and the same results
+(:meth:`BatchSimulation._run_in_order`).
 
 Policies see the simulation through a narrow surface: job arrays
 (``procs``, ``estimate``, ``submit``, ``candidates``), ``clusters``,
@@ -19,6 +22,7 @@ up).
 
 from __future__ import annotations
 
+from heapq import heappop, heappush
 from time import process_time
 from typing import Callable, Sequence
 
@@ -29,6 +33,7 @@ from .cluster import ClusterState
 
 WAITING, RUNNING, COMPLETED, KILLED, CANCELLED = range(5)
 STATUS_NAMES = ("waiting", "running", "completed", "killed", "cancelled")
+NO_SUITABLE_CLUSTER = "no suitable cluster"
 
 
 class BatchSimulation:
@@ -67,8 +72,9 @@ class BatchSimulation:
         self.status = [WAITING] * count
         self.cluster_of = [-1] * count
         self.reason = [""] * count
-        self.machines_of: list[tuple[int, ...]] = [()] * count   # machine indices within the job's cluster
-        self.allocation: dict[int, tuple[int, np.ndarray, np.ndarray, float]] = {}
+        # What each started job held on its cluster (see ClusterState.allocate); () if it held nothing.
+        self.machines_of: list = [()] * count
+        self.allocation: dict[int, tuple[int, object, float]] = {}  # running job -> cluster, holding, estimated end
         preference = sorted(range(len(clusters)), key=lambda c: (-clusters[c].speed, -clusters[c].total, c))
         self.preference = tuple(preference)
         by_set: dict[tuple[int, ...] | None, tuple[int, ...]] = {}
@@ -86,8 +92,9 @@ class BatchSimulation:
             cluster.track_jobs = cluster.index in failing
         self._wakes: set[float] = set()
         self.scheduler_seconds = 0.0
-        # Timeline samples: (time, cluster index or -1 for the queue, used CPUs, up CPUs).
-        self.samples: list[tuple[float, int, int, int]] = []
+        # Timeline samples: (time, cluster index or -1 for the queue, used CPUs or queue length, up CPUs);
+        # a list of rows from the event loop, an array of them from the in-order loop.
+        self.samples: list[tuple[float, int, int, int]] | np.ndarray = []
         # Machine state changes: (time, cluster index, machine index, 1 = down / 0 = up again).
         self.machine_changes: list[tuple[float, int, int, int]] = []
         self.queue_length = 0
@@ -96,24 +103,9 @@ class BatchSimulation:
     # --- surface for policies ---------------------------------------------------------------------
 
     def start(self, job: int, cluster_index: int, now: float) -> None:
-        if self.run_time[job] <= 0:
-            # A zero-length job holds no CPUs: it completes as it starts.
-            self.status[job] = COMPLETED
-            self.start_time[job] = self.end_time[job] = now
-            self.cluster_of[job] = cluster_index
-            self.queue_length -= 1
-            self.done += 1
-            return
-        cluster = self.clusters[cluster_index]
-        est_end = now + self.estimate[job]
-        machines, counts = cluster.allocate(job, self.procs[job], est_end)
-        self.allocation[job] = (cluster_index, machines, counts, est_end)
-        self.machines_of[job] = tuple(int(m) for m in machines)
-        self.status[job] = RUNNING
-        self.start_time[job] = now
-        self.cluster_of[job] = cluster_index
-        self.queue_length -= 1
-        self.events.push(now + self.run_time[job], Priority.COMPLETION, "end", job)
+        end = self._occupy(job, cluster_index, now)
+        if end is not None:
+            self.events.push(end, Priority.COMPLETION, "end", job)
 
     def cancel(self, job: int, now: float, reason: str) -> None:
         self.status[job] = CANCELLED
@@ -131,6 +123,19 @@ class BatchSimulation:
     # --- the loop ---------------------------------------------------------------------------------
 
     def run(self) -> None:
+        self.policy.bind(self)
+        in_order = getattr(self.policy, "starts_in_order", False) and not self._failures
+        for cluster in self.clusters:
+            cluster.track_running = not in_order  # an in-order policy never looks ahead
+        if in_order:
+            self._run_in_order()
+        else:
+            self._run_events()
+
+    def _run_events(self) -> None:
+        """The general loop: every event through the heap, every policy hook called."""
+        for cluster in self.clusters:
+            self._sample(0.0, cluster)
         events = self.events
         for job, time in enumerate(self.submit):
             events.push(time, Priority.ARRIVAL, "arrive", job)
@@ -139,9 +144,6 @@ class BatchSimulation:
         total = len(self.submit)
         next_report = 0
         policy = self.policy
-        policy.bind(self)
-        for cluster in self.clusters:
-            self._sample(0.0, cluster)
         clock = process_time
         while events:
             changed: set[int] = set()
@@ -161,7 +163,7 @@ class BatchSimulation:
                     if not self.candidates[job] or all(
                         self.procs[job] > self.clusters[c].total for c in self.candidates[job]
                     ):
-                        self.cancel(job, now, "no suitable cluster")
+                        self.cancel(job, now, NO_SUITABLE_CLUSTER)
                         continue
                     started = clock()
                     policy.arrive(job, now)
@@ -200,9 +202,124 @@ class BatchSimulation:
                 self.progress(min(self.done / max(total, 1), 1.0))
                 next_report = self.done + max(total // 100, 1)
 
+    def _run_in_order(self) -> None:
+        """FCFS-like policies on clusters that never fail: one step per job instead of per event.
+
+        A policy with ``starts_in_order`` (FCFS, FCFS-LB) starts only the
+        oldest waiting job, as soon as it fits now on one of its clusters,
+        and is asked only which of those clusters to use (``policy.choose``).
+        So job ``j`` (in arrival order: submission time, then index) starts
+        at the first ``t >= max(submit[j], start of the job before)`` at which
+        it fits once every job ending by ``t`` has released its CPUs; while
+        it does not fit, ``t`` moves to the next completion. This gives the
+        results of :meth:`_run_events` because
+
+        * there the head is re-examined after the completions of every
+          instant and only then (arrivals free nothing), and jobs ending at
+          one instant release their CPUs in any order with the same outcome;
+        * without failures ``up_total == total``: a job that no candidate
+          cluster can hold is cancelled on arrival, and any other job fits
+          once its clusters are empty, so a waiting job is never cancelled.
+
+        The timeline samples are built afterwards from the start and end
+        times (:meth:`_samples_from_times`).
+        """
+        submit, procs, candidates, clusters = self.submit, self.procs, self.candidates, self.clusters
+        if submit and min(submit) < 0:
+            raise ValueError(f"cannot schedule an event at {min(submit)} before now (0.0)")  # as the event loop
+        choose, occupy, finish, cancel = self.policy.choose, self._occupy, self._finish, self.cancel
+        capacity = {allowed: max((clusters[c].total for c in allowed), default=-1) for allowed in set(candidates)}
+        total = len(submit)
+        report_every = max(total // 100, 1)
+        ends: list[tuple[float, int]] = []  # heap of (completion time, job) of running jobs
+        now = float("-inf")  # start time of the previous job
+        started = process_time()
+        for count, job in enumerate(sorted(range(total), key=submit.__getitem__), start=1):
+            self.queue_length += 1
+            need, allowed = procs[job], candidates[job]
+            if need > capacity[allowed]:
+                cancel(job, submit[job], NO_SUITABLE_CLUSTER)
+                continue
+            if submit[job] > now:
+                now = submit[job]
+            while True:
+                while ends and ends[0][0] <= now:
+                    end, ended = heappop(ends)
+                    finish(ended, end, COMPLETED)
+                if len(allowed) == 1:
+                    fits = allowed if clusters[allowed[0]].free_total >= need else ()
+                else:
+                    fits = [c for c in allowed if clusters[c].free_total >= need]
+                if fits:
+                    break
+                now = ends[0][0]  # not empty: the job fits once its clusters are idle
+            end = occupy(job, choose(fits), now)
+            if end is not None:
+                heappush(ends, (end, job))
+            if self.progress is not None and count % report_every == 0:
+                self.progress(count / total)  # jobs placed so far; the rest only end
+        while ends:
+            end, ended = heappop(ends)
+            finish(ended, end, COMPLETED)
+        # The whole loop is the policy's work here: there is nothing else to do.
+        self.scheduler_seconds += process_time() - started
+        self.samples = self._samples_from_times()
+        if self.progress is not None:
+            self.progress(1.0)
+
+    def _samples_from_times(self) -> np.ndarray:
+        """Timeline samples of a run without failures, from per-job times.
+
+        The rows :meth:`_run_events` records, up to rows that repeat the
+        value before them (the timeline drops those): per cluster, used CPUs
+        (a job holds its CPUs on ``[start, end)``; zero-length jobs hold
+        none) after each instant a job started or ended on it, after a first
+        row at 0; then the queue length after each instant a job arrived or
+        started, from the first arrival on. ``up`` CPUs never change.
+        """
+        start = np.asarray(self.start_time, dtype=float)
+        end = np.asarray(self.end_time, dtype=float)
+        submit = np.asarray(self.submit, dtype=float)
+        procs = np.asarray(self.procs, dtype=float)
+        cluster_of = np.asarray(self.cluster_of, dtype=np.int64)
+        holds = (cluster_of >= 0) & (np.asarray(self.run_time, dtype=float) > 0)
+        blocks = []
+        for cluster in self.clusters:
+            mine = holds & (cluster_of == cluster.index)
+            times = np.concatenate([[0.0], start[mine], end[mine]])
+            change = np.concatenate([[0.0], procs[mine], -procs[mine]])
+            order = np.argsort(times, kind="stable")
+            blocks.append(_rows(times[order], cluster.index, np.cumsum(change[order]), cluster.up_total))
+        if len(submit):
+            queued = cluster_of >= 0  # cancelled jobs left the queue at the instant they arrived
+            times = np.concatenate([[submit.min()], submit[queued], start[queued]])
+            change = np.concatenate([[0.0], np.ones(queued.sum()), -np.ones(queued.sum())])
+            order = np.argsort(times, kind="stable")
+            blocks.append(_rows(times[order], -1, np.cumsum(change[order]), 0))
+        return np.concatenate(blocks)
+
+    def _occupy(self, job: int, cluster_index: int, now: float) -> float | None:
+        """Start ``job`` on a cluster at ``now``; returns its completion time, or None if it is done already."""
+        self.start_time[job] = now
+        self.cluster_of[job] = cluster_index
+        self.queue_length -= 1
+        run_time = self.run_time[job]
+        if run_time <= 0:
+            # A zero-length job holds no CPUs: it completes as it starts.
+            self.status[job] = COMPLETED
+            self.end_time[job] = now
+            self.done += 1
+            return None
+        est_end = now + self.estimate[job]
+        held = self.clusters[cluster_index].allocate(job, self.procs[job], est_end)
+        self.allocation[job] = (cluster_index, held, est_end)
+        self.machines_of[job] = held
+        self.status[job] = RUNNING
+        return now + run_time
+
     def _finish(self, job: int, now: float, status: int) -> int:
-        cluster_index, machines, counts, est_end = self.allocation.pop(job)
-        self.clusters[cluster_index].release(job, est_end, machines, counts)
+        cluster_index, held, est_end = self.allocation.pop(job)
+        self.clusters[cluster_index].release(job, est_end, held)
         self.status[job] = status
         self.end_time[job] = now
         self.done += 1
@@ -212,3 +329,13 @@ class BatchSimulation:
 
     def _sample(self, now: float, cluster: ClusterState) -> None:
         self.samples.append((now, cluster.index, cluster.up_total - cluster.free_total, cluster.up_total))
+
+
+def _rows(times: np.ndarray, entity: int, values: np.ndarray, up: int) -> np.ndarray:
+    """Sample rows ``(time, entity, value, up)`` for equal-length ``times`` and ``values``."""
+    rows = np.empty((len(times), 4))
+    rows[:, 0] = times
+    rows[:, 1] = entity
+    rows[:, 2] = values
+    rows[:, 3] = up
+    return rows

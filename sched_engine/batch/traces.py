@@ -146,6 +146,22 @@ def read_text(path: str | Path, *, source: str | None = None, max_decompressed: 
         raise TraceError("", f"not UTF-8 text (byte {exc.start})", source=name, line=line) from None
 
 
+def _leading_lines(text: str):
+    """The lines of ``text`` as ``text.splitlines()`` gives them, split lazily.
+
+    For readers that stop at the first data line: only a growing prefix of
+    a large file is split. A prefix's last line may go on past it, so it
+    is yielded only once a longer prefix (or the whole text) is split.
+    """
+    size, done = 1 << 16, 0
+    while size < len(text):
+        lines = text[:size].splitlines()
+        yield from lines[done : len(lines) - 1]
+        done = max(done, len(lines) - 1)
+        size *= 4
+    yield from text.splitlines()[done:]
+
+
 def sniff_format(name: str, text: str) -> str:
     """Guess ``swf``, ``swf-ext``, ``gwf`` or ``csv`` from the name and the first data line."""
     lower = name.lower().removesuffix(".gz")
@@ -153,7 +169,7 @@ def sniff_format(name: str, text: str) -> str:
         return "csv"
     if lower.endswith(".gwf"):
         return "gwf"
-    for line in text.splitlines():
+    for line in _leading_lines(text):
         stripped = line.strip()
         if not stripped or stripped[0] in ";#":
             continue
@@ -203,7 +219,7 @@ _HEADER = re.compile(r"^;\s*([A-Za-z][\w ]*?)\s*:\s*(.*?)\s*$")
 def parse_swf_header(text: str) -> dict:
     """``; Key: value`` lines before the first job, numbers converted where they are numbers."""
     header: dict = {}
-    for line in text.splitlines():
+    for line in _leading_lines(text):
         if not line.startswith(";"):
             if line.strip():
                 break
@@ -334,10 +350,10 @@ def _parse_swf(text: str, source: str, skip_malformed: bool, *, extended: bool) 
         # Alea's extension: field 19 used node ids, 20 queue name, 21 requirement string.
         queue = [row[1] if len(row) > 1 else "" for row in extra]
         requirement = [row[2] if len(row) > 2 else "" for row in extra]
-    ids = block[:, 0].astype(np.int64).astype(str)
+    ids = list(map(str, block[:, 0].astype(np.int64).tolist()))
     jobs = _jobs_frame(
         ids, block[:, 1], block[:, 3], procs, block[:, 8],
-        block[:, 11].astype(np.int64).astype(str), queue, requirement, [""] * count,
+        list(map(str, block[:, 11].astype(np.int64).tolist())), queue, requirement, [""] * count,
     )[usable].reset_index(drop=True)
     return Workload(
         jobs=jobs, format="swf-ext" if extended else "swf", header=header,
