@@ -522,6 +522,7 @@ SCENARIO_REGRESSIONS = [
     ("elastic", ("model", "penalty", "factor"), 10**400, "penalty.factor"),
     ("elastic", ("model", "memory_step_mb"), 10**400, "memory_step_mb"),
     ("fairshare", ("seed",), 10**400, None),  # a huge seed is a valid whole number
+    ("batch", ("model", "trace", "path"), "a\x00b", "trace.path"),  # ValueError: embedded null byte
 ]
 
 
@@ -534,6 +535,18 @@ def test_former_scenario_crashes_are_typed_errors(engine, path, value, field):
     with pytest.raises(ScenarioError) as caught:
         normalize_scenario(scenario, source="s.json")
     assert caught.value.field == f"model.{field}" and caught.value.source == "s.json"
+
+
+@pytest.mark.parametrize("model", [
+    {"trace": {"path": "sample_traces/hpc2n-excerpt.swf"}, "machines_path": "\x00"},
+    {"trace": {"path": "sample_traces/hpc2n-excerpt.swf"}, "failures": {"kind": "trace", "path": "x\x00"}},
+])
+def test_file_names_with_a_nul_byte_are_typed_errors(model):  # ValueError: embedded null byte before
+    with pytest.raises(ScenarioError, match="not a usable file name"):
+        normalize_scenario({"engine": "batch", "policy": "easy", "model": model}, source="s.json")
+    elastic = {"nodes": [{"count": 1, "cores": 1, "memory_mb": 1000}], "trace": {"kind": "file", "path": "\x00"}}
+    with pytest.raises(ScenarioError, match="not a usable file name"):
+        normalize_scenario({"engine": "elastic", "policy": "yarn", "model": elastic}, source="s.json")
 
 
 def test_broken_gzip_is_a_trace_error(workdir):

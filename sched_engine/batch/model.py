@@ -62,6 +62,8 @@ def file_sha256(path: Path, field: str) -> str:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError as exc:
         raise ScenarioError(field, f"cannot read {path} ({exc.strerror})") from None
+    except ValueError:   # a NUL byte in the name: no such file can exist
+        raise ScenarioError(field, f"not a usable file name: {str(path)!r}") from None
 
 
 def _number(value: Any, field: str, *, minimum: float | None = None, integer: bool = False, positive=False) -> float:

@@ -136,6 +136,8 @@ def read_text(path: str | Path, *, source: str | None = None, max_decompressed: 
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise TraceError("", f"cannot read the file ({exc.strerror})", source=name) from None
+    except ValueError:   # a NUL byte in the name: no such file can exist
+        raise TraceError("", "not a usable file name", source=name) from None
     if raw[:2] == b"\x1f\x8b":
         limit = max_decompressed_bytes() if max_decompressed is None else max_decompressed
         raw = b"".join(iter_gunzip(raw, limit=limit, source=name))

@@ -190,6 +190,8 @@ def _normalize_file(data: Mapping) -> tuple[dict, tuple[Job, ...]]:
         sha = hashlib.sha256(resolved.read_bytes()).hexdigest()
     except OSError as exc:
         raise ScenarioError("trace.path", f"cannot read {path} ({exc.strerror})") from None
+    except ValueError:   # a NUL byte in the name: no such file can exist
+        raise ScenarioError("trace.path", f"not a usable file name: {path!r}") from None
     label = data.get("label") or resolved.name
     jobs = _read_file(str(resolved), sha, fmt, str(label))
     return {"kind": "file", "path": path, "format": fmt, "label": str(label), "sha256": sha}, jobs
