@@ -109,6 +109,6 @@ def test_bad_input_says_where_and_keeps_earlier_results(dash_duo, tmp_path):
     message = dash_duo.find_element(f"#{page.APPS_MSG}").text
     assert "line 3, pattern" in message and "unknown pattern 'ring'" in message
     _choose(dash_duo, page.APP_MODE, "table")
-    assert "A2" in dash_duo.find_element(f"#{page.APPS}").text
+    dash_duo.wait_for_contains_text(f"#{page.APPS}", "A2", timeout=TIMEOUT)   # shown once the mode switches
     assert "Libra" in dash_duo.find_element(f"#{page.SUMMARY}").text
     assert dash_duo.get_logs() == []
