@@ -31,7 +31,7 @@ from . import batch_figures as figures
 from .progress import throttled
 from .report import html_report
 from .saved_items import CLUSTERS as SAVED_CLUSTERS, clean_name, load_item, saved_choices, save_item
-from .uploads import UploadError
+from .uploads import UploadError, upload_choices
 from .workspace import permalink
 
 ENGINE = "batch"
@@ -202,9 +202,7 @@ UPLOADED = "upload:"
 def trace_choices(uploads) -> list[dict]:
     """The workload dropdown: shipped samples, then traces uploaded earlier (the workspace), newest first."""
     samples = [{"label": name, "value": name} for name in SAMPLE_TRACES]
-    uploaded = [{"label": f"{entry['label']} (uploaded {entry['uploaded'][:10]})", "value": UPLOADED + entry["name"]}
-                for entry in uploads.listing() if entry["kind"] == "trace"]
-    return samples + uploaded
+    return samples + upload_choices(uploads, "trace", value_prefix=UPLOADED)
 
 
 def trace_choice_ref(value: str, uploads) -> dict:
@@ -223,17 +221,13 @@ def cluster_choices(uploads) -> list[dict]:
     """The cluster-definition dropdown: shipped .machines files, saved definitions, uploaded .machines files."""
     samples = [{"label": name, "value": SAMPLE_PREFIX + name} for name in SAMPLE_MACHINES]
     saved = [{**option, "value": UPLOADED + option["value"]} for option in saved_choices(uploads, SAVED_CLUSTERS)]
-    uploaded = [{"label": f"{entry['label']} (uploaded {entry['uploaded'][:10]})", "value": UPLOADED + entry["name"]}
-                for entry in uploads.listing() if entry["kind"] == "machines"]
-    return samples + saved + uploaded
+    return samples + saved + upload_choices(uploads, "machines", value_prefix=UPLOADED)
 
 
 def failure_choices(uploads) -> list[dict]:
     """The failure-trace dropdown: shipped .failures files, then earlier uploads."""
     samples = [{"label": name, "value": SAMPLE_PREFIX + name} for name in SAMPLE_FAILURES]
-    uploaded = [{"label": f"{entry['label']} (uploaded {entry['uploaded'][:10]})", "value": UPLOADED + entry["name"]}
-                for entry in uploads.listing() if entry["kind"] == "failures"]
-    return samples + uploaded
+    return samples + upload_choices(uploads, "failures", value_prefix=UPLOADED)
 
 
 def _choice_ref(value: str, kind: str, uploads) -> dict:

@@ -30,7 +30,7 @@ from sched_engine.registry import REGISTRY
 
 from . import elastic_figures as figures
 from .progress import throttled
-from .uploads import UploadError
+from .uploads import UploadError, upload_choices
 
 ENGINE = "elastic"
 LOADED = "elastic-loaded-store"
@@ -251,9 +251,7 @@ def stored_trace(path, label: str) -> tuple[dict, str]:
 
 def trace_choices(uploads) -> list[dict]:
     """Traces uploaded earlier in this page's formats (SLS/DSS JSON or CSV), newest first."""
-    return [{"label": f"{entry['label']} (uploaded {entry['uploaded'][:10]})", "value": entry["name"]}
-            for entry in uploads.listing()
-            if entry["kind"] == "trace" and entry["label"].lower().endswith((".json", ".csv"))]
+    return upload_choices(uploads, "trace", suffixes=(".json", ".csv"))
 
 
 def open_stored_trace(name: str, uploads) -> tuple[dict, str]:

@@ -31,7 +31,7 @@ from sched_engine.registry import REGISTRY
 
 from . import network_figures as figures
 from .progress import throttled
-from .uploads import UploadError
+from .uploads import UploadError, upload_choices
 
 ENGINE = "network"
 DRAFT = "network-draft-store"
@@ -634,8 +634,7 @@ def edit_draft(trigger, draft: dict, payload: dict, uploads) -> dict:
 
 def app_list_choices(uploads) -> list[dict]:
     """Application lists uploaded earlier (the workspace), newest first."""
-    return [{"label": f"{entry['label']} (uploaded {entry['uploaded'][:10]})", "value": entry["name"]}
-            for entry in uploads.listing() if entry["kind"] == "apps"]
+    return upload_choices(uploads, "apps")
 
 
 def register_callbacks(app, results, uploads) -> None:

@@ -43,6 +43,17 @@ def max_upload_bytes() -> int:
     return env_byte_limit(MAX_UPLOAD_ENV, DEFAULT_MAX_BYTES)
 
 
+def upload_choices(uploads, kind: str, *, value_prefix: str = "", suffixes: tuple[str, ...] = ()) -> list[dict]:
+    """Dropdown options for earlier uploads of ``kind``, newest first (only labels ending in ``suffixes``, if given).
+
+    Each value is the stored name behind ``value_prefix``; the label is the
+    original file name and the upload date.
+    """
+    return [{"label": f"{entry['label']} (uploaded {entry['uploaded'][:10]})", "value": value_prefix + entry["name"]}
+            for entry in uploads.listing()
+            if entry["kind"] == kind and (not suffixes or entry["label"].lower().endswith(suffixes))]
+
+
 class UploadStore:
     """Content-addressed upload files under one directory."""
 
