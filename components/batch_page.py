@@ -23,7 +23,9 @@ from dash import ALL, Input, Output, State, ctx, dash_table, dcc, html, no_updat
 
 from sched_engine import ScenarioError, normalize_scenario
 from sched_engine.batch.failures import SYNTHETIC_DEFAULTS
-from sched_engine.batch.model import TRACE_FORMATS, file_sha256, normalize_clusters, workload_for
+from sched_engine.batch.model import (
+    TRACE_FORMATS, cluster_cpus, describe_hardware, file_sha256, header_clusters, normalize_clusters, workload_for,
+)
 from sched_engine.batch.traces import TraceError, read_failures, read_machines
 from sched_engine.registry import REGISTRY
 
@@ -52,6 +54,7 @@ CLUSTERS = "batch-clusters-table"
 ADD_CLUSTER = "batch-add-cluster-button"
 MACHINES_UPLOAD = "batch-machines-upload"
 CLUSTERS_MSG = "batch-clusters-message"
+HARDWARE = "batch-hardware-statement"
 FAILURE_KIND = "batch-failure-kind-radio"
 FAILURE_UPLOAD = "batch-failure-upload"
 FAILURE_ALIGN = "batch-failure-align-radio"
@@ -156,8 +159,12 @@ def clusters_from_rows(rows: list[dict]) -> list[dict]:
 
 
 def initial_draft() -> dict:
-    """The "Complete data sets" preset: HPC2N excerpt on the MetaCentrum clusters with their failures."""
-    return preset_draft("complete")
+    """The page's opening set-up: the "Complete data sets" preset, not yet a choice of the user's.
+
+    Its clusters give way to the header's machine of the first trace loaded
+    (see :func:`adopt_trace`); clicking the preset makes them a choice.
+    """
+    return {**preset_draft("complete"), "clusters_chosen": False}
 
 
 def preset_draft(name: str) -> dict:
@@ -167,12 +174,12 @@ def preset_draft(name: str) -> dict:
         return {"trace": {**_sample("trace", "hpc2n-excerpt.swf"), "format": "auto", "skip_malformed": False},
                 "failure_trace": _sample("failures", "metacentrum-2009.failures"),
                 "clusters": cluster_rows(read_machines(Path(SAMPLE_MACHINES[machines]).resolve(), source=machines)),
-                "clusters_label": machines, "rejected": None}
+                "clusters_label": machines, "clusters_chosen": True, "rejected": None}
     machines = "cerit-sc-2013.machines"
     return {"trace": {**_sample("trace", "cerit-sc-2013-slice.swf"), "format": "auto", "skip_malformed": False},
             "failure_trace": _sample("failures", "metacentrum-2009.failures"),
             "clusters": cluster_rows(read_machines(Path(SAMPLE_MACHINES[machines]).resolve(), source=machines)),
-            "clusters_label": machines, "rejected": None}
+            "clusters_label": machines, "clusters_chosen": True, "rejected": None}
 
 
 PRESET_SETTINGS = {
@@ -294,6 +301,87 @@ def trace_info(workload, label: str) -> list:
     return [html.Dl([item for key, value in facts for item in (html.Dt(key), html.Dd(value))], className="facts")]
 
 
+HEADER_LABEL = "the trace header of "
+
+
+def header_rows(workload, label: str) -> list[dict] | None:
+    """Table rows of the one cluster a trace's header defines (MaxProcs/MaxNodes); None without a MaxProcs line."""
+    try:
+        return cluster_rows(header_clusters(workload.header or {}, label))
+    except ScenarioError:
+        return None
+
+
+def adopt_trace(draft: dict, ref: dict, workload) -> dict:
+    """The draft with a newly loaded trace.
+
+    Hardware rule: unless the user chose clusters on purpose (edited the
+    table, loaded a .machines file, opened a saved definition or clicked a
+    preset: ``clusters_chosen``), the trace's header defines the machine the
+    run uses. A trace without a MaxProcs header line keeps the table, and
+    :func:`hardware_statement` says so.
+    """
+    new = {**draft, "trace": ref, "rejected": None}
+    if not draft.get("clusters_chosen"):
+        rows = header_rows(workload, ref["label"])
+        if rows:
+            new.update(clusters=rows, clusters_label=HEADER_LABEL + ref["label"])
+    return new
+
+
+def hardware_text(clusters: list[dict], source: str) -> str:
+    """One line naming the hardware: ``14 clusters, 806 CPUs (metacentrum-2009.machines)``."""
+    return f"{describe_hardware(clusters)} ({source})" if source else describe_hardware(clusters)
+
+
+def next_run_hardware(draft: dict, workload) -> tuple[list[dict], str]:
+    """``(normalised clusters, where they come from)`` the next run uses; raises ScenarioError on a bad table.
+
+    An empty table means the trace header's cluster, as in the engine.
+    """
+    clusters = clusters_from_rows(draft["clusters"])
+    if clusters:
+        return clusters, draft.get("clusters_label") or "the table"
+    label = draft["trace"]["label"]
+    return header_clusters(workload.header or {}, label), HEADER_LABEL + label
+
+
+def first_jobs(workload, max_jobs) -> pd.DataFrame:
+    """The jobs a run simulates: the first ``max_jobs`` by submission (all if empty), as the engine picks them."""
+    jobs = workload.jobs.sort_values("submit_time", kind="stable")
+    return jobs.iloc[:max_jobs] if max_jobs else jobs
+
+
+def hardware_statement(draft: dict, workload, max_jobs) -> list:
+    """What the next run will run on, and warnings a person must see before pressing Run.
+
+    Warns when jobs ask for more CPUs than the largest cluster (they would be
+    cancelled) and when the trace header describes another machine than the
+    one chosen.
+    """
+    try:
+        clusters, source = next_run_hardware(draft, workload)
+    except ScenarioError as exc:
+        return [_error(f"Next run: no usable hardware: {exc}")]
+    lines = [html.Span(["Next run on ", html.B(hardware_text(clusters, "")), f", from {source}."])]
+    header = (workload.header or {}).get("MaxProcs")
+    header_cpus = header if isinstance(header, int) and header > 0 else None
+    total = sum(map(cluster_cpus, clusters))
+    if header_cpus is None and not source.startswith(HEADER_LABEL):
+        lines.append(html.Span(f"{draft['trace']['label']} has no MaxProcs header line: the table's clusters are "
+                               "used.", className="hint"))
+    elif header_cpus is not None and header_cpus != total:
+        lines.append(html.Span(f"The trace header describes {header_cpus:,} CPUs; these clusters have {total:,}.",
+                               className="warning"))
+    largest = max(map(cluster_cpus, clusters))
+    jobs = first_jobs(workload, max_jobs)
+    too_large = int((jobs["procs"] > largest).sum())
+    if too_large:
+        lines.append(html.Span(f"{too_large:,} of the {len(jobs):,} jobs to simulate ask for more CPUs than the "
+                               f"largest cluster has ({largest:,}): they will be cancelled.", className="warning"))
+    return [html.Div(line) for line in lines]
+
+
 def _error(text) -> html.Span:
     return html.Span(str(text), className="error")
 
@@ -315,10 +403,10 @@ def apply_upload(draft: dict, contents: str, filename: str, kind: str, uploads) 
         except ScenarioError:
             draft["rejected"] = ref
             raise
-        return {**draft, "trace": ref, "rejected": None}, f"Loaded {ref['label']}: {len(workload.jobs):,} jobs."
+        return adopt_trace(draft, ref, workload), f"Loaded {ref['label']}: {len(workload.jobs):,} jobs."
     if kind == "machines":
         clusters = read_machines(path, source=ref["label"])
-        return ({**draft, "clusters": cluster_rows(clusters), "clusters_label": ref["label"]},
+        return ({**draft, "clusters": cluster_rows(clusters), "clusters_label": ref["label"], "clusters_chosen": True},
                 f"Loaded {len(clusters)} clusters from {ref['label']}.")
     frame = read_failures(path, source=ref["label"])
     return {**draft, "failure_trace": ref}, f"Loaded {len(frame):,} failure records from {ref['label']}."
@@ -373,8 +461,12 @@ def _naming(scenario: str):
                             line=exc.line) from None
 
 
-def run_matrix(results, models: dict[str, dict], policies: list[str], seeds: int, report) -> tuple[list[dict], str]:
+def run_matrix(results, models: dict[str, dict], policies: list[str], seeds: int, report,
+               hardware: str = "") -> tuple[list[dict], str]:
     """Run every (scenario kind, policy, seed); returns ``(run records, message)``.
+
+    ``hardware`` (see :func:`hardware_text`) is kept in every record and in
+    the scenarios' names, so the summary and the permalinks say what ran.
 
     Randomised policies (FCFS-LB, LS) and scenarios with synthetic parts run
     once per seed ``1..seeds``; deterministic ones once, with seed 1.
@@ -390,8 +482,9 @@ def run_matrix(results, models: dict[str, dict], policies: list[str], seeds: int
         seeded = model["failures"]["kind"] == "synthetic" or bool(model["synthetic_requirements"])
         for policy in policies:
             for seed in range(1, (seeds if seeded or policy in RANDOMISED_POLICIES else 1) + 1):
+                title = " · ".join(part for part in (name, model["trace"]["label"], hardware) if part)
                 plan.append((name, policy, seed, {"engine": ENGINE, "policy": policy, "model": model, "seed": seed,
-                                                  "name": f"{name} · {model['trace']['label']}"}))
+                                                  "name": title}))
     for name, _, _, scenario in plan:
         with _naming(name):
             normalize_scenario(scenario)
@@ -401,7 +494,7 @@ def run_matrix(results, models: dict[str, dict], policies: list[str], seeds: int
         with _naming(name):
             result, cached = results.run(scenario, progress=lambda f, i=index: report(int(100 * (i + f)), total))
         records.append({"scenario": name, "policy": policy, "label": REGISTRY.policy(ENGINE, policy).label,
-                        "seed": seed, "hash": result.scenario_hash, "cached": cached,
+                        "seed": seed, "hash": result.scenario_hash, "cached": cached, "hardware": hardware,
                         "wall_seconds": result.wall_seconds})
         report(100 * (index + 1), total)
     fresh = sum(not r["cached"] for r in records)
@@ -471,7 +564,7 @@ def summary_rows(loaded) -> list[dict]:
         value = result.summary_value
         rows.append({
             "scenario": record["scenario"], "policy": record["label"], "seed": record["seed"],
-            "jobs": int(value("jobs")), "killed": int(value("killed")), "cancelled": int(value("cancelled")),
+            "hardware": record.get("hardware", ""), "jobs": int(value("jobs")), "killed": int(value("killed")), "cancelled": int(value("cancelled")),
             "avg slowdown": round(value("avg_slowdown"), 2),
             "avg bounded slowdown": round(value("avg_bounded_slowdown_tau10"), 2),
             "avg response (s)": round(value("avg_response_s")), "avg wait (s)": round(value("avg_wait_s")),
@@ -560,7 +653,9 @@ def layout() -> html.Div:
                                       html.Button("Save clusters", id=SAVE_CLUSTERS)], className="button-row"),
                             _upload(MACHINES_UPLOAD, "Load an Alea/MetaCentrum .machines file"),
                             html.Div(id=CLUSTERS_MSG, className="message"),
-                            html.P("No clusters: the trace header's MaxNodes/MaxProcs define one.", className="hint"),
+                            html.Div(id=HARDWARE, className="message hardware"),
+                            html.P("An empty table: the trace header's MaxNodes/MaxProcs define one cluster.",
+                                   className="hint"),
                         ],
                         className="panel",
                     ),
@@ -681,17 +776,20 @@ def edit_draft(trigger, draft: dict, payload: dict, uploads) -> dict:
             ref = {**trace_choice_ref(payload["sample"], uploads), "format": draft["trace"].get("format", "auto"),
                    "skip_malformed": draft["trace"].get("skip_malformed", False)}
             workload = parse_trace(ref, uploads)
-            return {"draft": {**draft, "trace": ref, "rejected": None},
-                    "trace_msg": html.Span(f"Loaded {ref['label']}: {len(workload.jobs):,} jobs.", className="ok")}
+            return _trace_loaded(draft, adopt_trace(draft, ref, workload), workload)
         if trigger in (FORMAT, SKIP_MALFORMED):
-            ref = {**(draft.get("rejected") or draft["trace"]), "format": payload["format"],
-                   "skip_malformed": payload["skip"]}
+            current = draft.get("rejected") or draft["trace"]
+            if not draft.get("rejected") and (current.get("format", "auto"), bool(current.get("skip_malformed"))) \
+                    == (payload["format"], payload["skip"]):
+                # The controls echo the draft (they are set from it when it changes): nothing to do. Acting on
+                # the echo would put back the trace of the draft it came from over a newer upload.
+                return {}
+            ref = {**current, "format": payload["format"], "skip_malformed": payload["skip"]}
             try:
                 workload = parse_trace(ref, uploads)
             except ScenarioError as exc:
                 return {"trace_msg": _error(f"{ref['label']} not loaded: {exc}")}
-            return {"draft": {**draft, "trace": ref, "rejected": None},
-                    "trace_msg": html.Span(f"Loaded {ref['label']}: {len(workload.jobs):,} jobs.", className="ok")}
+            return _trace_loaded(draft, adopt_trace(draft, ref, workload), workload)
         if trigger in (TRACE_UPLOAD, MACHINES_UPLOAD, FAILURE_UPLOAD):
             kind, message_key, contents, filename = {
                 TRACE_UPLOAD: ("trace", "trace_msg", payload["trace_contents"], payload["trace_name"]),
@@ -712,21 +810,24 @@ def edit_draft(trigger, draft: dict, payload: dict, uploads) -> dict:
                     out["draft"] = working
                 return out
             out = {"draft": new, message_key: html.Span(message, className="ok")}
-            if kind == "machines":
+            if new["clusters"] != draft["clusters"]:
                 out["clusters"] = new["clusters"]
+                if kind == "trace":
+                    out["clusters_msg"] = html.Span(f"Clusters from {new['clusters_label']}.", className="ok")
             return out
         if trigger == ADD_CLUSTER:
             rows = [*payload["rows"], {"name": f"cluster{len(payload['rows']) + 1}", "machines": 1,
                                        "cpus_per_machine": "1", "speed": 1.0, "properties": ""}]
-            return {"draft": {**draft, "clusters": rows, "clusters_label": "edited"}, "clusters": rows,
-                    "clusters_msg": "Added a cluster: edit its cells."}
+            return {"draft": {**draft, "clusters": rows, "clusters_label": "the edited table", "clusters_chosen": True},
+                    "clusters": rows, "clusters_msg": "Added a cluster: edit its cells."}
         if trigger == CLUSTERS:
             rows = payload["rows"]
+            edited = {**draft, "clusters": rows, "clusters_label": "the edited table", "clusters_chosen": True}
             try:
                 clusters_from_rows(rows)
             except ScenarioError as exc:
-                return {"draft": {**draft, "clusters": rows, "clusters_label": "edited"}, "clusters_msg": _error(exc)}
-            return {"draft": {**draft, "clusters": rows, "clusters_label": "edited"}, "clusters_msg": ""}
+                return {"draft": edited, "clusters_msg": _error(exc)}
+            return {"draft": edited, "clusters_msg": ""}
         if trigger == CLUSTER_CHOICE:
             if not payload["cluster_choice"]:
                 return {}
@@ -734,14 +835,14 @@ def edit_draft(trigger, draft: dict, payload: dict, uploads) -> dict:
                 rows, label = load_cluster_choice(payload["cluster_choice"], uploads)
             except ScenarioError as exc:
                 return {"clusters_msg": _error(f"{str(exc).rstrip('.')}. The table is unchanged.")}
-            return {"draft": {**draft, "clusters": rows, "clusters_label": label}, "clusters": rows,
+            return {"draft": {**draft, "clusters": rows, "clusters_label": label, "clusters_chosen": True}, "clusters": rows,
                     "clusters_msg": html.Span(f"Loaded {len(rows)} clusters from {label}.", className="ok")}
         if trigger == SAVE_CLUSTERS:
             try:
                 label = save_cluster_rows(payload["rows"], payload["clusters_name"], uploads)
             except (ScenarioError, UploadError) as exc:
                 return {"clusters_msg": _error(f"Not saved: {exc}")}
-            return {"draft": {**draft, "clusters_label": label},
+            return {"draft": {**draft, "clusters_label": label, "clusters_chosen": True},
                     "clusters_msg": html.Span(f"Saved the clusters as {label!r} in the workspace.", className="ok")}
         if trigger == FAILURE_CHOICE:
             if not payload["failure_choice"]:
@@ -757,6 +858,16 @@ def edit_draft(trigger, draft: dict, payload: dict, uploads) -> dict:
     except ScenarioError as exc:
         return {"trace_msg": _error(exc)}
     return {}
+
+
+def _trace_loaded(draft: dict, new: dict, workload) -> dict:
+    """Outputs of a trace switch: the draft, its message and, when the header replaced them, the clusters."""
+    out = {"draft": new, "trace_msg": html.Span(f"Loaded {new['trace']['label']}: {len(workload.jobs):,} jobs.",
+                                                className="ok")}
+    if new["clusters"] != draft["clusters"]:
+        out["clusters"] = new["clusters"]
+        out["clusters_msg"] = html.Span(f"Clusters from {new['clusters_label']}.", className="ok")
+    return out
 
 
 def register_callbacks(app, results, uploads) -> None:
@@ -801,15 +912,17 @@ def register_callbacks(app, results, uploads) -> None:
         return draft["clusters"]
 
     @app.callback(Output(TRACE_INFO, "children"), Output(SIZES, "figure"), Output(FORMAT, "value"),
-                  Output(SKIP_MALFORMED, "value"), Input(DRAFT, "data"))
-    def _trace_info(draft):
+                  Output(SKIP_MALFORMED, "value"), Output(HARDWARE, "children"),
+                  Input(DRAFT, "data"), Input(MAX_JOBS, "value"))
+    def _trace_info(draft, max_jobs):
         trace = draft["trace"]
         controls = (trace.get("format", "auto"), ["skip"] if trace.get("skip_malformed") else [])
         try:
             workload = parse_trace(trace, uploads)
         except ScenarioError as exc:
-            return _error(exc), figures.size_histogram(pd.DataFrame({"procs": []})), *controls
-        return trace_info(workload, trace["label"]), figures.size_histogram(workload.jobs), *controls
+            return _error(exc), figures.size_histogram(pd.DataFrame({"procs": []})), *controls, _error(exc)
+        return (trace_info(workload, trace["label"]), figures.size_histogram(workload.jobs), *controls,
+                hardware_statement(draft, workload, max_jobs))
 
     @app.callback(
         Output(RUNS, "data"), Output(RUN_MSG, "children"),
@@ -831,8 +944,9 @@ def register_callbacks(app, results, uploads) -> None:
                     "estimates": estimates, "scenarios": scenarios or []}
         try:
             models = scenario_models(draft, settings, uploads)
+            hardware = hardware_text(*next_run_hardware(draft, parse_trace(draft["trace"], uploads)))
             records, message = run_matrix(results, models, policies or [], seeds,
-                                          throttled(set_progress))
+                                          throttled(set_progress), hardware)
         except ScenarioError as exc:
             return no_update, _error(f"Not run: {exc}")
         return records, html.Span(message, className="ok")

@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from dash import ALL, Input, Output, State, ctx, dash_table, dcc, html, no_update
 
 from sched_engine import ScenarioError
+from sched_engine.batch.model import describe_hardware
 from sched_engine.registry import REGISTRY
 
 from . import compare_page
@@ -75,6 +76,8 @@ def what_if(scenario: dict, policy: str, seed) -> dict:
 def describe(scenario: dict, scenario_hash: str, saved_name: str | None) -> list:
     entry = REGISTRY.policy(scenario["engine"], scenario["policy"])
     facts = [("Engine", REGISTRY.engine(scenario["engine"]).label), ("Policy", f"{entry.label} ({entry.name})"),
+             *([("Hardware", describe_hardware(scenario["model"].get("clusters") or []))]
+               if scenario["engine"] == "batch" else []),
              ("Seed", str(scenario.get("seed", 0))), ("Content hash", scenario_hash),
              ("Permalink", permalink(scenario_hash)), ("Saved as", saved_name or "not saved")]
     return [html.Dl([item for key, value in facts for item in (html.Dt(key), html.Dd(value))], className="facts")]

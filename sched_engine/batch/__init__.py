@@ -136,7 +136,8 @@ def summarise(sim: BatchSimulation, jobs: pd.DataFrame) -> pd.DataFrame:
     """Objectives and counts of one run.
 
     ``avg_response_s``, ``avg_slowdown``, ``avg_bounded_slowdown_tau10``,
-    ``avg_wait_s`` (completed jobs, see :mod:`.metrics`); ``jobs``,
+    ``avg_wait_s`` (completed jobs, see :mod:`.metrics`); the hardware,
+    ``clusters`` and ``cpus`` (all machines, up or down); ``jobs``,
     ``completed``, ``killed``, ``cancelled``; ``makespan_s``;
     ``utilisation`` (of all CPUs over the makespan); ``scheduler_cpu_s``
     (CPU time inside the policy, the paper's "runtime of the scheduling
@@ -149,6 +150,8 @@ def summarise(sim: BatchSimulation, jobs: pd.DataFrame) -> pd.DataFrame:
     days = span / 86400.0
     total_cpus = sum(c.total for c in sim.clusters)
     rows = [
+        ("clusters", len(sim.clusters), "clusters"),
+        ("cpus", total_cpus, "CPUs"),
         ("jobs", len(jobs), "jobs"),
         ("completed", metrics.count_status(jobs, "completed"), "jobs"),
         ("killed", metrics.count_status(jobs, "killed"), "jobs"),

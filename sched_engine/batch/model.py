@@ -103,6 +103,20 @@ def _normalize_cluster(data: Any, field: str) -> dict:
             "properties": sorted(set(properties))}
 
 
+def cluster_cpus(cluster: Mapping[str, Any]) -> int:
+    """CPUs of a normalised cluster (``cpus_per_machine`` one number, or one per machine)."""
+    per = cluster["cpus_per_machine"]
+    return sum(per) if isinstance(per, list) else cluster["machines"] * per
+
+
+def describe_hardware(clusters: list[Mapping[str, Any]]) -> str:
+    """``14 clusters, 806 CPUs`` for normalised clusters; an empty list is the trace header's cluster."""
+    if not clusters:
+        return "1 cluster from the trace header"
+    count = len(clusters)
+    return f"{count} cluster{'s' if count != 1 else ''}, {sum(map(cluster_cpus, clusters)):,} CPUs"
+
+
 def normalize_clusters(clusters: Any) -> list[dict]:
     """Check a list of clusters (names unique) and return their canonical form."""
     if not isinstance(clusters, list):

@@ -1,0 +1,128 @@
+"""The batch page's hardware rule: the machine a run uses is never a surprise (no browser)."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from components import batch_page as page
+from components.runs import ResultCache
+from components.uploads import UploadStore
+from sched_engine import normalize_scenario
+
+# Five jobs; the header describes 16 CPUs on 4 machines of 4 CPUs; job 3 asks for 32.
+HEADER_SWF = b"""; MaxNodes: 4
+; MaxProcs: 16
+1 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1
+2 10 -1 100 8 -1 -1 8 100 -1 1 2 1 -1 -1 -1 -1 -1
+3 20 -1 100 32 -1 -1 32 100 -1 1 2 1 -1 -1 -1 -1 -1
+4 30 -1 100 2 -1 -1 2 100 -1 1 3 1 -1 -1 -1 -1 -1
+5 40 -1 100 1 -1 -1 1 100 -1 1 3 1 -1 -1 -1 -1 -1
+"""
+NO_HEADER_SWF = b"\n".join(line for line in HEADER_SWF.splitlines() if not line.startswith(b";")) + b"\n"
+
+
+@pytest.fixture
+def uploads(tmp_path):
+    return UploadStore(tmp_path / "uploads")
+
+
+def upload(draft, uploads, data, name, kind="trace"):
+    trigger = {"trace": page.TRACE_UPLOAD, "machines": page.MACHINES_UPLOAD}[kind]
+    payload = {f"{p}_{k}": None for p in ("trace", "machines", "failure") for k in ("contents", "name")}
+    payload.update({f"{kind}_contents": "data:application/octet-stream;base64," + base64.b64encode(data).decode(),
+                    f"{kind}_name": name, "rows": draft["clusters"]})
+    return page.edit_draft(trigger, draft, payload, uploads)
+
+
+def statement(draft, uploads, max_jobs=None) -> str:
+    workload = page.parse_trace(draft["trace"], uploads)
+    return " ".join(str(line.children if isinstance(line.children, str) else line.children)
+                    for line in page.hardware_statement(draft, workload, max_jobs))
+
+
+def test_an_upload_on_the_opening_set_up_runs_on_the_trace_header_and_says_so(uploads):
+    opening = page.initial_draft()
+    out = upload(opening, uploads, HEADER_SWF, "site.swf")
+    draft = out["draft"]
+    assert out["clusters"] == draft["clusters"] == [
+        {"name": "cluster", "machines": 4, "cpus_per_machine": "4", "speed": 1.0, "properties": ""}]
+    assert "the trace header of site.swf" in str(out["clusters_msg"].children)
+    text = statement(draft, uploads)
+    assert "1 cluster, 16 CPUs" in text and "from the trace header of site.swf" in text
+    assert "1 of the 5 jobs to simulate ask for more CPUs than the largest cluster has (16)" in text
+
+
+def test_a_preset_is_a_choice_an_upload_keeps_and_the_statement_warns(uploads):
+    chosen = page.edit_draft(page.PRESET_COMPLETE, page.initial_draft(), {}, uploads)["draft"]
+    out = upload(chosen, uploads, HEADER_SWF, "site.swf")
+    assert "clusters" not in out and out["draft"]["clusters"] == chosen["clusters"]
+    text = statement(out["draft"], uploads)
+    assert "14 clusters, 806 CPUs" in text and "from metacentrum-2009.machines" in text
+    assert "The trace header describes 16 CPUs; these clusters have 806." in text
+    # The largest MetaCentrum cluster has 80 CPUs: none of these jobs is too large.
+    assert "cancelled" not in text
+
+
+@pytest.mark.parametrize("choose", ["edit", "machines"])
+def test_an_explicit_cluster_choice_survives_later_uploads(uploads, choose):
+    opening = page.initial_draft()
+    if choose == "edit":
+        rows = [{"name": "mine", "machines": 2, "cpus_per_machine": "8", "speed": 1.0, "properties": ""}]
+        draft = page.edit_draft(page.CLUSTERS, opening, {"rows": rows}, uploads)["draft"]
+    else:
+        draft = upload(opening, uploads, b"0 mine 2 8 1 0\n", "two.machines", "machines")["draft"]
+    out = upload(draft, uploads, HEADER_SWF, "site.swf")
+    assert [row["name"] for row in out["draft"]["clusters"]] == ["mine"]
+    text = statement(out["draft"], uploads)
+    assert "1 cluster, 16 CPUs" in text and "site.swf" not in text.split("from")[1]
+
+
+def test_a_trace_without_header_keeps_the_table_and_says_so(uploads):
+    opening = page.initial_draft()
+    out = upload(opening, uploads, NO_HEADER_SWF, "bare.swf")
+    assert out["draft"]["clusters"] == opening["clusters"]
+    text = statement(out["draft"], uploads)
+    assert "bare.swf has no MaxProcs header line" in text and "14 clusters, 806 CPUs" in text
+
+
+def test_an_empty_table_means_the_header_cluster(uploads):
+    draft = upload(page.initial_draft(), uploads, HEADER_SWF, "site.swf")["draft"]
+    emptied = page.edit_draft(page.CLUSTERS, draft, {"rows": []}, uploads)["draft"]
+    assert "1 cluster, 16 CPUs" in statement(emptied, uploads)
+    assert "2 of the 2 jobs" not in statement(emptied, uploads, max_jobs=2)   # job 3 is the third
+
+
+def test_the_oversize_warning_counts_only_the_jobs_to_simulate(uploads):
+    draft = upload(page.initial_draft(), uploads, HEADER_SWF, "site.swf")["draft"]
+    assert "cancelled" not in statement(draft, uploads, max_jobs=2)
+    assert "1 of the 3 jobs" in statement(draft, uploads, max_jobs=3)
+
+
+def test_the_format_controls_echoing_the_draft_change_nothing(uploads):
+    """The page sets the format controls from the draft; that echo must not put back an older trace."""
+    newer = upload(page.initial_draft(), uploads, HEADER_SWF, "site.swf")["draft"]
+    assert page.edit_draft(page.FORMAT, newer, {"format": "auto", "skip": False}, uploads) == {}
+    assert page.edit_draft(page.SKIP_MALFORMED, newer, {"format": "auto", "skip": False}, uploads) == {}
+    changed = page.edit_draft(page.SKIP_MALFORMED, newer, {"format": "auto", "skip": True}, uploads)
+    assert changed["draft"]["trace"]["label"] == "site.swf" and changed["draft"]["trace"]["skip_malformed"]
+
+
+def test_records_summary_and_permalink_name_the_hardware(tmp_path, uploads):
+    draft = upload(page.initial_draft(), uploads, HEADER_SWF, "site.swf")["draft"]
+    settings = {"max_jobs": None, "failure_kind": "none", "align": "start", "failure_params": {}, "req_share": 0,
+                "estimates": "perfect", "scenarios": ["BASIC"]}
+    models = page.scenario_models(draft, settings, uploads)
+    hardware = page.hardware_text(*page.next_run_hardware(draft, page.parse_trace(draft["trace"], uploads)))
+    assert hardware == "1 cluster, 16 CPUs (the trace header of site.swf)"
+    cache = ResultCache(tmp_path / "results")
+    records, _ = page.run_matrix(cache, models, ["easy"], 1, lambda done, total: None, hardware)
+    assert records[0]["hardware"] == hardware
+    result = cache.get(records[0]["hash"])
+    assert hardware in result.scenario["name"]
+    assert result.summary_value("cpus") == 16 and result.summary_value("cancelled") == 1
+    row = page.summary_rows([(records[0], result)])[0]
+    assert row["hardware"] == hardware
+    # The name is not part of the content hash: the same run from the command line hits the cache.
+    assert normalize_scenario({**result.scenario, "name": "other"}).content_hash() == records[0]["hash"]
