@@ -617,9 +617,10 @@ def layout() -> html.Div:
                             _upload(TRACE_UPLOAD, "Upload a trace: SWF, extended SWF, GWF, CSV (.gz too)"),
                             html.Div(
                                 [dcc.Dropdown(id=FORMAT, options=list(TRACE_FORMATS), value="auto", clearable=False,
-                                              className="narrow"),
+                                              className="narrow", persistence=True),
                                  dcc.Checklist(id=SKIP_MALFORMED, options=[{"label": "skip malformed lines",
-                                                                            "value": "skip"}], value=[])],
+                                                                            "value": "skip"}], value=[],
+                                               persistence=True)],
                                 className="button-row",
                             ),
                             html.Div(id=TRACE_MSG, className="message"),
@@ -781,9 +782,7 @@ def edit_draft(trigger, draft: dict, payload: dict, uploads) -> dict:
             current = draft.get("rejected") or draft["trace"]
             if not draft.get("rejected") and (current.get("format", "auto"), bool(current.get("skip_malformed"))) \
                     == (payload["format"], payload["skip"]):
-                # The controls echo the draft (they are set from it when it changes): nothing to do. Acting on
-                # the echo would put back the trace of the draft it came from over a newer upload.
-                return {}
+                return {}   # the trace in use is read that way already
             ref = {**current, "format": payload["format"], "skip_malformed": payload["skip"]}
             try:
                 workload = parse_trace(ref, uploads)
@@ -877,7 +876,7 @@ def register_callbacks(app, results, uploads) -> None:
 
     @app.callback(
         Output(DRAFT, "data"), Output(TRACE_MSG, "children"), Output(CLUSTERS_MSG, "children"),
-        Output(FAILURE_MSG, "children"), Output(CLUSTERS, "data"),
+        Output(FAILURE_MSG, "children"), Output(CLUSTERS, "data"), Output(FORMAT, "value"), Output(SKIP_MALFORMED, "value"),
         Output(MAX_JOBS, "value"), Output(FAILURE_KIND, "value"), Output(REQ_SHARE, "value"),
         Output(POLICIES, "value"), Output(SCENARIOS, "value"), Output(SEEDS, "value"),
         Input(PRESET_COMPLETE, "n_clicks"), Input(PRESET_CERIT, "n_clicks"), Input(SAMPLE, "value"),
@@ -899,7 +898,13 @@ def register_callbacks(app, results, uploads) -> None:
         settings = out.get("settings")
         preset = [settings[k] for k in ("max_jobs", "failure_kind", "req_share", "policies", "scenarios", "seeds")] \
             if settings else [no_update] * 6
-        return (*[out.get(name, no_update) for name in outputs[:5]], *preset)
+        # The format controls follow the trace in use. They are set here, not from the draft by another
+        # callback: that would close a loop of callbacks, and Dash then skips a re-run (an upload made while
+        # the page loads was shown as loaded while the page kept describing the old trace).
+        trace = out["draft"]["trace"] if "draft" in out else None
+        controls = ((trace.get("format", "auto"), ["skip"] if trace.get("skip_malformed") else [])
+                    if trace and trace != draft["trace"] else (no_update, no_update))
+        return (*[out.get(name, no_update) for name in outputs[:5]], *controls, *preset)
 
     @app.callback(Output(SAMPLE, "options"), Output(CLUSTER_CHOICE, "options"), Output(FAILURE_CHOICE, "options"),
                   Input(SAMPLE, "id"), Input(DRAFT, "data"))
@@ -911,17 +916,15 @@ def register_callbacks(app, results, uploads) -> None:
     def _cluster_rows(_, draft):
         return draft["clusters"]
 
-    @app.callback(Output(TRACE_INFO, "children"), Output(SIZES, "figure"), Output(FORMAT, "value"),
-                  Output(SKIP_MALFORMED, "value"), Output(HARDWARE, "children"),
+    @app.callback(Output(TRACE_INFO, "children"), Output(SIZES, "figure"), Output(HARDWARE, "children"),
                   Input(DRAFT, "data"), Input(MAX_JOBS, "value"))
     def _trace_info(draft, max_jobs):
         trace = draft["trace"]
-        controls = (trace.get("format", "auto"), ["skip"] if trace.get("skip_malformed") else [])
         try:
             workload = parse_trace(trace, uploads)
         except ScenarioError as exc:
-            return _error(exc), figures.size_histogram(pd.DataFrame({"procs": []})), *controls, _error(exc)
-        return (trace_info(workload, trace["label"]), figures.size_histogram(workload.jobs), *controls,
+            return _error(exc), figures.size_histogram(pd.DataFrame({"procs": []})), _error(exc)
+        return (trace_info(workload, trace["label"]), figures.size_histogram(workload.jobs),
                 hardware_statement(draft, workload, max_jobs))
 
     @app.callback(

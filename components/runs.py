@@ -1,78 +1,282 @@
-"""Running scenarios for the app: a result cache keyed by scenario hash.
+"""Running scenarios for the app: a result store keyed by scenario hash.
 
-Results are stored as JSON text (``SimulationResult.to_json``) under keys
-``result:<content hash>`` of the normalised scenario, never the repr of
-arguments. Each result also gets a small index entry (engine, policy, name,
-seed, when, wall time, jobs) so pages such as Compare can list finished runs
-without loading them. They live in one of two places, with the same behaviour:
+Each result is stored as one *bundle* (``SimulationResult.to_bundle``: a zip
+of three zstd-compressed Parquet files -- jobs, timeline, summary -- and a
+small JSON document with the scenario, its hash and the wall time) under the
+content hash of the normalised scenario, never the repr of arguments. A
+450,000-job result loads in a fraction of a second. Nothing read from the
+store is ever unpickled. Each result also gets a small index entry (engine,
+policy, name, seed, when, wall time, jobs) so pages such as Compare can list
+finished runs without loading them. They live in one of two places, with the
+same behaviour:
 
 On this machine (the default)
-    flask-caching's file-system backend in ``<directory>/store`` (shared by
-    the web process and the background-callback processes; a server restart
-    keeps them) and one index file per run, ``<directory>/index/<hash>.json``,
-    written atomically.
+    ``<directory>/store/<hash>.parquet.zip``, shared by the web process and
+    the background-callback processes (a server restart keeps them), and one
+    index file per run, ``<directory>/index/<hash>.json``. Both are written
+    atomically (:func:`~components.storage.atomic_write`: readers see the old
+    file or the new one, never a partial one). Beyond ``capacity`` results the
+    oldest written go; the writer that prunes holds an exclusive ``flock`` on
+    ``store/.lock``, so writers in several processes never prune on stale
+    listings.
 
 In Redis (``redis_url=``; the app passes its ``REDIS_URL``)
-    flask-caching's Redis backend, keys ``schedscope:result:<hash>``, so the
-    web server and the Celery workers on any machine share them. Values are
-    zlib-compressed JSON text (about a tenth of the JSON's size) and are never
-    unpickled. The index is the Redis hash ``schedscope:runs`` (field: the
-    scenario hash, value: the entry as JSON). Beyond ``capacity`` runs the
-    oldest finished ones are dropped, result and index entry together.
+    flask-caching's Redis backend (values stored as they are, never
+    pickled): keys ``schedscope:result:<hash>`` hold the same bundle bytes, so the web
+    server and the Celery workers on any machine share them. The index is the
+    Redis hash ``schedscope:runs`` (field: the scenario hash, value: the
+    entry as JSON). Beyond ``capacity`` runs the oldest finished ones are
+    dropped, result and index entry together.
+
+Results stored by earlier versions are still read, and rewritten as bundles
+the first time they are read:
+
+* files of flask-caching's ``FileSystemCache`` in ``store/``, named by the
+  sha256 of ``result:<hash>``: a 4-byte expiry time, then a pickle of the
+  JSON text (``SimulationResult.to_json``). The text is taken out of the
+  pickle by a disassembler (:func:`pickled_str`), never by unpickling; that
+  backend's count file, also a pickle, is never opened.
+* Redis values holding zlib-compressed JSON text.
+
+Anything unreadable (damaged, foreign, planted) is logged and reads as a miss.
 """
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
+import logging
+import os
+import pickletools
+import re
 import zlib
 from collections import OrderedDict
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
-from flask_caching.backends.filesystemcache import FileSystemCache
 from flask_caching.backends.rediscache import RedisCache
 
 from sched_engine import SimulationResult, normalize_scenario, run_scenario
 
-from .storage import atomic_write
+from .storage import atomic_write, remove_stale_temporaries
+
+logger = logging.getLogger(__name__)
 
 MEMO_SIZE = 24
 REDIS_PREFIX = "schedscope:"
 REDIS_INDEX = "schedscope:runs"
+BUNDLE_SUFFIX = ".parquet.zip"
+LOCK_NAME = ".lock"
+#: A sha256 hex digest: scenario hashes (anything else is no stored result, and never part of a path)
+#: and the names of legacy FileSystemCache files.
+SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+ZIP_MAGIC = b"PK\x03\x04"
+#: The file of the legacy FileSystemCache that counted its entries (a pickle: never read, never an entry).
+LEGACY_COUNT_FILE = hashlib.sha256(b"__wz_cache_count").hexdigest()
+LEGACY_EXPIRY_BYTES = 4
+#: Opcodes of a str pickled with protocol 4 or 5 (FileSystemCache used the highest, 5): the value,
+#: and the framing and memo bookkeeping around it.
+PICKLED_STR_VALUES = frozenset({"SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8"})
+PICKLED_STR_FRAMING = frozenset({"PROTO", "FRAME", "MEMOIZE", "STOP"})
 
 
 def result_key(scenario_hash: str) -> str:
     return f"result:{scenario_hash}"
 
 
-class CompressedText:
-    """Redis values of the result store: zlib-compressed UTF-8 text; anything else reads as a miss."""
+def is_scenario_hash(value: Any) -> bool:
+    return isinstance(value, str) and SHA256_HEX.fullmatch(value) is not None
 
-    def dumps(self, value: str) -> bytes:
-        return zlib.compress(value.encode("utf-8"))
 
-    def loads(self, value: bytes | None) -> str | None:
-        if value is None:
-            return None
+def _is_entry(name: str) -> bool:
+    """A bundle or a legacy entry; not a temporary, the lock or the legacy count file."""
+    return name.endswith(BUNDLE_SUFFIX) or (SHA256_HEX.fullmatch(name) is not None and name != LEGACY_COUNT_FILE)
+
+
+def pickled_str(data: bytes) -> str:
+    """The str that ``data``, a pickle of one str, holds -- read without unpickling.
+
+    :func:`pickletools.genops` is pickle's disassembler: it decodes each
+    opcode and its argument and executes none of them (nothing is imported,
+    called or built). Only the opcodes of a pickled str are accepted, so a
+    pickle that would import or call anything is refused at its first such
+    opcode, before anything could happen.
+    """
+    strings = []
+    for opcode, argument, _ in pickletools.genops(data):
+        if opcode.name in PICKLED_STR_VALUES:
+            strings.append(argument)
+        elif opcode.name not in PICKLED_STR_FRAMING:
+            raise ValueError(f"not a pickled str: opcode {opcode.name}")
+    if len(strings) != 1:
+        raise ValueError(f"not a pickled str: {len(strings)} strings")
+    return strings[0]
+
+
+def _from_file_system_cache(data: bytes) -> SimulationResult:
+    """A legacy FileSystemCache entry: the expiry (ignored: that cache never expired results), then a pickled str."""
+    return SimulationResult.from_json(pickled_str(data[LEGACY_EXPIRY_BYTES:]))
+
+
+def _from_compressed_json(data: bytes) -> SimulationResult:
+    """A legacy Redis value: zlib-compressed JSON text."""
+    return SimulationResult.from_json(zlib.decompress(data).decode("utf-8"))
+
+
+def _decoded(scenario_hash: str, decode: Callable[[bytes], SimulationResult], data: bytes) -> SimulationResult | None:
+    """``decode(data)``, or None (logged) when the bytes are not the result of ``scenario_hash``."""
+    try:
+        result = decode(data)
+        if result.scenario_hash != scenario_hash:
+            raise ValueError(f"stored under {scenario_hash} but the result of {result.scenario_hash}")
+        return result
+    except Exception:   # zipfile, JSON, Arrow, zlib and pickletools each raise their own errors on foreign bytes
+        logger.warning("stored result %s is unreadable (%s); treated as a miss", scenario_hash, decode.__name__,
+                       exc_info=True)
+        return None
+
+
+def _read_file(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        logger.warning("cannot read stored result %s; treated as a miss", path, exc_info=True)
+        return None
+
+
+@contextmanager
+def _exclusive_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``path`` (created if missing) for the block, across processes."""
+    descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)   # closing releases the lock
+
+
+class FileStore:
+    """Bundles in one directory, ``<hash>.parquet.zip``; at most ``capacity`` entries after each write."""
+
+    def __init__(self, directory: Path, capacity: int):
+        self.directory = directory
+        self.capacity = capacity
+        directory.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(directory)   # left by a process killed mid-write
+
+    def path(self, scenario_hash: str) -> Path:
+        return self.directory / f"{scenario_hash}{BUNDLE_SUFFIX}"
+
+    def legacy_path(self, scenario_hash: str) -> Path:
+        return self.directory / hashlib.sha256(result_key(scenario_hash).encode()).hexdigest()
+
+    def read(self, scenario_hash: str) -> SimulationResult | None:
+        data = _read_file(self.path(scenario_hash))
+        if data is not None:
+            return _decoded(scenario_hash, SimulationResult.from_bundle, data)
+        legacy = self.legacy_path(scenario_hash)
+        data = _read_file(legacy)
+        result = None if data is None else _decoded(scenario_hash, _from_file_system_cache, data)
+        if result is not None:
+            self._convert(result, legacy)
+        return result
+
+    def _convert(self, result: SimulationResult, legacy: Path) -> None:
+        """Replace a legacy entry by a bundle (same count of entries: no pruning needed)."""
         try:
-            return zlib.decompress(value).decode("utf-8")
-        except (zlib.error, UnicodeDecodeError):
-            return None
+            atomic_write(self.path(result.scenario_hash), result.to_bundle())
+            legacy.unlink(missing_ok=True)
+        except OSError:
+            logger.warning("could not convert %s to a bundle; it stays readable as it is", legacy, exc_info=True)
+
+    def write(self, result: SimulationResult) -> None:
+        atomic_write(self.path(result.scenario_hash), result.to_bundle())
+        self._prune()
+
+    def has(self, scenario_hash: str) -> bool:
+        return self.path(scenario_hash).exists() or self.legacy_path(scenario_hash).exists()
+
+    def _prune(self) -> None:
+        """Remove the oldest entries beyond capacity.
+
+        Under the lock no other process prunes, so the listing cannot lose
+        entries while it is used: after the pass at most ``capacity`` entries
+        remain (other writers may add theirs, and prune after).
+        """
+        with _exclusive_lock(self.directory / LOCK_NAME):
+            entries = self._entries_oldest_first()
+            for path in entries[: max(0, len(entries) - self.capacity)]:
+                path.unlink(missing_ok=True)
+
+    def _entries_oldest_first(self) -> list[Path]:
+        """Bundles and legacy entries, by write time."""
+        stamped = []
+        for path in self.directory.iterdir():
+            if _is_entry(path.name):
+                try:
+                    stamped.append((path.stat().st_mtime_ns, path.name, path))
+                except FileNotFoundError:
+                    continue   # a legacy entry converted right now
+        return [path for _, _, path in sorted(stamped)]
+
+
+class RawBytes:
+    """Serializer of :class:`RedisResults`: values are bundle bytes already, stored and read as they are."""
+
+    def dumps(self, value: bytes) -> bytes:
+        return value
+
+    def loads(self, value: bytes | None) -> bytes | None:
+        return value
 
 
 class RedisResults(RedisCache):
-    """flask-caching's Redis backend, storing compressed text instead of pickles."""
+    """flask-caching's Redis backend, storing bytes as they are instead of pickles."""
 
-    serializer = CompressedText()
+    serializer = RawBytes()
+
+
+class RedisStore:
+    """Bundles in Redis, key ``schedscope:result:<hash>``; :class:`RedisIndex` enforces the capacity."""
+
+    def __init__(self, client):
+        self.client = client
+        self.backend = RedisResults(client, default_timeout=0, key_prefix=REDIS_PREFIX)
+
+    @staticmethod
+    def key(scenario_hash: str) -> str:
+        return REDIS_PREFIX + result_key(scenario_hash)
+
+    def read(self, scenario_hash: str) -> SimulationResult | None:
+        data = self.backend.get(result_key(scenario_hash))
+        if data is None:
+            return None
+        if data.startswith(ZIP_MAGIC):
+            return _decoded(scenario_hash, SimulationResult.from_bundle, data)
+        result = _decoded(scenario_hash, _from_compressed_json, data)
+        if result is not None:
+            # xx: only if still stored, so a result dropped meanwhile by the capacity does not come back unindexed.
+            self.client.set(self.key(scenario_hash), result.to_bundle(), xx=True)
+        return result
+
+    def write(self, result: SimulationResult) -> None:
+        self.backend.set(result_key(result.scenario_hash), result.to_bundle())
+
+    def delete(self, *scenario_hashes: str) -> None:
+        self.backend.delete_many(*(result_key(h) for h in scenario_hashes))
 
 
 class FileIndex:
     """One JSON file per run, ``<directory>/<hash>.json``, written atomically."""
 
-    def __init__(self, directory: Path, backend):
+    def __init__(self, directory: Path, store: FileStore):
         self.directory = directory
-        self.backend = backend
+        self.store = store
 
     def add(self, entry: dict) -> None:
         atomic_write(self.directory / f"{entry['hash']}.json", json.dumps(entry).encode())
@@ -85,7 +289,7 @@ class FileIndex:
                 entry = json.loads(path.read_text())
             except (OSError, ValueError):
                 continue   # being replaced right now, or damaged: not listed
-            if self.backend.has(result_key(entry["hash"])):
+            if isinstance(entry, dict) and is_scenario_hash(entry.get("hash")) and self.store.has(entry["hash"]):
                 entries.append(entry)
         return entries
 
@@ -93,9 +297,9 @@ class FileIndex:
 class RedisIndex:
     """One Redis hash of entries; holds at most ``capacity`` runs, dropping the oldest with their results."""
 
-    def __init__(self, client, backend: RedisResults, capacity: int):
+    def __init__(self, client, store: RedisStore, capacity: int):
         self.client = client
-        self.backend = backend
+        self.store = store
         self.capacity = capacity
 
     def add(self, entry: dict) -> None:
@@ -105,7 +309,7 @@ class RedisIndex:
             oldest = [e["hash"] for e in ordered[: max(0, len(ordered) - self.capacity)]]
             if oldest:
                 self.client.hdel(REDIS_INDEX, *oldest)
-                self.backend.delete_many(*(result_key(h) for h in oldest))
+                self.store.delete(*oldest)
 
     def _all(self) -> list[dict]:
         entries = []
@@ -121,7 +325,7 @@ class RedisIndex:
         entries = self._all()
         pipe = self.client.pipeline(transaction=False)
         for entry in entries:
-            pipe.exists(REDIS_PREFIX + result_key(entry["hash"]))
+            pipe.exists(self.store.key(entry["hash"]))
         return [entry for entry, present in zip(entries, pipe.execute()) if present]
 
 
@@ -133,12 +337,12 @@ class ResultCache:
             import redis   # needed only when scaling out
 
             client = redis.Redis.from_url(redis_url)
-            self._backend = RedisResults(client, default_timeout=0, key_prefix=REDIS_PREFIX)
-            self._index = RedisIndex(client, self._backend, capacity)
+            self._store = RedisStore(client)
+            self._index = RedisIndex(client, self._store, capacity)
         else:
-            # Two sibling directories: the cache backend prunes every file of its own.
-            self._backend = FileSystemCache(str(Path(directory) / "store"), threshold=capacity, default_timeout=0)
-            self._index = FileIndex(Path(directory) / "index", self._backend)
+            # Two sibling directories: the store prunes its own entries only.
+            self._store = FileStore(Path(directory) / "store", capacity)
+            self._index = FileIndex(Path(directory) / "index", self._store)
         # Recently read results of this process (results are immutable).
         self._memo: OrderedDict[str, SimulationResult] = OrderedDict()
 
@@ -147,20 +351,21 @@ class ResultCache:
         return result_key(scenario_hash)
 
     def get(self, scenario_hash: str) -> SimulationResult | None:
+        if not is_scenario_hash(scenario_hash):
+            return None
         if scenario_hash in self._memo:
             self._memo.move_to_end(scenario_hash)
             return self._memo[scenario_hash]
-        text = self._backend.get(self.key(scenario_hash))
-        if not text:
+        result = self._store.read(scenario_hash)
+        if result is None:
             return None
-        result = SimulationResult.from_json(text)
         self._memo[scenario_hash] = result
         if len(self._memo) > MEMO_SIZE:
             self._memo.popitem(last=False)
         return result
 
     def put(self, result: SimulationResult) -> None:
-        self._backend.set(self.key(result.scenario_hash), result.to_json())
+        self._store.write(result)
         scenario = result.scenario
         self._index.add({"hash": result.scenario_hash, "engine": scenario["engine"], "policy": scenario["policy"],
                          "name": scenario.get("name", ""), "seed": scenario.get("seed", 0),

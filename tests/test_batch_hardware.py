@@ -100,8 +100,7 @@ def test_the_oversize_warning_counts_only_the_jobs_to_simulate(uploads):
     assert "1 of the 3 jobs" in statement(draft, uploads, max_jobs=3)
 
 
-def test_the_format_controls_echoing_the_draft_change_nothing(uploads):
-    """The page sets the format controls from the draft; that echo must not put back an older trace."""
+def test_choosing_the_format_in_use_changes_nothing(uploads):
     newer = upload(page.initial_draft(), uploads, HEADER_SWF, "site.swf")["draft"]
     assert page.edit_draft(page.FORMAT, newer, {"format": "auto", "skip": False}, uploads) == {}
     assert page.edit_draft(page.SKIP_MALFORMED, newer, {"format": "auto", "skip": False}, uploads) == {}
@@ -126,3 +125,4 @@ def test_records_summary_and_permalink_name_the_hardware(tmp_path, uploads):
     assert row["hardware"] == hardware
     # The name is not part of the content hash: the same run from the command line hits the cache.
     assert normalize_scenario({**result.scenario, "name": "other"}).content_hash() == records[0]["hash"]
+

@@ -17,11 +17,13 @@ import zlib
 from contextlib import contextmanager
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import redis
 
 from components.jobs import JOB_LOST, CeleryJobManager, Heartbeat, lost_job_result
 from components.runs import REDIS_INDEX, REDIS_PREFIX, ResultCache
+from sched_engine import SimulationResult
 from sched_engine.distributed import celery_app
 
 SCENARIO = {"engine": "batch", "policy": "easy", "model": {"trace": {"path": "tests/data/batch/failure.swf"}},
@@ -102,21 +104,35 @@ def test_results_and_index_live_in_redis_and_are_shared_between_cache_objects(re
     assert not (tmp_path / "web").exists() and not (tmp_path / "worker").exists()
 
 
-def test_results_are_stored_as_compressed_json_not_pickles(redis_url, tmp_path):
+def test_results_are_stored_as_parquet_bundles_not_pickles(redis_url, tmp_path):
     cache = ResultCache(tmp_path, redis_url=redis_url)
     result, _ = cache.run(SCENARIO)
     client = redis.Redis.from_url(redis_url)
     raw = client.get(REDIS_PREFIX + cache.key(result.scenario_hash))
-    text = zlib.decompress(raw).decode("utf-8")
-    assert json.loads(text) == json.loads(result.to_json())
-    assert len(raw) < len(text) / 3
+    stored = SimulationResult.from_bundle(raw)
+    for name in ("jobs", "timeline", "summary"):
+        pd.testing.assert_frame_equal(getattr(stored, name), getattr(result, name), check_exact=True)
     assert json.loads(client.hget(REDIS_INDEX, result.scenario_hash))["hash"] == result.scenario_hash
+
+
+def test_a_value_of_the_earlier_compressed_json_form_is_read_and_rewritten_as_a_bundle(redis_url, tmp_path):
+    result, _ = ResultCache(tmp_path, redis_url=redis_url).run(SCENARIO)
+    client = redis.Redis.from_url(redis_url)
+    key = REDIS_PREFIX + ResultCache.key(result.scenario_hash)
+    client.set(key, zlib.compress(result.to_json().encode("utf-8")))   # as the JSON-storing version wrote it
+    again = ResultCache(tmp_path, redis_url=redis_url).get(result.scenario_hash)
+    expected = SimulationResult.from_json(result.to_json())
+    for name in ("jobs", "timeline", "summary"):
+        pd.testing.assert_frame_equal(getattr(again, name), getattr(expected, name), check_exact=True)
+    assert again.scenario == result.scenario and again.wall_seconds == result.wall_seconds
+    assert SimulationResult.from_bundle(client.get(key)).scenario_hash == result.scenario_hash
 
 
 def test_a_foreign_value_reads_as_a_miss_and_is_never_unpickled(redis_url, tmp_path):
     cache = ResultCache(tmp_path, redis_url=redis_url)
     client = redis.Redis.from_url(redis_url)
-    for value in (b"!" + pickle.dumps(Booby()), pickle.dumps(Booby()), b"not compressed"):
+    for value in (b"!" + pickle.dumps(Booby()), pickle.dumps(Booby()), b"not compressed",
+                  zlib.compress(pickle.dumps(Booby())), b"PK\x03\x04 not a zip"):
         client.set(REDIS_PREFIX + cache.key("f" * 64), value)
         assert cache.get("f" * 64) is None
     assert UNPICKLED == []

@@ -57,7 +57,7 @@ def test_a_damaged_index_entry_or_an_evicted_result_is_not_listed(tmp_path):
     result, _ = cache.run(SCENARIO)
     (tmp_path / "index" / "junk.json").write_text("{not json")
     assert [e["hash"] for e in cache.listing()] == [result.scenario_hash]
-    cache._backend.delete(cache.key(result.scenario_hash))
+    (tmp_path / "store" / f"{result.scenario_hash}.parquet.zip").unlink()
     assert cache.listing() == []
 
 
