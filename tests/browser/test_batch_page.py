@@ -1,16 +1,15 @@
 """The batch page in headless Chromium (dash_duo): preset run, linked charts, upload errors."""
 
-from pathlib import Path
 
 import pytest
 
 from app import create_app
 from components import batch_page as page
 from downloads import downloaded
+from screenshots import save_screenshot
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 120
-DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def _start(dash_duo, tmp_path):
@@ -35,10 +34,9 @@ def test_preset_matrix_runs_and_charts_link(dash_duo, tmp_path):
     dash_duo.wait_for_contains_text(f"#{page.SUMMARY}", "EXT-ALL", timeout=TIMEOUT)
     dash_duo.wait_for_element(f"#{page.OBJECTIVES} .bars", timeout=TIMEOUT)
     dash_duo.wait_for_element(f"#{page.GANTT} .bars", timeout=TIMEOUT)
-    DOCS.mkdir(exist_ok=True)
     dash_duo.driver.set_window_size(1600, 3900)
     dash_duo.driver.execute_script("window.scrollTo(0, 0)")
-    dash_duo.driver.save_screenshot(str(DOCS / "screenshot-batch.png"))
+    save_screenshot(dash_duo.driver, "screenshot-batch.png")
     # Zooming one time chart sets the window for all of them.
     dash_duo.driver.execute_script(
         f"Plotly.relayout(document.querySelector('#{page.QUEUE} .js-plotly-plot'), "

@@ -1,6 +1,5 @@
 """The compare page in headless Chromium: runs finished on the batch page, side by side."""
 
-from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
@@ -9,6 +8,7 @@ from selenium.webdriver.common.keys import Keys
 from app import create_app
 from components import batch_page, compare_page as page
 from components.runs import ResultCache
+from screenshots import save_screenshot
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 120
@@ -41,5 +41,5 @@ def test_two_batch_runs_side_by_side_with_differences_and_overlay(dash_duo, tmp_
     assert "avg_wait_s" in table and "avg_slowdown" in table
     dash_duo.wait_for_element(f"#{page.OVERLAY} .scatterlayer .trace:nth-child(2)", timeout=TIMEOUT)
     dash_duo.driver.set_window_size(1500, 1400)
-    dash_duo.driver.save_screenshot(str(Path(__file__).resolve().parents[2] / "docs" / "screenshot-compare.png"))
+    save_screenshot(dash_duo.driver, "screenshot-compare.png")
     assert dash_duo.get_logs() == []

@@ -1,6 +1,5 @@
 """The memory-elasticity page in headless Chromium (dash_duo): the two-job preset, a generated run, errors."""
 
-from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.keys import Keys
@@ -9,10 +8,10 @@ from app import create_app
 from components import elastic_page as page
 from sched_engine import run_scenario
 from sched_engine.elastic.presets import two_job_model
+from screenshots import save_screenshot
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 120
-DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def _start(dash_duo, tmp_path):
@@ -75,10 +74,9 @@ def test_a_generated_run_links_the_time_charts(dash_duo, tmp_path):
     assert int(_column(dash_duo, page.SUMMARY, "elastic tasks")[1]) > 0
     dash_duo.wait_for_element(f"#{page.SCATTER} .scatterlayer .point", timeout=TIMEOUT)
     dash_duo.wait_for_element(f"#{page.NODE_GRAPH} .bars", timeout=TIMEOUT)
-    DOCS.mkdir(exist_ok=True)
     dash_duo.driver.set_window_size(1600, 3600)
     dash_duo.driver.execute_script("window.scrollTo(0, 0)")
-    dash_duo.driver.save_screenshot(str(DOCS / "screenshot-memory.png"))
+    save_screenshot(dash_duo.driver, "screenshot-memory.png")
     dash_duo.driver.execute_script(
         f"Plotly.relayout(document.querySelector('#{page.MEMORY_GRAPH} .js-plotly-plot'), "
         "{'xaxis.range[0]': 200, 'xaxis.range[1]': 700});")

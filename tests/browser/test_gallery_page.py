@@ -1,6 +1,5 @@
 """The gallery in headless Chromium: every card runs and agrees with its paper."""
 
-from pathlib import Path
 
 import pytest
 
@@ -8,6 +7,7 @@ from app import create_app
 from components import gallery_page as page
 from components.gallery import CARDS
 from tests.test_app_gallery import KNOWN_DISAGREEMENTS
+from screenshots import save_screenshot
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 120
@@ -25,5 +25,5 @@ def test_run_all_fills_every_card_without_an_error(dash_duo, tmp_path):
         expected = int(total) - len(KNOWN_DISAGREEMENTS.get(card.key, ()))
         assert int(agreeing) == expected, f"{card.key}: {text}"
     dash_duo.driver.set_window_size(1400, 3400)
-    dash_duo.driver.save_screenshot(str(Path(__file__).resolve().parents[2] / "docs" / "screenshot-gallery.png"))
+    save_screenshot(dash_duo.driver, "screenshot-gallery.png")
     assert dash_duo.get_logs() == []

@@ -1,16 +1,15 @@
 """The network page in headless Chromium (dash_duo): Fig. 1 preset, a generated run, errors that keep results."""
 
-from pathlib import Path
 
 import pytest
 from dash.testing.wait import until
 
 from app import create_app
 from components import network_page as page
+from screenshots import save_screenshot
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 120
-DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def _start(dash_duo, tmp_path):
@@ -77,11 +76,10 @@ def test_a_generated_setup_runs_and_the_screenshot_is_saved(dash_duo, tmp_path):
     until(lambda: dash_duo.driver.execute_script(
         f"return document.querySelector('#{page.HEATMAP} .js-plotly-plot').data"
         ".some(t => t.type === 'scatter' && t.name === 'app-05');"), timeout=TIMEOUT)
-    DOCS.mkdir(exist_ok=True)
     dash_duo.driver.set_window_size(1600, 3600)
     dash_duo.driver.execute_script("window.scrollTo(0, 0)")
     dash_duo.wait_for_element(f"#{page.PLACEMENT_VIEW} .bars", timeout=TIMEOUT)
-    dash_duo.driver.save_screenshot(str(DOCS / "screenshot-network.png"))
+    save_screenshot(dash_duo.driver, "screenshot-network.png")
     assert dash_duo.get_logs() == []
 
 

@@ -2,7 +2,6 @@
 
 import json
 import time
-from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.keys import Keys
@@ -10,10 +9,10 @@ from selenium.webdriver.common.keys import Keys
 from app import create_app
 from components import sweep_page as page
 from downloads import downloaded
+from screenshots import save_screenshot
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 120
-DOCS = Path(__file__).resolve().parents[2] / "docs"
 KIND = "libra-intervals"
 
 
@@ -69,10 +68,9 @@ def test_small_libra_sweep_runs_with_progress_table_plot_and_csv(dash_duo, tmp_p
         time.sleep(0.2)
     assert {"baseline", "drf", "hug", "libra"} <= set(_plot_traces(dash_duo))
 
-    DOCS.mkdir(exist_ok=True)
     dash_duo.driver.set_window_size(1400, 1700)
     dash_duo.driver.execute_script("window.scrollTo(0, 0)")
-    dash_duo.driver.save_screenshot(str(DOCS / "screenshot-sweeps.png"))
+    save_screenshot(dash_duo.driver, "screenshot-sweeps.png")
 
     dash_duo.find_element(f'[id=\'{{"table":"points","type":"{page.EXPORT_BUTTONS}"}}\']').click()
     lines = downloaded(dash_duo, f"{KIND}-sweep.csv").read_text().splitlines()

@@ -1,7 +1,6 @@
 """Workspace and permalinks in headless Chromium: save, restart the server, reopen, what-if, bad upload."""
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -9,6 +8,7 @@ from app import create_app
 from components import scenario_page, workspace_page
 from components.workspace import permalink
 from sched_engine import normalize_scenario
+from screenshots import save_screenshot
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 120
@@ -58,11 +58,11 @@ def test_save_restart_reopen_by_permalink_and_what_if(dash_duo, tmp_path):
     dash_duo.wait_for_contains_text(f"#{scenario_page.WHATIF_TABLE}", "Δ% what-if", timeout=TIMEOUT)
     assert "/scenario/" in dash_duo.find_element(f"#{scenario_page.WHATIF_MSG}").text
     dash_duo.driver.set_window_size(1400, 1500)
-    dash_duo.driver.save_screenshot(str(Path(__file__).resolve().parents[2] / "docs" / "screenshot-scenario.png"))
+    save_screenshot(dash_duo.driver, "screenshot-scenario.png")
 
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/workspace")
     dash_duo.wait_for_contains_text(f"#{workspace_page.SCENARIOS}", "two-cluster test", timeout=TIMEOUT)
     dash_duo.wait_for_contains_text(f"#{workspace_page.RUNS}", "what if cons", timeout=TIMEOUT)
     dash_duo.driver.set_window_size(1400, 1300)
-    dash_duo.driver.save_screenshot(str(Path(__file__).resolve().parents[2] / "docs" / "screenshot-workspace.png"))
+    save_screenshot(dash_duo.driver, "screenshot-workspace.png")
     assert dash_duo.get_logs() == []

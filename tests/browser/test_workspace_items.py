@@ -1,11 +1,11 @@
 """Workspace items reused across pages, in headless Chromium: cluster definitions and hierarchies survive a restart."""
 
-from pathlib import Path
 
 import pytest
 
 from app import create_app
 from components import batch_page, fairshare_page, workspace_page
+from screenshots import save_screenshot
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 90
@@ -66,5 +66,5 @@ def test_saved_clusters_and_hierarchy_reopen_after_a_restart(dash_duo, tmp_path)
     dash_duo.wait_for_contains_text(f"#{fairshare_page.HIER_MSG}", "broken.json, line 2", timeout=TIMEOUT)
     assert "unchanged" in dash_duo.find_element(f"#{fairshare_page.HIER_MSG}").text
     dash_duo.driver.set_window_size(1400, 1100)
-    dash_duo.driver.save_screenshot(str(Path(__file__).resolve().parents[2] / "docs" / "screenshot-hierarchy-items.png"))
+    save_screenshot(dash_duo.driver, "screenshot-hierarchy-items.png")
     assert dash_duo.get_logs() == []

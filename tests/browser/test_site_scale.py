@@ -1,0 +1,128 @@
+"""A site's own trace on the batch page in headless Chromium: its hardware, an early upload, a large run.
+
+The large run holds the payload budget: no callback response over 3 MB for
+a 200,000-job trace, and zooming the time axis brings each job back.
+"""
+
+from __future__ import annotations
+
+import gzip
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from selenium.webdriver.common.keys import Keys
+
+from app import create_app
+from components import batch_page as page
+
+pytestmark = pytest.mark.browser
+TIMEOUT = 240
+BUDGET_BYTES = 3 * 2**20
+
+
+def write_swf(path: Path, jobs: int, max_procs: int, nodes: int, seed: int = 7, largest_job: int = 128) -> Path:
+    """A generated SWF trace: Poisson arrivals (mean 40 s apart), power-of-two sizes, log-normal run times."""
+    rng = np.random.default_rng(seed)
+    submit = np.cumsum(rng.exponential(40.0, jobs)).astype(np.int64)
+    procs = 2 ** rng.integers(0, int(np.log2(largest_job)) + 1, jobs)
+    run = np.maximum(rng.lognormal(6.0, 1.2, jobs).astype(np.int64), 1)
+    lines = [f"; MaxNodes: {nodes}", f"; MaxProcs: {max_procs}"]
+    lines += [f"{i + 1} {s} -1 {r} {p} -1 -1 {p} {2 * r} -1 1 {i % 97} {i % 7} -1 1 -1 -1 -1"
+              for i, (s, r, p) in enumerate(zip(submit.tolist(), run.tolist(), procs.tolist()))]
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "wt") as out:
+        out.write("\n".join(lines) + "\n")
+    return path
+
+
+def _open(dash_duo, app):
+    dash_duo.start_server(app)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/batch")
+    dash_duo.wait_for_element(f"#{page.TRACE_UPLOAD} input[type=file]", timeout=TIMEOUT)
+
+
+def _upload(dash_duo, component_id, path):
+    dash_duo.find_element(f"#{component_id} input[type=file]").send_keys(str(path))
+
+
+def test_an_uploaded_trace_runs_on_its_header_machine_unless_clusters_were_chosen(dash_duo, tmp_path):
+    _open(dash_duo, create_app(tmp_path / "data"))
+    dash_duo.wait_for_contains_text(f"#{page.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
+    assert "806 CPUs, from metacentrum-2009.machines" in dash_duo.find_element(f"#{page.HARDWARE}").text
+    _upload(dash_duo, page.TRACE_UPLOAD, write_swf(tmp_path / "site.swf", 400, 512, 64))
+    dash_duo.wait_for_contains_text(f"#{page.HARDWARE}", "from the trace header of site.swf", timeout=TIMEOUT)
+    assert "1 cluster, 512 CPUs" in dash_duo.find_element(f"#{page.HARDWARE}").text
+    dash_duo.wait_for_contains_text(f"#{page.CLUSTERS}", "64", timeout=TIMEOUT)
+    assert len(dash_duo.find_elements(f"#{page.CLUSTERS} tbody tr")) == 2     # header row + the one cluster
+    # Runs record the hardware.
+    for box in dash_duo.find_elements(f"#{page.POLICIES} input:checked"):
+        box.click()
+    dash_duo.find_elements(f"#{page.POLICIES} input")[0].click()             # FCFS only
+    for box in dash_duo.find_elements(f"#{page.SCENARIOS} input:checked")[1:]:
+        box.click()                                                          # BASIC only
+    dash_duo.find_element(f"#{page.RUN}").click()
+    dash_duo.wait_for_contains_text(f"#{page.SUMMARY}", "1 cluster, 512 CPUs (the trace header of site.swf)",
+                                    timeout=TIMEOUT)
+    # An explicit choice of clusters is kept for the next upload, and the page says how they differ.
+    dash_duo.select_dcc_dropdown(f"#{page.CLUSTER_CHOICE}", "metacentrum-2009.machines")
+    dash_duo.wait_for_contains_text(f"#{page.HARDWARE}", "from metacentrum-2009.machines", timeout=TIMEOUT)
+    _upload(dash_duo, page.TRACE_UPLOAD, write_swf(tmp_path / "other.swf", 300, 4096, 512, seed=3, largest_job=256))
+    dash_duo.wait_for_contains_text(f"#{page.TRACE_INFO}", "other.swf", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.HARDWARE}", "The trace header describes 4,096 CPUs", timeout=TIMEOUT)
+    text = dash_duo.find_element(f"#{page.HARDWARE}").text
+    assert "14 clusters, 806 CPUs, from metacentrum-2009.machines" in text
+    assert "ask for more CPUs than the largest cluster has (152): they will be cancelled" in text
+    dash_duo.driver.save_screenshot(str(tmp_path / "hardware.png"))
+    assert dash_duo.get_logs() == []
+
+
+def test_an_upload_right_after_the_page_opens_is_not_overwritten(dash_duo, tmp_path):
+    _open(dash_duo, create_app(tmp_path / "data"))
+    _upload(dash_duo, page.TRACE_UPLOAD, write_swf(tmp_path / "early.swf", 200, 256, 32))
+    dash_duo.wait_for_contains_text(f"#{page.TRACE_INFO}", "early.swf", timeout=TIMEOUT)
+    time.sleep(3)   # every callback the page load started has answered by now
+    assert "early.swf" in dash_duo.find_element(f"#{page.TRACE_INFO}").text
+    assert "from the trace header of early.swf" in dash_duo.find_element(f"#{page.HARDWARE}").text
+    assert dash_duo.get_logs() == []
+
+
+def test_a_200000_job_run_stays_within_the_payload_budget_and_zooming_shows_each_job(dash_duo, tmp_path):
+    app = create_app(tmp_path / "data")
+    responses: list[tuple[int, str]] = []
+
+    @app.server.after_request
+    def _measure(response):
+        if not response.direct_passthrough:
+            responses.append((len(response.get_data()), response.headers.get("Content-Type", "")))
+        return response
+
+    _open(dash_duo, app)
+    dash_duo.wait_for_contains_text(f"#{page.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
+    for box in dash_duo.find_elements(f"#{page.POLICIES} input"):
+        if box.is_selected() != (box.get_attribute("value") == "easy"):
+            box.click()
+    for box in dash_duo.find_elements(f"#{page.SCENARIOS} input:checked")[1:]:
+        box.click()
+    field = dash_duo.find_element(f"#{page.MAX_JOBS}")
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys(Keys.BACKSPACE)
+    _upload(dash_duo, page.TRACE_UPLOAD, write_swf(tmp_path / "big.swf.gz", 200_000, 2048, 256))
+    dash_duo.wait_for_contains_text(f"#{page.TRACE_INFO}", "200,000", timeout=TIMEOUT)
+    dash_duo.find_element(f"#{page.RUN}").click()
+    dash_duo.wait_for_contains_text(f"#{page.RUN_MSG}", "1 run(s)", timeout=TIMEOUT)
+    gantt = f"document.querySelector('#{page.GANTT} .js-plotly-plot')"
+    dash_duo.wait_until(lambda: dash_duo.driver.execute_script(f"return ({gantt} || {{}}).data?.length > 0"),
+                        timeout=TIMEOUT)
+    assert dash_duo.driver.execute_script(f"return {gantt}.data[0].type") == "heatmap"
+    # Zoom to two hours: the Gantt draws each job of the window.
+    dash_duo.driver.execute_script(
+        f"Plotly.relayout(document.querySelector('#{page.QUEUE} .js-plotly-plot'), "
+        "{'xaxis.range[0]': 500, 'xaxis.range[1]': 502});")
+    dash_duo.wait_for_contains_text(f"#{page.WINDOW_MSG}", "window 500.0–502.0 h", timeout=TIMEOUT)
+    dash_duo.wait_until(lambda: dash_duo.driver.execute_script(
+        f"return {gantt}.data.some(t => t.type === 'bar' && t.name === 'completed')"), timeout=TIMEOUT)
+    largest = max(size for size, _ in responses)
+    assert largest <= BUDGET_BYTES, f"largest response {largest / 2**20:.1f} MB"
+    assert dash_duo.get_logs() == []
