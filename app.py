@@ -18,7 +18,7 @@ from components import (
     batch_page, compare_page, elastic_page, fairshare_page, gallery_page, network_page, scenario_page, shell,
     workspace_page,
 )
-from components import image_export, sweep_page
+from components import downloads, image_export, sweep_page
 from components.jobs import CeleryJobManager, JobManager, report_lost_job
 from components.progress import JobStore
 from components.runs import ResultCache
@@ -49,6 +49,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     app.layout = shell.layout()
     shell.register_callbacks(app)
     image_export.register(app.server)
+    downloads.register(app.server, results)
     fairshare_page.register_callbacks(app, results, uploads)
     batch_page.register_callbacks(app, results, uploads)
     network_page.register_callbacks(app, results, uploads)

@@ -30,6 +30,7 @@ from sched_engine.batch.traces import TraceError, read_failures, read_machines
 from sched_engine.registry import REGISTRY
 
 from . import batch_figures as figures
+from .downloads import download_href
 from .progress import throttled
 from .report import html_report
 from .saved_items import CLUSTERS as SAVED_CLUSTERS, clean_name, load_item, saved_choices, save_item
@@ -80,7 +81,8 @@ KILLED = "batch-killed-graph"
 WAITS = "batch-waits-graph"
 GANTT = "batch-gantt-graph"
 SUMMARY = "batch-summary-table"
-EXPORT_BUTTONS = "batch-export-button"  # pattern-matching type, keyed by frame
+EXPORT_BUTTONS = "batch-export-button"  # pattern-matching type, keyed by export
+FRAME_LINKS = "batch-frame-link"  # pattern-matching type, keyed by frame
 DOWNLOAD = "batch-download"
 CLUSTER_CHOICE = "batch-cluster-choice-dropdown"
 CLUSTERS_NAME = "batch-clusters-name-input"
@@ -548,6 +550,19 @@ def detail_figures(results, records, scenario, policy, window) -> tuple:
     )
 
 
+def frame_links(records, scenario, policy) -> dict[str, tuple[str, str]]:
+    """``frame -> (href, file name)`` of the run shown in detail; empty when none is.
+
+    The files come from the download route (:mod:`.downloads`), streamed
+    from the store: a large run's frames never pass through a callback.
+    """
+    record = next((r for r in records or [] if r["scenario"] == scenario and r["label"] == policy), None)
+    if record is None:
+        return {}
+    names = {frame: f"batch-{scenario}-{record['policy']}-{frame}.csv" for frame in FRAMES}
+    return {frame: (download_href(record["hash"], frame, name), name) for frame, name in names.items()}
+
+
 def batch_report(results, records, scenario, policy, window, generated: str) -> str:
     """The self-contained HTML report of a matrix: objectives, the charts shown, every run's summary."""
     loaded = loaded_runs(results, records)
@@ -745,8 +760,8 @@ def layout() -> html.Div:
                     dash_table.DataTable(id=SUMMARY, data=[], columns=[], sort_action="native",
                                          style_cell={"fontFamily": "inherit"}, style_table={"overflowX": "auto"}),
                     html.Div([html.Span("Export the run shown above:", className="hint")]
-                             + [html.Button(f"{name}.csv", id={"type": EXPORT_BUTTONS, "frame": name})
-                                for name in FRAMES]
+                             + [html.A(f"{name}.csv", id={"type": FRAME_LINKS, "frame": name}, className="button",
+                                       download=f"{name}.csv") for name in FRAMES]
                              + [html.Button("matrix.csv", id={"type": EXPORT_BUTTONS, "frame": "matrix"}),
                                 html.Button("report.html", id={"type": EXPORT_BUTTONS, "frame": "report"})],
                              className="button-row export"),
@@ -1007,13 +1022,14 @@ def register_callbacks(app, results, uploads) -> None:
         if frame == "matrix":
             rows = pd.DataFrame(summary_rows(loaded_runs(results, records))).drop(columns="open", errors="ignore")
             return dcc.send_data_frame(rows.to_csv, "batch-matrix.csv", index=False)
-        if frame == "report":
-            text = batch_report(results, records, scenario, policy, window,
-                                datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
-            return dcc.send_string(text, "batch-report.html")
-        record = next((r for r in records if r["scenario"] == scenario and r["label"] == policy), None)
-        result = results.get(record["hash"]) if record else None
-        if result is None:
-            return no_update
-        return dcc.send_data_frame(result.frames()[frame].to_csv,
-                                   f"batch-{scenario}-{record['policy']}-{frame}.csv", index=False)
+        text = batch_report(results, records, scenario, policy, window,
+                            datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+        return dcc.send_string(text, "batch-report.html")
+
+    @app.callback(Output({"type": FRAME_LINKS, "frame": ALL}, "href"),
+                  Output({"type": FRAME_LINKS, "frame": ALL}, "download"),
+                  Input(DETAIL_POLICY, "value"), Input(RUNS, "data"), State(DETAIL_SCENARIO, "value"))
+    def _frame_links(policy, records, scenario):
+        links = frame_links(records, scenario, policy)
+        return [links.get(frame, (None, None))[0] for frame in FRAMES], \
+            [links.get(frame, (None, f"{frame}.csv"))[1] for frame in FRAMES]

@@ -126,3 +126,29 @@ def test_records_summary_and_permalink_name_the_hardware(tmp_path, uploads):
     # The name is not part of the content hash: the same run from the command line hits the cache.
     assert normalize_scenario({**result.scenario, "name": "other"}).content_hash() == records[0]["hash"]
 
+
+
+def test_frame_downloads_stream_from_the_store_not_through_a_callback(tmp_path, uploads):
+    from app import create_app
+    from components.downloads import download_href
+
+    app = create_app(tmp_path / "data")
+    draft = upload(page.initial_draft(), uploads, HEADER_SWF, "site.swf")["draft"]
+    settings = {"max_jobs": None, "failure_kind": "none", "align": "start", "failure_params": {}, "req_share": 0,
+                "estimates": "perfect", "scenarios": ["BASIC"]}
+    cache = ResultCache(tmp_path / "data" / "results")
+    records, _ = page.run_matrix(cache, page.scenario_models(draft, settings, uploads), ["fcfs"], 1,
+                                 lambda done, total: None)
+    links = page.frame_links(records, "BASIC", "FCFS")
+    assert links["jobs"] == (download_href(records[0]["hash"], "jobs", "batch-BASIC-fcfs-jobs.csv"),
+                             "batch-BASIC-fcfs-jobs.csv")
+    client = app.server.test_client()
+    response = client.get(links["jobs"][0])
+    assert response.status_code == 200
+    assert 'filename="batch-BASIC-fcfs-jobs.csv"' in response.headers["Content-Disposition"]
+    lines = response.get_data(as_text=True).splitlines()
+    assert lines[0].startswith("job_id,submit_time,start_time,end_time,status") and len(lines) == 6
+    assert client.get(f"/download/{records[0]['hash']}/secrets.csv").status_code == 404
+    assert client.get(f"/download/{'0' * 64}/jobs.csv").status_code == 404
+    assert "text/csv" not in client.get("/download/..%2F..%2Fetc/jobs.csv").content_type   # the app's page
+    assert page.frame_links(records, "BASIC", "EASY") == {}

@@ -47,8 +47,8 @@ def test_preset_matrix_runs_and_charts_link(dash_duo, tmp_path):
         f"return document.querySelector('#{page.GANTT} .js-plotly-plot').layout.xaxis.range;")
     assert gantt_range == [100, 200]
     # Exports land as files: the detail run's jobs CSV and the matrix's self-contained report.
-    for name in ("jobs", "report"):
-        dash_duo.find_element(f'[id=\'{{"frame":"{name}","type":"{page.EXPORT_BUTTONS}"}}\']').click()
+    dash_duo.find_element(f'[id=\'{{"frame":"jobs","type":"{page.FRAME_LINKS}"}}\']').click()
+    dash_duo.find_element(f'[id=\'{{"frame":"report","type":"{page.EXPORT_BUTTONS}"}}\']').click()
     jobs_csv = downloaded(dash_duo, "batch-EXT-ALL-ls-jobs.csv")
     assert jobs_csv.read_text().splitlines()[0].startswith("job_id,submit_time,start_time,end_time,status,cluster")
     assert len(jobs_csv.read_text().splitlines()) == 2001

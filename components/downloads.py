@@ -1,0 +1,52 @@
+"""Result frames as CSV files over plain HTTP, streamed from the result store.
+
+``GET /download/<scenario hash>/<frame>.csv?name=<file name>`` answers the
+``jobs``, ``timeline`` or ``summary`` frame of a stored run as an attachment.
+A 450,000-job frame is tens of megabytes of CSV: it goes to the browser as a
+file download, written in chunks, never inside a callback response (which
+stays small whatever the run's size). Unknown hashes or frames answer 404;
+the file name is reduced to safe characters.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from flask import Response, abort, request
+
+from sched_engine.core.result import FRAMES
+
+from .image_export import safe_filename
+from .runs import is_scenario_hash
+
+ROUTE = "/download/<scenario_hash>/<frame>.csv"
+CHUNK_ROWS = 50_000
+
+
+def download_href(scenario_hash: str, frame: str, name: str) -> str:
+    """The link that downloads one frame of a stored run as ``name``."""
+    return f"/download/{scenario_hash}/{frame}.csv?name={quote(safe_filename(name))}"
+
+
+def csv_chunks(frame):
+    """The CSV text of ``frame`` (header first), ``CHUNK_ROWS`` rows at a time."""
+    yield frame.iloc[:0].to_csv(index=False)
+    for start in range(0, len(frame), CHUNK_ROWS):
+        yield frame.iloc[start:start + CHUNK_ROWS].to_csv(index=False, header=False)
+
+
+def register(server, results) -> None:
+    """Add the download route to the Flask ``server``; ``results`` is the app's ResultCache."""
+
+    @server.get(ROUTE)
+    def _download(scenario_hash: str, frame: str):
+        if frame not in FRAMES or not is_scenario_hash(scenario_hash):
+            abort(404)
+        result = results.get(scenario_hash)
+        if result is None:
+            abort(404, "no stored result with this hash (it may have been evicted: run it again)")
+        name = safe_filename(request.args.get("name") or f"{scenario_hash[:12]}-{frame}.csv")
+        if not name.endswith(".csv"):
+            name += ".csv"
+        return Response(csv_chunks(result.frames()[frame]), mimetype="text/csv",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
