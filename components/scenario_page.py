@@ -19,6 +19,7 @@ from sched_engine.batch.model import describe_hardware
 from sched_engine.registry import REGISTRY
 
 from . import compare_page
+from .downloads import download_href
 from .progress import throttled
 from .report import html_report
 from .workspace import permalink
@@ -97,7 +98,13 @@ def layout(scenario_hash: str) -> html.Div:
                          html.Div([html.Button("Run", id=RUN, className="primary"),
                                    html.Button("Cancel", id=CANCEL, disabled=True)], className="button-row"),
                          html.Progress(id=PROGRESS, value="0", max="100"),
-                         html.Div([html.Button(name, id={"type": EXPORT, "file": name}) for name in EXPORTS],
+                         html.Div([html.Button(name, id={"type": EXPORT, "file": name}) for name in EXPORTS
+                                   if not name.endswith(".csv")]
+                                  # Frames are files from the download route, streamed: never a callback response.
+                                  + [html.A(name, href=download_href(scenario_hash, name.removesuffix(".csv"),
+                                                                     f"{scenario_hash[:12]}-{name}"),
+                                            download=f"{scenario_hash[:12]}-{name}", className="button")
+                                     for name in EXPORTS if name.endswith(".csv")],
                                   className="button-row export")],
                         className="panel",
                     ),
@@ -240,9 +247,6 @@ def register_callbacks(app, results, store) -> None:
         result = results.get(scenario_hash)
         if result is None:
             return no_update
-        if name == "report.html":
-            generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-            label = scenario.get("name") or scenario["policy"]
-            return dcc.send_string(html_report(label, [(label, result)], [], generated), f"{scenario_hash[:12]}.html")
-        frame = name.removesuffix(".csv")
-        return dcc.send_data_frame(result.frames()[frame].to_csv, f"{scenario_hash[:12]}-{name}", index=False)
+        generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        label = scenario.get("name") or scenario["policy"]
+        return dcc.send_string(html_report(label, [(label, result)], [], generated), f"{scenario_hash[:12]}.html")
