@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 from dash import Input, Output, State, ctx, dash_table, dcc, html, no_update
 
 from .batch_figures import PALETTE
+from .downsample import step_points
 from .report import html_report, summary_table
 
 RUNS = "compare-runs-dropdown"
@@ -99,9 +100,13 @@ def step_series(timeline: pd.DataFrame, metric: str, entity: str) -> pd.DataFram
     rows = timeline[timeline["metric"] == metric]
     if entity != SUM:
         return rows[rows["entity"] == entity].sort_values("time", kind="stable")[["time", "value"]]
-    # Sum of step functions: carry each entity's last value forward over the union of change times.
-    wide = rows.pivot_table(index="time", columns="entity", values="value", aggfunc="last").sort_index().ffill()
-    return pd.DataFrame({"time": wide.index.to_numpy(), "value": wide.fillna(0).sum(axis=1).to_numpy()})
+    # Sum of step functions: each row changes the sum by its value minus the entity's previous value (0
+    # before its first row); the sum after an instant is the running total of those changes. Of several rows
+    # of one entity at one instant the last counts, as in the entity's own series.
+    ordered = rows.sort_values(["entity", "time"], kind="stable").drop_duplicates(["entity", "time"], keep="last")
+    change = ordered["value"] - ordered.groupby("entity", sort=False)["value"].shift(fill_value=0.0)
+    total = change.groupby(ordered["time"]).sum().sort_index().cumsum()
+    return pd.DataFrame({"time": total.index.to_numpy(dtype=float), "value": total.to_numpy(dtype=float)})
 
 
 def overlay_figure(runs: list[tuple[str, object]], metric: str | None, entity: str | None) -> go.Figure:
@@ -109,8 +114,9 @@ def overlay_figure(runs: list[tuple[str, object]], metric: str | None, entity: s
     if runs and metric and entity:
         for index, (label, result) in enumerate(runs):
             series = step_series(result.timeline, metric, entity)
+            times, values = step_points(series["time"], series["value"])   # bounded, extremes kept
             figure.add_trace(go.Scatter(
-                x=series["time"], y=series["value"], mode="lines", line={"shape": "hv", "width": 1.5},
+                x=times, y=values, mode="lines", line={"shape": "hv", "width": 1.5},
                 name=label, marker_color=PALETTE[index % len(PALETTE)],
                 hovertemplate=f"{label}<br>%{{x:.1f}} s: %{{y:.4g}}<extra></extra>",
             ))

@@ -6,8 +6,11 @@ import math
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from components import compare_page as page
+from components.compare_page import SUM, step_series
 from components.runs import ResultCache
 
 BASE = {"engine": "batch", "model": {"trace": {"path": "tests/data/batch/cons_vs_easy.swf"}}, "name": "cve"}
@@ -50,3 +53,15 @@ def test_overlay_draws_one_line_per_run_and_labels_are_unique(runs):
     assert [t.name for t in figure.data] == ["EASY", "CONS"]
     labels = [page.run_label(e) for e in cache.listing()]
     assert len(set(labels)) == 2 and all("cve" in label for label in labels)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 6), st.integers(-3, 5)), min_size=1, max_size=25))
+def test_the_sum_of_step_functions_holds_each_entitys_last_value(rows):
+    timeline = pd.DataFrame({"time": [float(t) for _, t, _ in rows], "entity": [e for e, _, _ in rows],
+                             "metric": "m", "value": [float(v) for _, _, v in rows]})
+    total = step_series(timeline, "m", SUM).set_index("time")["value"]
+    for instant in sorted(set(timeline["time"])):
+        upto = timeline[timeline["time"] <= instant].sort_values("time", kind="stable")
+        expected = sum(float(part["value"].iloc[-1]) for _, part in upto.groupby("entity"))
+        assert total[instant] == expected
