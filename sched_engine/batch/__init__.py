@@ -15,8 +15,9 @@ cluster's machines it ran on, comma-separated, empty if never started). ``status
 cluster name), ``queue_length`` (entity ``queue``), ``killed_jobs``
 (cumulative, entity ``all``), ``machine_down`` (1 while a machine is down,
 0 once it is up again; entity ``<cluster>/<machine index>``, only machines
-that failed). Series longer than 20,000 changes are
-resampled to 4,000 equal bins (time-weighted means; integrals preserved).
+that failed). Every series is kept whole, one row per change, however long
+the run: charts reduce what they draw (minima and maxima per bin), and a
+zoomed window shows each change.
 
 ``summary`` metrics: see :func:`summarise`.
 """
@@ -36,8 +37,6 @@ from .policies import EASY, FCFS, FCFSLB, Conservative, LocalSearch
 from .simulate import KILLED, STATUS_NAMES, BatchSimulation
 
 ENGINE_NAME = "batch"
-MAX_SERIES_POINTS = 20_000
-RESAMPLED_POINTS = 4_000
 
 
 def simulate(model: Mapping[str, Any], policy, rng: np.random.Generator, progress=None) -> BatchSimulation:
@@ -64,7 +63,7 @@ def run(model: Mapping[str, Any], policy, rng: np.random.Generator, progress=Non
     """Engine entry point: ``(jobs, timeline, summary)`` frames."""
     sim = simulate(model, policy, rng, progress)
     jobs = jobs_frame(sim)
-    return jobs, timeline(sim, jobs), summarise(sim, jobs)
+    return jobs, timeline(sim), summarise(sim, jobs)
 
 
 def jobs_frame(sim: BatchSimulation) -> pd.DataFrame:
@@ -92,8 +91,8 @@ def jobs_frame(sim: BatchSimulation) -> pd.DataFrame:
     )
 
 
-def _series(times, values, end):
-    """Drop same-time duplicates (keep the last) and repeats; resample very long series."""
+def _series(times, values):
+    """Drop same-time duplicates (keep the last) and repeats: one row per change."""
     times = np.asarray(times, dtype=float)
     values = np.asarray(values, dtype=float)
     if times.size == 0:
@@ -101,23 +100,19 @@ def _series(times, values, end):
     last_of_instant = np.append(times[1:] != times[:-1], True)
     times, values = times[last_of_instant], values[last_of_instant]
     changed = np.insert(values[1:] != values[:-1], 0, True)
-    times, values = times[changed], values[changed]
-    if times.size > MAX_SERIES_POINTS:
-        times, values = metrics.step_mean_by_bins(times, values, max(end, times[-1]), RESAMPLED_POINTS)
-    return times, values
+    return times[changed], values[changed]
 
 
-def timeline(sim: BatchSimulation, jobs: pd.DataFrame) -> pd.DataFrame:
+def timeline(sim: BatchSimulation) -> pd.DataFrame:
     samples = np.array(sim.samples, dtype=float).reshape(-1, 4)
-    end = float(np.nanmax(jobs["end_time"])) if jobs["end_time"].notna().any() else 0.0
     parts = []
     for cluster in sim.clusters:
         rows = samples[samples[:, 1] == cluster.index]
         for metric, column in (("used_cpus", 2), ("up_cpus", 3)):
-            times, values = _series(rows[:, 0], rows[:, column], end)
+            times, values = _series(rows[:, 0], rows[:, column])
             parts.append(timeline_frame(times, [cluster.name] * len(times), [metric] * len(times), values))
     rows = samples[samples[:, 1] == -1]
-    times, values = _series(rows[:, 0], rows[:, 2], end)
+    times, values = _series(rows[:, 0], rows[:, 2])
     parts.append(timeline_frame(times, ["queue"] * len(times), ["queue_length"] * len(times), values))
     by_machine: dict[tuple[int, int], list[tuple[float, int]]] = {}
     for time, cluster_index, machine, down in sim.machine_changes:
@@ -127,7 +122,7 @@ def timeline(sim: BatchSimulation, jobs: pd.DataFrame) -> pd.DataFrame:
         parts.append(timeline_frame([t for t, _ in rows], [entity] * len(rows), ["machine_down"] * len(rows),
                                     [float(d) for _, d in rows]))
     killed = np.sort(np.asarray([sim.end_time[j] for j, s in enumerate(sim.status) if s == KILLED], dtype=float))
-    times, values = _series(np.append(0.0, killed), np.arange(len(killed) + 1), end)
+    times, values = _series(np.append(0.0, killed), np.arange(len(killed) + 1))
     parts.append(timeline_frame(times, ["all"] * len(times), ["killed_jobs"] * len(times), values))
     return pd.concat(parts, ignore_index=True)
 

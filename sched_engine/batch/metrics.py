@@ -72,23 +72,3 @@ def utilisation(jobs: pd.DataFrame, total_cpus: int) -> float:
         return 0.0
     used = float((ran["procs"] * (ran["end_time"] - ran["start_time"])).sum())
     return used / (total_cpus * span)
-
-
-def step_mean_by_bins(times: np.ndarray, values: np.ndarray, end: float, bins: int) -> tuple[np.ndarray, np.ndarray]:
-    """Time-weighted mean of a step function over ``bins`` equal bins of ``[times[0], end]``.
-
-    ``values[i]`` holds on ``[times[i], times[i+1])``. Used to keep long
-    timelines plottable: the integral over every bin is preserved.
-    """
-    edges = np.linspace(times[0], end, bins + 1)
-    # Integral of the step function from times[0] to each point.
-    segment = np.diff(np.append(times, max(end, times[-1])))
-    cumulative = np.concatenate([[0.0], np.cumsum(values * segment)])
-
-    def integral(points):
-        index = np.clip(np.searchsorted(times, points, side="right") - 1, 0, len(times) - 1)
-        return cumulative[index] + values[index] * (points - times[index])
-
-    width = np.diff(edges)
-    width[width == 0] = 1.0
-    return edges[:-1], np.diff(integral(edges)) / width
