@@ -11,6 +11,15 @@ camera, our SVG button) cannot produce it.
 Errors are answered as plain text with a status the page can show: 400 for
 a body that is not a figure, 413 above :data:`MAX_FIGURE_BYTES`, 503 when no
 Chromium is available to render.
+
+The server draws only what the chart holds (:func:`check_self_contained`):
+images only as ``data:`` URIs of raster formats, no other address anywhere
+in the figure (``file:``, ``http(s)``, relative paths, map tiles), checked
+before Chromium sees the figure -- otherwise anyone who can post to the
+port could read the server's files or make it fetch addresses it can reach.
+As a second wall, the rendering Chromium gets an unreachable proxy (no
+request leaves for another host) and no MathJax (which would come from a
+CDN).
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ import re
 import shutil
 import threading
 
+import kaleido
 import plotly.io as pio
 from flask import Response, request
 
@@ -45,6 +55,39 @@ def safe_filename(name: str | None) -> str:
     return text or "chart"
 
 
+#: Raster images a figure may embed (an SVG image could itself reference files or addresses).
+EMBEDDED_IMAGE = re.compile(r"data:image/(png|jpeg|jpg|gif|webp);base64,[A-Za-z0-9+/=\s]*\Z")
+#: Attributes that name something to load: images (``layout.images[].source``, the ``image`` trace's
+#: ``source``) and GeoJSON (``geojson``, also in map layers).
+LOADED_ATTRIBUTES = frozenset({"source", "geojson"})
+#: Trace types drawn over map tiles fetched from the network.
+TILED_TRACES = frozenset({"scattermapbox", "choroplethmapbox", "densitymapbox", "scattermap", "choroplethmap",
+                          "densitymap"})
+#: A URL of any scheme, or a protocol-relative one (``//host/x``).
+ADDRESS = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://|\A//|\A\s*file:")
+#: Where Kaleido's Chromium sends web requests: a closed port (discard), so none reaches any host.
+UNREACHABLE_PROXY = "127.0.0.1:9"
+
+
+def check_self_contained(figure, path: str = "figure") -> None:
+    """Raise ``ValueError`` naming the field when the figure refers to anything outside itself."""
+    if isinstance(figure, dict):
+        if figure.get("type") in TILED_TRACES:
+            raise ValueError(f"{path}: map traces ({figure['type']}) load tiles from the network")
+        for key, value in figure.items():
+            where = f"{path}.{key}"
+            if key in LOADED_ATTRIBUTES and value is not None and not isinstance(value, (dict, list)):
+                if not (isinstance(value, str) and EMBEDDED_IMAGE.match(value)):
+                    raise ValueError(f"{where}: images may only be embedded PNG, JPEG, GIF or WebP data "
+                                     "(data:image/...;base64), not a file, an address or an SVG")
+            check_self_contained(value, where)
+    elif isinstance(figure, list):
+        for index, value in enumerate(figure):
+            check_self_contained(value, f"{path}[{index}]")
+    elif isinstance(figure, str) and ADDRESS.search(figure) and not EMBEDDED_IMAGE.match(figure):
+        raise ValueError(f"{path}: the chart may not refer to an address or a file ({figure[:60]!r})")
+
+
 def render(figure_json: str, fmt: str, *, width: int | None = None, height: int | None = None) -> bytes:
     """Render a figure's JSON text to ``fmt`` bytes; raises ``ValueError`` for a body that is not a figure."""
     if fmt not in FORMATS:
@@ -53,6 +96,7 @@ def render(figure_json: str, fmt: str, *, width: int | None = None, height: int 
     traces, layout = posted.get("data", []), posted.get("layout", {})
     if not isinstance(traces, list) or not all(isinstance(t, dict) for t in traces) or not isinstance(layout, dict):
         raise ValueError("a figure has a list of traces (data) and a layout object")
+    check_self_contained(posted)
     # Attributes this Plotly version does not know are dropped (the browser may add some); whole
     # traces are not: an unknown trace type is an error, not a silently emptier chart.
     pio.from_json(json.dumps({"data": [{"type": t.get("type", "scatter")} for t in traces]}), skip_invalid=False)
@@ -60,8 +104,14 @@ def render(figure_json: str, fmt: str, *, width: int | None = None, height: int 
     path = browser_path()
     if path:
         os.environ.setdefault("BROWSER_PATH", path)
+    layout = figure.layout
     with _RENDER_LOCK:
-        return pio.to_image(figure, format=fmt, width=width, height=height)
+        return kaleido.calc_fig_sync(
+            figure.to_dict(),
+            opts={"format": fmt, "width": width or layout.width or pio.defaults.default_width,
+                  "height": height or layout.height or pio.defaults.default_height, "scale": 1},
+            kopts={"mathjax": False, "proxy_server": UNREACHABLE_PROXY},
+        )
 
 
 def _size(value) -> int | None:
