@@ -69,21 +69,27 @@ ADDRESS = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://|\A//|\A\s*file:")
 UNREACHABLE_PROXY = "127.0.0.1:9"
 
 
-def check_self_contained(figure, path: str = "figure") -> None:
+def check_self_contained(figure: dict) -> None:
     """Raise ``ValueError`` naming the field when the figure refers to anything outside itself."""
+    for index, trace in enumerate(figure.get("data") or []):
+        if isinstance(trace, dict) and trace.get("type") in TILED_TRACES:
+            raise ValueError(f"figure.data[{index}]: map traces ({trace['type']}) load tiles from the network")
+    _check_values(figure, "figure")
+
+
+def _check_values(figure, path: str) -> None:
+    """Every string in the figure: no address or file; loaded attributes only embedded raster images."""
     if isinstance(figure, dict):
-        if figure.get("type") in TILED_TRACES:
-            raise ValueError(f"{path}: map traces ({figure['type']}) load tiles from the network")
         for key, value in figure.items():
             where = f"{path}.{key}"
             if key in LOADED_ATTRIBUTES and value is not None and not isinstance(value, (dict, list)):
                 if not (isinstance(value, str) and EMBEDDED_IMAGE.match(value)):
                     raise ValueError(f"{where}: images may only be embedded PNG, JPEG, GIF or WebP data "
                                      "(data:image/...;base64), not a file, an address or an SVG")
-            check_self_contained(value, where)
+            _check_values(value, where)
     elif isinstance(figure, list):
         for index, value in enumerate(figure):
-            check_self_contained(value, f"{path}[{index}]")
+            _check_values(value, f"{path}[{index}]")
     elif isinstance(figure, str) and ADDRESS.search(figure) and not EMBEDDED_IMAGE.match(figure):
         raise ValueError(f"{path}: the chart may not refer to an address or a file ({figure[:60]!r})")
 
