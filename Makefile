@@ -8,7 +8,11 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HOST ?= 127.0.0.1
 PORT ?= 8050
 
-.PHONY: run test browser redis worker bench clean
+# The production server: gunicorn, one process per core, threads for the browser's concurrent requests.
+WORKERS ?= 2
+THREADS ?= 8
+
+.PHONY: run dev test browser redis worker bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +39,11 @@ redis:
 	fi
 
 run: $(VENV)/.runtime
+	$(VENV)/bin/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) --threads $(THREADS) --timeout 300 \
+		--graceful-timeout 30 --access-logfile - --error-logfile - "app:create_server()"
+
+# Flask's development server (one process), for working on the app.
+dev: $(VENV)/.runtime
 	SCHEDSCOPE_HOST=$(HOST) SCHEDSCOPE_PORT=$(PORT) $(PY) app.py
 
 test: $(VENV)/.testing browser redis

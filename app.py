@@ -1,6 +1,7 @@
 """schedscope web app: assembles the shell, the pages and the services.
 
-    python app.py        # serves on SCHEDSCOPE_HOST:SCHEDSCOPE_PORT (127.0.0.1:8050)
+    make run             # gunicorn, "app:create_server()", on SCHEDSCOPE_HOST:SCHEDSCOPE_PORT (127.0.0.1:8050)
+    python app.py        # Flask's development server on the same address (make dev)
 
 With ``REDIS_URL`` set, background callbacks run on Celery workers started with
 ``celery -A app:celery_app worker`` (``make worker``) and results live in that
@@ -60,6 +61,16 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     scenario_page.register_callbacks(app, results, scenarios)
     sweep_page.register_callbacks(app, sweep_page.SweepStore(data / "sweeps"))
     return app
+
+
+def create_server():
+    """The Flask server of a new app (its data directory from ``SCHEDSCOPE_DATA``): gunicorn's entry point.
+
+    Every gunicorn worker builds its own app over the same data directory;
+    results, uploads and the background jobs' store are files there (or in
+    Redis), so any worker can answer any request.
+    """
+    return (dash_app or create_app()).server
 
 
 # With REDIS_URL set, importing this module builds the app: that registers every
