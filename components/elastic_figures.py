@@ -4,6 +4,10 @@ Time axes are in seconds since time 0 of the trace; a time window is a pair
 of seconds ``(start, end)`` or ``None`` for the whole run. ``runs`` are
 ``[(scheduler label, frame)]`` in display order; every scheduler keeps one
 colour on every chart.
+
+Sizes stay bounded whatever the run: time series are cut to the window and
+M4-reduced (:func:`~.downsample.step_points`), runtime CDFs drawn as at most
+1,000 exact quantiles (:func:`~.downsample.ecdf_points`).
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from sched_engine.elastic.penalty import runtime
+
+from .downsample import ecdf_points, step_points
 
 COLORS = {"YARN": "#1f77b4", "YARN-ME": "#d62728", "Meganode": "#2ca02c"}
 OTHER_COLOR = "#7f7f7f"
@@ -80,9 +86,11 @@ def penalty_profile(penalty: dict, ideal_runtime: float = 100.0) -> go.Figure:
     return figure
 
 
-def _series(timeline: pd.DataFrame, metric: str) -> pd.DataFrame:
+def _series(timeline: pd.DataFrame, metric: str, window=None) -> tuple[np.ndarray, np.ndarray]:
+    """The cluster's step series of ``metric`` in the window, reduced for drawing: ``(times, values)``."""
     rows = timeline[(timeline["entity"] == "cluster") & (timeline["metric"] == metric)]
-    return rows.sort_values("time", kind="stable")
+    rows = rows.sort_values("time", kind="stable")
+    return step_points(rows["time"], rows["value"], window)
 
 
 def memory_utilisation(runs: list[tuple[str, pd.DataFrame]], window=None) -> go.Figure:
@@ -91,9 +99,9 @@ def memory_utilisation(runs: list[tuple[str, pd.DataFrame]], window=None) -> go.
         return empty("Run schedulers to see memory utilisation over time.")
     figure = go.Figure()
     for label, timeline in runs:
-        rows = _series(timeline, "memory_utilisation")
+        times, values = _series(timeline, "memory_utilisation", window)
         figure.add_trace(go.Scatter(
-            x=rows["time"], y=rows["value"], mode="lines", line={"shape": "hv", "width": 1.5, "color": color(label)},
+            x=times, y=values, mode="lines", line={"shape": "hv", "width": 1.5, "color": color(label)},
             name=label, hovertemplate=f"{label}<br>%{{x:.0f}} s: %{{y:.1%}}<extra></extra>",
         ))
     return _time_layout(figure, "Memory utilisation", "memory in use / all memory", window,
@@ -107,11 +115,11 @@ def running_tasks(runs: list[tuple[str, pd.DataFrame]], window=None) -> go.Figur
     figure = go.Figure()
     for label, timeline in runs:
         for metric, kind, dash in (("regular_tasks", "regular", "solid"), ("elastic_tasks", "elastic", "dot")):
-            rows = _series(timeline, metric)
-            if kind == "elastic" and not (rows["value"] > 0).any():
+            times, values = _series(timeline, metric, window)
+            if kind == "elastic" and not (values > 0).any():
                 continue
             figure.add_trace(go.Scatter(
-                x=rows["time"], y=rows["value"], mode="lines", name=f"{label} {kind}",
+                x=times, y=values, mode="lines", name=f"{label} {kind}",
                 line={"shape": "hv", "width": 1.5, "color": color(label), "dash": dash},
                 hovertemplate=f"{label}<br>%{{x:.0f}} s: %{{y:.0f}} {kind} tasks<extra></extra>",
             ))
@@ -156,16 +164,16 @@ def runtime_scatter(x_label: str, x_jobs: pd.DataFrame, y_label: str, y_jobs: pd
 
 
 def runtime_cdf(runs: list[tuple[str, pd.DataFrame]]) -> go.Figure:
-    """Empirical CDF of job runtime (end - submit) per scheduler."""
+    """Empirical CDF of job runtime (end - submit) per scheduler (at most 1,000 exact quantiles each)."""
     if not runs:
         return empty("Run schedulers to compare job runtime distributions.", 360)
     figure = go.Figure()
     for label, jobs in runs:
-        values = np.sort(jobs.loc[jobs["status"] == "finished", "runtime_s"].to_numpy(dtype=float))
+        values, shares = ecdf_points(jobs.loc[jobs["status"] == "finished", "runtime_s"])
         if values.size == 0:
             continue
         figure.add_trace(go.Scatter(
-            x=values, y=np.arange(1, values.size + 1) / values.size, mode="lines", line={"shape": "hv", "color": color(label)},
+            x=values, y=shares, mode="lines", line={"shape": "hv", "color": color(label)},
             name=label, hovertemplate=f"{label}<br>runtime ≤ %{{x:.0f}} s: %{{y:.1%}}<extra></extra>",
         ))
     figure.update_layout(title="Job runtime distribution", height=360, template="plotly_white",

@@ -85,6 +85,10 @@ RANGES = (
     ("duration_s", "Task duration (s)", 1, False),
 )
 FRAMES = ("jobs", "timeline", "summary")
+#: Rows per page of the job table (pages are cut on the server).
+JOB_PAGE_SIZE = 10
+#: Choices the job dropdown holds at once; type to search the others.
+JOB_OPTIONS = 200
 TIME_KEY = re.compile(r"xaxis\d*\.range\[([01])\]")
 TIME_RANGE_KEY = re.compile(r"xaxis\d*\.range")
 AUTORANGE_KEY = re.compile(r"xaxis\d*\.autorange")
@@ -319,10 +323,27 @@ def ratio_text(loaded) -> str:
             f"({values['yarn-me']:,.1f} s vs {values['yarn']:,.1f} s).")
 
 
-def job_rows(loaded) -> list[dict]:
+def results_outputs(loaded, chosen: str | None) -> tuple:
+    """Summary rows and columns, the ratio headline, runtime scatter and CDF, and the job to show per node."""
+    rows = summary_rows(loaded)
+    by_policy = {rec["policy"]: (rec["label"], res.jobs) for rec, res in loaded}
+    scatter = (figures.runtime_scatter(*by_policy["yarn"], *by_policy["yarn-me"])
+               if "yarn" in by_policy and "yarn-me" in by_policy
+               else figures.empty("Run YARN and YARN-ME to compare job runtimes.", 360))
+    return (rows, [{"name": k, "id": k} for k in (rows[0] if rows else {})], ratio_text(loaded) if loaded else "",
+            scatter, figures.runtime_cdf([(rec["label"], res.jobs) for rec, res in loaded]),
+            default_job(loaded, chosen))
+
+
+def over_time_outputs(loaded, window) -> tuple:
+    """Memory utilisation and running tasks over time (the window only) and the window's note."""
+    runs = [(rec["label"], res.timeline) for rec, res in loaded]
+    note = f"window {window[0]:,.0f}–{window[1]:,.0f} s" if window else "whole run"
+    return figures.memory_utilisation(runs, window), figures.running_tasks(runs, window), note
+
+
+def job_frame(loaded) -> pd.DataFrame:
     """Per job: arrival and, per scheduler, its runtime (completion after arrival) and elastic tasks."""
-    if not loaded:
-        return []
     table = None
     for record, result in loaded:
         jobs = result.jobs.set_index("job_id")
@@ -332,7 +353,50 @@ def job_rows(loaded) -> list[dict]:
         if table is None:
             table = jobs[["submit_time", "tasks"]].rename(columns={"submit_time": "arrival (s)"}).round(1)
         table = table.join(part)
-    return table.reset_index().rename(columns={"job_id": "job"}).to_dict("records")
+    return table.reset_index().rename(columns={"job_id": "job"})
+
+
+def job_rows(loaded, sort_by=None, page: int = 0, size: int | None = None) -> list[dict]:
+    """Rows of the job table (:func:`job_frame`), ordered by ``sort_by`` (a DataTable's ``sort_by``).
+
+    With ``size``, only page ``page`` (from 0) of ``size`` rows.
+    """
+    if not loaded:
+        return []
+    frame = job_frame(loaded)
+    for order in reversed(sort_by or []):
+        if order.get("column_id") in frame.columns:
+            frame = frame.sort_values(order["column_id"], ascending=order.get("direction") != "desc",
+                                      kind="stable", na_position="last")
+    if size is not None:
+        frame = frame.iloc[page * size:(page + 1) * size]
+    return frame.to_dict("records")
+
+
+def job_table(loaded, page, sort_by) -> tuple[list[dict], list[dict], int]:
+    """One page of the job table: ``(rows, columns, page count)``; a page past the end shows the last one."""
+    count = len(loaded[0][1].jobs) if loaded else 0
+    pages = max(1, math.ceil(count / JOB_PAGE_SIZE))
+    rows = job_rows(loaded, sort_by, min(max(int(page or 0), 0), pages - 1), JOB_PAGE_SIZE)
+    return rows, [{"name": key, "id": key} for key in (rows[0] if rows else {})], pages
+
+
+def job_ids(loaded) -> list[str]:
+    """The run's job ids, in trace order."""
+    return list(loaded[0][1].jobs["job_id"]) if loaded else []
+
+
+def job_options(ids: list[str], search: str | None, chosen: str | None) -> list[str]:
+    """Choices of the job dropdown: every job of a small run; else at most :data:`JOB_OPTIONS` matching ``search``.
+
+    The chosen job is always among them (a job picked in the scatter shows
+    in the dropdown).
+    """
+    if len(ids) <= JOB_OPTIONS:
+        return list(ids)
+    needle = (search or "").strip().lower()
+    matches = [job for job in ids if needle in str(job).lower()][:JOB_OPTIONS]
+    return matches if chosen is None or chosen in matches else [chosen, *matches[:JOB_OPTIONS - 1]]
 
 
 def default_job(loaded, current: str | None) -> str | None:
@@ -523,15 +587,18 @@ def layout() -> html.Div:
                     html.Div([_graph(SCATTER), _graph(CDF)], className="two-graphs"),
                     html.P("Below the dashed line a job finished sooner under YARN-ME; click one to see where it "
                            "ran.", className="hint"),
-                    dash_table.DataTable(id=JOB_TABLE, data=[], columns=[], sort_action="native", page_size=10,
-                                         style_cell={"fontFamily": "inherit"}, style_table={"overflowX": "auto"}),
+                    dash_table.DataTable(id=JOB_TABLE, data=[], columns=[], sort_action="custom", sort_mode="single",
+                                         sort_by=[], page_action="custom", page_current=0, page_size=JOB_PAGE_SIZE,
+                                         page_count=1, style_cell={"fontFamily": "inherit"},
+                                         style_table={"overflowX": "auto"}),
                 ],
                 className="panel",
             ),
             html.Section(
                 [
                     html.Div([html.H3("Where a job ran"),
-                              _field("Job", dcc.Dropdown(id=JOB, clearable=False, className="narrow"))],
+                              _field("Job", dcc.Dropdown(id=JOB, clearable=False, searchable=True, className="narrow",
+                                                        placeholder="type to search jobs"))],
                              className="button-row"),
                     _graph(NODE_GRAPH),
                 ],
@@ -650,27 +717,34 @@ def register_callbacks(app, results, uploads) -> None:
         return records, html.Span(message, className="ok")
 
     @app.callback(
-        Output(SUMMARY, "data"), Output(SUMMARY, "columns"), Output(RATIO, "children"), Output(JOB_TABLE, "data"),
-        Output(JOB_TABLE, "columns"), Output(SCATTER, "figure"), Output(CDF, "figure"), Output(JOB, "options"),
-        Output(JOB, "value"),
+        Output(SUMMARY, "data"), Output(SUMMARY, "columns"), Output(RATIO, "children"), Output(SCATTER, "figure"),
+        Output(CDF, "figure"), Output(JOB, "value"), Output(JOB, "options"), Output(JOB_TABLE, "page_current"),
         Input(RUNS, "data"), State(JOB, "value"),
     )
     def _results(records, chosen):
         loaded = load(results, records)
-        rows, jobs = summary_rows(loaded), job_rows(loaded)
-        by_policy = {rec["policy"]: (rec["label"], res.jobs) for rec, res in loaded}
-        scatter = (figures.runtime_scatter(*by_policy["yarn"], *by_policy["yarn-me"])
-                   if "yarn" in by_policy and "yarn-me" in by_policy
-                   else figures.empty("Run YARN and YARN-ME to compare job runtimes.", 360))
-        job_ids = list(loaded[0][1].jobs["job_id"]) if loaded else []
-        return (rows, [{"name": k, "id": k} for k in (rows[0] if rows else {})], ratio_text(loaded) if loaded else "",
-                jobs, [{"name": k, "id": k} for k in (jobs[0] if jobs else {})], scatter,
-                figures.runtime_cdf([(rec["label"], res.jobs) for rec, res in loaded]), job_ids,
-                default_job(loaded, chosen))
+        *outputs, job = results_outputs(loaded, chosen)
+        return (*outputs, job, job_options(job_ids(loaded), None, job), 0)
 
-    @app.callback(Output(JOB, "value", allow_duplicate=True), Input(SCATTER, "clickData"), prevent_initial_call=True)
-    def _pick_job(click):
-        return click["points"][0]["customdata"] if click and click.get("points") else no_update
+    @app.callback(
+        Output(JOB_TABLE, "data"), Output(JOB_TABLE, "columns"), Output(JOB_TABLE, "page_count"),
+        Input(RUNS, "data"), Input(JOB_TABLE, "page_current"), Input(JOB_TABLE, "sort_by"),
+    )
+    def _job_table(records, page, sort_by):
+        return job_table(load(results, records), page, sort_by)
+
+    @app.callback(Output(JOB, "options", allow_duplicate=True), Input(JOB, "search_value"), State(RUNS, "data"),
+                  State(JOB, "value"), prevent_initial_call=True)
+    def _job_search(search, records, chosen):
+        return job_options(job_ids(load(results, records)), search, chosen) if search else no_update
+
+    @app.callback(Output(JOB, "value", allow_duplicate=True), Output(JOB, "options", allow_duplicate=True),
+                  Input(SCATTER, "clickData"), State(RUNS, "data"), prevent_initial_call=True)
+    def _pick_job(click, records):
+        if not (click and click.get("points")):
+            return no_update, no_update
+        job = click["points"][0]["customdata"]
+        return job, job_options(job_ids(load(results, records)), None, job)
 
     @app.callback(
         Output(WINDOW, "data"),
@@ -685,9 +759,7 @@ def register_callbacks(app, results, uploads) -> None:
     @app.callback(Output(MEMORY_GRAPH, "figure"), Output(TASKS_GRAPH, "figure"), Output(WINDOW_MSG, "children"),
                   Input(RUNS, "data"), Input(WINDOW, "data"))
     def _over_time(records, window):
-        runs = [(rec["label"], res.timeline) for rec, res in load(results, records)]
-        note = f"window {window[0]:,.0f}–{window[1]:,.0f} s" if window else "whole run"
-        return figures.memory_utilisation(runs, window), figures.running_tasks(runs, window), note
+        return over_time_outputs(load(results, records), window)
 
     @app.callback(Output(NODE_GRAPH, "figure"), Input(JOB, "value"), Input(WINDOW, "data"), State(RUNS, "data"))
     def _node_timeline(job_id, window, records):

@@ -80,6 +80,10 @@ DEFAULT_POLICIES = ["mch", "hdrf"]
 FIG4_POLICIES = ["mch", "hdrf", "c-ch", "m-ch"]
 FIG4_MODEL_HASH = content_hash(normalize_model(fig4_model()))
 FRAMES = ("jobs", "timeline", "summary")
+#: A tree with more jobs than this is drawn folded: each department shows how many jobs it holds.
+TREE_MAX_JOBS = 64
+#: Most rows of the share heatmaps of a large tree (a breadth of the tree; see :func:`share_nodes`).
+SHARE_NODES = 64
 
 TREE_STYLE = [
     {"selector": "node", "style": {"label": "data(label)", "font-size": 11, "text-wrap": "wrap",
@@ -247,13 +251,23 @@ def layout() -> html.Div:
 
 
 def tree_elements(draft: dict) -> list[dict]:
-    """Cytoscape nodes and edges for the draft's tree."""
+    """Cytoscape nodes and edges for the draft's tree.
+
+    Beyond :data:`TREE_MAX_JOBS` jobs the jobs are left out and each
+    department's label counts the jobs directly below it.
+    """
     elements = []
+    fold = len(leaves_of(draft)) > TREE_MAX_JOBS
 
     def visit(node, parent):
+        job = tree_edit.is_job(node)
+        if fold and job:
+            return
         label = node["name"] if node.get("weight", 1) == 1 else f"{node['name']}\nw={node['weight']:g}"
-        elements.append({"data": {"id": node["name"], "label": label},
-                         "classes": "job" if tree_edit.is_job(node) else "department"})
+        jobs = sum(tree_edit.is_job(child) for child in node.get("children", ()))
+        if fold and jobs:
+            label += f"\n{jobs} jobs"
+        elements.append({"data": {"id": node["name"], "label": label}, "classes": "job" if job else "department"})
         if parent is not None:
             elements.append({"data": {"source": parent, "target": node["name"]}})
         for child in node.get("children", ()):
@@ -261,6 +275,22 @@ def tree_elements(draft: dict) -> list[dict]:
 
     visit(draft["tree"], None)
     return elements
+
+
+def share_nodes(model: dict) -> list[str]:
+    """The tree nodes a large tree's share heatmaps show, in tree order.
+
+    Starting below the root, a level is replaced by the next one down (jobs
+    stay) while that has at most :data:`SHARE_NODES` nodes: for a full binary
+    tree of 1,024 jobs below 32 bottom departments, those 32 departments.
+    """
+    level = model["tree"].get("children") or [model["tree"]]
+    while any(node.get("children") for node in level):
+        deeper = [child for node in level for child in (node.get("children") or [node])]
+        if len(deeper) > SHARE_NODES:
+            break
+        level = deeper
+    return [node["name"] for node in level]
 
 
 def leaves_of(draft: dict) -> list[str]:
@@ -400,6 +430,66 @@ def run_policies(results, draft, policies, report):
     return records, f"{len(records)} run(s): {fresh} simulated, {len(records) - fresh} from the cache."
 
 
+def _share_inputs(loaded) -> tuple[list[tuple[str, object]], list[str], list[str]]:
+    """``([(policy label, timeline)], leaves in tree order, heatmap nodes)`` of loaded runs."""
+    first = loaded[0][1]
+    return ([(r["label"], res.timeline) for r, res in loaded], list(first.jobs.job_id),
+            share_nodes(first.scenario["model"]))
+
+
+def chart_outputs(loaded, hovered: str | None) -> tuple:
+    """The run charts and tables of ``[(run record, result)]``, in the ``_charts`` callback's output order.
+
+    Shares figure (``hovered`` highlighted), decision cost, summary rows and
+    columns, paper table rows, columns and style, export choices.
+    """
+    if not loaded:
+        return (figures.share_timelines([], []), figures.decision_cost([]), [], [], [], [], {"display": "none"}, [])
+    runs, leaves, nodes = _share_inputs(loaded)
+    summary, summary_cols = _table(summary_rows(loaded))
+    paper_rows, paper_cols, paper_style = [], [], {"display": "none"}
+    if all(r["model_hash"] == FIG4_MODEL_HASH for r, _ in loaded):
+        paper_rows, paper_cols = _table(figures.fig4_table(
+            dict(runs), FIG4_PAPER_SHARES, FIG4_PAPER_WEIGHTS, FIG4_ALL_ACTIVE_AT, FIG4_AFTER_N12_AT))
+        paper_style = {"display": "block"}
+    return (figures.share_timelines(runs, leaves, hovered, nodes),
+            figures.decision_cost([(r["label"], res.summary) for r, res in loaded]),
+            summary, summary_cols, paper_rows, paper_cols, paper_style,
+            [{"label": r["label"], "value": r["hash"]} for r, _ in loaded])
+
+
+def tasks_figure(loaded, instant):
+    """Running tasks per leaf at ``instant`` (default: half the longest makespan)."""
+    if not loaded:
+        return figures.tasks_at([], [], 0)
+    runs, leaves, _ = _share_inputs(loaded)
+    end = max(float(res.summary_value("makespan")) for _, res in loaded)
+    return figures.tasks_at(runs, leaves, end / 2 if instant is None else float(instant))
+
+
+def share_highlight(loaded, hovered: str | None):
+    """The patch of the shares figure that highlights ``hovered`` instead (see :func:`figures.share_highlight`)."""
+    runs, leaves, nodes = _share_inputs(loaded)
+    return figures.share_highlight(runs, leaves, hovered, nodes)
+
+
+def hovered_leaf(hover: dict | None) -> str | None:
+    """The node under the pointer in the shares figure: a line's leaf (``customdata``), a heatmap row's label."""
+    points = (hover or {}).get("points") or []
+    if not points:
+        return None
+    name = points[0].get("customdata", points[0].get("y"))
+    return name if isinstance(name, str) else None
+
+
+def tree_stylesheet(leaf: str | None) -> list[dict]:
+    """The tree's style, with ``leaf`` (any node name, dots included) outlined."""
+    if not leaf:
+        return TREE_STYLE
+    return [*TREE_STYLE, {"selector": f"node[id = {json.dumps(leaf)}]",
+                          "style": {"border-width": 4, "border-color": "#d62728"}}]
+
+
 def summary_rows(loaded) -> list[dict]:
     """One row per ``(run record, result)`` pair for the summary table."""
     return [
@@ -510,43 +600,36 @@ def register_callbacks(app, results, uploads) -> None:
             return no_update, html.Span(f"Not run: {exc}", className="error")
         return records, html.Span(message, className="ok")
 
+    def _loaded(records):
+        pairs = [(r, results.get(r["hash"])) for r in records or []]
+        return [(r, res) for r, res in pairs if res is not None]
+
     @app.callback(
-        Output(SHARES, "figure"), Output(TASKS_AT, "figure"), Output(COST, "figure"),
+        Output(SHARES, "figure"), Output(COST, "figure"),
         Output(SUMMARY, "data"), Output(SUMMARY, "columns"), Output(PAPER, "data"), Output(PAPER, "columns"),
         Output(PAPER_BOX, "style"), Output(EXPORT_RUN, "options"),
-        Input(RUNS, "data"), Input(HOVER, "data"), Input(INSTANT, "value"),
+        Input(RUNS, "data"), State(HOVER, "data"),
     )
-    def _charts(records, hovered, instant):
-        loaded = [(r, results.get(r["hash"])) for r in records or []]
-        loaded = [(r, res) for r, res in loaded if res is not None]
-        if not loaded:
-            empty = figures.share_timelines([], [])
-            return empty, figures.tasks_at([], [], 0), figures.decision_cost([]), [], [], [], [], \
-                {"display": "none"}, []
-        leaves = list(loaded[0][1].jobs.job_id)
-        runs = [(r["label"], res.timeline) for r, res in loaded]
-        end = max(float(res.summary_value("makespan")) for _, res in loaded)
-        at = end / 2 if instant is None else float(instant)
-        summary, summary_cols = _table(summary_rows(loaded))
-        paper_rows, paper_cols, paper_style = [], [], {"display": "none"}
-        if all(r["model_hash"] == FIG4_MODEL_HASH for r, _ in loaded):
-            paper_rows, paper_cols = _table(figures.fig4_table(
-                dict(runs), FIG4_PAPER_SHARES, FIG4_PAPER_WEIGHTS, FIG4_ALL_ACTIVE_AT, FIG4_AFTER_N12_AT))
-            paper_style = {"display": "block"}
-        return (figures.share_timelines(runs, leaves, hovered), figures.tasks_at(runs, leaves, at),
-                figures.decision_cost([(r["label"], res.summary) for r, res in loaded]),
-                summary, summary_cols, paper_rows, paper_cols, paper_style,
-                [{"label": r["label"], "value": r["hash"]} for r, _ in loaded])
+    def _charts(records, hovered):
+        return chart_outputs(_loaded(records), hovered)
+
+    @app.callback(Output(TASKS_AT, "figure"), Input(RUNS, "data"), Input(INSTANT, "value"))
+    def _tasks_at(records, instant):
+        return tasks_figure(_loaded(records), instant)
+
+    @app.callback(Output(SHARES, "figure", allow_duplicate=True), Input(HOVER, "data"), State(RUNS, "data"),
+                  prevent_initial_call=True)
+    def _share_highlight(hovered, records):
+        loaded = _loaded(records)
+        return share_highlight(loaded, hovered) if loaded else no_update
 
     @app.callback(Output(HOVER, "data"), Input(SHARES, "hoverData"), prevent_initial_call=True)
     def _hover(hover):
-        return hover["points"][0]["customdata"] if hover else None
+        return hovered_leaf(hover)
 
     @app.callback(Output(TREE, "stylesheet"), Input(HOVER, "data"))
     def _highlight(leaf):
-        if not leaf:
-            return TREE_STYLE
-        return [*TREE_STYLE, {"selector": f"#{leaf}", "style": {"border-width": 4, "border-color": "#d62728"}}]
+        return tree_stylesheet(leaf)
 
     @app.callback(Output(INSTANT, "value"), Input(SHARES, "clickData"), prevent_initial_call=True)
     def _instant(click):

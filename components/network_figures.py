@@ -4,6 +4,11 @@ Times are seconds since the first arrival; a time window is ``(start, end)``
 in seconds or ``None`` for the whole run. Every chart colours an application
 the same way (:func:`app_colours`) and carries its name in ``customdata`` so
 a click selects it; the selected application is drawn bold, the others faded.
+
+Sizes stay bounded whatever the run: isolation lines share a budget of
+points (M4-reduced, :mod:`.downsample`, within the window), the utilisation
+heatmap a budget of cells (machines beyond :data:`HEATMAP_MAX_ROWS` share
+rows, time columns shrink as machines grow).
 """
 
 from __future__ import annotations
@@ -14,9 +19,17 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
+from .downsample import step_points
+
 APP_PALETTE = tuple(qualitative.Dark24)
 SCHEME_PALETTE = ("#7f7f7f", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b")
 HEATMAP_MAX_COLUMNS = 400
+#: Rows of the utilisation heatmap: one per machine up to this, then neighbouring machines share a row.
+HEATMAP_MAX_ROWS = 512
+#: Cells of one heatmap panel (rows x columns): the columns shrink when the rows grow.
+HEATMAP_MAX_CELLS = 120_000
+#: Points of all isolation lines of one figure together (each line gets an equal part).
+ISOLATION_POINTS = 40_000
 HIGHLIGHT = "#111111"
 MARGIN = {"l": 60, "r": 20, "t": 40, "b": 40}
 
@@ -58,30 +71,51 @@ def in_window(jobs: pd.DataFrame, window) -> pd.DataFrame:
     return placed[(placed["start_time"] >= window[0]) & (placed["start_time"] <= window[1])]
 
 
-def isolation_steps(jobs: pd.DataFrame, timeline: pd.DataFrame, app: str) -> tuple[np.ndarray, np.ndarray]:
-    """An application's isolation guarantee as a step series, held until it ends (or the last event)."""
-    rows = timeline[(timeline["entity"] == app) & (timeline["metric"] == "isolation")].sort_values("time", kind="stable")
-    times, values = rows["time"].to_numpy(dtype=float), rows["value"].to_numpy(dtype=float)
-    if times.size == 0:
-        return times, values
-    end = jobs.loc[jobs["job_id"] == app, "end_time"]
-    stop = float(end.iloc[0]) if len(end) and pd.notna(end.iloc[0]) else float(timeline["time"].max())
-    if stop > times[-1]:
-        times, values = np.append(times, stop), np.append(values, values[-1])
+def _held_until(times: np.ndarray, values: np.ndarray, stop: float) -> tuple[np.ndarray, np.ndarray]:
+    """A step series extended to ``stop`` with its last value (unchanged if it already reaches it)."""
+    if times.size and stop > times[-1]:
+        return np.append(times, stop), np.append(values, values[-1])
     return times, values
+
+
+def _stop_times(jobs: pd.DataFrame, timeline: pd.DataFrame) -> tuple[dict[str, float], float]:
+    """When isolation lines stop: ``({application: its end}, the last event)``; the last event for one not ended."""
+    last = float(timeline["time"].max()) if len(timeline) else 0.0
+    return dict(zip(jobs["job_id"], jobs["end_time"].astype(float).fillna(last))), last
+
+
+def isolation_series(jobs: pd.DataFrame, timeline: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Every application's isolation guarantee as a step series, held until it ends (or the last event)."""
+    rows = timeline[timeline["metric"] == "isolation"].sort_values("time", kind="stable")
+    ends, last = _stop_times(jobs, timeline)
+    return {app: _held_until(group["time"].to_numpy(dtype=float), group["value"].to_numpy(dtype=float),
+                             ends.get(app, last))
+            for app, group in rows.groupby("entity", sort=False)}
+
+
+def isolation_steps(jobs: pd.DataFrame, timeline: pd.DataFrame, app: str) -> tuple[np.ndarray, np.ndarray]:
+    """One application's isolation guarantee as a step series (empty if it has none); see :func:`isolation_series`."""
+    return isolation_series(jobs, timeline).get(app, (np.zeros(0), np.zeros(0)))
 
 
 def isolation_over_time(runs: list[tuple[str, pd.DataFrame, pd.DataFrame]], selected: str | None = None,
                         window=None) -> go.Figure:
-    """One panel per scheme: every application's isolation guarantee (Eq. 1) as a step line."""
+    """One panel per scheme: every application's isolation guarantee (Eq. 1) as a step line.
+
+    Lines hold the window only (all of the run without one), M4-reduced so
+    that all lines together keep at most about :data:`ISOLATION_POINTS` points.
+    """
     if not runs:
         return _empty("Run at least one scheme to see isolation over time.", 420)
     figure = make_subplots(rows=len(runs), cols=1, shared_xaxes=True, vertical_spacing=0.06,
                            subplot_titles=[label for label, _, _ in runs])
+    lines = sum(int(jobs["start_time"].notna().sum()) for _, jobs, _ in runs)
+    bins = max(10, ISOLATION_POINTS // (4 * max(1, lines)))
     for row, (label, jobs, timeline) in enumerate(runs, start=1):
         colours = app_colours(jobs["job_id"])
+        series = isolation_series(jobs, timeline)
         for app in jobs.loc[jobs["start_time"].notna(), "job_id"]:
-            times, values = isolation_steps(jobs, timeline, app)
+            times, values = step_points(*series.get(app, (np.zeros(0), np.zeros(0))), window, bins)
             opacity, width = _emphasis(app, selected)
             figure.add_trace(go.Scatter(
                 x=times, y=values, mode="lines", line={"shape": "hv", "width": width, "color": colours[app]},
@@ -171,37 +205,54 @@ def link_matrix(timeline: pd.DataFrame, links: list[str], times: np.ndarray) -> 
     return matrix
 
 
-def heatmap_edges(timeline: pd.DataFrame, window=None) -> np.ndarray:
-    """Column edges of the heatmap: the change times in the window, or an even grid if there are too many."""
+def heatmap_edges(timeline: pd.DataFrame, window=None, columns: int = HEATMAP_MAX_COLUMNS) -> np.ndarray:
+    """Column edges of the heatmap: the change times in the window, or an even grid of ``columns`` if there are more."""
     end = float(timeline["time"].max())
     low, high = (float(window[0]), float(window[1])) if window else (0.0, end)
     if high <= low:
         high = low + 1.0
     changes = np.unique(timeline["time"].to_numpy(dtype=float))
     inside = changes[(changes > low) & (changes < high)]
-    if inside.size + 1 > HEATMAP_MAX_COLUMNS:
-        return np.linspace(low, high, HEATMAP_MAX_COLUMNS + 1)
+    if inside.size + 1 > columns:
+        return np.linspace(low, high, columns + 1)
     return np.concatenate([[low], inside, [high]])
+
+
+def machine_rows(machines: list[str]) -> tuple[list[str], list[np.ndarray]]:
+    """Heatmap rows: ``(labels, machine indices per row)``.
+
+    One row per machine up to :data:`HEATMAP_MAX_ROWS`; beyond, runs of
+    neighbouring machines share a row labelled ``"first–last"``.
+    """
+    groups = np.array_split(np.arange(len(machines)), min(len(machines), HEATMAP_MAX_ROWS))
+    labels = [machines[g[0]] if len(g) == 1 else f"{machines[g[0]]}–{machines[g[-1]]}" for g in groups]
+    return labels, groups
 
 
 def utilisation_heatmap(timeline: pd.DataFrame, jobs: pd.DataFrame, machines: list[str], label: str = "",
                         selected: str | None = None, window=None) -> go.Figure:
-    """Machines × time utilisation of uplinks (top) and downlinks (bottom); the selected application's machines outlined."""
+    """Machines × time utilisation of uplinks (top) and downlinks (bottom); the selected application's machines outlined.
+
+    A cell is the utilisation in force when its column starts (a row of
+    several machines: their mean); columns shrink so that a panel keeps at
+    most :data:`HEATMAP_MAX_CELLS` cells.
+    """
     if timeline.empty or not machines:
         return _empty("No run selected.", 420)
-    edges = heatmap_edges(timeline, window)
+    labels, groups = machine_rows(machines)
+    edges = heatmap_edges(timeline, window, min(HEATMAP_MAX_COLUMNS, max(1, HEATMAP_MAX_CELLS // len(labels))))
     figure = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
                            subplot_titles=["uplinks", "downlinks"])
     hosts = parse_placement(jobs.loc[jobs["job_id"] == selected, "placement"].iloc[0]) \
         if selected is not None and (jobs["job_id"] == selected).any() else {}
-    row_of = {m: i for i, m in enumerate(machines)}
+    row_of = {machines[i]: labels[row] for row, group in enumerate(groups) for i in group}
     for row, direction in enumerate(("up", "down"), start=1):
         matrix = link_matrix(timeline, [f"{m}/{direction}" for m in machines], edges[:-1])
         figure.add_trace(go.Heatmap(
-            x=edges, y=list(range(len(machines))), z=matrix, zmin=0, zmax=1, colorscale="Blues",
+            x=edges, y=labels, z=np.array([matrix[group].mean(axis=0) for group in groups], dtype=np.float32),
+            zmin=0, zmax=1, colorscale="Blues",
             showscale=row == 1, colorbar={"title": "used", "tickformat": ".0%", "len": 0.9},
-            customdata=np.repeat(np.array(machines, dtype=object)[:, None], len(edges) - 1, axis=1),
-            hovertemplate=f"%{{customdata}}/{direction}<br>%{{x:.3f}} s: %{{z:.0%}}<extra></extra>",
+            hovertemplate=f"%{{y}}/{direction}<br>%{{x:.3f}} s: %{{z:.0%}}<extra></extra>",
         ), row=row, col=1)
         if hosts:
             start = float(jobs.loc[jobs["job_id"] == selected, "start_time"].iloc[0])
@@ -215,8 +266,8 @@ def utilisation_heatmap(timeline: pd.DataFrame, jobs: pd.DataFrame, machines: li
                 x=xs, y=ys, mode="lines", line={"color": "#ffbf00", "width": 3}, name=selected, showlegend=False,
                 customdata=[selected] * len(xs), hovertemplate=f"{selected}<extra></extra>",
             ), row=row, col=1)
-        ticks = list(range(0, len(machines), max(1, len(machines) // 16)))
-        figure.update_yaxes(tickvals=ticks, ticktext=[machines[i] for i in ticks], autorange="reversed",
+        ticks = labels[::max(1, len(labels) // 16)]
+        figure.update_yaxes(type="category", tickvals=ticks, ticktext=ticks, autorange="reversed",
                             title_text="machine", row=row, col=1)
     figure.update_xaxes(title_text="time (s)", row=2, col=1)
     if window:
@@ -234,7 +285,10 @@ def running_at(jobs: pd.DataFrame, instant: float) -> pd.DataFrame:
 
 def placement_at(jobs: pd.DataFrame, machines: list[str], instant: float, label: str = "",
                  selected: str | None = None) -> go.Figure:
-    """Containers per machine at ``instant``, stacked and coloured by application (machines in use only)."""
+    """Containers per machine at ``instant``, stacked and coloured by application (machines in use only).
+
+    Each application's bars cover only the machines holding its containers.
+    """
     running = running_at(jobs, instant)
     if running.empty:
         return _empty(f"No application holds containers at {instant:.3f} s.", 320)
@@ -243,15 +297,17 @@ def placement_at(jobs: pd.DataFrame, machines: list[str], instant: float, label:
     used = [m for m in machines if any(m in counts for counts in held.values())]
     figure = go.Figure()
     for app, counts in held.items():
-        opacity, width = _emphasis(app, selected)
+        opacity, _ = _emphasis(app, selected)
+        mine = [m for m in used if m in counts]
         figure.add_trace(go.Bar(
-            x=used, y=[counts.get(m, 0) for m in used], name=app, opacity=opacity,
+            x=mine, y=[counts[m] for m in mine], name=app, opacity=opacity,
             marker={"color": colours[app], "line": {"color": HIGHLIGHT, "width": 2 if app == selected else 0}},
-            customdata=[app] * len(used), hovertemplate=f"{app}<br>%{{x}}: %{{y}} container(s)<extra></extra>",
+            customdata=[app] * len(mine), hovertemplate=f"{app}<br>%{{x}}: %{{y}} container(s)<extra></extra>",
         ))
     figure.update_layout(title=f"Containers per machine at {instant:.3f} s ({label})",
                          barmode="stack", height=340, template="plotly_white", margin=MARGIN,
                          showlegend=len(held) <= 24, bargap=0.1,
-                         xaxis={"title": f"machines in use ({len(used)} of {len(machines)}), {len(running)} applications", "type": "category"},
+                         xaxis={"title": f"machines in use ({len(used)} of {len(machines)}), {len(running)} applications",
+                                "type": "category", "categoryorder": "array", "categoryarray": used},
                          yaxis={"title": "containers"})
     return figure

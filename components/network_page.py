@@ -405,6 +405,52 @@ def cluster_machines(result) -> list[str]:
     return machine_names(result.scenario["model"]["machines"])
 
 
+# ---- chart outputs (what the callbacks send) ----------------------------------------------------
+
+
+def summary_outputs(loaded, chosen: str | None) -> tuple:
+    """Summary rows and columns, scheme choices and the chosen one, application choices, default instant."""
+    rows = summary_rows(loaded)
+    labels = [r["label"] for r, _ in loaded]
+    value = chosen if chosen in labels else (labels[-1] if labels else None)
+    apps = list(loaded[0][1].jobs["job_id"]) if loaded else []
+    instant = busiest_instant(_scheme(loaded, value).timeline) if loaded else None
+    return rows, [{"name": k, "id": k} for k in (rows[0] if rows else {})], labels, value, apps, instant
+
+
+def compare_outputs(loaded, selected: str | None, window) -> tuple:
+    """The charts comparing schemes (isolation over time, its CDF, durations) and the window's note."""
+    note = "whole run" if not window else f"window {window[0]:.3f}–{window[1]:.3f} s"
+    return (figures.isolation_over_time([(r["label"], res.jobs, res.timeline) for r, res in loaded], selected,
+                                        window),
+            figures.isolation_cdf([(r["label"], res.jobs) for r, res in loaded], selected, window),
+            figures.durations([(r["label"], res.jobs) for r, res in loaded], selected, window), note)
+
+
+def _scheme(loaded, label: str | None):
+    """The result of the scheme labelled ``label`` (None if it is not loaded)."""
+    return {r["label"]: res for r, res in loaded}.get(label)
+
+
+def heatmap_figure(loaded, label: str | None, selected: str | None, window):
+    """Link utilisation of the scheme ``label`` (an empty figure when it is not loaded)."""
+    result = _scheme(loaded, label)
+    if result is None:
+        empty = pd.DataFrame({"time": [], "entity": [], "metric": [], "value": []})
+        return figures.utilisation_heatmap(empty, pd.DataFrame(), [])
+    return figures.utilisation_heatmap(result.timeline, result.jobs, cluster_machines(result), label, selected,
+                                       window)
+
+
+def placement_figure(loaded, label: str | None, selected: str | None, instant):
+    """Containers per machine of the scheme ``label`` at ``instant`` (default: the busiest instant)."""
+    result = _scheme(loaded, label)
+    if result is None:
+        return figures.placement_at(pd.DataFrame({"start_time": [], "end_time": []}), [], 0.0)
+    at = busiest_instant(result.timeline) if instant is None else float(instant)
+    return figures.placement_at(result.jobs, cluster_machines(result), at, label, selected)
+
+
 # ---- layout ------------------------------------------------------------------------------------
 
 
@@ -721,13 +767,7 @@ def register_callbacks(app, results, uploads) -> None:
         Input(RUNS, "data"), State(DETAIL_SCHEME, "value"),
     )
     def _summary(records, chosen):
-        loaded = _loaded(records)
-        rows = summary_rows(loaded)
-        labels = [r["label"] for r, _ in loaded]
-        value = chosen if chosen in labels else (labels[-1] if labels else None)
-        apps = list(loaded[0][1].jobs["job_id"]) if loaded else []
-        instant = busiest_instant(dict((r["label"], res) for r, res in loaded)[value].timeline) if loaded else None
-        return rows, [{"name": k, "id": k} for k in (rows[0] if rows else {})], labels, value, apps, instant
+        return summary_outputs(_loaded(records), chosen)
 
     @app.callback(
         Output(APP, "value"),
@@ -757,28 +797,21 @@ def register_callbacks(app, results, uploads) -> None:
         Input(RUNS, "data"), Input(APP, "value"), Input(WINDOW, "data"),
     )
     def _compare(records, selected, window):
-        loaded = _loaded(records)
-        note = "whole run" if not window else f"window {window[0]:.3f}–{window[1]:.3f} s"
-        return (figures.isolation_over_time([(r["label"], res.jobs, res.timeline) for r, res in loaded], selected,
-                                            window),
-                figures.isolation_cdf([(r["label"], res.jobs) for r, res in loaded], selected, window),
-                figures.durations([(r["label"], res.jobs) for r, res in loaded], selected, window), note)
+        return compare_outputs(_loaded(records), selected, window)
 
     @app.callback(
-        Output(HEATMAP, "figure"), Output(PLACEMENT_VIEW, "figure"),
-        Input(DETAIL_SCHEME, "value"), Input(APP, "value"), Input(WINDOW, "data"), Input(INSTANT, "value"),
-        State(RUNS, "data"),
+        Output(HEATMAP, "figure"),
+        Input(DETAIL_SCHEME, "value"), Input(APP, "value"), Input(WINDOW, "data"), State(RUNS, "data"),
     )
-    def _detail(label, selected, window, instant, records):
-        result = dict((r["label"], res) for r, res in _loaded(records)).get(label)
-        if result is None:
-            empty = pd.DataFrame({"time": [], "entity": [], "metric": [], "value": []})
-            return (figures.utilisation_heatmap(empty, pd.DataFrame(), []),
-                    figures.placement_at(pd.DataFrame({"start_time": [], "end_time": []}), [], 0.0))
-        machines = cluster_machines(result)
-        at = busiest_instant(result.timeline) if instant is None else float(instant)
-        return (figures.utilisation_heatmap(result.timeline, result.jobs, machines, label, selected, window),
-                figures.placement_at(result.jobs, machines, at, label, selected))
+    def _heatmap(label, selected, window, records):
+        return heatmap_figure(_loaded(records), label, selected, window)
+
+    @app.callback(
+        Output(PLACEMENT_VIEW, "figure"),
+        Input(DETAIL_SCHEME, "value"), Input(APP, "value"), Input(INSTANT, "value"), State(RUNS, "data"),
+    )
+    def _placement(label, selected, instant, records):
+        return placement_figure(_loaded(records), label, selected, instant)
 
     @app.callback(
         Output(DOWNLOAD, "data"), Input({"type": EXPORT_BUTTONS, "frame": ALL}, "n_clicks"),

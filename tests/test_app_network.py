@@ -233,14 +233,14 @@ def test_utilisation_heatmap_outlines_the_selected_applications_machines():
     heat = [t for t in figure.data if t.type == "heatmap"]
     assert len(heat) == 2 and list(heat[1].z[0]) == [1.0, 0.5, 0.5]       # downlinks, M1
     outline = [t for t in figure.data if t.type == "scatter"]
-    assert list(outline[0].y) == [0, 0, None, 1, 1, None] and list(outline[0].x)[:2] == [0.0, 4.0]
+    assert list(outline[0].y) == ["M1", "M1", None, "M2", "M2", None] and list(outline[0].x)[:2] == [0.0, 4.0]
 
 
 def test_placement_at_counts_containers_of_running_applications():
     assert figures.parse_placement("M1:2;M10:1") == {"M1": 2, "M10": 1}
     figure = figures.placement_at(JOBS, ["M1", "M2", "M3"], 2.0, "DRF", "A2")
     assert [t.name for t in figure.data] == ["A1", "A2"]
-    assert list(figure.data[0].x) == ["M1", "M2"] and list(figure.data[1].y) == [0, 2]
+    assert list(figure.data[0].x) == ["M1", "M2"] and (list(figure.data[1].x), list(figure.data[1].y)) == (["M2"], [2])
     assert figure.data[1].opacity == 1.0 and figure.data[0].opacity < 1
     assert [t.name for t in figures.placement_at(JOBS, ["M1", "M2"], 4.5).data] == ["A2"]   # A1 ended at 4
 
