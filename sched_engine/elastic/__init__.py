@@ -10,8 +10,8 @@ the job has no such phase). ``status`` is ``finished``.
 
 ``timeline`` metrics, entity ``cluster``: ``memory_used_mb``,
 ``memory_utilisation`` (share of all node memory), ``regular_tasks``,
-``elastic_tasks`` (running). Series longer than 20,000 changes are resampled
-to 4,000 equal bins (time-weighted means). When a run has at most 20,000
+``elastic_tasks`` (running), one row per change however long the run (charts
+reduce what they draw, keeping each bin's minima and maxima). When a run has at most 20,000
 tasks, also ``job_memory_mb`` per entity ``node-<i>/<job_id>``: the memory a
 job holds on a node.
 
@@ -33,8 +33,6 @@ from .policies import YARN, YARNME, Meganode
 from .simulate import ElasticSimulation
 
 ENGINE_NAME = "elastic"
-MAX_SERIES_POINTS = 20_000
-RESAMPLED_POINTS = 4_000
 MAX_TASK_SERIES = 20_000
 
 
@@ -55,7 +53,7 @@ def run(model: Mapping[str, Any], policy, rng: np.random.Generator, progress=Non
     """Engine entry point: ``(jobs, timeline, summary)`` frames."""
     sim = simulate(model, policy, rng, progress)
     jobs = jobs_frame(sim)
-    return jobs, timeline(sim, jobs), summarise(sim, jobs)
+    return jobs, timeline(sim), summarise(sim, jobs)
 
 
 def jobs_frame(sim: ElasticSimulation) -> pd.DataFrame:
@@ -82,8 +80,8 @@ def jobs_frame(sim: ElasticSimulation) -> pd.DataFrame:
     })
 
 
-def _series(times, values, end: float):
-    """Keep the last value of each instant and only changes; resample very long series."""
+def _series(times, values):
+    """Keep the last value of each instant and only changes."""
     times = np.asarray(times, float)
     values = np.asarray(values, float)
     if times.size == 0:
@@ -91,20 +89,16 @@ def _series(times, values, end: float):
     last = np.append(times[1:] != times[:-1], True)
     times, values = times[last], values[last]
     changed = np.insert(values[1:] != values[:-1], 0, True)
-    times, values = times[changed], values[changed]
-    if times.size > MAX_SERIES_POINTS:
-        times, values = metrics.step_mean_by_bins(times, values, max(end, times[-1]), RESAMPLED_POINTS)
-    return times, values
+    return times[changed], values[changed]
 
 
-def timeline(sim: ElasticSimulation, jobs: pd.DataFrame) -> pd.DataFrame:
+def timeline(sim: ElasticSimulation) -> pd.DataFrame:
     samples = np.array(sim.samples, float).reshape(-1, 4)
-    end = float(jobs["end_time"].max()) if len(jobs) else 0.0
     total = float(sum(sim.capacity))
     parts = []
     for metric, column, scale in (("memory_used_mb", 1, 1.0), ("memory_utilisation", 1, 1.0 / total),
                                   ("regular_tasks", 2, 1.0), ("elastic_tasks", 3, 1.0)):
-        times, values = _series(samples[:, 0], samples[:, column] * scale, end)
+        times, values = _series(samples[:, 0], samples[:, column] * scale)
         parts.append(timeline_frame(times, ["cluster"] * len(times), [metric] * len(times), values))
     if len(sim.t_job) <= MAX_TASK_SERIES:
         parts.append(_job_node_series(sim))

@@ -50,17 +50,3 @@ def time_weighted_mean(times, values, end: float) -> float:
 def runtime_ratio(jobs_a: pd.DataFrame, jobs_b: pd.DataFrame) -> float:
     """``average_job_runtime(a) / average_job_runtime(b)`` (Fig. 6: YARN-ME over YARN)."""
     return average_job_runtime(jobs_a) / average_job_runtime(jobs_b)
-
-
-def step_mean_by_bins(times, values, end: float, bins: int) -> tuple[np.ndarray, np.ndarray]:
-    """Resample a step function to ``bins`` equal bins of ``[times[0], end]``, each the time-weighted mean.
-
-    The integral over ``[times[0], end]`` is preserved.
-    """
-    times = np.asarray(times, float)
-    values = np.asarray(values, float)
-    edges = np.linspace(times[0], end, bins + 1)
-    knots = np.append(times, end)
-    integral = np.concatenate(([0.0], np.cumsum(values * np.diff(knots))))
-    at_edges = np.interp(edges, knots, integral)
-    return edges[:-1], np.diff(at_edges) / np.diff(edges)
