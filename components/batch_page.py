@@ -30,6 +30,7 @@ from sched_engine.batch.traces import TraceError, read_failures, read_machines
 from sched_engine.registry import REGISTRY
 
 from . import batch_figures as figures
+from .chart_config import GRAPH_CONFIG
 from .downloads import download_href
 from .progress import throttled
 from .report import html_report
@@ -640,7 +641,7 @@ def layout() -> html.Div:
                             ),
                             html.Div(id=TRACE_MSG, className="message"),
                             html.Div(id=TRACE_INFO),
-                            dcc.Graph(id=SIZES, config={"displaylogo": False}),
+                            dcc.Graph(id=SIZES, config=GRAPH_CONFIG),
                             _field("Jobs to simulate (first N by submission; empty = all)",
                                    dcc.Input(id=MAX_JOBS, type="number", min=1, step=1, value=settings["max_jobs"],
                                              persistence=True)),
@@ -731,7 +732,7 @@ def layout() -> html.Div:
             ),
             html.Section(
                 [html.H3("Objectives per policy and scenario (Klusáček & Rudová, Fig. 2 layout)"),
-                 dcc.Graph(id=OBJECTIVES, config={"displaylogo": False})],
+                 dcc.Graph(id=OBJECTIVES, config=GRAPH_CONFIG)],
                 className="panel",
             ),
             html.Section(
@@ -746,11 +747,11 @@ def layout() -> html.Div:
                         className="button-row",
                     ),
                     html.P("Zoom the time axis of any chart to set the window for all of them.", className="hint"),
-                    html.Div([dcc.Graph(id=UTILISATION, config={"displaylogo": False}),
-                              dcc.Graph(id=QUEUE, config={"displaylogo": False})], className="two-graphs"),
-                    html.Div([dcc.Graph(id=KILLED, config={"displaylogo": False}),
-                              dcc.Graph(id=WAITS, config={"displaylogo": False})], className="two-graphs"),
-                    dcc.Graph(id=GANTT, config={"displaylogo": False}),
+                    html.Div([dcc.Graph(id=UTILISATION, config=GRAPH_CONFIG),
+                              dcc.Graph(id=QUEUE, config=GRAPH_CONFIG)], className="two-graphs"),
+                    html.Div([dcc.Graph(id=KILLED, config=GRAPH_CONFIG),
+                              dcc.Graph(id=WAITS, config=GRAPH_CONFIG)], className="two-graphs"),
+                    dcc.Graph(id=GANTT, config=GRAPH_CONFIG),
                 ],
                 className="panel",
             ),

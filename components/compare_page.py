@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 from dash import Input, Output, State, ctx, dash_table, dcc, html, no_update
 
 from .batch_figures import PALETTE
+from .chart_config import GRAPH_CONFIG
 from .downsample import step_points
 from .report import html_report, summary_table
 
@@ -168,7 +169,7 @@ def layout() -> html.Div:
                     html.Div([dcc.Dropdown(id=METRIC, placeholder="timeline metric", className="narrow"),
                               dcc.Dropdown(id=ENTITY, placeholder="entity", className="narrow")],
                              className="button-row"),
-                    dcc.Graph(id=OVERLAY, config={"displaylogo": False}),
+                    dcc.Graph(id=OVERLAY, config=GRAPH_CONFIG),
                 ],
                 className="panel",
             ),

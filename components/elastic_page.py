@@ -29,6 +29,7 @@ from sched_engine.elastic.traces import DISTRIBUTIONS, MB_PER_GB, read_trace
 from sched_engine.registry import REGISTRY
 
 from . import elastic_figures as figures
+from .chart_config import GRAPH_CONFIG
 from .progress import throttled
 from .uploads import UploadError, upload_choices
 
@@ -460,7 +461,7 @@ def _range_row(name, label, step, values):
 
 
 def _graph(component_id):
-    return dcc.Graph(id=component_id, config={"displaylogo": False})
+    return dcc.Graph(id=component_id, config=GRAPH_CONFIG)
 
 
 def layout() -> html.Div:

@@ -23,6 +23,7 @@ from sched_engine.fairshare.presets import (
 from sched_engine.registry import REGISTRY
 
 from . import figures, tree_edit
+from .chart_config import GRAPH_CONFIG
 from .progress import throttled
 from .saved_items import HIERARCHY, clean_name, data_url_bytes, load_item, parse_item, save_item, saved_choices
 from .uploads import UploadError
@@ -229,14 +230,14 @@ def layout() -> html.Div:
                     html.H3("Dominant share over time"),
                     html.P("Zoom a time window in one panel to zoom all; hover a job to highlight it everywhere; "
                            "click to pick the instant below.", className="hint"),
-                    html.Div(dcc.Graph(id=SHARES, config={"displaylogo": False}), className="graph-box"),
+                    html.Div(dcc.Graph(id=SHARES, config=GRAPH_CONFIG), className="graph-box"),
                     html.Div(
                         [_field("Instant (s)", dcc.Input(id=INSTANT, type="number", value=None, debounce=True))],
                         className="button-row",
                     ),
                     html.Div(
-                        [dcc.Graph(id=TASKS_AT, config={"displaylogo": False}),
-                         dcc.Graph(id=COST, config={"displaylogo": False})],
+                        [dcc.Graph(id=TASKS_AT, config=GRAPH_CONFIG),
+                         dcc.Graph(id=COST, config=GRAPH_CONFIG)],
                         className="two-graphs",
                     ),
                 ],

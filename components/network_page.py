@@ -30,6 +30,7 @@ from sched_engine.network.presets import PRESETS, fig6_model
 from sched_engine.registry import REGISTRY
 
 from . import network_figures as figures
+from .chart_config import GRAPH_CONFIG
 from .progress import throttled
 from .uploads import UploadError, upload_choices
 
@@ -474,7 +475,7 @@ def _table(component_id, columns, text_columns):
 
 
 def _graph(component_id):
-    return dcc.Graph(id=component_id, config={"displaylogo": False})
+    return dcc.Graph(id=component_id, config=GRAPH_CONFIG)
 
 
 def layout() -> html.Div:

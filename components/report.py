@@ -17,6 +17,8 @@ import plotly.io as pio
 
 from sched_engine import SimulationResult
 
+from .chart_config import GRAPH_CONFIG
+
 STYLE = """
 body { font-family: system-ui, sans-serif; color: #1b2733; margin: 1.5rem auto; max-width: 1200px; }
 h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 1.6rem; }
@@ -62,7 +64,7 @@ def html_report(title: str, runs: Sequence[tuple[str, SimulationResult]], figure
         for label, r in runs
     ])
     charts = [
-        pio.to_html(figure, full_html=False, include_plotlyjs=index == 0, config={"displaylogo": False})
+        pio.to_html(figure, full_html=False, include_plotlyjs=index == 0, config=GRAPH_CONFIG)
         for index, figure in enumerate(figures)
     ]
     scenarios = "".join(

@@ -19,6 +19,7 @@ from sched_engine.batch.model import describe_hardware
 from sched_engine.registry import REGISTRY
 
 from . import compare_page
+from .chart_config import GRAPH_CONFIG
 from .downloads import download_href
 from .progress import throttled
 from .report import html_report
@@ -130,7 +131,7 @@ def layout(scenario_hash: str) -> html.Div:
                 [dash_table.DataTable(id=SUMMARY, data=[], columns=[], style_cell={"fontFamily": "inherit"}),
                  html.Div([dcc.Dropdown(id=METRIC, placeholder="timeline metric", className="narrow"),
                            dcc.Dropdown(id=ENTITY, placeholder="entity", className="narrow")], className="button-row"),
-                 dcc.Graph(id=CHART, config={"displaylogo": False})],
+                 dcc.Graph(id=CHART, config=GRAPH_CONFIG)],
                 className="panel",
             ),
             html.Details([html.Summary("Scenario JSON"), html.Pre(id=JSON_VIEW)], className="panel"),

@@ -30,6 +30,7 @@ from sched_engine.sweeps import (
 )
 
 from . import sweep_figures as figures
+from .chart_config import GRAPH_CONFIG
 from .storage import atomic_write
 
 KIND = "sweep-kind-radio"
@@ -402,7 +403,7 @@ def layout() -> html.Div:
                     _table(SUMMARY),
                     html.Div([html.Span("Plot:", className="hint"),
                               dcc.Dropdown(id=METRIC, clearable=False, className="wide")], className="button-row"),
-                    html.Div(dcc.Graph(id=GRAPH, config={"displaylogo": False}), className="graph-box"),
+                    html.Div(dcc.Graph(id=GRAPH, config=GRAPH_CONFIG), className="graph-box"),
                     html.Details([html.Summary("Every point"), _table(TABLE, page_size=15)]),
                     html.Div([html.Span("Export:", className="hint"),
                               html.Button("sweep.csv (points)", id={"type": EXPORT_BUTTONS, "table": "points"}),

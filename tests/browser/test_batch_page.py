@@ -34,6 +34,10 @@ def test_preset_matrix_runs_and_charts_link(dash_duo, tmp_path):
     dash_duo.wait_for_contains_text(f"#{page.SUMMARY}", "EXT-ALL", timeout=TIMEOUT)
     dash_duo.wait_for_element(f"#{page.OBJECTIVES} .bars", timeout=TIMEOUT)
     dash_duo.wait_for_element(f"#{page.GANTT} .bars", timeout=TIMEOUT)
+    # The mode bar offers local exports only: no button uploads a chart to Plotly Cloud.
+    titles = dash_duo.driver.execute_script(
+        "return [...document.querySelectorAll('.modebar-btn')].map(b => b.getAttribute('data-title'));")
+    assert "Download plot as a PNG" in titles and not [t for t in titles if "Share" in (t or "")]
     dash_duo.driver.set_window_size(1600, 3900)
     dash_duo.driver.execute_script("window.scrollTo(0, 0)")
     save_screenshot(dash_duo.driver, "screenshot-batch.png")

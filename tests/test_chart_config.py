@@ -1,0 +1,36 @@
+"""Every chart keeps a site's data on the machine: no "Share chart" (Plotly Cloud) button anywhere."""
+
+from __future__ import annotations
+
+import pytest
+from dash import dcc
+
+from components import (
+    batch_page, compare_page, elastic_page, fairshare_page, network_page, report, scenario_page, sweep_page,
+)
+from components.chart_config import GRAPH_CONFIG
+
+
+def graphs(component):
+    if isinstance(component, dcc.Graph):
+        yield component
+    children = getattr(component, "children", None)
+    for child in children if isinstance(children, (list, tuple)) else [children]:
+        if child is not None and hasattr(child, "to_plotly_json"):
+            yield from graphs(child)
+
+
+@pytest.mark.parametrize("layout", [batch_page.layout, compare_page.layout, elastic_page.layout,
+                                    fairshare_page.layout, network_page.layout, sweep_page.layout,
+                                    lambda: scenario_page.layout("0" * 64)])
+def test_every_chart_on_a_page_has_no_cloud_button(layout):
+    found = list(graphs(layout()))
+    assert found and all(graph.config == GRAPH_CONFIG for graph in found)
+    assert GRAPH_CONFIG["showSendToCloud"] is False and GRAPH_CONFIG["displaylogo"] is False
+
+
+def test_report_charts_have_no_cloud_button():
+    import plotly.graph_objects as go
+
+    text = report.html_report("t", [], [go.Figure(go.Scatter(x=[0], y=[1]))], "now")
+    assert '"showSendToCloud": false' in text.replace("\\u0022", '"') or '"showSendToCloud":false' in text
