@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from flask import request
 from selenium.webdriver.common.keys import Keys
 
 from app import create_app
@@ -35,6 +36,14 @@ def write_swf(path: Path, jobs: int, max_procs: int, nodes: int, seed: int = 7, 
     with opener(path, "wt") as out:
         out.write("\n".join(lines) + "\n")
     return path
+
+
+def _wait_until(dash_duo, script: str, timeout: float = TIMEOUT) -> None:
+    """Wait until the JavaScript expression ``script`` is true in the page."""
+    deadline = time.monotonic() + timeout
+    while not dash_duo.driver.execute_script(f"return Boolean({script});"):
+        assert time.monotonic() < deadline, f"not true within {timeout} s: {script}"
+        time.sleep(0.2)
 
 
 def _open(dash_duo, app):
@@ -90,12 +99,12 @@ def test_an_upload_right_after_the_page_opens_is_not_overwritten(dash_duo, tmp_p
 
 def test_a_200000_job_run_stays_within_the_payload_budget_and_zooming_shows_each_job(dash_duo, tmp_path):
     app = create_app(tmp_path / "data")
-    responses: list[tuple[int, str]] = []
+    responses: list[tuple[int, str]] = []   # (bytes, path) of every callback response
 
     @app.server.after_request
     def _measure(response):
-        if not response.direct_passthrough:
-            responses.append((len(response.get_data()), response.headers.get("Content-Type", "")))
+        if request.path.endswith("_dash-update-component"):   # callback responses (not the page's scripts)
+            responses.append((len(response.get_data()), request.path))
         return response
 
     _open(dash_duo, app)
@@ -113,16 +122,16 @@ def test_a_200000_job_run_stays_within_the_payload_budget_and_zooming_shows_each
     dash_duo.find_element(f"#{page.RUN}").click()
     dash_duo.wait_for_contains_text(f"#{page.RUN_MSG}", "1 run(s)", timeout=TIMEOUT)
     gantt = f"document.querySelector('#{page.GANTT} .js-plotly-plot')"
-    dash_duo.wait_until(lambda: dash_duo.driver.execute_script(f"return ({gantt} || {{}}).data?.length > 0"),
-                        timeout=TIMEOUT)
+    _wait_until(dash_duo, f"({gantt} || {{}}).data?.length > 0")
     assert dash_duo.driver.execute_script(f"return {gantt}.data[0].type") == "heatmap"
     # Zoom to two hours: the Gantt draws each job of the window.
+    dash_duo.wait_for_contains_text(f"#{page.WINDOW_MSG}", "whole run", timeout=TIMEOUT)
+    time.sleep(1)   # the charts' last redraw has settled
     dash_duo.driver.execute_script(
         f"Plotly.relayout(document.querySelector('#{page.QUEUE} .js-plotly-plot'), "
         "{'xaxis.range[0]': 500, 'xaxis.range[1]': 502});")
     dash_duo.wait_for_contains_text(f"#{page.WINDOW_MSG}", "window 500.0–502.0 h", timeout=TIMEOUT)
-    dash_duo.wait_until(lambda: dash_duo.driver.execute_script(
-        f"return {gantt}.data.some(t => t.type === 'bar' && t.name === 'completed')"), timeout=TIMEOUT)
+    _wait_until(dash_duo, f"{gantt}.data.some(t => t.type === 'bar' && t.name === 'completed')")
     largest = max(size for size, _ in responses)
     assert largest <= BUDGET_BYTES, f"largest response {largest / 2**20:.1f} MB"
     assert dash_duo.get_logs() == []
