@@ -152,3 +152,15 @@ def test_frame_downloads_stream_from_the_store_not_through_a_callback(tmp_path, 
     assert client.get(f"/download/{'0' * 64}/jobs.csv").status_code == 404
     assert "text/csv" not in client.get("/download/..%2F..%2Fetc/jobs.csv").content_type   # the app's page
     assert page.frame_links(records, "BASIC", "EASY") == {}
+
+
+def test_detail_figures_are_built_once_per_runs_scenario_policy_and_window(tmp_path, uploads, monkeypatch):
+    built = []
+    monkeypatch.setattr(page, "detail_figures", lambda *args: built.append(args[2:]) or ("figures",))
+    memo = page.FigureMemo(size=2)
+    records = [{"scenario": "BASIC", "label": "EASY", "hash": "a" * 64}]
+    for window in (None, [0, 10], None, [0, 10], [5, 6], None):
+        assert memo.detail(None, records, "BASIC", "EASY", window) == ("figures",)
+    # None and [0, 10] once each; [5, 6] pushes out the least recent (None), which is then built again.
+    assert built == [("BASIC", "EASY", None), ("BASIC", "EASY", [0, 10]), ("BASIC", "EASY", [5, 6]),
+                     ("BASIC", "EASY", None)]
