@@ -70,8 +70,10 @@ def test_no_raw_url_reaches_a_file_outside_the_app(real_server, url):
 def test_make_run_serves_on_loopback_by_default():
     dry_run = subprocess.run(["make", "-n", "run"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert dry_run.returncode == 0, dry_run.stderr
-    command = [line for line in dry_run.stdout.splitlines() if "app.py" in line]
-    assert command and "SCHEDSCOPE_HOST=127.0.0.1" in command[-1], dry_run.stdout
+    command = [line for line in dry_run.stdout.splitlines() if "gunicorn" in line]
+    assert command and "--bind 127.0.0.1:8050" in command[-1], dry_run.stdout
+    dev = subprocess.run(["make", "-n", "dev"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert "SCHEDSCOPE_HOST=127.0.0.1" in [line for line in dev.stdout.splitlines() if "app.py" in line][-1]
 
 
 # --- no code from users ------------------------------------------------------------------------------------------

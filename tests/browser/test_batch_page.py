@@ -1,6 +1,5 @@
 """The batch page in headless Chromium (dash_duo): preset run, linked charts, upload errors."""
 
-
 import pytest
 
 from app import create_app

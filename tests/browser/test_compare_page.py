@@ -1,6 +1,5 @@
 """The compare page in headless Chromium: runs finished on the batch page, side by side."""
 
-
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys

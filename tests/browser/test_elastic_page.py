@@ -1,5 +1,6 @@
 """The memory-elasticity page in headless Chromium (dash_duo): the two-job preset, a generated run, errors."""
 
+import time
 
 import pytest
 from selenium.webdriver.common.keys import Keys
@@ -19,6 +20,12 @@ def _start(dash_duo, tmp_path):
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/memory")
     dash_duo.wait_for_element(f"#{page.PRESET_TWO_JOB}", timeout=TIMEOUT)
     dash_duo.wait_for_contains_text(f"#{page.TRACE_INFO}", "Tasks", timeout=TIMEOUT)
+    # Graphs take their height once plotly.js has loaded: wait for that, so buttons below stop moving.
+    deadline = time.monotonic() + TIMEOUT
+    while not dash_duo.driver.execute_script(
+            "return [...document.querySelectorAll('.dash-graph')].every(g => g.querySelector('.main-svg'));"):
+        assert time.monotonic() < deadline, "the page's charts were not drawn"
+        time.sleep(0.2)
 
 
 def _type(dash_duo, component_id, text):
@@ -77,9 +84,14 @@ def test_a_generated_run_links_the_time_charts(dash_duo, tmp_path):
     dash_duo.driver.set_window_size(1600, 3600)
     dash_duo.driver.execute_script("window.scrollTo(0, 0)")
     save_screenshot(dash_duo.driver, "screenshot-memory.png")
-    dash_duo.driver.execute_script(
-        f"Plotly.relayout(document.querySelector('#{page.MEMORY_GRAPH} .js-plotly-plot'), "
-        "{'xaxis.range[0]': 200, 'xaxis.range[1]': 700});")
+    # The resize makes every chart autosize (which resets the window): zoom once that has settled.
+    for _ in range(5):
+        dash_duo.driver.execute_script(
+            f"Plotly.relayout(document.querySelector('#{page.MEMORY_GRAPH} .js-plotly-plot'), "
+            "{'xaxis.range[0]': 200, 'xaxis.range[1]': 700});")
+        time.sleep(2)
+        if "window 200–700 s" in dash_duo.find_element(f"#{page.WINDOW_MSG}").text:
+            break
     dash_duo.wait_for_contains_text(f"#{page.WINDOW_MSG}", "window 200–700 s", timeout=TIMEOUT)
     for graph in (page.TASKS_GRAPH, page.NODE_GRAPH):
         assert dash_duo.driver.execute_script(

@@ -1,6 +1,5 @@
 """The gallery in headless Chromium: every card runs and agrees with its paper."""
 
-
 import pytest
 
 from app import create_app

@@ -1,6 +1,5 @@
 """The network page in headless Chromium (dash_duo): Fig. 1 preset, a generated run, errors that keep results."""
 
-
 import pytest
 from dash.testing.wait import until
 

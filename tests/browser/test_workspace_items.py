@@ -1,6 +1,5 @@
 """Workspace items reused across pages, in headless Chromium: cluster definitions and hierarchies survive a restart."""
 
-
 import pytest
 
 from app import create_app
