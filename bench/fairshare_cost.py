@@ -62,8 +62,8 @@ def google_like_job(rng: np.random.Generator, name: str, horizon: float) -> dict
     }
 
 
-def hierarchy(rng: np.random.Generator, levels: int, jobs: int) -> Tree:
-    """A full binary tree of ``levels`` department levels with ``jobs`` jobs below."""
+def hierarchy_model(rng: np.random.Generator, levels: int, jobs: int) -> dict:
+    """A fair-sharing model: a full binary tree of ``levels`` department levels with ``jobs`` jobs below."""
     bottom: list[dict] = []
 
     def department(name: str, level: int) -> dict:
@@ -77,9 +77,13 @@ def hierarchy(rng: np.random.Generator, levels: int, jobs: int) -> Tree:
     root = {"name": "root", "children": [department(f"d{i}", 1) for i in (0, 1)]}
     for j in range(jobs):
         bottom[j % len(bottom)]["children"].append(google_like_job(rng, f"job{j}", horizon=20.0 * jobs))
-    model = {"resources": [{"name": "cpu", "capacity": MACHINES}, {"name": "mem", "capacity": MACHINES}],
-             "tree": root}
-    return Tree.from_model(normalize_model(model))
+    return {"resources": [{"name": "cpu", "capacity": MACHINES}, {"name": "mem", "capacity": MACHINES}],
+            "tree": root}
+
+
+def hierarchy(rng: np.random.Generator, levels: int, jobs: int) -> Tree:
+    """:func:`hierarchy_model` as the engine's tree."""
+    return Tree.from_model(normalize_model(hierarchy_model(rng, levels, jobs)))
 
 
 def measure(tree: Tree, policy: str) -> tuple[float, int]:

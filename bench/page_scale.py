@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from fairshare_cost import google_like_job  # noqa: E402
+from fairshare_cost import hierarchy_model  # noqa: E402
 
 from components import elastic_figures, elastic_page, fairshare_page, network_page  # noqa: E402
 from components.runs import ResultCache  # noqa: E402
@@ -50,22 +50,8 @@ ELASTIC_POLICIES = ["yarn", "yarn-me", "meganode"]
 
 
 def fairshare_model(jobs: int = 1024, levels: int = 5, seed: int = 2019) -> dict:
-    """A full binary tree of ``levels`` department levels, ``jobs`` Google-like jobs spread over its bottom."""
-    rng = np.random.default_rng(seed)
-    bottom: list[dict] = []
-
-    def department(name: str, level: int) -> dict:
-        node = {"name": name, "children": []}
-        if level == levels:
-            bottom.append(node)
-        else:
-            node["children"] = [department(f"{name}.{i}", level + 1) for i in (0, 1)]
-        return node
-
-    root = {"name": "root", "children": [department(f"d{i}", 1) for i in (0, 1)]}
-    for j in range(jobs):
-        bottom[j % len(bottom)]["children"].append(google_like_job(rng, f"job{j}", horizon=20.0 * jobs))
-    return {"resources": [{"name": "cpu", "capacity": 500.0}, {"name": "mem", "capacity": 500.0}], "tree": root}
+    """The fair-sharing benchmark's tree (``bench/fairshare_cost.py``): 5 levels, 1,024 Google-like jobs."""
+    return hierarchy_model(np.random.default_rng(seed), levels, jobs)
 
 
 def network_settings(apps: int = 100) -> dict:
