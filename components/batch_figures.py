@@ -1,7 +1,12 @@
 """Pure figure builders for the batch page: result frames in, ``go.Figure`` out.
 
 Time axes are in hours since the first submission; a time window is a pair
-of seconds ``(start, end)`` or ``None`` for the whole run.
+of seconds ``(start, end)`` or ``None`` for the whole run. Every figure's
+data is bounded whatever the run's size (series M4-reduced, CDFs as
+quantiles, the Gantt a density picture beyond a few thousand bars); the page
+asks again with the narrower window on zoom, which brings back full detail.
+Lines stay SVG ``Scatter``: a few thousand points per trace draw as one path
+each, and WebGL (``Scattergl``) would cost a GL context per chart for no gain.
 """
 
 from __future__ import annotations
@@ -24,12 +29,15 @@ OBJECTIVES = (
     ("killed", "Killed jobs"),
 )
 SCENARIO_ORDER = ("BASIC", "EXT-FAIL", "EXT-REQ", "EXT-ALL")
+#: Jobs in a window at most for the per-job Gantt; beyond, it is a density picture.
 GANTT_MAX_JOBS = 1500
-#: (job, machine) bars at most; beyond, the Gantt is a density picture.
+#: Bars at most (one per (job, machine) and per down interval); beyond, a density picture.
 GANTT_MAX_BARS = 6000
-#: Rows (binned machines) and columns (time bins) of the density picture.
-DENSITY_ROWS = 240
-DENSITY_COLUMNS = 480
+#: Rows (binned machines, about) and columns (time bins) of the density picture.
+DENSITY_ROWS = 300
+DENSITY_COLUMNS = 600
+#: The jobs columns the Gantt draws from.
+RAN_COLUMNS = ("job_id", "status", "cluster", "procs", "start_time", "end_time", "machines")
 
 
 def _empty(message: str, height: int = 300) -> go.Figure:
@@ -98,7 +106,7 @@ def _steps(timeline: pd.DataFrame, entity: str, metric: str) -> pd.DataFrame:
 
 def utilisation_over_time(timeline: pd.DataFrame, window=None) -> go.Figure:
     """Per cluster, used CPUs over the CPUs of its machines (up or down) -- a step line each, M4-reduced."""
-    clusters = [e for e in dict.fromkeys(timeline.loc[timeline["metric"] == "used_cpus", "entity"])]
+    clusters = timeline.loc[timeline["metric"] == "used_cpus", "entity"].unique().tolist()
     if not clusters:
         return _empty("No run selected.")
     figure = go.Figure()
@@ -181,31 +189,30 @@ def _arrow(texts: pd.Series) -> pa.Array:
 def held_machines(machines: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """``(machine index per entry, entries per job)`` of ``machines`` strings (``"0,1,2,7"``, none empty).
 
-    Vectorised: one joined text parsed by numpy, the comma counts by Arrow;
-    ~7 million entries (a 450,000-job trace) take a fraction of a second.
+    Vectorised in Arrow (split, flatten, cast): the ~2 million entries of a
+    450,000-job trace take about a tenth of a second.
     """
-    if machines.empty:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    counts = pc.count_substring(_arrow(machines), ",").to_numpy(zero_copy_only=False).astype(np.int64) + 1
-    flat = np.fromstring(",".join(machines.tolist()), dtype=np.int64, sep=",")
-    return flat, counts
+    lists = pc.split_pattern(_arrow(machines), ",")
+    flat = pc.cast(pc.list_flatten(lists), pa.int64()).to_numpy(zero_copy_only=False)
+    counts = pc.list_value_length(lists).to_numpy(zero_copy_only=False)
+    return flat.astype(np.int64, copy=False), counts.astype(np.int64, copy=False)
 
 
 def cluster_machines(jobs: pd.DataFrame, timeline: pd.DataFrame) -> dict[str, int]:
     """Per cluster, in order of appearance, the machines the run shows: one more than the highest index used.
 
     Used by any job or failure of the run. A job lists its machines in
-    ascending order, so its last one is its highest.
+    ascending order, so its last one is its highest (read by one regular
+    expression over the column; jobs that never ran have none).
     """
-    used = jobs[jobs["machines"].fillna("") != ""]
-    last = pc.struct_field(pc.extract_regex(_arrow(used["machines"]), r"(?P<last>[0-9]+)$"), [0])
-    last = pd.Series(pc.cast(last, pa.int64()).to_numpy(zero_copy_only=False), index=used.index)
-    highest = {str(cluster): int(top) for cluster, top in last.groupby(used["cluster"], sort=False).max().items()}
+    last = pc.struct_field(pc.extract_regex(_arrow(jobs["machines"]), r"(?P<last>[0-9]+)$"), [0])
+    last = pd.Series(pc.cast(last, pa.int64()).to_numpy(zero_copy_only=False), index=jobs.index, dtype=float)
+    highest = {str(cluster): int(top)
+               for cluster, top in last.groupby(jobs["cluster"], sort=False).max().dropna().items()}
     for entity in timeline.loc[timeline["metric"] == "machine_down", "entity"].unique():
         cluster, _, machine = str(entity).rpartition("/")
         highest[cluster] = max(highest.get(cluster, 0), int(machine))
-    order = dict.fromkeys([*used["cluster"].unique().tolist(), *highest])
-    return {cluster: highest[cluster] + 1 for cluster in order if cluster in highest}
+    return {cluster: top + 1 for cluster, top in highest.items()}
 
 
 def machine_rows(jobs: pd.DataFrame, timeline: pd.DataFrame) -> dict[str, int]:
@@ -222,81 +229,103 @@ def _first_rows(sizes: dict[str, int]) -> dict[str, int]:
 
 
 def down_intervals(timeline: pd.DataFrame, end: float) -> pd.DataFrame:
-    """``cluster, machine, start, end`` of every interval a machine was down (open ones end at ``end``)."""
-    rows = []
-    down = timeline[timeline["metric"] == "machine_down"].sort_values("time", kind="stable")
-    for entity, changes in down.groupby("entity", sort=False):
-        cluster, _, machine = str(entity).rpartition("/")
-        since = None
-        for time, value in zip(changes["time"], changes["value"]):
-            if value > 0 and since is None:
-                since = time
-            elif value == 0 and since is not None:
-                rows.append((cluster, int(machine), since, time))
-                since = None
-        if since is not None:
-            rows.append((cluster, int(machine), since, max(end, since)))
-    return pd.DataFrame(rows, columns=["cluster", "machine", "start", "end"])
+    """``cluster, machine, start, end`` of every interval a machine was down (open ones end at ``end``).
+
+    A machine's ``machine_down`` rows, in time order, switch it down (value
+    > 0; repeats change nothing) or up (0): each switch down pairs with the
+    machine's next switch, if any. Vectorised over all machines.
+    """
+    rows = timeline[timeline["metric"] == "machine_down"]
+    if rows.empty:
+        return pd.DataFrame({"cluster": pd.Series([], dtype=object), "machine": np.zeros(0, dtype=np.int64),
+                             "start": np.zeros(0), "end": np.zeros(0)})
+    codes, entities = pd.factorize(rows["entity"])
+    times = rows["time"].to_numpy(dtype=float)
+    order = np.lexsort((times, codes))
+    codes, times, down = codes[order], times[order], rows["value"].to_numpy(dtype=float)[order] > 0
+    was_down = np.r_[False, down[:-1]] & np.r_[False, codes[1:] == codes[:-1]]
+    switches = np.flatnonzero(down != was_down)
+    switch_down = down[switches]
+    same_machine_next = np.r_[codes[switches[1:]] == codes[switches[:-1]], False]
+    next_time = times[np.r_[switches[1:], switches[:1]]]   # the last one's is never used
+    starts = times[switches][switch_down]
+    stops = np.where(same_machine_next[switch_down], next_time[switch_down], np.maximum(end, starts))
+    split = [str(entity).rpartition("/") for entity in entities]
+    cluster_of = np.array([cluster for cluster, _, _ in split], dtype=object)
+    machine_of = np.array([int(machine) for _, _, machine in split], dtype=np.int64)
+    which = codes[switches][switch_down]
+    return pd.DataFrame({"cluster": cluster_of[which], "machine": machine_of[which], "start": starts, "end": stops})
+
+
+def jobs_that_ran(jobs: pd.DataFrame, window=None) -> pd.DataFrame:
+    """The jobs that held machines (completed or killed, for a positive time) overlapping the window.
+
+    Only the columns the Gantt draws from, so a large frame is not copied whole.
+    """
+    start = jobs["start_time"].to_numpy(dtype=float)
+    stop = jobs["end_time"].to_numpy(dtype=float)
+    keep = jobs["status"].isin(["completed", "killed"]).to_numpy(dtype=bool, na_value=False) & (stop > start)
+    if window:
+        keep &= (stop >= window[0]) & (start <= window[1])
+    return jobs.loc[keep, list(RAN_COLUMNS)]
 
 
 def gantt(jobs: pd.DataFrame, timeline: pd.DataFrame, window=None, highlight: str | None = None) -> go.Figure:
-    """Machines × time for the window: each job, or the machines' busy share when it holds too many.
+    """Machines × time for the window: each job, or a density picture when the window holds too many.
 
-    Up to :data:`GANTT_MAX_JOBS` jobs holding up to :data:`GANTT_MAX_BARS`
-    (job, machine) pairs: a bar per job on every machine it held, killed
-    jobs red with a cross, ``highlight`` outlined. Beyond that, a density
-    picture (:func:`occupancy`): a heatmap of the share of CPU time in use,
-    machines binned to at most :data:`DENSITY_ROWS` rows and the window to
-    :data:`DENSITY_COLUMNS` columns -- zooming in brings back each job.
-    Down machines are shaded in both.
+    Clusters are stacked top-down in order of appearance, one row per
+    machine, their names on the y axis. Up to :data:`GANTT_MAX_JOBS` jobs
+    and :data:`GANTT_MAX_BARS` bars (a bar per (job, machine) and per
+    down interval): each job on every machine it held, killed jobs red
+    with a cross at their end, ``highlight`` outlined, down machines shaded.
+    Beyond that, a density picture (:func:`_add_density`) of at most about
+    :data:`DENSITY_ROWS` × :data:`DENSITY_COLUMNS` cells, whatever the
+    run's size; zooming in brings back each job.
     """
-    ran = jobs[jobs["status"].isin(["completed", "killed"]) & (jobs["end_time"] > jobs["start_time"])]
-    if window:
-        ran = ran[(ran["end_time"] >= window[0]) & (ran["start_time"] <= window[1])]
     end = float(jobs["end_time"].max()) if len(jobs) else 0.0
+    low, high = window if window else (0.0, end)
+    ran = jobs_that_ran(jobs, window)
     # Failures outside the run (the failure trace may be longer) are clipped to it.
     down = down_intervals(timeline, end)
     down = down.assign(start=down["start"].clip(lower=0.0), end=down["end"].clip(upper=end))
-    low, high = window if window else (0.0, end)
     down = down[(down["end"] > max(low, 0.0)) & (down["start"] < min(high, end))]
     if ran.empty and down.empty:
         return _empty("No jobs ran in this window." if window else "No run selected.", 420)
     sizes = cluster_machines(jobs, timeline)
     offsets = _first_rows(sizes)
     machines, counts = held_machines(ran["machines"])
-    dense = len(ran) > GANTT_MAX_JOBS or len(machines) > GANTT_MAX_BARS
     figure = go.Figure()
-    if not down.empty:
-        figure.add_trace(go.Bar(
-            base=down["start"] / HOUR, x=(down["end"] - down["start"]) / HOUR,
-            y=down["cluster"].map(offsets) + down["machine"], orientation="h", width=1.0, name="machine down",
-            marker={"color": "rgba(214,39,40,0.18)", "line": {"width": 0}},
-            customdata=np.stack([down["cluster"], down["machine"], down["start"], down["end"]], axis=1),
-            hovertemplate="%{customdata[0]} machine %{customdata[1]} down<br>"
-                          "%{customdata[2]:.0f} s → %{customdata[3]:.0f} s<extra></extra>",
-        ))
-    if dense:
-        _add_density(figure, ran, machines, counts, sizes, timeline,
-                     (max(low, 0.0), max(min(high, end), max(low, 0.0) + 1.0)))
-        title = (f"Machines × time: share of CPU time in use ({len(ran):,} jobs; zoom in to see each job)")
+    if len(ran) > GANTT_MAX_JOBS or len(machines) + len(down) > GANTT_MAX_BARS:
+        first = max(low, 0.0)
+        _add_density(figure, ran, machines, counts, down, sizes, timeline, (first, max(min(high, end), first + 1.0)))
+        title = (f"Machines × time, density picture: share of CPU time in use ({len(ran):,} jobs; "
+                 "zoom in to see each job)" + ("; red: machines down" if not down.empty else ""))
     else:
+        _add_down_bars(figure, down, offsets)
         _add_job_bars(figure, ran, machines, counts, offsets, highlight)
-        title = "Machines × time"
+        title = "Machines × time" + ("; shaded: machine down" if not down.empty else "")
     figure.update_layout(
-        title=title + ("; shaded: machine down" if not down.empty else ""),
-        height=460, template="plotly_white", barmode="overlay", uirevision="batch-time",
+        title=title, height=460, template="plotly_white", barmode="overlay", uirevision="batch-time",
         xaxis={"title": "hours since first submission", "range": _window_range(window)},
-        yaxis={"tickvals": list(offsets.values()), "ticktext": list(offsets), "title": "cluster, machine",
-               "autorange": "reversed"},
+        yaxis={"tickvals": [offsets[c] + (sizes[c] - 1) / 2 for c in sizes], "ticktext": list(sizes),
+               "title": "cluster, machine", "autorange": "reversed", "zeroline": False},
         margin={"l": 90, "r": 20, "t": 40, "b": 40}, legend={"orientation": "h", "y": -0.2},
     )
     return figure
 
 
-def _first_row_of(clusters: pd.Series, offsets: dict[str, int]) -> np.ndarray:
-    """``offsets[cluster]`` for each entry of ``clusters`` (vectorised through category codes)."""
-    codes = pd.Categorical(clusters, categories=list(offsets)).codes
-    return np.asarray(list(offsets.values()), dtype=np.int64)[codes]
+def _add_down_bars(figure: go.Figure, down: pd.DataFrame, offsets: dict[str, int]) -> None:
+    """One shaded bar per interval a machine was down."""
+    if down.empty:
+        return
+    figure.add_trace(go.Bar(
+        base=down["start"] / HOUR, x=(down["end"] - down["start"]) / HOUR,
+        y=down["cluster"].map(offsets) + down["machine"], orientation="h", width=1.0, name="machine down",
+        marker={"color": "rgba(214,39,40,0.18)", "line": {"width": 0}},
+        customdata=np.stack([down["cluster"], down["machine"], down["start"], down["end"]], axis=1),
+        hovertemplate="%{customdata[0]} machine %{customdata[1]} down<br>"
+                      "%{customdata[2]:.0f} s → %{customdata[3]:.0f} s<extra></extra>",
+    ))
 
 
 def _add_job_bars(figure: go.Figure, ran: pd.DataFrame, machines, counts, offsets, highlight) -> None:
@@ -349,49 +378,106 @@ def occupancy(rows: np.ndarray, starts: np.ndarray, ends: np.ndarray, cpus: np.n
     last = np.minimum(((end - low) / width).astype(np.int64), columns - 1)
     cells = row_count * columns
     one_bin = first == last
-    busy = np.bincount(rows[one_bin] * columns + first[one_bin], cpus[one_bin] * (end - start)[one_bin], cells)
+    busy = np.zeros(cells)   # (bincount of nothing is integer: accumulate into floats)
+    busy += np.bincount(rows[one_bin] * columns + first[one_bin], cpus[one_bin] * (end - start)[one_bin], cells)
     spans = ~one_bin
     r, f, la, c = rows[spans], first[spans], last[spans], cpus[spans]
     busy += np.bincount(r * columns + f, c * (low + (f + 1) * width - start[spans]), cells)
     busy += np.bincount(r * columns + la, c * (end[spans] - (low + la * width)), cells)
-    whole = np.bincount(r * (columns + 1) + f + 1, c * width, row_count * (columns + 1))
+    whole = np.zeros(row_count * (columns + 1))
+    whole += np.bincount(r * (columns + 1) + f + 1, c * width, row_count * (columns + 1))
     whole -= np.bincount(r * (columns + 1) + la, c * width, row_count * (columns + 1))
     busy += np.cumsum(whole.reshape(row_count, columns + 1), axis=1)[:, :columns].ravel()
     return busy.reshape(row_count, columns)
 
 
-def _add_density(figure: go.Figure, ran: pd.DataFrame, machines, counts, sizes: dict[str, int],
-                 timeline: pd.DataFrame, span: tuple[float, float]) -> None:
-    """The heatmap of busy shares: machines binned to rows, the window to columns (see :func:`gantt`).
+def density_rows(sizes: dict[str, int], budget: int) -> dict[str, int]:
+    """Rows of the density picture per cluster: a row per machine if all fit in ``budget``, else
+    ``max(1, budget × machines // all machines)`` rows, each holding equally many machines (±1)."""
+    total = sum(sizes.values())
+    if total <= budget:
+        return dict(sizes)
+    return {cluster: max(1, budget * machines // total) for cluster, machines in sizes.items()}
 
-    A job on several machines counts ``procs / machines`` CPUs on each; a
-    machine has its cluster's CPUs (largest ``up_cpus``) over its machines.
+
+def _machine_row(clusters: pd.Series, machine: np.ndarray, sizes: dict[str, int], rows: dict[str, int],
+                 repeat: np.ndarray | None = None) -> np.ndarray:
+    """Density row of each machine: its cluster's first row + ``m·k // n`` (``k`` rows for ``n`` machines).
+
+    ``clusters`` names one cluster per ``repeat`` entries of ``machine`` (one each without ``repeat``).
     """
-    offsets = _first_rows(sizes)
-    total_rows = sum(sizes.values()) + len(sizes) - 1
-    bins = min(total_rows, DENSITY_ROWS)
-    # CPUs of each machine row (the gap rows between clusters have none).
+    code = pd.Categorical(clusters, categories=list(sizes)).codes.astype(np.int64)
+    code = code if repeat is None else np.repeat(code, repeat)
+    rows_of = np.array(list(rows.values()), dtype=np.int64)
+    first_row = np.r_[0, np.cumsum(rows_of)[:-1]]
+    return first_row[code] + machine * rows_of[code] // np.array(list(sizes.values()), dtype=np.int64)[code]
+
+
+def busy_cpu_seconds(ran: pd.DataFrame, machines, counts, sizes: dict[str, int], rows: dict[str, int],
+                     span: tuple[float, float], columns: int) -> np.ndarray:
+    """Busy CPU-seconds per (density row, time bin) of ``span``: :func:`occupancy` of every (job, machine).
+
+    A job counts ``procs / machines listed`` CPUs on each machine it held.
+    Its machines are listed in ascending order, so those falling in one
+    row are consecutive and add up to one entry: the work follows the
+    (job, row) pairs, not the millions of (job, machine) pairs.
+    """
+    job = np.repeat(np.arange(len(ran)), counts)
+    row = _machine_row(ran["cluster"], machines, sizes, rows, counts)
+    at = np.flatnonzero(np.r_[True, (row[1:] != row[:-1]) | (job[1:] != job[:-1])])
+    job = job[at]
+    cpus = np.diff(np.r_[at, len(row)]) * ran["procs"].to_numpy(dtype=float)[job] / counts[job]
+    starts = ran["start_time"].to_numpy(dtype=float)[job]
+    ends = ran["end_time"].to_numpy(dtype=float)[job]
+    return occupancy(row[at], starts, ends, cpus, sum(rows.values()), span[0], span[1], columns)
+
+
+def _add_density(figure: go.Figure, ran: pd.DataFrame, machines, counts, down: pd.DataFrame,
+                 sizes: dict[str, int], timeline: pd.DataFrame, span: tuple[float, float]) -> None:
+    """The density picture of :func:`gantt`: a heatmap per cluster, machines binned to rows, ``span`` to columns.
+
+    A cell holds the busy share of its CPU time in whole percent,
+    ``busy CPU-seconds / (machines × CPUs per machine × bin seconds)``
+    (:func:`busy_cpu_seconds`), a machine having its cluster's CPUs (largest
+    ``up_cpus``) over the cluster's machines. Down time is a red layer on
+    top, as opaque as the share of the cell's machine-seconds spent down.
+    """
+    rows = density_rows(sizes, DENSITY_ROWS)
+    bin_seconds = (span[1] - span[0]) / DENSITY_COLUMNS
     up = timeline[timeline["metric"] == "up_cpus"].groupby("entity")["value"].max()
-    capacity = np.zeros(total_rows)
-    for cluster, first in offsets.items():
-        capacity[first:first + sizes[cluster]] = float(up.get(cluster, sizes[cluster])) / sizes[cluster]
-    machine_row = np.repeat(_first_row_of(ran["cluster"], offsets), counts) + machines
-    low, high = span
-    busy = occupancy(machine_row * bins // total_rows,
-                     np.repeat(ran["start_time"].to_numpy(dtype=float), counts),
-                     np.repeat(ran["end_time"].to_numpy(dtype=float), counts),
-                     np.repeat(ran["procs"].to_numpy(dtype=float) / counts, counts), bins, low, high, DENSITY_COLUMNS)
-    capacity_bins = np.bincount(np.arange(total_rows) * bins // total_rows, capacity, bins)
-    width = (high - low) / DENSITY_COLUMNS
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = np.where(capacity_bins[:, None] > 0, busy / (capacity_bins[:, None] * width), np.nan)
-    edges = np.arange(bins + 1) * total_rows / bins
-    figure.add_trace(go.Heatmap(
-        x=(low + (np.arange(DENSITY_COLUMNS) + 0.5) * width) / HOUR, y=(edges[:-1] + edges[1:]) / 2 - 0.5,
-        z=np.minimum(share, 1.0).astype(np.float32), zmin=0, zmax=1, colorscale="Blues", name="busy share",
-        colorbar={"title": {"text": "busy"}, "tickformat": ".0%", "len": 0.8},
-        hovertemplate="%{x:.1f} h, machine rows around %{y:.0f}: %{z:.0%} of CPU time in use<extra></extra>",
-    ))
+    per_machine = [float(up.get(cluster, machines)) / machines for cluster, machines in sizes.items()]
+    machines_in_row = np.concatenate([np.bincount(np.arange(n) * k // n, minlength=k)
+                                      for n, k in zip(sizes.values(), rows.values())])
+    capacity = (np.repeat(per_machine, list(rows.values())) * machines_in_row * bin_seconds)[:, None]
+    busy = busy_cpu_seconds(ran, machines, counts, sizes, rows, span, DENSITY_COLUMNS)
+    layers = [("busy", np.divide(busy, capacity, out=np.zeros_like(busy), where=capacity > 0))]
+    if not down.empty:
+        lost = occupancy(_machine_row(down["cluster"], down["machine"].to_numpy(), sizes, rows),
+                         down["start"].to_numpy(dtype=float), down["end"].to_numpy(dtype=float), np.ones(len(down)),
+                         sum(rows.values()), span[0], span[1], DENSITY_COLUMNS)
+        layers.append(("down", lost / (machines_in_row * bin_seconds)[:, None]))
+    x = (span[0] + np.arange(DENSITY_COLUMNS + 1) * bin_seconds) / HOUR
+    offsets = _first_rows(sizes)
+    for layer, share in layers:
+        percent = np.rint(np.clip(share, 0.0, 1.0) * 100).astype(np.uint8)
+        first = 0
+        for cluster, k in rows.items():
+            # Row edges at the first machine of each row (half a machine above it).
+            edges = offsets[cluster] - 0.5 - (-np.arange(k + 1) * sizes[cluster] // k)
+            figure.add_trace(go.Heatmap(
+                x=x, y=edges, z=percent[first:first + k], name=f"{cluster} {layer}",
+                coloraxis="coloraxis" if layer == "busy" else "coloraxis2",
+                hoverinfo="skip" if layer == "down" else None,
+                hovertemplate=None if layer == "down" else
+                f"{cluster}<br>%{{x:.1f}} h: %{{z}}% of CPU time in use<extra></extra>",
+            ))
+            first += k
+    figure.update_layout(
+        coloraxis={"colorscale": "Blues", "cmin": 0, "cmax": 100,
+                   "colorbar": {"title": {"text": "busy"}, "ticksuffix": "%", "len": 0.8}},
+        coloraxis2={"colorscale": [[0, "rgba(214,39,40,0)"], [1, "rgba(214,39,40,0.8)"]], "cmin": 0, "cmax": 100,
+                    "showscale": False},
+    )
 
 
 def size_histogram(jobs: pd.DataFrame) -> go.Figure:

@@ -4,12 +4,30 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 from components import batch_figures as figures
 from sched_engine.core.result import timeline_frame
 
-BUDGET = 3 * 2**20
+#: The five detail figures of a 450,000-job run, serialised: half the page's 3 MB response budget.
+BUDGET = 1.5 * 2**20
+
+
+def jobs_frame(job_id, start, end, procs, machines, cluster="c", status="completed", submit=None, wait=None):
+    """A jobs frame with the engine's column types (one cluster, every job as given)."""
+    count = len(job_id)
+    start = np.asarray(start, dtype=float)
+    return pd.DataFrame({
+        "job_id": pd.Series(job_id, dtype="string"),
+        "submit_time": start if submit is None else np.asarray(submit, dtype=float),
+        "start_time": start, "end_time": np.asarray(end, dtype=float),
+        "status": pd.Series(status if isinstance(status, list) else [status] * count, dtype="string"),
+        "cluster": pd.Series([cluster] * count, dtype="string"), "procs": np.asarray(procs, dtype=np.int64),
+        "wait_time": np.zeros(count) if wait is None else np.asarray(wait, dtype=float),
+        "machines": pd.Series(machines, dtype="string"),
+    })
 
 
 def test_occupancy_by_hand():
@@ -24,29 +42,105 @@ def test_occupancy_by_hand():
 def test_held_machines_parses_every_entry():
     machines, counts = figures.held_machines(pd.Series(["0,1,2", "7", "10,12"], dtype="string"))
     assert machines.tolist() == [0, 1, 2, 7, 10, 12] and counts.tolist() == [3, 1, 2]
+    machines, counts = figures.held_machines(pd.Series([], dtype="string"))
+    assert machines.size == 0 and counts.size == 0
 
 
-def synthetic_run(jobs: int, machines: int = 1024, seed: int = 5) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """A run of ``jobs`` jobs on one cluster of one-CPU machines: contiguous machines, back-to-back starts."""
+def test_down_intervals_pair_each_failure_with_the_next_repair():
+    timeline = timeline_frame([5.0, 2.0, 9.0, 7.0, 1.0, 3.0], ["c/1", "c/1", "c/1", "c/1", "d/0", "d/0"],
+                              ["machine_down"] * 6, [0.0, 1.0, 0.0, 1.0, 1.0, 1.0])
+    down = figures.down_intervals(timeline, end=20.0)
+    # c/1: down at 2, up at 5, down at 7, up at 9; d/0: down at 1 (repeated at 3), never up.
+    assert down.values.tolist() == [["c", 1, 2.0, 5.0], ["c", 1, 7.0, 9.0], ["d", 0, 1.0, 20.0]]
+
+
+@pytest.fixture
+def density_always(monkeypatch):
+    """Every window drawn as a density picture of five time bins."""
+    monkeypatch.setattr(figures, "GANTT_MAX_JOBS", 0)
+    monkeypatch.setattr(figures, "DENSITY_COLUMNS", 5)
+
+
+def heatmaps(figure, layer):
+    return [trace for trace in figure.data if trace.type == "heatmap" and trace.name.endswith(layer)]
+
+
+def test_density_shares_by_hand(density_always):
+    """Two machines of two CPUs, bins of 2 s over [0, 10).
+
+    Job a: 2 CPUs of machine 0 over [1, 5). Job b: 2 CPUs over machines 0 and 1
+    (one each) over [5, 10). Machine 1 is down over [0, 1).
+    """
+    jobs = jobs_frame(["a", "b"], [1.0, 5.0], [5.0, 10.0], [2, 2], ["0", "0,1"])
+    timeline = pd.concat([timeline_frame([0.0], ["c"], ["up_cpus"], [4.0]),
+                          timeline_frame([0.0, 1.0], ["c/1", "c/1"], ["machine_down"] * 2, [1.0, 0.0])])
+    figure = figures.gantt(jobs, timeline)
+    [busy], [down] = heatmaps(figure, "busy"), heatmaps(figure, "down")
+    # Machine 0: 2 of 4 CPU-s, 4/4, (2 + 1)/4, 2/4, 2/4. Machine 1: b's one CPU from 5 on.
+    assert np.asarray(busy.z).tolist() == [[50, 100, 75, 50, 50], [0, 0, 25, 50, 50]]
+    assert np.asarray(down.z).tolist() == [[0, 0, 0, 0, 0], [50, 0, 0, 0, 0]]
+    assert np.allclose(busy.x, np.arange(0.0, 10.1, 2.0) / 3600) and list(busy.y) == [-0.5, 0.5, 1.5]
+    assert "density picture" in figure.layout.title.text and "machines down" in figure.layout.title.text
+    assert busy.customdata is None
+
+
+def test_density_rows_bin_machines_and_stack_clusters(density_always, monkeypatch):
+    """Three machines of one CPU in two rows: machines 0-1, then 2; a second cluster below, after a gap."""
+    monkeypatch.setattr(figures, "DENSITY_ROWS", 3)
+    jobs = pd.concat([jobs_frame(["a"], [0.0], [10.0], [1], ["2"]),
+                      jobs_frame(["b"], [0.0], [5.0], [1], ["0"], cluster="d")], ignore_index=True)
+    timeline = timeline_frame([0.0, 0.0], ["c", "d"], ["up_cpus"] * 2, [3.0, 1.0])
+    figure = figures.gantt(jobs, timeline)
+    c, d = heatmaps(figure, "busy")
+    assert list(c.y) == [-0.5, 1.5, 2.5] and np.asarray(c.z).tolist() == [[0] * 5, [100] * 5]
+    assert list(d.y) == [3.5, 4.5] and np.asarray(d.z).tolist() == [[100, 100, 50, 0, 0]]
+    assert list(figure.layout.yaxis.ticktext) == ["c", "d"] and list(figure.layout.yaxis.tickvals) == [1.0, 4.0]
+
+
+def test_a_fully_busy_machine_reads_100_percent():
+    """Four one-CPU machines, each busy all along with back-to-back one-CPU jobs: every cell is 100 %."""
+    count = 2000
+    starts = np.repeat(np.arange(count // 4) * 10.0, 4)
+    jobs = jobs_frame(np.arange(count).astype(str), starts, starts + 10.0, np.ones(count),
+                      [str(i % 4) for i in range(count)])
+    figure = figures.gantt(jobs, timeline_frame([0.0], ["c"], ["up_cpus"], [4.0]))
+    [busy] = heatmaps(figure, "busy")
+    assert np.asarray(busy.z).shape == (4, figures.DENSITY_COLUMNS) and (np.asarray(busy.z) == 100).all()
+
+
+def test_wait_distribution_of_a_window_counts_the_jobs_submitted_in_it():
+    jobs = jobs_frame(list("abcde"), [0.0] * 5, [1.0] * 5, [1] * 5, ["0"] * 5,
+                      status=["completed", "completed", "completed", "killed", "completed"],
+                      submit=[10.0, 20.0, 30.0, 35.0, 50.0], wait=[5.0, 5.0, 100.0, 1.0, 7.0])
+    figure = figures.wait_distribution([("FCFS", jobs)], window=(15.0, 40.0))
+    # Completed and submitted in [15, 40]: b (5 s) and c (100 s).
+    assert list(figure.data[0].x) == [5.0, 100.0] and list(figure.data[0].y) == [0.5, 1.0]
+    assert "submitted in window" in figure.layout.title.text
+
+
+def synthetic_run(jobs: int, machines: int = 8192, seed: int = 5) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A RICC-sized run built with numpy (no engine): ``jobs`` jobs on one cluster of one-CPU machines.
+
+    Each job holds ``2^0..2^5`` contiguous machines from a random first one;
+    starts are sorted, lengths log-normal. The machines text is built in
+    Arrow (a list of indices per job, joined with commas).
+    """
     rng = np.random.default_rng(seed)
-    procs = 2 ** rng.integers(0, 5, jobs)
-    first = rng.integers(0, machines - 16, jobs)
+    procs = 2 ** rng.integers(0, 6, jobs)
+    first = rng.integers(0, machines - 32, jobs)
     start = np.sort(rng.random(jobs) * jobs * 30.0)
     end = start + rng.lognormal(6.0, 1.0, jobs)
-    text = [",".join(map(str, range(f, f + p))) for f, p in zip(first.tolist(), procs.tolist())]
-    frame = pd.DataFrame({
-        "job_id": pd.Series(np.arange(jobs).astype(str), dtype="string"), "submit_time": start,
-        "start_time": start, "end_time": end, "status": pd.Series(["completed"] * jobs, dtype="string"),
-        "cluster": pd.Series(["cluster"] * jobs, dtype="string"), "procs": procs, "run_time": end - start,
-        "estimate": end - start, "wait_time": np.zeros(jobs), "user": pd.Series(["u"] * jobs, dtype="string"),
-        "reason": pd.Series([""] * jobs, dtype="string"), "machines": pd.Series(text, dtype="string")})
+    offsets = np.r_[0, np.cumsum(procs)]
+    held = np.repeat(first - offsets[:-1], procs) + np.arange(offsets[-1])
+    text = pc.binary_join(pa.ListArray.from_arrays(offsets, pa.array(held).cast(pa.string())), ",")
+    frame = jobs_frame(np.arange(jobs).astype(str), start, end, procs, text.to_pandas(), submit=start)
     changes = np.concatenate([start, end])
     order = np.argsort(changes, kind="stable")
     used = np.cumsum(np.concatenate([procs, -procs])[order]).astype(float)
     queue_t = np.sort(rng.random(2 * jobs) * jobs * 30.0)
     timeline = pd.concat([
-        timeline_frame(changes[order], ["cluster"] * len(order), ["used_cpus"] * len(order), used),
-        timeline_frame([0.0], ["cluster"], ["up_cpus"], [float(machines)]),
+        timeline_frame(changes[order], ["c"] * len(order), ["used_cpus"] * len(order), used),
+        timeline_frame([0.0], ["c"], ["up_cpus"], [float(machines)]),
         timeline_frame(queue_t, ["queue"] * len(queue_t), ["queue_length"] * len(queue_t),
                        rng.integers(0, 5000, len(queue_t)).astype(float)),
         timeline_frame([0.0], ["all"], ["killed_jobs"], [0.0]),
@@ -71,36 +165,26 @@ def test_a_450000_job_run_fits_the_payload_budget(large_run):
     jobs, timeline = large_run
     built = detail_figures(jobs, timeline, None)
     assert sum(len(figure.to_json()) for figure in built) <= BUDGET
-    gantt = built[-1]
+    utilisation, queue, _, waits, gantt = built
     assert [trace.type for trace in gantt.data] == ["heatmap"] and "zoom in" in gantt.layout.title.text
-    z = np.asarray(gantt.data[0].z, dtype=float)
-    assert z.shape == (figures.DENSITY_ROWS, figures.DENSITY_COLUMNS)
-    assert np.nanmax(z) <= 1.0 and np.nanmin(z) >= 0.0
-    # The queue's peak survives the reduction.
-    queue = timeline[timeline["metric"] == "queue_length"]["value"]
-    assert max(built[1].data[0].y) == queue.max()
+    z = np.asarray(gantt.data[0].z)
+    assert z.shape == (figures.DENSITY_ROWS, figures.DENSITY_COLUMNS) and z.dtype == np.uint8 and z.max() <= 100
+    # The reduced series keep the full series' extremes; the CDF is quantiles.
+    used = timeline[timeline["metric"] == "used_cpus"]["value"] / 8192
+    assert max(utilisation.data[0].y) == used.max() and min(utilisation.data[0].y) == used.min()
+    assert len(utilisation.data[0].y) < len(used) / 100
+    queued = timeline[timeline["metric"] == "queue_length"]["value"]
+    assert max(queue.data[0].y) == queued.max() and min(queue.data[0].y) == queued.min()
+    assert len(waits.data[0].x) <= 1001
 
 
 def test_a_zoomed_window_shows_each_job(large_run):
     jobs, timeline = large_run
     window = (6_000_000.0, 6_000_600.0)
-    gantt = figures.gantt(jobs, timeline, window)
+    built = detail_figures(jobs, timeline, window)
+    gantt = built[-1]
     bars = [trace for trace in gantt.data if trace.type == "bar" and trace.name == "completed"]
     inside = jobs[(jobs["end_time"] >= window[0]) & (jobs["start_time"] <= window[1])]
     assert bars and len(bars[0].y) == int(inside["procs"].sum())   # a bar per (job, machine)
     assert {str(job) for job in bars[0].customdata[:, 0]} == set(inside["job_id"])
-
-
-def test_a_fully_busy_machine_reads_100_percent():
-    """Four one-CPU machines, each busy all along with back-to-back one-CPU jobs: every cell is 1."""
-    count = 2000
-    starts = np.repeat(np.arange(count // 4) * 10.0, 4)
-    jobs = pd.DataFrame({
-        "job_id": pd.Series(np.arange(count).astype(str), dtype="string"), "start_time": starts,
-        "end_time": starts + 10.0, "status": pd.Series(["completed"] * count, dtype="string"),
-        "cluster": pd.Series(["c"] * count, dtype="string"), "procs": np.ones(count, dtype=int),
-        "machines": pd.Series([str(i % 4) for i in range(count)], dtype="string")})
-    timeline = timeline_frame([0.0], ["c"], ["up_cpus"], [4.0])
-    gantt = figures.gantt(jobs, timeline)
-    z = np.asarray(gantt.data[0].z, dtype=float)
-    assert gantt.data[0].type == "heatmap" and z.shape[0] == 4 and np.allclose(z, 1.0)
+    assert sum(len(figure.to_json()) for figure in built) <= BUDGET

@@ -32,7 +32,8 @@ def test_preset_matrix_runs_and_charts_link(dash_duo, tmp_path):
     assert "simulated" in dash_duo.find_element(f"#{page.RUN_MSG}").text
     dash_duo.wait_for_contains_text(f"#{page.SUMMARY}", "EXT-ALL", timeout=TIMEOUT)
     dash_duo.wait_for_element(f"#{page.OBJECTIVES} .bars", timeout=TIMEOUT)
-    dash_duo.wait_for_element(f"#{page.GANTT} .bars", timeout=TIMEOUT)
+    # 2,000 jobs over the whole run: the Gantt is a density picture (a heatmap per cluster and layer).
+    dash_duo.wait_for_element(f"#{page.GANTT} .hm image", timeout=TIMEOUT)
     # The mode bar offers local exports only: no button uploads a chart to Plotly Cloud.
     titles = dash_duo.driver.execute_script(
         "return [...document.querySelectorAll('.modebar-btn')].map(b => b.getAttribute('data-title'));")

@@ -6,6 +6,7 @@ import pytest
 from selenium.webdriver.common.keys import Keys
 
 from app import create_app
+from clicks import click_when_clear
 from components import elastic_page as page
 from sched_engine import run_scenario
 from sched_engine.elastic.presets import two_job_model
@@ -46,7 +47,7 @@ def _engine_runtimes(policy):
 def _run_two_job_preset(dash_duo):
     dash_duo.find_element(f"#{page.PRESET_TWO_JOB}").click()
     dash_duo.wait_for_contains_text(f"#{page.TRACE_INFO}", "listed jobs", timeout=TIMEOUT)
-    dash_duo.find_element(f"#{page.RUN}").click()
+    click_when_clear(dash_duo, f"#{page.RUN}")
     dash_duo.wait_for_contains_text(f"#{page.RUN_MSG}", "3 run(s)", timeout=TIMEOUT)
     dash_duo.wait_for_contains_text(f"#{page.JOB_TABLE}", "YARN-ME runtime (s)", timeout=TIMEOUT)
 
@@ -74,7 +75,7 @@ def test_a_generated_run_links_the_time_charts(dash_duo, tmp_path):
     dash_duo.find_element(f"#{page.PRESET_PAPER}").click()
     _type(dash_duo, page.JOBS, "40")
     dash_duo.wait_for_contains_text(f"#{page.TRACE_INFO}", "generated (uniform, seed 1)", timeout=TIMEOUT)
-    dash_duo.find_element(f"#{page.RUN}").click()
+    click_when_clear(dash_duo, f"#{page.RUN}")
     dash_duo.wait_for_contains_text(f"#{page.RUN_MSG}", "3 run(s): 3 simulated", timeout=TIMEOUT)
     dash_duo.wait_for_contains_text(f"#{page.RATIO}", "YARN-ME / YARN", timeout=TIMEOUT)
     assert _column(dash_duo, page.SUMMARY, "jobs") == ["40", "40", "40"]
@@ -105,7 +106,7 @@ def test_bad_input_says_why_and_keeps_the_results(dash_duo, tmp_path):
     _type(dash_duo, page.CORES, "0")
     dash_duo.wait_for_contains_text(f"#{page.TRACE_INFO}", "Cores per node: must be at least 1, got 0",
                                     timeout=TIMEOUT)
-    dash_duo.find_element(f"#{page.RUN}").click()
+    click_when_clear(dash_duo, f"#{page.RUN}")
     dash_duo.wait_for_contains_text(f"#{page.RUN_MSG}", "Not run: Cores per node", timeout=TIMEOUT)
     assert "previous results stay" in dash_duo.find_element(f"#{page.RUN_MSG}").text
     assert _column(dash_duo, page.JOB_TABLE, "YARN runtime (s)") == ["100", "199"]

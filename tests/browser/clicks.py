@@ -1,0 +1,34 @@
+"""Clicking a button once nothing lies over it.
+
+A chart that plotly.js is still drawing or resizing can cover, for a moment,
+the button below it (its drag layer takes the click). A person waits for the
+page to settle; so does :func:`click_when_clear`, then clicks as a person would.
+"""
+
+import time
+
+from selenium.common.exceptions import ElementClickInterceptedException
+
+_TOPMOST = """
+const target = arguments[0];
+target.scrollIntoView({block: 'center'});
+const box = target.getBoundingClientRect();
+const top = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+return top !== null && (top === target || target.contains(top));
+"""
+
+
+def click_when_clear(dash_duo, selector: str, timeout: float = 60) -> None:
+    """Click ``selector`` once it is the topmost element at its centre (within ``timeout`` seconds)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        element = dash_duo.find_element(selector)
+        if dash_duo.driver.execute_script(_TOPMOST, element):
+            try:
+                element.click()
+                return
+            except ElementClickInterceptedException:
+                pass  # covered again between the check and the click
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{selector} stayed covered by another element for {timeout} s")
+        time.sleep(0.2)
