@@ -27,6 +27,7 @@ that order.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 from time import perf_counter
 from typing import Sequence
@@ -178,6 +179,8 @@ class EASY(_QueuePolicy):
         self.reservation: tuple[float, int, int] | None = None  # shadow, cluster, extra CPUs
         self.reserved_job = -1
         self.reservation_stale = True
+        self.sizes: list[int] = []  # distinct sizes (CPUs) of the queue's jobs, ascending
+        self.buckets: dict[int, _Positions] = {}
 
     def job_ended(self, cluster: int, now: float, early: bool) -> None:
         self.resources_changed = True
@@ -228,32 +231,72 @@ class EASY(_QueuePolicy):
                 best = (shadow[0], c, shadow[1])
         return best
 
+    # --- the waiting jobs indexed by size ---------------------------------------------------------
+    # Under a long backlog almost every waiting job is larger than the CPUs
+    # free now (RICC on 806 CPUs: ~150,000 waiting, typically 1 CPU free), so
+    # a scan of the queue tail finds its candidate tens of thousands of
+    # entries in. Each distinct size keeps the queue positions of its jobs in
+    # order ("bucket"); a pass reads only the buckets of sizes that fit now,
+    # which makes its cost follow the jobs that could start, not the backlog.
+
+    def arrive(self, job: int, now: float) -> None:
+        super().arrive(job, now)
+        size = int(self.sim.procs[job])
+        bucket = self.buckets.get(size)
+        if bucket is None:
+            bucket = self.buckets[size] = _Positions()
+            bisect.insort(self.sizes, size)
+        bucket.append(len(self.queue) - 1)
+
+    def _compact(self) -> None:
+        if self.dead * 2 <= len(self.queue) or self.dead < 64:
+            return
+        super()._compact()
+        self._index_queue()
+
+    def _index_queue(self) -> None:
+        """Rebuild the buckets from the (compacted) queue."""
+        size_of = self.q_procs[: len(self.queue)].astype(np.int64)
+        order = np.argsort(size_of, kind="stable")
+        sizes, firsts = np.unique(size_of[order], return_index=True)
+        self.sizes = sizes.tolist()
+        self.buckets = {size: _Positions(positions)
+                        for size, positions in zip(self.sizes, np.split(order, firsts[1:]))}
+
+    def _first_candidate(self, low: int, max_free: int, any_length: int, limit: float) -> int:
+        """Queue position of the first live job at or after ``low`` that may start now, or -1.
+
+        "May start": needs at most ``max_free`` CPUs and either at most
+        ``any_length`` CPUs or an estimate of at most ``limit`` -- the
+        necessary condition of :meth:`_backfill`, read bucket by bucket.
+        """
+        best = -1
+        for size in self.sizes[: bisect.bisect_right(self.sizes, max_free)]:
+            found = self.buckets[size].first(low, best, self.q_procs,
+                                             None if size <= any_length else (self.q_estimate, limit))
+            if found >= 0:
+                best = found
+        return best
+
     def _backfill(self, low: int, now: float) -> None:
+        """Start, in queue order, every job after the head that fits now and spares the reservation."""
         sim, queue = self.sim, self.queue
         clusters, procs_of, estimate, candidates_of = sim.clusters, sim.procs, sim.estimate, sim.candidates
         shadow, reserved_cluster, extra = self.reservation
-        high = len(queue)
         position = low
-        while position < high:
+        while position < len(queue):
             free = [c.free_total for c in clusters]
             max_free = max(free)
             if max_free == 0:
                 break
-            # Necessary condition to start now, vectorised over the rest of the
-            # queue: fits the largest free block, and either ends by the shadow
-            # time, fits in the extra CPUs, or fits on another cluster. (Dead
-            # entries have infinite procs.) Each job it admits is then checked
-            # exactly, cluster by cluster.
+            # Necessary condition to start now: fits the largest free block, and
+            # either ends by the shadow time, fits in the extra CPUs, or fits on
+            # another cluster. The job it finds is then checked exactly,
+            # cluster by cluster.
             max_free_other = max((f for i, f in enumerate(free) if i != reserved_cluster), default=0)
-            procs = self.q_procs[position:high]
-            possible = (procs <= max_free) & (
-                (self.q_estimate[position:high] <= shadow - now)
-                | (procs <= max(extra, max_free_other))
-            )
-            offset = int(np.argmax(possible))
-            if not possible[offset]:
+            position = self._first_candidate(position, max_free, max(extra, max_free_other), shadow - now)
+            if position < 0:
                 break
-            position += offset
             job = queue[position]
             need = procs_of[job]
             ends_by_shadow = now + estimate[job] <= shadow
@@ -269,6 +312,58 @@ class EASY(_QueuePolicy):
                 break
             position += 1
         self.reservation = (shadow, reserved_cluster, extra)
+
+
+class _Positions:
+    """Ascending queue positions of the waiting jobs of one size (a growable array).
+
+    Entries of jobs that left the queue stay until the queue is compacted;
+    ``live_from`` skips those at the front for good.
+    """
+
+    __slots__ = ("positions", "length", "live_from")
+
+    def __init__(self, positions: np.ndarray | None = None):
+        self.positions = np.empty(16, dtype=np.int64) if positions is None else np.sort(positions)
+        self.length = 0 if positions is None else len(positions)
+        self.live_from = 0
+
+    def append(self, position: int) -> None:
+        if self.length == len(self.positions):
+            self.positions = np.resize(self.positions, 2 * self.length)
+        self.positions[self.length] = position
+        self.length += 1
+
+    def first(self, low: int, before: int, q_procs: np.ndarray, length_limit) -> int:
+        """The first live position in ``[low, before)`` (``before`` < 0: no bound) whose job meets
+        ``length_limit`` (``None``, or ``(estimates, limit)``: estimate ≤ limit); -1 if none.
+
+        Reads the positions in growing chunks, so the cost follows the
+        distance to the answer.
+        """
+        positions, length = self.positions, self.length
+        start = self.live_from
+        while start < length and q_procs[positions[start]] == np.inf:
+            start += 1
+        self.live_from = start
+        if start < length and positions[start] < low:
+            start = int(positions[start:length].searchsorted(low)) + start
+        chunk = 32
+        while start < length:
+            stop = min(start + chunk, length)
+            window = positions[start:stop]
+            ok = q_procs[window] != np.inf
+            if length_limit is not None:
+                estimates, limit = length_limit
+                ok &= estimates[window] <= limit
+            hit = int(ok.argmax())
+            if ok[hit]:
+                found = int(window[hit])
+                return found if before < 0 or found < before else -1
+            if 0 <= before <= int(window[-1]):
+                return -1
+            start, chunk = stop, chunk * 4
+        return -1
 
 
 class Conservative(Parametrised):

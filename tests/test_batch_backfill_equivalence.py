@@ -1,0 +1,75 @@
+"""EASY's size-indexed backfilling gives the schedule of a plain scan of the queue (hypothesis).
+
+The reference below reads the queue after the head one job at a time, in
+order, with the textbook condition (fits now; ends by the shadow time, or
+fits in the extra CPUs, or runs on another cluster) -- what EASY did before
+its waiting jobs were indexed by size. Workloads are drawn dense enough to
+overload the clusters, so long backlogs form.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_batch_properties import build, clusters_strategy, failures_strategy
+
+from sched_engine.batch.policies import EASY
+from sched_engine.batch.simulate import WAITING
+
+
+class ScanningEASY(EASY):
+    """EASY whose backfilling reads every waiting job after the head in queue order."""
+
+    def _backfill(self, low: int, now: float) -> None:
+        sim, queue = self.sim, self.queue
+        shadow, reserved_cluster, extra = self.reservation
+        for position in range(low, len(queue)):
+            job = queue[position]
+            if sim.status[job] != WAITING:
+                continue
+            free = [c.free_total for c in sim.clusters]
+            if max(free) == 0:
+                break
+            need, ends_by_shadow = sim.procs[job], now + sim.estimate[job] <= shadow
+            for c in sim.candidates[job]:
+                if free[c] < need or (c == reserved_cluster and not ends_by_shadow and need > extra):
+                    continue
+                if c == reserved_cluster and not ends_by_shadow:
+                    extra -= need
+                sim.start(job, c, now)
+                self._remove(position)
+                break
+        self.reservation = (shadow, reserved_cluster, extra)
+
+
+overloading_jobs = st.lists(
+    st.tuples(st.integers(0, 30), st.integers(0, 40), st.sampled_from([1, 1, 1, 2, 3, 4, 6, 8]), st.integers(0, 7)),
+    min_size=1, max_size=120,
+)
+
+
+def schedule(sim, states):
+    machines = [states[c].machines_text(held) if held else "" for c, held in zip(sim.cluster_of, sim.machines_of)]
+    return (np.nan_to_num(np.asarray(sim.start_time, dtype=float), nan=-1.0).tolist(),
+            np.nan_to_num(np.asarray(sim.end_time, dtype=float), nan=-1.0).tolist(),
+            list(sim.status), list(sim.cluster_of), machines)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters=clusters_strategy, jobs=overloading_jobs, failures=failures_strategy, requirements=st.booleans())
+def test_indexed_easy_gives_the_scanning_schedule(clusters, jobs, failures, requirements):
+    indexed, indexed_states, _ = build(clusters, jobs, failures, EASY(), requirements)
+    scanning, scanning_states, _ = build(clusters, jobs, failures, ScanningEASY(), requirements)
+    assert schedule(indexed, indexed_states) == schedule(scanning, scanning_states)
+
+
+def test_a_long_backlog_is_compacted_and_reindexed():
+    """300 jobs on one 4-CPU machine: the queue is compacted several times; schedules still agree."""
+    rng = np.random.default_rng(7)
+    jobs = [(int(t), int(d), int(p), 1) for t, d, p in zip(
+        np.sort(rng.integers(0, 200, 300)), rng.integers(1, 50, 300), rng.choice([1, 1, 2, 3, 4], 300))]
+    indexed, indexed_states, _ = build([(1, 4, 1.0)], jobs, [], EASY())
+    scanning, scanning_states, _ = build([(1, 4, 1.0)], jobs, [], ScanningEASY())
+    assert schedule(indexed, indexed_states) == schedule(scanning, scanning_states)
+    assert sum(1 for start, (submit, *_) in zip(indexed.start_time, sorted(jobs)) if start > submit + 100) > 50
