@@ -34,7 +34,7 @@ from sched_engine.registry import REGISTRY
 from . import batch_figures as figures
 from .chart_config import GRAPH_CONFIG
 from .downloads import download_href
-from .progress import throttled
+from .progress import POLL_MS, throttled
 from .report import html_report
 from .saved_items import CLUSTERS as SAVED_CLUSTERS, clean_name, load_item, saved_choices, save_item
 from .uploads import UploadError, upload_choices
@@ -982,7 +982,7 @@ def register_callbacks(app, results, uploads) -> None:
         State({"type": FAILURE_PARAM, "name": ALL}, "value"), State({"type": FAILURE_PARAM, "name": ALL}, "id"),
         State(REQ_SHARE, "value"), State(ESTIMATES, "value"), State(POLICIES, "value"), State(SCENARIOS, "value"),
         State(SEEDS, "value"),
-        background=True,
+        background=True, interval=POLL_MS,
         running=[(Output(RUN, "disabled"), True, False), (Output(CANCEL, "disabled"), False, True)],
         cancel=[Input(CANCEL, "n_clicks")],
         progress=[Output(PROGRESS, "value"), Output(PROGRESS, "max")],

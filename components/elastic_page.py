@@ -30,7 +30,7 @@ from sched_engine.registry import REGISTRY
 
 from . import elastic_figures as figures
 from .chart_config import GRAPH_CONFIG
-from .progress import throttled
+from .progress import POLL_MS, throttled
 from .uploads import UploadError, upload_choices
 
 ENGINE = "elastic"
@@ -701,7 +701,7 @@ def register_callbacks(app, results, uploads) -> None:
     @app.callback(
         Output(RUNS, "data"), Output(RUN_MSG, "children"),
         Input(RUN, "n_clicks"), *form(State), State(SEED, "value"), State(LOADED, "data"), State(POLICIES, "value"),
-        background=True,
+        background=True, interval=POLL_MS,
         running=[(Output(RUN, "disabled"), True, False), (Output(CANCEL, "disabled"), False, True)],
         cancel=[Input(CANCEL, "n_clicks")],
         progress=[Output(PROGRESS, "value"), Output(PROGRESS, "max")],

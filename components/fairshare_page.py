@@ -24,7 +24,7 @@ from sched_engine.registry import REGISTRY
 
 from . import figures, tree_edit
 from .chart_config import GRAPH_CONFIG
-from .progress import throttled
+from .progress import POLL_MS, throttled
 from .saved_items import HIERARCHY, clean_name, data_url_bytes, load_item, parse_item, save_item, saved_choices
 from .uploads import UploadError
 
@@ -588,7 +588,7 @@ def register_callbacks(app, results, uploads) -> None:
     @app.callback(
         Output(RUNS, "data"), Output(RUN_MSG, "children"),
         Input(RUN, "n_clicks"), State(DRAFT, "data"), State(POLICIES, "value"),
-        background=True,
+        background=True, interval=POLL_MS,
         running=[(Output(RUN, "disabled"), True, False), (Output(CANCEL, "disabled"), False, True)],
         cancel=[Input(CANCEL, "n_clicks")],
         progress=[Output(PROGRESS, "value"), Output(PROGRESS, "max")],

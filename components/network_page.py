@@ -31,7 +31,7 @@ from sched_engine.registry import REGISTRY
 
 from . import network_figures as figures
 from .chart_config import GRAPH_CONFIG
-from .progress import throttled
+from .progress import POLL_MS, throttled
 from .uploads import UploadError, upload_choices
 
 ENGINE = "network"
@@ -739,7 +739,7 @@ def register_callbacks(app, results, uploads) -> None:
         State(PATTERN, "value"), State({"type": MACHINE_GEN, "name": ALL}, "value"),
         State({"type": APP_GEN, "name": ALL}, "value"), State(SCHEMES, "value"), State(PLACEMENT, "value"),
         State(SEED, "value"),
-        background=True,
+        background=True, interval=POLL_MS,
         running=[(Output(RUN, "disabled"), True, False), (Output(CANCEL, "disabled"), False, True)],
         cancel=[Input(CANCEL, "n_clicks")],
         progress=[Output(PROGRESS, "value"), Output(PROGRESS, "max")],

@@ -21,7 +21,7 @@ from sched_engine.registry import REGISTRY
 from . import compare_page
 from .chart_config import GRAPH_CONFIG
 from .downloads import download_href
-from .progress import throttled
+from .progress import POLL_MS, throttled
 from .report import html_report
 from .workspace import permalink
 
@@ -173,7 +173,7 @@ def register_callbacks(app, results, store) -> None:
     @app.callback(
         Output(VERSION, "data"), Output(STATUS, "children", allow_duplicate=True),
         Input(RUN, "n_clicks"), State(HASH, "data"), State(VERSION, "data"),
-        background=True,
+        background=True, interval=POLL_MS,
         running=[(Output(RUN, "disabled"), True, False), (Output(CANCEL, "disabled"), False, True)],
         cancel=[Input(CANCEL, "n_clicks")],
         progress=[Output(PROGRESS, "value"), Output(PROGRESS, "max")],
@@ -217,7 +217,7 @@ def register_callbacks(app, results, store) -> None:
         Output(WHATIF_TABLE, "data"), Output(WHATIF_TABLE, "columns"), Output(WHATIF_TABLE, "style_data_conditional"),
         Output(WHATIF_MSG, "children"),
         Input(WHATIF_RUN, "n_clicks"), State(WHATIF_POLICY, "value"), State(WHATIF_SEED, "value"), State(HASH, "data"),
-        background=True, running=[(Output(WHATIF_RUN, "disabled"), True, False)], prevent_initial_call=True,
+        background=True, interval=POLL_MS, running=[(Output(WHATIF_RUN, "disabled"), True, False)], prevent_initial_call=True,
     )
     def _what_if(_, policy, seed, scenario_hash):
         scenario = find_scenario(scenario_hash, store, results)

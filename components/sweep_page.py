@@ -31,6 +31,7 @@ from sched_engine.sweeps import (
 
 from . import sweep_figures as figures
 from .chart_config import GRAPH_CONFIG
+from .progress import POLL_MS
 from .storage import atomic_write
 
 KIND = "sweep-kind-radio"
@@ -436,7 +437,7 @@ def register_callbacks(app, store: SweepStore) -> None:
     @app.callback(
         Output(LAST, "data"), Output(RUN_MSG, "children"),
         Input(RUN, "n_clicks"), State(KIND, "value"), State(params, "value"), State(params, "id"),
-        background=True,
+        background=True, interval=POLL_MS,
         running=[(Output(RUN, "disabled"), True, False), (Output(CANCEL, "disabled"), False, True)],
         cancel=[Input(CANCEL, "n_clicks")],
         progress=[Output(PROGRESS, "value"), Output(PROGRESS, "max"), Output(PROGRESS_TEXT, "children")],

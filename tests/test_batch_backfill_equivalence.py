@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_batch_properties import build, clusters_strategy, failures_strategy
 
+from sched_engine.batch.cluster import Profile
 from sched_engine.batch.policies import EASY
 from sched_engine.batch.simulate import WAITING
 
@@ -73,3 +74,27 @@ def test_a_long_backlog_is_compacted_and_reindexed():
     scanning, scanning_states, _ = build([(1, 4, 1.0)], jobs, [], ScanningEASY())
     assert schedule(indexed, indexed_states) == schedule(scanning, scanning_states)
     assert sum(1 for start, (submit, *_) in zip(indexed.start_time, sorted(jobs)) if start > submit + 100) > 50
+
+
+@settings(max_examples=150, deadline=None)
+@given(cpus=st.integers(1, 8), running=st.lists(st.tuples(st.integers(0, 50), st.integers(1, 8)), max_size=5),
+       requests=st.lists(st.tuples(st.integers(0, 5), st.integers(1, 9), st.integers(0, 30), st.booleans(),
+                                   st.integers(0, 80)), min_size=1, max_size=30))
+def test_a_profile_remembers_only_answers_that_still_hold(cpus, running, requests):
+    """Profile.earliest with its memo and bound answers as a fresh computation on the same profile."""
+    free_now = max(0, cpus - sum(p for _, p in running))
+    times = np.array([0.0, *sorted(float(end) for end, _ in running)])
+    freed = np.cumsum([free_now, *[p for _, p in sorted(running)]])
+    remembering = Profile(times.copy(), freed.copy())
+    now = 0.0
+    for step, (advance, procs, duration, reserve, before) in enumerate(requests):
+        for repeat in (0, 1):   # the same request again (the memo's case), later or at once
+            now += advance * repeat
+            fresh = Profile(remembering.times.copy(), remembering.free.copy())
+            expected = fresh._earliest(now, procs + repeat * (step % 2), float(duration))
+            bound = float(before) if step % 3 == 0 else np.inf
+            answer = remembering.earliest(now, procs + repeat * (step % 2), float(duration), bound)
+            assert answer == (expected if expected is not None and expected < bound else None)
+        procs += step % 2
+        if reserve and expected is not None and duration > 0:
+            remembering.reserve(expected, expected + duration, procs)

@@ -297,13 +297,22 @@ class Profile:
     ``free[i]`` CPUs are free on ``[times[i], times[i+1])``; the last value
     holds for ever. Conservative backfilling reserves every waiting job in it
     (Mu'alem & Feitelson 2001).
+
+    The profile remembers its last answer ``(procs, duration, start)`` until
+    the next reservation. Only reservations change which starts are
+    feasible; a later ``now`` only removes the past, so the earliest start
+    never moves earlier. Hence, with no reservation in between, the same
+    request gets the same answer while that start is not past, and any
+    request at least as large (CPUs and duration) starts no earlier -- a
+    lower bound that lets a multi-cluster search skip this cluster.
     """
 
-    __slots__ = ("times", "free")
+    __slots__ = ("times", "free", "last")
 
     def __init__(self, times: np.ndarray, free: np.ndarray):
         self.times = times
         self.free = free
+        self.last: tuple[int, float, float | None] | None = None
 
     @classmethod
     def from_running(cls, now: float, cluster: ClusterState, procs_of) -> "Profile":
@@ -325,8 +334,27 @@ class Profile:
         if self.times[0] < now:
             self.times[0] = now
 
-    def earliest(self, now: float, procs: int, duration: float) -> float | None:
-        """The earliest ``t >= now`` with ``procs`` CPUs free on ``[t, t + duration)``."""
+    def earliest(self, now: float, procs: int, duration: float, before: float = np.inf) -> float | None:
+        """The earliest ``t >= now`` with ``procs`` CPUs free on ``[t, t + duration)``.
+
+        ``None`` when there is none, or, given ``before``, when none is
+        earlier than ``before`` (a caller looking for a strictly earlier start
+        than one it has).
+        """
+        if self.last is not None:
+            last_procs, last_duration, last_start = self.last
+            if last_procs <= procs and last_duration <= duration:
+                if last_start is None:
+                    return None   # not enough CPUs even when every reservation has ended
+                if last_procs == procs and last_duration == duration and last_start >= now:
+                    return last_start if last_start < before else None
+                if last_start >= before:
+                    return None
+        start = self._earliest(now, procs, duration)
+        self.last = (procs, duration, start)
+        return start if start is None or start < before else None
+
+    def _earliest(self, now: float, procs: int, duration: float) -> float | None:
         self.trim(now)
         times, free = self.times, self.free
         if free[-1] < procs:
@@ -350,6 +378,7 @@ class Profile:
         """Take ``procs`` CPUs on ``[start, end)``; the caller checked they are free."""
         if end <= start:
             return
+        self.last = None
         times, free = self.times, self.free
         for point in (start, end):
             index = int(times.searchsorted(point))

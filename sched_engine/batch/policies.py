@@ -422,9 +422,9 @@ class Conservative(Parametrised):
         procs, duration = sim.procs[job], sim.estimate[job]
         best = None
         for c in clusters or sim.candidates[job]:
-            start = self.profiles[c].earliest(now, procs, duration)
-            if start is not None and (best is None or start < best[0]):
-                best = (start, c)
+            start = self.profiles[c].earliest(now, procs, duration, np.inf if best is None else best[0])
+            if start is not None:
+                best = (start, c)   # strictly earlier than the best so far (§5 tie rule: first listed wins)
         if best is None:
             sim.cancel(job, now, NO_RESERVATION)
             return False
