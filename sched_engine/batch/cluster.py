@@ -298,13 +298,15 @@ class Profile:
     holds for ever. Conservative backfilling reserves every waiting job in it
     (Mu'alem & Feitelson 2001).
 
-    The profile remembers its last answer ``(procs, duration, start)`` until
-    the next reservation. Only reservations change which starts are
-    feasible; a later ``now`` only removes the past, so the earliest start
-    never moves earlier. Hence, with no reservation in between, the same
-    request gets the same answer while that start is not past, and any
-    request at least as large (CPUs and duration) starts no earlier -- a
-    lower bound that lets a multi-cluster search skip this cluster.
+    The profile remembers its last answer ``(procs, duration, start,
+    exact)`` until the next reservation (``exact`` false: the search stopped
+    at a bound and ``start`` is only a lower bound). Only reservations change
+    which starts are feasible; a later ``now`` only removes the past, so the
+    earliest start never moves earlier. Hence, with no reservation in
+    between, the same request gets the same answer while that start is not
+    past, and any request at least as large (CPUs and duration) starts no
+    earlier -- a lower bound that lets a multi-cluster search skip this
+    cluster.
     """
 
     __slots__ = ("times", "free", "last")
@@ -312,7 +314,7 @@ class Profile:
     def __init__(self, times: np.ndarray, free: np.ndarray):
         self.times = times
         self.free = free
-        self.last: tuple[int, float, float | None] | None = None
+        self.last: tuple[int, float, float | None, bool] | None = None
 
     @classmethod
     def from_running(cls, now: float, cluster: ClusterState, procs_of) -> "Profile":
@@ -326,11 +328,15 @@ class Profile:
         return cls(times[keep], free[keep])
 
     def trim(self, now: float) -> None:
-        """Drop the past: the segment holding ``now`` starts the profile."""
+        """Drop the past: the segment holding ``now`` starts the profile.
+
+        Keeps views of the arrays (a profile owns them; :meth:`reserve`
+        builds new ones).
+        """
         first = int(self.times.searchsorted(now, side="right")) - 1
         if first > 0:
-            self.times = self.times[first:].copy()
-            self.free = self.free[first:].copy()
+            self.times = self.times[first:]
+            self.free = self.free[first:]
         if self.times[0] < now:
             self.times[0] = now
 
@@ -342,37 +348,61 @@ class Profile:
         than one it has).
         """
         if self.last is not None:
-            last_procs, last_duration, last_start = self.last
+            last_procs, last_duration, last_start, exact = self.last
             if last_procs <= procs and last_duration <= duration:
                 if last_start is None:
                     return None   # not enough CPUs even when every reservation has ended
-                if last_procs == procs and last_duration == duration and last_start >= now:
+                if exact and last_procs == procs and last_duration == duration and last_start >= now:
                     return last_start if last_start < before else None
                 if last_start >= before:
                     return None
-        start = self._earliest(now, procs, duration)
-        self.last = (procs, duration, start)
-        return start if start is None or start < before else None
+        start, exact = self._earliest(now, procs, duration, before)
+        self.last = (procs, duration, start, exact)
+        return start if start is None or (exact and start < before) else None
 
-    def _earliest(self, now: float, procs: int, duration: float) -> float | None:
+    def _earliest(self, now: float, procs: int, duration: float, before: float) -> tuple[float | None, bool]:
+        """``(earliest start, True)``, ``(None, True)`` if there is none, or ``(lower bound >= before, False)``.
+
+        Within a run of breakpoints with enough CPUs the first one allows the
+        longest job (the run ends at the same time for all), so only run
+        starts are candidates. Given a finite ``before``, only the
+        breakpoints up to the first at or after it are read (and the end of
+        the run that crosses it).
+        """
         self.trim(now)
         times, free = self.times, self.free
+        count = len(times)
         if free[-1] < procs:
-            return None
-        ok = free >= procs
-        if ok.all():
-            return float(times[0])
-        # Within a run of breakpoints with enough CPUs the first one allows
-        # the longest job (the run ends at the same time for all), so only
-        # run starts are candidates. ``bounds`` splits the breakpoints into
-        # runs of equal ``ok``; those with enough CPUs alternate with the
-        # others, starting at run ``first``; the last one has enough and
-        # lasts for ever.
-        bounds = np.concatenate(([0], np.flatnonzero(ok[1:] != ok[:-1]) + 1, [len(ok)]))
+            return None, True
+        read = count if before == np.inf else min(count, int(times.searchsorted(before)) + 1)
+        ok = free[:read] >= procs
+        if read == count and ok.all():
+            return float(times[0]), True
+        # ``bounds`` splits the breakpoints read into runs of equal ``ok``; those
+        # with enough CPUs alternate with the others, starting at run ``first``.
+        bounds = np.concatenate(([0], np.flatnonzero(ok[1:] != ok[:-1]) + 1, [read]))
         first = 0 if ok[0] else 1
         starts, ends = bounds[first:-1:2], bounds[first + 1 :: 2]
-        run_end = np.append(times, np.inf)[ends]
-        return float(times[starts[(run_end - times[starts] >= duration).argmax()]])
+        if read == count:
+            # The last run has enough CPUs and lasts for ever.
+            run_end = np.append(times[ends[:-1]], np.inf)
+        else:
+            # A run reaching the last breakpoint read lasts at least until the next one.
+            run_end = times[ends]
+        long_enough = run_end - times[starts] >= duration
+        if len(starts):
+            hit = int(long_enough.argmax())
+            if long_enough[hit]:
+                return float(times[starts[hit]]), True
+            if ends[-1] == read:
+                # The run crossing the last breakpoint read: find where it really ends.
+                short = free[read:] < procs
+                stop = int(short.argmax())
+                run_end = float(times[read + stop]) if short[stop] else np.inf
+                if run_end - times[starts[-1]] >= duration:
+                    return float(times[starts[-1]]), True
+        # Every other candidate starts after the breakpoints read, at or after ``before``.
+        return float(times[read]), False
 
     def reserve(self, start: float, end: float, procs: int) -> None:
         """Take ``procs`` CPUs on ``[start, end)``; the caller checked they are free."""
