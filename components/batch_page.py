@@ -14,6 +14,8 @@ window for all of them.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -22,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 from dash import ALL, Input, Output, State, ctx, dash_table, dcc, html, no_update
+from dash.exceptions import PreventUpdate
 
 from sched_engine import ScenarioError, normalize_scenario
 from sched_engine.batch.failures import SYNTHETIC_DEFAULTS
@@ -44,6 +47,7 @@ ENGINE = "batch"
 DRAFT = "batch-draft-store"
 RUNS = "batch-runs-store"
 WINDOW = "batch-window-store"
+DRAWN = "batch-drawn-store"
 PRESET_COMPLETE = "batch-preset-complete-button"
 PRESET_CERIT = "batch-preset-cerit-button"
 SAMPLE = "batch-sample-dropdown"
@@ -511,8 +515,9 @@ def window_from_relayout(relayout: dict | None, current):
     """The shared time window (seconds) after a zoom or pan on an hours axis; ``None`` = everything."""
     if not relayout:
         return no_update
-    if relayout.get("xaxis.autorange") or relayout.get("autosize"):
-        return None
+    # A chart taking its size (``autosize``) changes no range: only a reset does.
+    if relayout.get("xaxis.autorange"):
+        return None if current is not None else no_update
     if "xaxis.range[0]" in relayout and "xaxis.range[1]" in relayout:
         low, high = relayout["xaxis.range[0]"], relayout["xaxis.range[1]"]
     elif isinstance(relayout.get("xaxis.range"), list):
@@ -527,6 +532,18 @@ def loaded_runs(results, records) -> list[tuple[dict, object]]:
     """``(record, result)`` for every record whose result is still in the cache."""
     pairs = [(record, results.get(record["hash"])) for record in records or []]
     return [(record, result) for record, result in pairs if result is not None]
+
+
+def detail_choice(records, scenario, policy) -> tuple[str | None, str | None]:
+    """The scenario kind and policy label the detail charts show for ``records``.
+
+    The chosen ones while the runs have them, else the last scenario and its
+    last policy -- what the two dropdowns settle on (they use this too).
+    """
+    scenarios = list(dict.fromkeys(r["scenario"] for r in records or []))
+    scenario = scenario if scenario in scenarios else (scenarios[-1] if scenarios else None)
+    labels = list(dict.fromkeys(r["label"] for r in records or [] if r["scenario"] == scenario))
+    return scenario, policy if policy in labels else (labels[-1] if labels else None)
 
 
 def detail_figures(results, records, scenario, policy, window) -> tuple:
@@ -567,9 +584,15 @@ class FigureMemo:
         self._figures: OrderedDict[tuple, tuple] = OrderedDict()
         self._lock = threading.Lock()   # the server answers callbacks from several threads
 
+    @staticmethod
+    def key(records, scenario, policy, window) -> str:
+        """What the detail figures are drawn from, as a short text (also kept by the page: see ``DRAWN``)."""
+        parts = [sorted((r["scenario"], r["label"], r["hash"]) for r in records or []), scenario, policy,
+                 list(window) if window else None]
+        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:32]
+
     def detail(self, results, records, scenario, policy, window) -> tuple:
-        key = (tuple(sorted((r["scenario"], r["label"], r["hash"]) for r in records or [])), scenario, policy,
-               tuple(window) if window else None)
+        key = self.key(records, scenario, policy, window)
         with self._lock:
             if key in self._figures:
                 self._figures.move_to_end(key)
@@ -641,6 +664,7 @@ def layout() -> html.Div:
             dcc.Store(id=DRAFT, storage_type="local", data=initial_draft()),
             dcc.Store(id=RUNS, storage_type="local", data=[]),
             dcc.Store(id=WINDOW, data=None),
+            dcc.Store(id=DRAWN, data=None),   # what the detail charts show now (FigureMemo.key)
             dcc.Download(id=DOWNLOAD),
             html.Div(
                 [
@@ -1003,25 +1027,15 @@ def register_callbacks(app, results, uploads) -> None:
         return records, html.Span(message, className="ok")
 
     @app.callback(
-        Output(OBJECTIVES, "figure"), Output(SUMMARY, "data"), Output(SUMMARY, "columns"),
-        Output(DETAIL_SCENARIO, "options"), Output(DETAIL_SCENARIO, "value"),
-        Input(RUNS, "data"), State(DETAIL_SCENARIO, "value"),
+        Output(OBJECTIVES, "figure"), Output(SUMMARY, "data"), Output(SUMMARY, "columns"), Input(RUNS, "data"),
     )
-    def _objectives(records, chosen):
+    def _objectives(records):
         loaded = loaded_runs(results, records)
         table = figures.objective_table([(r["scenario"], r["label"], res.summary) for r, res in loaded])
         rows = summary_rows(loaded)
-        scenarios = list(dict.fromkeys(r["scenario"] for r, _ in loaded))
-        value = chosen if chosen in scenarios else (scenarios[-1] if scenarios else None)
         columns = [{"name": k, "id": k, **({"presentation": "markdown"} if k == "open" else {})}
                    for k in (rows[0] if rows else {})]
-        return figures.objective_bars(table), rows, columns, scenarios, value
-
-    @app.callback(Output(DETAIL_POLICY, "options"), Output(DETAIL_POLICY, "value"),
-                  Input(DETAIL_SCENARIO, "value"), State(RUNS, "data"), State(DETAIL_POLICY, "value"))
-    def _detail_policies(scenario, records, chosen):
-        labels = list(dict.fromkeys(r["label"] for r in records or [] if r["scenario"] == scenario))
-        return labels, chosen if chosen in labels else (labels[-1] if labels else None)
+        return figures.objective_bars(table), rows, columns
 
     @app.callback(
         Output(WINDOW, "data"),
@@ -1036,12 +1050,25 @@ def register_callbacks(app, results, uploads) -> None:
 
     @app.callback(
         Output(UTILISATION, "figure"), Output(QUEUE, "figure"), Output(KILLED, "figure"), Output(WAITS, "figure"),
-        Output(GANTT, "figure"), Output(WINDOW_MSG, "children"),
-        Input(DETAIL_POLICY, "value"), Input(WINDOW, "data"), State(DETAIL_SCENARIO, "value"), State(RUNS, "data"),
+        Output(GANTT, "figure"), Output(WINDOW_MSG, "children"), Output(DRAWN, "data"),
+        Output(DETAIL_SCENARIO, "options"), Output(DETAIL_SCENARIO, "value"),
+        Output(DETAIL_POLICY, "options"), Output(DETAIL_POLICY, "value"),
+        Input(RUNS, "data"), Input(DETAIL_SCENARIO, "value"), Input(DETAIL_POLICY, "value"), Input(WINDOW, "data"),
+        State(DRAWN, "data"),
     )
-    def _detail(policy, window, scenario, records):
+    def _detail(records, scenario, policy, window, drawn):
+        # One callback settles the two dropdowns and draws: the charts follow the runs (page
+        # re-opened, run finished) in one round trip, not one per dropdown.
+        loaded = [record for record, _ in loaded_runs(results, records)]
+        scenario, policy = detail_choice(loaded, scenario, policy)
+        key = memo.key(records, scenario, policy, window)
+        if key == drawn:
+            raise PreventUpdate
+        scenarios = list(dict.fromkeys(r["scenario"] for r in loaded))
+        labels = list(dict.fromkeys(r["label"] for r in loaded if r["scenario"] == scenario))
         note = "whole run" if not window else f"window {window[0] / figures.HOUR:.1f}–{window[1] / figures.HOUR:.1f} h"
-        return (*memo.detail(results, records, scenario, policy, window), f"{scenario or ''} · {note}")
+        return (*memo.detail(results, records, scenario, policy, window), f"{scenario or ''} · {note}", key,
+                scenarios, scenario, labels, policy)
 
     @app.callback(
         Output(DOWNLOAD, "data"), Input({"type": EXPORT_BUTTONS, "frame": ALL}, "n_clicks"),

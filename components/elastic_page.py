@@ -424,8 +424,9 @@ def window_from_relayout(relayout: dict | None, current):
     """The shared time window (seconds) after a zoom or pan on any x axis; ``None`` = everything."""
     if not relayout:
         return no_update
-    if relayout.get("autosize") or any(AUTORANGE_KEY.fullmatch(k) and v for k, v in relayout.items()):
-        return None
+    # A chart taking its size (``autosize``) changes no range: only a reset does.
+    if any(AUTORANGE_KEY.fullmatch(k) and v for k, v in relayout.items()):
+        return None if current is not None else no_update
     ends = {}
     for key, value in relayout.items():
         match = TIME_KEY.fullmatch(key)

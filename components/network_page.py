@@ -376,8 +376,9 @@ def window_from_relayout(relayout: dict | None, current):
     """The shared time window (seconds) after a zoom or pan on any time axis; ``None`` = everything."""
     if not relayout:
         return no_update
-    if any(k.endswith("autorange") and v for k, v in relayout.items()) or relayout.get("autosize"):
-        return None
+    # A chart taking its size (``autosize``) changes no range: only a reset does.
+    if any(k.endswith("autorange") and v for k, v in relayout.items()):
+        return None if current is not None else no_update
     for key in relayout:
         match = re.fullmatch(r"(xaxis\d*)\.range\[0\]", key)
         if match and f"{match.group(1)}.range[1]" in relayout:

@@ -149,6 +149,9 @@ def test_window_follows_zoom_and_resets_on_autorange():
     assert page.window_from_relayout({"xaxis.range[0]": 1, "xaxis.range[1]": 2.5}, None) == [3600.0, 9000.0]
     assert page.window_from_relayout({"xaxis.range": [0, 1]}, None) == [0.0, 3600.0]
     assert page.window_from_relayout({"xaxis.autorange": True}, [0, 1]) is None
+    # A chart drawn or resized keeps the window; a reset of the whole run changes nothing either.
+    assert page.window_from_relayout({"autosize": True}, [0, 1]) is page.no_update
+    assert page.window_from_relayout({"xaxis.autorange": True}, None) is page.no_update
     assert page.window_from_relayout({"yaxis.range[0]": 1}, None) is page.no_update
 
 

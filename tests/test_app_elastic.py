@@ -147,6 +147,8 @@ def test_window_from_relayout_reads_any_x_axis():
     assert page.window_from_relayout({"xaxis2.range[0]": 10.04, "xaxis2.range[1]": 50}, None) == [10.0, 50.0]
     assert page.window_from_relayout({"xaxis.range": [5, 7]}, None) == [5.0, 7.0]
     assert page.window_from_relayout({"xaxis3.autorange": True}, [1, 2]) is None
+    assert page.window_from_relayout({"autosize": True}, [1, 2]) is no_update
+    assert page.window_from_relayout({"xaxis3.autorange": True}, None) is no_update
     assert page.window_from_relayout({"xaxis.range[0]": 5, "xaxis.range[1]": 7}, [5.0, 7.0]) is no_update
     assert page.window_from_relayout({"yaxis.range[0]": 5, "yaxis.range[1]": 7}, None) is no_update
     assert page.window_from_relayout(None, None) is no_update

@@ -160,10 +160,11 @@ def test_placement_override_changes_the_label_and_the_run(results, uploads):
     ({"xaxis.range[0]": 1, "xaxis.range[1]": 2.5}, [1.0, 2.5]),
     ({"xaxis3.range[0]": 0.5, "xaxis3.range[1]": 1}, [0.5, 1.0]),
     ({"xaxis2.autorange": True}, None),
+    ({"autosize": True}, page.no_update),
     ({"dragmode": "pan"}, page.no_update),
 ])
 def test_window_from_relayout_reads_any_time_axis(relayout, expected):
-    assert page.window_from_relayout(relayout, None) == expected
+    assert page.window_from_relayout(relayout, [0.0, 1.0]) == expected
 
 
 def test_clicked_app_and_busiest_instant():

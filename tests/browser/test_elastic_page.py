@@ -85,7 +85,7 @@ def test_a_generated_run_links_the_time_charts(dash_duo, tmp_path):
     dash_duo.driver.set_window_size(1600, 3600)
     dash_duo.driver.execute_script("window.scrollTo(0, 0)")
     save_screenshot(dash_duo.driver, "screenshot-memory.png")
-    # The resize makes every chart autosize (which resets the window): zoom once that has settled.
+    # The resize makes every chart autosize (redrawing it): zoom once that has settled.
     for _ in range(5):
         dash_duo.driver.execute_script(
             f"Plotly.relayout(document.querySelector('#{page.MEMORY_GRAPH} .js-plotly-plot'), "
