@@ -103,7 +103,6 @@ SCENARIO_KINDS = {
     "EXT-REQ": (False, True),
     "EXT-ALL": (True, True),
 }
-RANDOMISED_POLICIES = frozenset({"fcfs-lb", "ls"})
 SAMPLE_TRACES = {
     "hpc2n-excerpt.swf": "sample_traces/hpc2n-excerpt.swf",
     "cerit-sc-2013-slice.swf": "sample_traces/cerit-sc-2013-slice.swf",
@@ -490,7 +489,7 @@ def run_matrix(results, models: dict[str, dict], policies: list[str], seeds: int
     for name, model in models.items():
         seeded = model["failures"]["kind"] == "synthetic" or bool(model["synthetic_requirements"])
         for policy in policies:
-            for seed in range(1, (seeds if seeded or policy in RANDOMISED_POLICIES else 1) + 1):
+            for seed in range(1, (seeds if seeded or REGISTRY.policy(ENGINE, policy).randomised else 1) + 1):
                 title = " · ".join(part for part in (name, model["trace"]["label"], hardware) if part)
                 plan.append((name, policy, seed, {"engine": ENGINE, "policy": policy, "model": model, "seed": seed,
                                                   "name": title}))

@@ -54,3 +54,17 @@ def test_scheduling_in_the_past_is_refused():
     queue.pop()
     with pytest.raises(ValueError, match="before now"):
         queue.push(9.0, Priority.ARRIVAL, "b")
+
+
+def test_cancelling_a_popped_or_unknown_event_changes_nothing():
+    queue = EventQueue()
+    first = queue.push(1.0, Priority.ARRIVAL, "a")
+    second = queue.push(2.0, Priority.ARRIVAL, "b")
+    assert queue.pop().seq == first
+    queue.cancel(first)       # already popped
+    queue.cancel(99)          # never scheduled
+    queue.cancel(second)
+    queue.cancel(second)      # twice
+    assert len(queue) == 0 and not queue
+    third = queue.push(3.0, Priority.ARRIVAL, "c")
+    assert len(queue) == 1 and queue.pop().seq == third and len(queue) == 0

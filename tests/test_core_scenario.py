@@ -46,7 +46,8 @@ def test_defaults_of_a_policy_are_part_of_the_normalised_scenario():
         ({"seed": -1}, "seed"),
         ({"model": []}, "model"),
         ({"colour": "red"}, "colour"),
-        ({"policy_params": {"bogus": 1}}, "policy_params"),
+        ({"policy_params": {"bogus": 1}}, "policy_params.bogus"),
+        ({"policy_params": [1]}, "policy_params"),
     ],
 )
 def test_bad_envelopes_name_their_field(overrides, field):

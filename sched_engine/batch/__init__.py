@@ -29,7 +29,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ..core.registry import EngineEntry, PolicyEntry
+from ..core.registry import EngineEntry, Param, PolicyEntry
 from ..core.result import summary_frame, timeline_frame
 from . import metrics
 from .model import load_inputs, normalize_model
@@ -173,14 +173,21 @@ ENGINE = EngineEntry(
     normalize_model=normalize_model,
     run=run,
     description="Multi-cluster batch scheduling with machine failures and specific job requirements.",
+    statuses=STATUS_NAMES,
 )
 
 POLICIES = [
     PolicyEntry(ENGINE_NAME, "fcfs", "FCFS", FCFS, "First come, first served; fastest suitable cluster first."),
-    PolicyEntry(ENGINE_NAME, "fcfs-lb", "FCFS-LB", FCFSLB, "FCFS with a uniformly random suitable cluster."),
+    PolicyEntry(ENGINE_NAME, "fcfs-lb", "FCFS-LB", FCFSLB, "FCFS with a uniformly random suitable cluster.",
+                randomised=True),
     PolicyEntry(ENGINE_NAME, "easy", "EASY", EASY, "EASY backfilling: a reservation for the queue head."),
     PolicyEntry(ENGINE_NAME, "cons", "Conservative", Conservative, "Conservative backfilling: a reservation for every job."),
-    PolicyEntry(ENGINE_NAME, "ls", "Local Search", LocalSearch, "Conservative schedule improved by local search every 5 min."),
+    PolicyEntry(ENGINE_NAME, "ls", "Local Search", LocalSearch, "Conservative schedule improved by local search every 5 min.",
+                schema={"interval_s": Param("number", "seconds between two searches", low=0, low_open=True),
+                        "iteration_factor": Param("number", "moves tried per search, per waiting job", low=0),
+                        "time_limit_s": Param("number", "wall-clock cap of one search (none: no cap)", low=0,
+                                              low_open=True, optional=True)},
+                randomised=True),
 ]
 
 __all__ = ["ENGINE", "POLICIES", "normalize_model", "run", "simulate"]

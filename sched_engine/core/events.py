@@ -41,15 +41,18 @@ class EventQueue:
     """Min-heap of :class:`Event` with lazy cancellation.
 
     Invariant: events pop in non-decreasing ``(time, priority, seq)`` order;
-    ``seq`` values are unique, so the payload is never compared.
+    ``seq`` values are unique, so the payload is never compared. ``_pending``
+    holds the sequence numbers of the live events (scheduled, not yet popped
+    nor cancelled), so ``len()`` counts exactly those.
     """
 
-    __slots__ = ("_heap", "_next_seq", "_cancelled", "now")
+    __slots__ = ("_heap", "_next_seq", "_cancelled", "_pending", "now")
 
     def __init__(self) -> None:
         self._heap: list[Event] = []
         self._next_seq = 0
         self._cancelled: set[int] = set()
+        self._pending: set[int] = set()
         self.now = 0.0
 
     def push(self, time: float, priority: Priority | int, kind: str, payload: Any = None) -> int:
@@ -59,11 +62,18 @@ class EventQueue:
         seq = self._next_seq
         self._next_seq += 1
         heapq.heappush(self._heap, Event(float(time), int(priority), seq, kind, payload))
+        self._pending.add(seq)
         return seq
 
     def cancel(self, seq: int) -> None:
-        """Drop a scheduled event; it will never be returned by :meth:`pop`."""
-        self._cancelled.add(seq)
+        """Drop a scheduled event; it will never be returned by :meth:`pop`.
+
+        Cancelling an event already popped, already cancelled or never
+        scheduled changes nothing.
+        """
+        if seq in self._pending:
+            self._pending.discard(seq)
+            self._cancelled.add(seq)
 
     def _discard_cancelled(self) -> None:
         heap, cancelled = self._heap, self._cancelled
@@ -79,6 +89,7 @@ class EventQueue:
         """Remove and return the next live event and advance :attr:`now`."""
         self._discard_cancelled()
         event = heapq.heappop(self._heap)
+        self._pending.discard(event.seq)
         self.now = event.time
         return event
 
@@ -95,7 +106,7 @@ class EventQueue:
             yield self.pop()
 
     def __len__(self) -> int:
-        return len(self._heap) - len(self._cancelled)
+        return len(self._pending)
 
     def __bool__(self) -> bool:
         return self.peek_time() is not None

@@ -25,7 +25,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ..core.registry import EngineEntry, PolicyEntry
+from ..core.registry import EngineEntry, Param, PolicyEntry
 from ..core.result import summary_frame, timeline_frame
 from . import metrics
 from .model import load_inputs, normalize_model
@@ -156,12 +156,18 @@ ENGINE = EngineEntry(
     normalize_model=normalize_model,
     run=run,
     description="YARN vs YARN-ME (under-sized, elastic task memory) vs the pooled Meganode.",
+    statuses=("finished", "unfinished"),
 )
 
 POLICIES = [
     PolicyEntry(ENGINE_NAME, "yarn", "YARN", YARN, "Fair-share job order, node reservations, ideal memory only."),
     PolicyEntry(ENGINE_NAME, "yarn-me", "YARN-ME", YARNME,
-                "YARN plus elastic (under-sized) tasks when they do not delay their job (Alg. 1)."),
+                "YARN plus elastic (under-sized) tasks when they do not delay their job (Alg. 1).",
+                schema={"min_fraction": Param("number", "smallest grant, share of ideal memory (§6.1)", low=0.01,
+                                              high=1.0),
+                        "max_elastic_per_node": Param("integer", "elastic tasks running per node at most (§3.3)",
+                                                      low=0),
+                        "heartbeat_s": Param("number", "how long a timeline estimate is reused (§3.2)", low=0)}),
     PolicyEntry(ENGINE_NAME, "meganode", "Meganode", Meganode,
                 "All nodes pooled into one; shortest remaining job first; no elasticity."),
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..core.registry import EngineEntry, PolicyEntry
+from ..core.registry import EngineEntry, Param, PolicyEntry
 from .model import Tree, normalize_model
 from .policies import DRF, HDRF, MCH, CollapsedHierarchy, NaiveHierarchicalDRF, WeightedDRF
 from .simulate import simulate
@@ -27,7 +27,11 @@ ENGINE = EngineEntry(
     normalize_model=normalize_model,
     run=run,
     description="Hierarchical multi-resource fair sharing: dominant shares per node over time.",
+    statuses=("finished", "departed", "unfinished"),
 )
+
+#: The one parameter of a collapsed hierarchy: the resource whose shares it compares (none: dominant shares).
+COLLAPSED_SCHEMA = {"resource": Param("text", "resource compared (a name of the cluster's resources)", optional=True)}
 
 POLICIES = [
     PolicyEntry(ENGINE_NAME, "drf", "DRF", DRF, "Dominant Resource Fairness over the jobs; hierarchy ignored."),
@@ -39,15 +43,16 @@ POLICIES = [
     PolicyEntry(ENGINE_NAME, "hdrf", "H-DRF", HDRF, "Hierarchical DRF: rescaling to the minimum, blocked nodes ignored."),
     PolicyEntry(
         ENGINE_NAME, "c-ch", "C-CH", CollapsedHierarchy,
-        "Collapsed hierarchy compared on CPU share only.", {"resource": "cpu"},
+        "Collapsed hierarchy compared on CPU share only.", {"resource": "cpu"}, COLLAPSED_SCHEMA,
     ),
     PolicyEntry(
         ENGINE_NAME, "m-ch", "M-CH", CollapsedHierarchy,
-        "Collapsed hierarchy compared on memory share only.", {"resource": "mem"},
+        "Collapsed hierarchy compared on memory share only.", {"resource": "mem"}, COLLAPSED_SCHEMA,
     ),
     PolicyEntry(
         ENGINE_NAME, "ch-drf", "CH + DRF", CollapsedHierarchy,
         "Collapsed-hierarchy weights with dominant shares (naive multi-resource CH).", {"resource": None},
+        COLLAPSED_SCHEMA,
     ),
     PolicyEntry(ENGINE_NAME, "mch", "MCH", MCH, "Multi-resource collapsed hierarchies: flattened weights + weighted DRF."),
 ]

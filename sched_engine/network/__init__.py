@@ -28,10 +28,10 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ..core.registry import EngineEntry, PolicyEntry
+from ..core.registry import EngineEntry, Param, PolicyEntry
 from ..core.result import summary_frame, timeline_frame
 from .model import Cluster, applications, normalize_model
-from .policies import NetworkScheme
+from .policies import ALLOCATION_NAMES, PLACEMENTS, NetworkScheme
 from .simulate import Trace, simulate
 
 ENGINE_NAME = "network"
@@ -130,21 +130,31 @@ ENGINE = EngineEntry(
     normalize_model=normalize_model,
     run=run,
     description="Container placement and access-link bandwidth allocation (Libra, DRF, HUG, per-flow).",
+    statuses=("finished", "running", "waiting"),
 )
+
+#: Every network scheme takes the same parameters (a placement and an allocation, Sec. V).
+SCHEME_SCHEMA = {
+    "placement": Param("choice", "container placement", choices=PLACEMENTS),
+    "allocation": Param("choice", "bandwidth allocation", choices=ALLOCATION_NAMES),
+    "candidate_fraction": Param("number", "share of machines in Libra's candidate set (Sec. V-B4)", low=0,
+                                high=1, low_open=True),
+    "tabu_iterations": Param("integer", "bound on Libra's tabu search (Alg. 2, line 8)", low=0),
+}
 
 POLICIES = [
     PolicyEntry(ENGINE_NAME, "baseline", "Baseline (per-flow)", NetworkScheme,
                 "Round-robin placement (YARN-like), per-flow fairness on every link.",
-                {"placement": "round-robin", "allocation": "per-flow"}),
+                {"placement": "round-robin", "allocation": "per-flow"}, SCHEME_SCHEMA, randomised=True),
     PolicyEntry(ENGINE_NAME, "drf", "DRF", NetworkScheme,
                 "Round-robin placement, DRF: equal progress, max-min; leaves bandwidth idle.",
-                {"placement": "round-robin", "allocation": "drf"}),
+                {"placement": "round-robin", "allocation": "drf"}, SCHEME_SCHEMA, randomised=True),
     PolicyEntry(ENGINE_NAME, "hug", "HUG", NetworkScheme,
                 "Round-robin placement, HUG: DRF then strategy-proof backfilling.",
-                {"placement": "round-robin", "allocation": "hug"}),
+                {"placement": "round-robin", "allocation": "hug"}, SCHEME_SCHEMA, randomised=True),
     PolicyEntry(ENGINE_NAME, "libra", "Libra", NetworkScheme,
                 "LP + rounding + tabu placement on 5.86 % candidates; Alg. 3 allocation with backfill.",
-                {"placement": "libra", "allocation": "libra"}),
+                {"placement": "libra", "allocation": "libra"}, SCHEME_SCHEMA),
 ]
 
 __all__ = ["ENGINE", "POLICIES", "NetworkScheme", "normalize_model", "run", "run_model"]

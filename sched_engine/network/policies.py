@@ -9,7 +9,6 @@ in ``policy_params``, e.g. Libra placement with DRF allocation::
 
 from __future__ import annotations
 
-from ..core.errors import ScenarioError
 from ..core.registry import Parametrised
 
 PLACEMENTS = ("round-robin", "libra")
@@ -26,17 +25,7 @@ class NetworkScheme(Parametrised):
 
     def __init__(self, placement: str = "round-robin", allocation: str = "per-flow",
                  candidate_fraction: float = 0.0586, tabu_iterations: int = 40):
-        if placement not in PLACEMENTS:
-            raise ScenarioError("policy_params.placement", f"unknown placement {placement!r} (known: {', '.join(PLACEMENTS)})")
-        if allocation not in ALLOCATION_NAMES:
-            raise ScenarioError("policy_params.allocation",
-                                f"unknown allocation {allocation!r} (known: {', '.join(ALLOCATION_NAMES)})")
-        if isinstance(candidate_fraction, bool) or not isinstance(candidate_fraction, (int, float)) \
-                or not 0 < candidate_fraction <= 1:
-            raise ScenarioError("policy_params.candidate_fraction", f"must be in (0, 1], got {candidate_fraction!r}")
-        if isinstance(tabu_iterations, bool) or not isinstance(tabu_iterations, int) or tabu_iterations < 0:
-            raise ScenarioError("policy_params.tabu_iterations", f"must be a whole number >= 0, got {tabu_iterations!r}")
         self.placement = placement
         self.allocation = allocation
-        self.candidate_fraction = float(candidate_fraction)
+        self.candidate_fraction = candidate_fraction
         self.tabu_iterations = tabu_iterations

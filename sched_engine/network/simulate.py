@@ -83,7 +83,7 @@ def simulate(cluster: Cluster, apps: list[Application], policy, rng: np.random.G
     """Run the applications on the cluster under ``policy`` (placement + allocation)."""
     allocate = ALLOCATIONS[policy.allocation]
     placer = make_placer(policy, rng)
-    n_apps, n_machines = len(apps), cluster.size
+    n_apps = len(apps)
     capacity = cluster.link_capacity
     n_links = len(capacity)
     trace = Trace(start=np.full(n_apps, np.nan), end=np.full(n_apps, np.nan), machines=[None] * n_apps,
