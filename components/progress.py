@@ -20,11 +20,18 @@ cancellation. Two things go wrong under load (twenty concurrent runs):
   run, the final report (``done >= total``) never held back, an unchanged
   value never written twice, and a write refused by a busy store skipped --
   progress is advisory, the result is what matters.
+
+The job store never unpickles: :class:`JSONOnlyDisk` writes every value as
+JSON and refuses rows it did not write that way (a pickle planted in the
+data directory is read as a missing entry and logged once), instead of
+diskcache's default disk, which unpickles whatever it finds.
 """
 
 from __future__ import annotations
 
 import functools
+import json
+import logging
 import os
 import threading
 import time
@@ -34,7 +41,10 @@ from typing import Callable
 
 import diskcache
 from diskcache import Timeout
+from plotly.utils import PlotlyJSONEncoder
 from redis.exceptions import ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
+
+log = logging.getLogger(__name__)
 
 DEFAULT_INTERVAL = 0.3
 #: How often a page asks for its background run's progress and result (ms; Dash's default is 1,000):
@@ -111,10 +121,63 @@ os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
                     after_in_child=_after_fork_in_child)
 
 
-class JobStore(diskcache.Cache):
-    """A ``diskcache.Cache`` that is never forked mid-operation (see the module docstring)."""
+class RefusedRow(OSError):
+    """A job-store row not written as JSON by :class:`JSONOnlyDisk`.
 
-    def __init__(self, directory: str | None = None, timeout: float = 60, disk=diskcache.Disk, **settings):
+    An ``OSError``: diskcache reads one while fetching as an entry that
+    vanished, so the caller gets its default, as for a missing key.
+    """
+
+
+class JSONOnlyDisk(diskcache.Disk):
+    """diskcache storage of text keys and JSON values only; nothing is ever unpickled.
+
+    Values (callback outputs, progress, flags) are written as UTF-8 JSON
+    bytes (Dash components and figures through plotly's encoder). Reading
+    accepts only those: a pickled key or value, or bytes that are not JSON,
+    raises :class:`RefusedRow`, logged once per store.
+    """
+
+    _warned = False
+
+    def put(self, key):
+        if type(key) is not str:
+            raise TypeError(f"job-store keys are text, got {type(key).__name__}")
+        return super().put(key)
+
+    def get(self, key, raw):
+        if not raw:
+            self._refuse("a pickled key")
+        return super().get(key, raw)
+
+    def store(self, value, read, key=diskcache.core.UNKNOWN):
+        if not read:
+            value = json.dumps(value, cls=PlotlyJSONEncoder).encode()
+        return super().store(value, read, key=key)
+
+    def fetch(self, mode, filename, value, read):
+        if mode == diskcache.core.MODE_PICKLE:
+            self._refuse("a pickled value")
+        data = super().fetch(mode, filename, value, read)
+        if read:
+            return data
+        try:
+            return json.loads(data)
+        except (TypeError, ValueError):
+            self._refuse("a value that is not JSON")
+
+    def _refuse(self, what: str):
+        if not JSONOnlyDisk._warned:
+            JSONOnlyDisk._warned = True
+            log.warning("job store in %s: refused %s (not written by this app); it is read as missing",
+                        self._directory, what)
+        raise RefusedRow(what)
+
+
+class JobStore(diskcache.Cache):
+    """A ``diskcache.Cache`` of JSON rows (:class:`JSONOnlyDisk`) never forked mid-operation (see above)."""
+
+    def __init__(self, directory: str | None = None, timeout: float = 60, disk=JSONOnlyDisk, **settings):
         self._fork_guard = threading.RLock()
         with self._fork_guard:
             super().__init__(directory, timeout, disk, **settings)

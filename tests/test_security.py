@@ -287,3 +287,60 @@ def test_the_workspace_upload_reports_a_forbidden_path_over_http(client):
     assert status == 200 and "Not saved" in message and "evil.json" in message and "model.trace.path" in message
     assert outputs[workspace_page.SCENARIOS]["data"] == []
     assert not any((client.data_dir / "scenarios").iterdir())
+
+
+# --- nothing planted in the data directory is unpickled ------------------------------------------------------------
+
+class _Canary:
+    """Unpickling this writes the file named when it was pickled: proof that code ran."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __reduce__(self):
+        return (Path.write_text, (self.path, "ran"))
+
+
+def test_the_job_store_refuses_planted_pickles(tmp_path, caplog):
+    import diskcache
+
+    from components.progress import JobStore
+
+    canary = tmp_path / "canary"
+    directory = tmp_path / "data" / "callbacks"
+    planter = diskcache.Cache(str(directory))   # diskcache's default disk: pickles
+    planter.set("result-key", _Canary(canary))
+    planter.set(("a", "tuple", "key"), "value")
+    planter.set("large", [_Canary(canary)] * 2000)   # pickled into a file of its own
+    planter.set("not-json", b"\x80\x04not json")
+    planter.close()
+
+    store = JobStore(str(directory))
+    assert store.get("result-key", "missing") == "missing"
+    assert store.get("large", "missing") == "missing"
+    assert store.get("not-json", "missing") == "missing"
+    assert store.pop("result-key", default=False) is False
+    store.set("ours", {"figure": {"data": [1, 2]}, "done": True})
+    assert store.get("ours") == {"figure": {"data": [1, 2]}, "done": True}
+    store.expire(), store.cull()
+    store.close()
+    assert not canary.exists()
+    assert sum("refused" in record.message for record in caplog.records) <= 1
+
+
+def test_an_app_over_a_planted_job_store_starts_and_serves(tmp_path):
+    import diskcache
+
+    canary = tmp_path / "canary"
+    planter = diskcache.Cache(str(tmp_path / "data" / "callbacks"))
+    for key in ("__dash_background_signing_secret__", "schedscope-stopped-1"):
+        planter.set(key, _Canary(canary))
+    planter.close()
+    client = create_app(tmp_path / "data").server.test_client()
+    for url in ("/", "/batch", "/_dash-layout", "/_dash-dependencies"):
+        assert client.get(url).status_code == 200
+    assert not canary.exists()
+    from components.progress import JobStore
+
+    secret = JobStore(str(tmp_path / "data" / "callbacks")).get("__dash_background_signing_secret__")
+    assert isinstance(secret, str) and len(secret) >= 32   # replaced, so every server process shares it

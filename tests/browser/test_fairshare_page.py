@@ -4,6 +4,7 @@ import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
 
 from app import create_app
 from components import fairshare_page as page
@@ -76,10 +77,11 @@ def test_adding_a_job_in_the_tree_editor_shows_up_after_a_rerun(dash_duo, tmp_pa
     dash_duo.find_element(f"#{page.APPLY}").click()
     dash_duo.wait_for_contains_text(f"#{page.TREE_MSG}", "Applied", timeout=TIMEOUT)
     _run(dash_duo, "2 run(s)")
-    names = dash_duo.driver.execute_script(
-        f"return document.getElementById('{page.SHARES}').querySelector('.js-plotly-plot').data.map(t => t.name)"
-    )
-    assert "job1" in names
+    # The charts follow the run message (another callback, on the new runs): wait for them.
+    dash_duo.wait_for_element(f"#{page.SHARES} .js-plotly-plot", timeout=TIMEOUT)
+    WebDriverWait(dash_duo.driver, TIMEOUT).until(lambda driver: "job1" in driver.execute_script(
+        f"return (document.querySelector('#{page.SHARES} .js-plotly-plot').data || []).map(t => t.name)"),
+        "job1 never appeared in the shares chart")
 
 
 def test_invalid_capacity_is_explained_and_keeps_earlier_results(dash_duo, tmp_path):
