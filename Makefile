@@ -39,7 +39,7 @@ redis:
 	fi
 
 run: $(VENV)/.runtime
-	$(VENV)/bin/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) --threads $(THREADS) --timeout 300 \
+	SCHEDSCOPE_HOST=$(HOST) $(VENV)/bin/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) --threads $(THREADS) --timeout 300 \
 		--graceful-timeout 30 --access-logfile - --error-logfile - "app:create_server()"
 
 # Flask's development server (one process), for working on the app.

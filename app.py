@@ -19,7 +19,7 @@ from components import (
     batch_page, compare_page, elastic_page, fairshare_page, gallery_page, network_page, scenario_page, shell,
     workspace_page,
 )
-from components import downloads, image_export, sweep_page
+from components import downloads, image_export, request_guard, sweep_page
 from components.jobs import CeleryJobManager, JobManager, report_lost_job
 from components.progress import JobStore
 from components.runs import ResultCache
@@ -60,6 +60,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     workspace_page.register_callbacks(app, results, uploads, scenarios)
     scenario_page.register_callbacks(app, results, scenarios)
     sweep_page.register_callbacks(app, sweep_page.SweepStore(data / "sweeps"))
+    request_guard.install(app.server, app.callback_map, uploads.max_bytes)
     return app
 
 

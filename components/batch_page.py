@@ -29,17 +29,25 @@ from dash.exceptions import PreventUpdate
 from sched_engine import ScenarioError, normalize_scenario
 from sched_engine.batch.failures import SYNTHETIC_DEFAULTS
 from sched_engine.batch.model import (
-    TRACE_FORMATS, cluster_cpus, describe_hardware, file_sha256, header_clusters, normalize_clusters, workload_for,
+    TRACE_FORMATS,
+    cluster_cpus,
+    describe_hardware,
+    file_sha256,
+    header_clusters,
+    normalize_clusters,
+    workload_for,
 )
 from sched_engine.batch.traces import TraceError, read_failures, read_machines
 from sched_engine.registry import REGISTRY
 
 from . import batch_figures as figures
 from .chart_config import GRAPH_CONFIG
+from .csv_export import send_csv
 from .downloads import download_href
 from .progress import POLL_MS, throttled
 from .report import html_report
-from .saved_items import CLUSTERS as SAVED_CLUSTERS, clean_name, load_item, saved_choices, save_item
+from .saved_items import CLUSTERS as SAVED_CLUSTERS
+from .saved_items import clean_name, load_item, save_item, saved_choices
 from .uploads import UploadError, upload_choices
 from .workspace import permalink
 
@@ -1080,7 +1088,7 @@ def register_callbacks(app, results, uploads) -> None:
         frame = ctx.triggered_id["frame"]
         if frame == "matrix":
             rows = pd.DataFrame(summary_rows(loaded_runs(results, records))).drop(columns="open", errors="ignore")
-            return dcc.send_data_frame(rows.to_csv, "batch-matrix.csv", index=False)
+            return send_csv(rows, "batch-matrix.csv")
         text = batch_report(results, records, scenario, policy, window,
                             datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
         return dcc.send_string(text, "batch-report.html")

@@ -18,6 +18,7 @@ from dash import Input, Output, State, ctx, dash_table, dcc, html, no_update
 
 from .batch_figures import PALETTE
 from .chart_config import GRAPH_CONFIG
+from .csv_export import send_csv
 from .downsample import step_points
 from .report import html_report, summary_table
 
@@ -222,7 +223,7 @@ def register_callbacks(app, results) -> None:
             return no_update
         if ctx.triggered_id == EXPORT_CSV:
             table, _ = comparison_table(runs)
-            return dcc.send_data_frame(table.to_csv, "comparison.csv", index=False)
+            return send_csv(table, "comparison.csv")
         generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         return dcc.send_string(html_report("Comparison", runs, [overlay_figure(runs, metric, entity)], generated),
                                "comparison-report.html")

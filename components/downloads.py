@@ -16,6 +16,7 @@ from flask import Response, abort, request
 
 from sched_engine.core.result import FRAMES
 
+from .csv_export import csv_text
 from .image_export import safe_filename
 from .runs import is_scenario_hash
 
@@ -30,9 +31,9 @@ def download_href(scenario_hash: str, frame: str, name: str) -> str:
 
 def csv_chunks(frame):
     """The CSV text of ``frame`` (header first), ``CHUNK_ROWS`` rows at a time."""
-    yield frame.iloc[:0].to_csv(index=False)
+    yield csv_text(frame.iloc[:0])
     for start in range(0, len(frame), CHUNK_ROWS):
-        yield frame.iloc[start:start + CHUNK_ROWS].to_csv(index=False, header=False)
+        yield csv_text(frame.iloc[start:start + CHUNK_ROWS], header=False)
 
 
 def register(server, results) -> None:

@@ -30,6 +30,7 @@ from sched_engine.registry import REGISTRY
 
 from . import elastic_figures as figures
 from .chart_config import GRAPH_CONFIG
+from .csv_export import send_csv
 from .progress import POLL_MS, throttled
 from .uploads import UploadError, upload_choices
 
@@ -775,4 +776,4 @@ def register_callbacks(app, results, uploads) -> None:
         if not any(clicks or []) or not loaded:
             return no_update
         frame = ctx.triggered_id["frame"]
-        return dcc.send_data_frame(export_frame(loaded, frame).to_csv, f"elastic-{frame}.csv", index=False)
+        return send_csv(export_frame(loaded, frame), f"elastic-{frame}.csv")

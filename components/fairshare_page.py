@@ -18,14 +18,28 @@ from sched_engine import ScenarioError
 from sched_engine.core import content_hash
 from sched_engine.fairshare.model import normalize_model
 from sched_engine.fairshare.presets import (
-    FIG4_AFTER_N12_AT, FIG4_ALL_ACTIVE_AT, FIG4_PAPER_SHARES, FIG4_PAPER_WEIGHTS, fig4_model, starter_model,
+    FIG4_AFTER_N12_AT,
+    FIG4_ALL_ACTIVE_AT,
+    FIG4_PAPER_SHARES,
+    FIG4_PAPER_WEIGHTS,
+    fig4_model,
+    starter_model,
 )
 from sched_engine.registry import REGISTRY
 
 from . import figures, tree_edit
 from .chart_config import GRAPH_CONFIG
+from .csv_export import send_csv
 from .progress import POLL_MS, throttled
-from .saved_items import HIERARCHY, clean_name, data_url_bytes, load_item, parse_item, save_item, saved_choices
+from .saved_items import (
+    HIERARCHY,
+    clean_name,
+    data_url_bytes,
+    load_item,
+    parse_item,
+    save_item,
+    saved_choices,
+)
 from .uploads import UploadError
 
 ENGINE = "fairshare"
@@ -646,4 +660,4 @@ def register_callbacks(app, results, uploads) -> None:
             return no_update
         frame = ctx.triggered_id["frame"]
         policy = result.scenario["policy"]
-        return dcc.send_data_frame(result.frames()[frame].to_csv, f"{policy}-{frame}.csv", index=False)
+        return send_csv(result.frames()[frame], f"{policy}-{frame}.csv")

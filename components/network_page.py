@@ -31,6 +31,7 @@ from sched_engine.registry import REGISTRY
 
 from . import network_figures as figures
 from .chart_config import GRAPH_CONFIG
+from .csv_export import send_csv
 from .progress import POLL_MS, throttled
 from .uploads import UploadError, upload_choices
 
@@ -825,11 +826,10 @@ def register_callbacks(app, results, uploads) -> None:
         loaded = _loaded(records)
         frame = ctx.triggered_id["frame"]
         if frame == "schemes":
-            return dcc.send_data_frame(pd.DataFrame(summary_rows(loaded)).to_csv, "network-schemes.csv", index=False)
+            return send_csv(pd.DataFrame(summary_rows(loaded)), "network-schemes.csv")
         chosen = next(((r, res) for r, res in loaded if r["label"] == label), None)
         if chosen is None:
             return no_update
         record, result = chosen
-        return dcc.send_data_frame(result.frames()[frame].to_csv, f"network-{record['policy']}-{frame}.csv",
-                                   index=False)
+        return send_csv(result.frames()[frame], f"network-{record['policy']}-{frame}.csv")
 

@@ -26,11 +26,19 @@ from sched_engine import ScenarioError
 from sched_engine.elastic.traces import DISTRIBUTIONS
 from sched_engine.registry import REGISTRY
 from sched_engine.sweeps import (
-    KINDS, VARIANTS, expand, mean_std_text, normalize_spec, run_sweep, spec_hash, summarise,
+    KINDS,
+    VARIANTS,
+    expand,
+    mean_std_text,
+    normalize_spec,
+    run_sweep,
+    spec_hash,
+    summarise,
 )
 
 from . import sweep_figures as figures
 from .chart_config import GRAPH_CONFIG
+from .csv_export import csv_text
 from .progress import POLL_MS
 from .storage import atomic_write
 
@@ -318,7 +326,7 @@ def export_csv(store: SweepStore, last: dict | None, which: str):
         return None
     kind = record["spec"]["kind"]
     frame = record["table"] if which == "points" else summarise(record["spec"], record["table"])
-    return f"{kind}-{'sweep' if which == 'points' else 'summary'}.csv", frame.to_csv(index=False)
+    return f"{kind}-{'sweep' if which == 'points' else 'summary'}.csv", csv_text(frame)
 
 
 # --- layout -----------------------------------------------------------------------------------------------------

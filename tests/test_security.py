@@ -344,3 +344,87 @@ def test_an_app_over_a_planted_job_store_starts_and_serves(tmp_path):
 
     secret = JobStore(str(tmp_path / "data" / "callbacks")).get("__dash_background_signing_secret__")
     assert isinstance(secret, str) and len(secret) >= 32   # replaced, so every server process shares it
+
+
+# --- malformed requests, oversize bodies and unknown hosts -------------------------------------------------------
+
+def _valid_body(client):
+    dependency = next(d for d in client.dependencies
+                      if {"id": scenario_page.HASH, "property": "data"} in d["inputs"])
+    outputs = split_output(dependency["output"])
+
+    def filled(items):
+        return [{**i, "value": None} for i in items]
+    return {"output": dependency["output"],
+            "outputs": outputs if dependency["output"].startswith("..") else outputs[0],
+            "inputs": filled(dependency["inputs"]), "state": filled(dependency["state"]),
+            "changedPropIds": [f"{scenario_page.HASH}.data"]}
+
+
+MALFORMED = {
+    "null": lambda body: None,
+    "empty object": lambda body: {},
+    "a list": lambda body: [body],
+    "no output": lambda body: {k: v for k, v in body.items() if k != "output"},
+    "unknown output": lambda body: {**body, "output": "no-such.children"},
+    "output not text": lambda body: {**body, "output": 7},
+    "no inputs": lambda body: {k: v for k, v in body.items() if k != "inputs"},
+    "inputs not a list": lambda body: {**body, "inputs": {"id": "x"}},
+    "input without property": lambda body: {**body, "inputs": [{"id": "x"}]},
+    "state of numbers": lambda body: {**body, "state": [1, 2]},
+    "changed ids not texts": lambda body: {**body, "changedPropIds": [{"a": 1}]},
+    "outputs missing": lambda body: {k: v for k, v in body.items() if k != "outputs"},
+}
+
+
+@pytest.mark.parametrize("case", MALFORMED)
+def test_a_malformed_callback_request_is_a_400_in_one_log_line(client, case, caplog):
+    body = MALFORMED[case](_valid_body(client))
+    response = client.post(f"/_dash-update-component?endId={client.end_id}", json=body)
+    assert response.status_code == 400
+    assert "malformed callback request" in response.get_json()["error"]
+    refused = [r for r in caplog.records if "refused a callback request" in r.getMessage()]
+    assert len(refused) == 1 and "Traceback" not in caplog.text
+
+
+def test_a_body_that_is_not_json_is_a_400(client):
+    response = client.post(f"/_dash-update-component?endId={client.end_id}", data=b"\xff{not json",
+                           content_type="application/json")
+    assert response.status_code == 400
+
+
+def test_a_well_formed_callback_request_still_runs(client):
+    response = client.post(f"/_dash-update-component?endId={client.end_id}", json=_valid_body(client))
+    assert response.status_code == 200
+
+
+def test_an_oversize_body_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    from components import request_guard
+
+    monkeypatch.setenv("SCHEDSCOPE_MAX_UPLOAD_BYTES", str(2**20))
+    app = create_app(tmp_path / "data")
+    limit = app.server.config["MAX_CONTENT_LENGTH"]
+    assert limit == request_guard.max_body_bytes(2**20) < 2**20 * 4 // 3 + 9 * 2**20
+    response = app.server.test_client().post("/_dash-update-component", data=b"x" * (limit + 1),
+                                             content_type="application/json")
+    assert response.status_code == 413
+
+
+@pytest.mark.parametrize("bind, listed, host, allowed", [
+    ("127.0.0.1", None, "localhost:8050", True),
+    ("127.0.0.1", None, "127.0.0.1:8050", True),
+    ("127.0.0.1", None, "evil.example:8050", False),   # DNS rebinding onto a loopback server
+    ("127.0.0.1", "dash.example.org", "dash.example.org", True),
+    ("127.0.0.1", ".example.org", "a.example.org", True),
+    ("0.0.0.0", None, "anything.example", True),
+    ("0.0.0.0", "dash.example.org", "other.example", False),
+])
+def test_only_trusted_hosts_are_answered(tmp_path, monkeypatch, bind, listed, host, allowed):
+    monkeypatch.setenv("SCHEDSCOPE_HOST", bind)
+    if listed:
+        monkeypatch.setenv("SCHEDSCOPE_TRUSTED_HOSTS", listed)
+    else:
+        monkeypatch.delenv("SCHEDSCOPE_TRUSTED_HOSTS", raising=False)
+    response = create_app(tmp_path / "data").server.test_client().get("/", headers={"Host": host})
+    assert (response.status_code == 200) == allowed
+    assert allowed or response.status_code == 400
