@@ -410,6 +410,7 @@ def apply_upload(draft: dict, contents: str, filename: str, kind: str, uploads) 
     that fails to parse is remembered as ``rejected`` so that ticking
     "skip malformed lines" or choosing its format retries it.
     """
+    filename = filename if isinstance(filename, str) else None   # the browser's word, checked
     path = uploads.save_data_url(contents, kind, filename)
     ref = {"source": "upload", "kind": kind, "name": path.name, "label": filename or path.name}
     if kind == "trace":
@@ -973,6 +974,7 @@ def register_callbacks(app, results, uploads) -> None:
                    "trace_name": trace_name, "machines_contents": machines_contents, "machines_name": machines_name,
                    "failure_contents": failure_contents, "failure_name": failure_name, "rows": rows or [],
                    "cluster_choice": cluster_choice, "clusters_name": clusters_name, "failure_choice": failure_choice}
+        draft = draft if isinstance(draft, dict) else initial_draft()   # the page's own store, unless forged
         out = edit_draft(ctx.triggered_id, draft, payload, uploads)
         settings = out.get("settings")
         preset = [settings[k] for k in ("max_jobs", "failure_kind", "req_share", "policies", "scenarios", "seeds")] \

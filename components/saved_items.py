@@ -72,7 +72,9 @@ def load_item(uploads, kind: str, stored_name: str | None) -> tuple[dict, str]:
 
 def data_url_bytes(contents: str, max_bytes: int, source: str) -> bytes:
     """The bytes of a ``dcc.Upload`` data URL, refused (:class:`ScenarioError`) above ``max_bytes``."""
-    _, _, encoded = (contents or "").partition(",")
+    if not isinstance(contents, str):
+        raise ScenarioError("", "the upload did not arrive as a file's contents", source=source)
+    _, _, encoded = contents.partition(",")
     if len(encoded) * 3 // 4 > max_bytes:
         raise ScenarioError("", f"the file is larger than the upload limit ({size_text(max_bytes)})", source=source)
     try:

@@ -67,7 +67,10 @@ class UploadStore:
 
     def save_data_url(self, contents: str, kind: str, label: str | None = None) -> Path:
         """Store a ``dcc.Upload`` data URL (``data:<type>;base64,<data>``); returns the file's path."""
-        _, _, encoded = (contents or "").partition(",")
+        if not isinstance(contents, str):
+            raise UploadError("the upload did not arrive as a file's contents")
+        label = label if isinstance(label, str) else None
+        _, _, encoded = contents.partition(",")
         if len(encoded) * 3 // 4 > self.max_bytes:
             raise UploadError(f"the file is larger than the upload limit ({size_text(self.max_bytes)})")
         try:

@@ -428,3 +428,13 @@ def test_only_trusted_hosts_are_answered(tmp_path, monkeypatch, bind, listed, ho
     response = create_app(tmp_path / "data").server.test_client().get("/", headers={"Host": host})
     assert (response.status_code == 200) == allowed
     assert allowed or response.status_code == 400
+
+
+@pytest.mark.parametrize("contents, filename", [({"a": 1}, "t.swf"), (42, "t.swf"), (["x"], "t.swf"),
+                                                ("data:;base64,AAAA", {"name": 1}), ("data:;base64,AAAA", 7)])
+def test_upload_contents_of_the_wrong_type_are_a_message_not_a_500(client, contents, filename):
+    status, outputs = fire(client, batch_page.TRACE_UPLOAD, "contents",
+                           {(batch_page.TRACE_UPLOAD, "contents"): contents,
+                            (batch_page.TRACE_UPLOAD, "filename"): filename})
+    assert status == 200
+    assert "not loaded" in json.dumps(outputs)
