@@ -101,6 +101,7 @@ def test_runs_are_executed_by_a_worker_and_results_shared_through_redis(dash_duo
     worker = start_worker("alpha", tmp_path / "worker-data")
     web = tmp_path / "web-data"
     dash_duo.start_server(create_app(web))
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/fairshare")
     dash_duo.wait_for_element(f"#{fairshare_page.PRESET}", timeout=TIMEOUT)
     dash_duo.find_element(f"#{fairshare_page.PRESET}").click()
     dash_duo.find_element(f"#{fairshare_page.RUN}").click()

@@ -15,6 +15,7 @@ TIMEOUT = 60
 
 def _start(dash_duo, tmp_path):
     dash_duo.start_server(create_app(tmp_path))
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/fairshare")
     dash_duo.wait_for_element(f"#{page.PRESET}", timeout=TIMEOUT)
 
 

@@ -61,7 +61,7 @@ def production_server(tmp_path):
 def test_two_worker_processes_serve_one_browser(dash_br, production_server, tmp_path):
     url, log = production_server
     dash_br.server_url = url
-    dash_br.driver.get(url + "/")
+    dash_br.driver.get(url + "/fairshare")
     dash_br.wait_for_element(f"#{fairshare_page.PRESET}", timeout=TIMEOUT)
     dash_br.find_element(f"#{fairshare_page.PRESET}").click()
     dash_br.find_element(f"#{fairshare_page.RUN}").click()

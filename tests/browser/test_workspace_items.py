@@ -29,7 +29,7 @@ def test_saved_clusters_and_hierarchy_reopen_after_a_restart(dash_duo, tmp_path)
     dash_duo.wait_for_contains_text(f"#{batch_page.CLUSTERS_MSG}", "Saved the clusters as 'MetaCentrum copy'",
                                     timeout=TIMEOUT)
 
-    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/")
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/fairshare")
     dash_duo.wait_for_element(f"#{fairshare_page.TREE}", timeout=TIMEOUT)
     dash_duo.find_element(f"#{fairshare_page.HIER_NAME}").find_element("xpath", "./ancestor::details/summary").click()
     _type(dash_duo, f"#{fairshare_page.HIER_NAME}", "two departments")
@@ -53,7 +53,7 @@ def test_saved_clusters_and_hierarchy_reopen_after_a_restart(dash_duo, tmp_path)
                                     timeout=TIMEOUT)
     dash_duo.wait_for_contains_text(f"#{batch_page.CLUSTERS}", "cluster_0", timeout=TIMEOUT)
 
-    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/")
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/fairshare")
     dash_duo.wait_for_element(f"#{fairshare_page.TREE}", timeout=TIMEOUT)
     dash_duo.find_element(f"#{fairshare_page.PRESET}").click()      # a different hierarchy on screen
     dash_duo.find_element(f"#{fairshare_page.HIER_NAME}").find_element("xpath", "./ancestor::details/summary").click()
