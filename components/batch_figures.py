@@ -307,11 +307,34 @@ def gantt(jobs: pd.DataFrame, timeline: pd.DataFrame, window=None, highlight: st
     figure.update_layout(
         title=title, height=460, template="plotly_white", barmode="overlay", uirevision="batch-time",
         xaxis={"title": "hours since first submission", "range": _window_range(window)},
-        yaxis={"tickvals": [offsets[c] + (sizes[c] - 1) / 2 for c in sizes], "ticktext": list(sizes),
+        yaxis={**dict(zip(("tickvals", "ticktext"), cluster_ticks(sizes, offsets))),
                "title": "cluster, machine", "autorange": "reversed", "zeroline": False},
         margin={"l": 90, "r": 20, "t": 40, "b": 40}, legend={"orientation": "h", "y": -0.2},
     )
     return figure
+
+
+#: Rows of the Gantt's plot area per cluster label, at least (about 16 px each on its 460-px chart).
+LABEL_SPACING = 1 / 24
+
+
+def cluster_ticks(sizes: dict[str, int], offsets: dict[str, int]) -> tuple[list[float], list[str]]:
+    """``(positions, names)`` of the cluster labels on the Gantt's machine axis, none overlapping.
+
+    A label sits at the middle of its cluster's rows. Going down the axis, a
+    cluster is labelled when its middle is at least :data:`LABEL_SPACING` of
+    the axis below the last label; the larger clusters are placed first, so
+    a run of one-machine clusters gives way to its large neighbours (every
+    bar's hover still names its cluster).
+    """
+    total = max(1, sum(sizes.values()) + len(sizes) - 1)
+    middles = {cluster: offsets[cluster] + (sizes[cluster] - 1) / 2 for cluster in sizes}
+    kept: list[str] = []
+    for cluster in sorted(sizes, key=lambda c: (-sizes[c], offsets[c])):
+        if all(abs(middles[cluster] - middles[other]) >= LABEL_SPACING * total for other in kept):
+            kept.append(cluster)
+    kept.sort(key=lambda c: offsets[c])
+    return [middles[c] for c in kept], kept
 
 
 def _add_down_bars(figure: go.Figure, down: pd.DataFrame, offsets: dict[str, int]) -> None:

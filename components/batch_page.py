@@ -45,6 +45,7 @@ from .chart_config import GRAPH_CONFIG
 from .csv_export import send_csv
 from .downloads import download_href
 from .progress import POLL_MS, throttled
+from .run_feedback import register as register_run_feedback
 from .report import html_report
 from .saved_items import CLUSTERS as SAVED_CLUSTERS
 from .saved_items import clean_name, load_item, save_item, saved_choices
@@ -950,6 +951,7 @@ def _trace_loaded(draft: dict, new: dict, workload) -> dict:
 
 def register_callbacks(app, results, uploads) -> None:
     """Wire the page; ``results`` is the app's ResultCache, ``uploads`` its UploadStore."""
+    register_run_feedback(app, RUN, CANCEL, PROGRESS, RUN_MSG)
 
     outputs = ("draft", "trace_msg", "clusters_msg", "failure_msg", "clusters", "settings")
     memo = FigureMemo()

@@ -32,6 +32,7 @@ from . import elastic_figures as figures
 from .chart_config import GRAPH_CONFIG
 from .csv_export import send_csv
 from .progress import POLL_MS, throttled
+from .run_feedback import register as register_run_feedback
 from .uploads import UploadError, upload_choices
 
 ENGINE = "elastic"
@@ -573,7 +574,7 @@ def layout() -> html.Div:
                                 for name in FRAMES],
                              className="button-row export"),
                 ],
-                className="panel",
+                className="panel run-panel",
             ),
             html.Section(
                 [
@@ -624,6 +625,7 @@ def _form(nodes, cores, memory, source, jobs, distribution, range_values, range_
 
 def register_callbacks(app, results, uploads) -> None:
     """Wire the page; ``results`` is the app's ResultCache, ``uploads`` its UploadStore."""
+    register_run_feedback(app, RUN, CANCEL, PROGRESS, RUN_MSG)
 
     def form(dependency):
         """The form's values as ``dependency`` (Input or State), in :func:`_form`'s argument order."""

@@ -31,6 +31,7 @@ from . import figures, tree_edit
 from .chart_config import GRAPH_CONFIG
 from .csv_export import send_csv
 from .progress import POLL_MS, throttled
+from .run_feedback import register as register_run_feedback
 from .saved_items import (
     HIERARCHY,
     clean_name,
@@ -526,6 +527,7 @@ def _table(rows):
 
 def register_callbacks(app, results, uploads) -> None:
     """Wire the page; ``results`` is the app's :class:`~components.runs.ResultCache`, ``uploads`` its UploadStore."""
+    register_run_feedback(app, RUN, CANCEL, PROGRESS, RUN_MSG)
 
     @app.callback(Output(TREE, "elements"), Input(DRAFT, "data"))
     def _elements(draft):

@@ -33,6 +33,7 @@ from . import network_figures as figures
 from .chart_config import GRAPH_CONFIG
 from .csv_export import send_csv
 from .progress import POLL_MS, throttled
+from .run_feedback import register as register_run_feedback
 from .uploads import UploadError, upload_choices
 
 ENGINE = "network"
@@ -688,6 +689,7 @@ def app_list_choices(uploads) -> list[dict]:
 
 def register_callbacks(app, results, uploads) -> None:
     """Wire the page; ``results`` is the app's ResultCache, ``uploads`` its UploadStore."""
+    register_run_feedback(app, RUN, CANCEL, PROGRESS, RUN_MSG)
 
     names = ("draft", "machines", "apps", "machines_msg", "apps_msg")
     preset_keys = ("machine_mode", "app_mode", "arrivals", "pattern", "schemes", "placement", "seed")

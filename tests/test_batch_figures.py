@@ -188,3 +188,15 @@ def test_a_zoomed_window_shows_each_job(large_run):
     assert bars and len(bars[0].y) == int(inside["procs"].sum())   # a bar per (job, machine)
     assert {str(job) for job in bars[0].customdata[:, 0]} == set(inside["job_id"])
     assert sum(len(figure.to_json()) for figure in built) <= BUDGET
+
+
+def test_cluster_labels_never_overlap_and_the_large_clusters_keep_theirs():
+    sizes = {"big": 200, "tiny_a": 1, "tiny_b": 1, "tiny_c": 1, "medium": 40}
+    offsets = figures._first_rows(sizes)
+    positions, names = figures.cluster_ticks(sizes, offsets)
+    total = sum(sizes.values()) + len(sizes) - 1
+    assert "big" in names and "medium" in names
+    assert all(b - a >= figures.LABEL_SPACING * total for a, b in zip(positions, positions[1:]))
+    assert positions == sorted(positions) and len(names) < len(sizes)
+    few = {"a": 10, "b": 10}
+    assert figures.cluster_ticks(few, figures._first_rows(few))[1] == ["a", "b"]

@@ -96,8 +96,9 @@ class DashClient:
         self.dependencies = json.loads(self.request("/_dash-dependencies")[1])
 
     def callback(self, component_id: str, prop: str) -> dict:
-        """The callback that has ``component_id.prop`` among its inputs."""
-        found = [d for d in self.dependencies if {"id": component_id, "property": prop} in d["inputs"]]
+        """The server callback that has ``component_id.prop`` among its inputs (clientside ones run in the browser)."""
+        found = [d for d in self.dependencies
+                 if {"id": component_id, "property": prop} in d["inputs"] and not d.get("clientside_function")]
         if len(found) != 1:
             raise LookupError(f"{len(found)} callbacks take {component_id}.{prop} as an input")
         return found[0]

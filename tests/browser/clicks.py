@@ -7,6 +7,7 @@ page to settle; so does :func:`click_when_clear`, then clicks as a person would.
 
 import time
 
+from screenshots import save_screenshot
 from selenium.common.exceptions import ElementClickInterceptedException
 
 _TOPMOST = """
@@ -15,6 +16,15 @@ target.scrollIntoView({block: 'center'});
 const box = target.getBoundingClientRect();
 const top = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
 return top !== null && (top === target || target.contains(top));
+"""
+
+
+_COVER = """
+const box = arguments[0].getBoundingClientRect();
+let node = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+const path = [];
+while (node && path.length < 8) { path.push(node.tagName + (node.id ? '#' + node.id : '')); node = node.parentElement; }
+return path.join(' < ') + ' at ' + JSON.stringify(box);
 """
 
 
@@ -30,5 +40,7 @@ def click_when_clear(dash_duo, selector: str, timeout: float = 60) -> None:
             except ElementClickInterceptedException:
                 pass  # covered again between the check and the click
         if time.monotonic() > deadline:
-            raise AssertionError(f"{selector} stayed covered by another element for {timeout} s")
+            cover = dash_duo.driver.execute_script(_COVER, element)
+            save_screenshot(dash_duo.driver, "covered-" + selector.strip("#.") + ".png")
+            raise AssertionError(f"{selector} stayed covered for {timeout} s by {cover}")
         time.sleep(0.2)

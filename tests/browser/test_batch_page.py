@@ -1,5 +1,7 @@
 """The batch page in headless Chromium (dash_duo): preset run, linked charts, upload errors."""
 
+import time
+
 import pytest
 
 from app import create_app
@@ -83,3 +85,17 @@ def test_a_bad_upload_says_where_and_keeps_trace_and_results(dash_duo, tmp_path)
     dash_duo.wait_for_contains_text(f"#{page.TRACE_INFO}", "broken.swf", timeout=TIMEOUT)
     assert "Malformed lines skipped" in dash_duo.find_element(f"#{page.TRACE_INFO}").text
     assert dash_duo.get_logs() == []
+
+
+def test_cancel_says_how_long_the_run_went_and_keeps_the_results(dash_duo, tmp_path):
+    _start(dash_duo, tmp_path)
+    dash_duo.find_element(f"#{page.PRESET_COMPLETE}").click()
+    dash_duo.find_element(f"#{page.RUN}").click()
+    dash_duo.wait_for_element(f"#{page.CANCEL}:not([disabled])", timeout=TIMEOUT)
+    time.sleep(1.5)
+    dash_duo.find_element(f"#{page.CANCEL}").click()
+    dash_duo.wait_for_contains_text(f"#{page.RUN_MSG}", "Cancelled after", timeout=TIMEOUT)
+    assert "nothing was saved" in dash_duo.find_element(f"#{page.RUN_MSG}").text
+    assert dash_duo.find_element(f"#{page.PROGRESS}").get_attribute("value") == "0"
+    dash_duo.wait_for_element(f"#{page.RUN}:not([disabled])", timeout=TIMEOUT)
+    # (No check of the browser's console: the stopped run's pending poll may be reported as aborted.)
