@@ -58,6 +58,7 @@ worker: $(VENV)/.runtime
 bench: $(VENV)/.runtime
 	$(PY) bench/fairshare_cost.py
 	$(PY) bench/batch_throughput.py --quick
+	$(PY) bench/batch_overload.py --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

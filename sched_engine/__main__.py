@@ -113,7 +113,14 @@ def _policies(args: argparse.Namespace) -> int:
     for engine in engines:
         print(f"{engine.name}: {engine.label}")
         for entry in REGISTRY.policies(engine.name):
-            print(f"  {entry.name:<12} {entry.label:<14} {entry.description}")
+            randomised = " (randomised: results follow the seed)" if entry.randomised else ""
+            print(f"  {entry.name:<12} {entry.label:<14} {entry.description}{randomised}")
+            defaults = REGISTRY.create(engine.name, entry.name).get_params()
+            for name, param in entry.schema.items():
+                allowed = ", ".join(map(str, param.choices)) if param.kind == "choice" else (
+                    "text" if param.kind == "text" else f"{param.kind}, {param.bounds()}")
+                optional = ", or null" if param.optional else ""
+                print(f"      {name} = {defaults[name]!r}: {param.doc} ({allowed}{optional})")
     return 0
 
 
