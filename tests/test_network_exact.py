@@ -68,18 +68,35 @@ def test_fig4_libra_leaves_nothing_idle_and_keeps_the_guarantee():
     assert guarantee == pytest.approx([0.625, 0.625])
 
 
-def test_fig4_hug_reading_leaves_0175_idle():
-    """Our HUG reading: stage 2 raises c21 to A2's cap 0.625 x 1 Gbps and c12 to its 0.2 Gbps demand.
+def test_fig4_hug_with_elastic_demands_fills_dl2():
+    """HUG on Fig. 1(b), demands elastic: P* = 0.625 (DL1: 1.2 t + 0.4 t = 1 Gbps).
 
-    The paper reports 0.125 Gbps idle; that needs 0.875 Gbps used on DL2,
-    e.g. c12 at 0.25 Gbps (above its demand) next to c21 at 0.625, which
-    neither HUG cap (progress x capacity, demand) produces. Our figure is
-    0.175 Gbps: between DRF's 0.375 and Libra's 0.
+    Stage 1 (DRF): c21 = 0.8 x 0.625 = 0.5, c12 = 0.2 x 0.625 = 0.125 on DL2;
+    0.375 Gbps spare. Stage 2, each application at most P* x 1 Gbps = 0.625 on
+    DL2, the spare shared 0.8 : 0.2: c21 +0.3 capped at 0.625 (+0.125), c12
+    +0.075 -> 0.2; the 0.175 left goes to c12 alone -> 0.375. DL2 ends full:
+    0 Gbps idle where the paper reports 0.125 (and the demand-capped reading
+    0.175). The guarantee is unchanged: 0.625 for both.
     """
     rate, guarantee = allocate(hug, PLACEMENT_B)
-    assert rate["c21"] == pytest.approx(0.625) and rate["c12"] == pytest.approx(0.2)
-    assert dl2_idle(rate) == pytest.approx(0.175)
+    assert rate["c21"] == pytest.approx(0.625) and rate["c12"] == pytest.approx(0.375)
+    assert dl2_idle(rate) == pytest.approx(0.0, abs=1e-12)
     assert guarantee == pytest.approx([0.625, 0.625])
+
+
+def test_hug_lets_each_application_use_spare_capacity_up_to_its_guarantee():
+    """Issue example: 2 Gbps links; A and B each demand 2.0 Gbps into machine X and 0.4 into machine Y.
+
+    P* = 0.5 (X's downlink: 2.0 t + 2.0 t = 2 Gbps). On Y's downlink DRF gives
+    each 0.4 x 0.5 = 0.2 Gbps; HUG raises each to P* x 2 Gbps = 1.0 Gbps
+    (not to its 0.4 Gbps demand): Y is then full, and X stays at 1.0 each.
+    """
+    x, y = 0, 1
+    ep = Endpoints(link=np.array([x, y, x, y]), app=np.array([0, 0, 1, 1]), demand=np.array([2.0, 0.4, 2.0, 0.4]),
+                   weight=np.ones(4), flows=np.ones(4, dtype=int))
+    rate = hug(ep, np.array([2.0, 2.0]), 2)
+    assert rate.tolist() == pytest.approx([1.0, 1.0, 1.0, 1.0])
+    assert drf(ep, np.array([2.0, 2.0]), 2).tolist() == pytest.approx([1.0, 0.2, 1.0, 0.2])
 
 
 def test_libra_placement_finds_fig1b_and_the_bottleneck_of_fig2():

@@ -132,14 +132,17 @@ def _backfill(ep: Endpoints, capacity: np.ndarray, rate: np.ndarray, cap: np.nda
 
 
 def hug(ep: Endpoints, capacity: np.ndarray, n_apps: int) -> np.ndarray:
-    """HUG (Chowdhury et al.): DRF's optimal isolation, then strategy-proof backfilling.
+    """HUG (Chowdhury et al., NSDI 2016): DRF's optimal isolation, then strategy-proof backfilling.
 
-    Stage 1 is :func:`drf`. Stage 2 hands out each link's spare bandwidth
-    (in proportion to weighted demand) under HUG's restriction that no
-    application's allocation on any link exceeds its progress P_i times the
-    link's capacity, and no container receives more than it asked for.
-    Our reading of HUG on the paper's Fig. 1(b): DL2 keeps 0.175 Gbps idle
-    (the paper reports 0.125; see ``tests/test_network_exact.py``).
+    Stage 1 is :func:`drf`: every application reaches the progress P_i of
+    progressive filling (P* for all when one link bounds them all). Stage 2
+    hands out each link's spare bandwidth (in proportion to weighted demand)
+    under HUG's one restriction: no application's allocation on a link
+    exceeds P_i times the link's capacity. Demands are elastic (Libra
+    §II-A), so a container may receive more than its stated demand. On the
+    paper's Fig. 1(b) this fills DL2 (c21 at its cap 0.625 Gbps, c12 at
+    0.375), where the paper reports 0.125 Gbps idle; see
+    ``tests/test_network_exact.py`` for the arithmetic.
     """
     progress = _progressive_filling(ep, capacity, n_apps)
     rate = progress[ep.app] * ep.demand
@@ -147,7 +150,7 @@ def hug(ep: Endpoints, capacity: np.ndarray, n_apps: int) -> np.ndarray:
     _, group = np.unique(key, return_inverse=True)
     app_demand_on_link = np.bincount(group, weights=ep.demand)[group]
     app_cap = progress[ep.app] * capacity[ep.link] * ep.demand / app_demand_on_link
-    return _backfill(ep, capacity, rate, np.maximum(np.minimum(ep.demand, app_cap), rate))
+    return _backfill(ep, capacity, rate, np.maximum(app_cap, rate))
 
 
 def libra(ep: Endpoints, capacity: np.ndarray, n_apps: int) -> np.ndarray:
