@@ -53,6 +53,8 @@ from dash import CeleryManager, DiskcacheManager, callback_context, html, no_upd
 from dash.background_callback.managers.celery_manager import _make_job_fn
 from dash.exceptions import BackgroundCallbackError
 
+from .run_limits import STOPPED, limited, run_cpu_seconds
+
 JOB_LOST = "The run stopped before finishing (its worker process ended). Press Run to retry."
 STOPPED_SECONDS = 600   # how long a deliberate stop is remembered
 
@@ -63,15 +65,21 @@ def lost_job_result() -> dict:
 
 
 def report_lost_job(error: Exception):
-    """The app's callback error handler: a lost job becomes the page's failed state; other errors are raised.
+    """The app's callback error handler: a lost job, or a run stopped at its bound, becomes the page's failed
+    state, with its own sentence; other errors are raised.
 
     The failed state is written to the callback's status line, which is its
     output with property ``children`` (every run callback has one message
     ``Div`` among its outputs); its other outputs keep their values.
     """
-    if not (isinstance(error, BackgroundCallbackError) and JOB_LOST in str(error)):
+    text = str(error) if isinstance(error, BackgroundCallbackError) else ""
+    if JOB_LOST in text:
+        message = html.Span(JOB_LOST, className="error")
+    elif STOPPED in text:   # a run stopped at its bound (components.run_limits): its own sentence
+        sentence = text[text.index(STOPPED):].splitlines()[0]
+        message = html.Span(sentence, className="error")
+    else:
         raise error
-    message = html.Span(JOB_LOST, className="error")
 
     def value(spec):
         if isinstance(spec, list):
@@ -116,7 +124,14 @@ class LostJobs:
 
 
 class JobManager(LostJobs, DiskcacheManager):
-    """The embedded manager: job processes on this machine, job state in a diskcache directory."""
+    """The embedded manager: job processes on this machine, job state in a diskcache directory.
+
+    Every job runs under the CPU-time bound of :mod:`.run_limits` (read when
+    the app is built).
+    """
+
+    def make_job_fn(self, fn, progress, key=None):
+        return super().make_job_fn(limited(fn, run_cpu_seconds()), progress, key)
 
     def _mark_stopped(self, job):
         self.handle.set(f"schedscope-stopped-{job}", True, expire=STOPPED_SECONDS)

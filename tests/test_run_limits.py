@@ -1,0 +1,51 @@
+"""A background run is stopped at its CPU-time bound and says so; the web server is never limited."""
+
+from __future__ import annotations
+
+import multiprocessing
+import resource
+
+import pytest
+
+from components.run_limits import CPU_ENV, DEFAULT_CPU_SECONDS, STOPPED, RunLimitExceeded, limited, run_cpu_seconds
+
+
+def _burn():
+    total = 0
+    while True:
+        total += 1
+
+
+def _child(queue):
+    try:
+        limited(_burn, 1)()
+    except RunLimitExceeded as exc:
+        queue.put(str(exc))
+
+
+def test_a_run_past_its_cpu_seconds_stops_with_a_sentence():
+    before = resource.getrlimit(resource.RLIMIT_CPU)
+    context = multiprocessing.get_context("fork")   # as the embedded manager starts runs
+    queue = context.Queue()
+    child = context.Process(target=_child, args=(queue,))
+    child.start()
+    message = queue.get(timeout=30)
+    child.join(10)
+    assert message.startswith(STOPPED) and "1 CPU-seconds" in message and CPU_ENV in message
+    # The bound was set in the run's own process only.
+    assert resource.getrlimit(resource.RLIMIT_CPU) == before
+
+
+def test_a_run_within_its_bound_returns_its_result():
+    assert limited(lambda x: x * 2, 60)(21) == 42
+
+
+@pytest.mark.parametrize("text, expected", [("", DEFAULT_CPU_SECONDS), ("120", 120), (" 5 ", 5)])
+def test_the_bound_comes_from_the_environment(text, expected):
+    assert run_cpu_seconds({CPU_ENV: text}) == expected
+
+
+@pytest.mark.parametrize("text", ["0", "-3", "ten", "1.5"])
+def test_a_bad_bound_is_refused_with_its_name(text):
+    with pytest.raises(ValueError, match=CPU_ENV):
+        run_cpu_seconds({CPU_ENV: text})
