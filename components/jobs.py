@@ -53,7 +53,7 @@ from dash import CeleryManager, DiskcacheManager, callback_context, html, no_upd
 from dash.background_callback.managers.celery_manager import _make_job_fn
 from dash.exceptions import BackgroundCallbackError
 
-from .run_limits import STOPPED, limited, run_cpu_seconds
+from .run_limits import NOT_STARTED, STOPPED, busy_message, limited, max_runs, run_cpu_seconds
 
 JOB_LOST = "The run stopped before finishing (its worker process ended). Press Run to retry."
 STOPPED_SECONDS = 600   # how long a deliberate stop is remembered
@@ -75,8 +75,8 @@ def report_lost_job(error: Exception):
     text = str(error) if isinstance(error, BackgroundCallbackError) else ""
     if JOB_LOST in text:
         message = html.Span(JOB_LOST, className="error")
-    elif STOPPED in text:   # a run stopped at its bound (components.run_limits): its own sentence
-        sentence = text[text.index(STOPPED):].splitlines()[0]
+    elif STOPPED in text or NOT_STARTED in text:   # a run bounded by components.run_limits: its own sentence
+        sentence = text[text.index(STOPPED if STOPPED in text else NOT_STARTED):].splitlines()[0]
         message = html.Span(sentence, className="error")
     else:
         raise error
@@ -133,6 +133,19 @@ class JobManager(LostJobs, DiskcacheManager):
     def make_job_fn(self, fn, progress, key=None):
         return super().make_job_fn(limited(fn, run_cpu_seconds()), progress, key)
 
+    def call_job_fn(self, key, job_fn, args, context):
+        # Refused runs get their answer at once, as the error of a job that never existed
+        # (job id 0: never running, never terminated -- see terminate_job).
+        runs = self.__dict__.setdefault("_runs", set())
+        runs.intersection_update(pid for pid in list(runs) if self.job_running(pid))
+        limit = max_runs()
+        if len(runs) >= limit:
+            self.handle.set(key, {"background_callback_error": {"msg": busy_message(limit), "tb": ""}})
+            return 0
+        pid = super().call_job_fn(key, job_fn, args, context)
+        runs.add(pid)
+        return pid
+
     def _mark_stopped(self, job):
         self.handle.set(f"schedscope-stopped-{job}", True, expire=STOPPED_SECONDS)
 
@@ -158,6 +171,8 @@ class JobManager(LostJobs, DiskcacheManager):
             return False
 
     def terminate_job(self, job):
+        if job is None or int(job) == 0:
+            return   # a refused run (see call_job_fn): no process; and kill(0) would signal our own group
         try:
             super().terminate_job(job)
         except psutil.NoSuchProcess:
