@@ -39,8 +39,18 @@ def test_a_run_past_its_cpu_seconds_stops_with_a_sentence():
     assert resource.getrlimit(resource.RLIMIT_CPU) == before
 
 
+def _doubled(queue):
+    queue.put(limited(lambda x: x * 2, 60)(21))
+
+
 def test_a_run_within_its_bound_returns_its_result():
-    assert limited(lambda x: x * 2, 60)(21) == 42
+    # In a child process: a bound set here would stop this test process too.
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_doubled, args=(queue,))
+    child.start()
+    assert queue.get(timeout=30) == 42
+    child.join(10)
 
 
 @pytest.mark.parametrize("text, expected", [("", DEFAULT_CPU_SECONDS), ("120", 120), (" 5 ", 5)])
