@@ -84,9 +84,10 @@ class _QueuePolicy(Parametrised):
             while self.head < len(queue) and status[queue[self.head]] != WAITING:
                 self.head += 1
 
-    def _compact(self) -> None:
+    def _compact(self) -> bool:
+        """Drop the dead entries once more than half are dead; returns whether it did."""
         if self.dead * 2 <= len(self.queue) or self.dead < 64:
-            return
+            return False
         live = np.flatnonzero(np.isfinite(self.q_procs[: len(self.queue)]))
         self.queue = [self.queue[i] for i in live.tolist()]
         size = max(1024, 2 * len(self.queue))
@@ -96,6 +97,7 @@ class _QueuePolicy(Parametrised):
         self.q_procs, self.q_estimate = procs, estimate
         self.head = 0
         self.dead = 0
+        return True
 
     def _fits_now(self, job: int) -> list[int]:
         procs = self.sim.procs[job]
@@ -248,11 +250,11 @@ class EASY(_QueuePolicy):
             bisect.insort(self.sizes, size)
         bucket.append(len(self.queue) - 1)
 
-    def _compact(self) -> None:
-        if self.dead * 2 <= len(self.queue) or self.dead < 64:
-            return
-        super()._compact()
-        self._index_queue()
+    def _compact(self) -> bool:
+        if not super()._compact():
+            return False
+        self._index_queue()   # positions changed
+        return True
 
     def _index_queue(self) -> None:
         """Rebuild the buckets from the (compacted) queue."""
@@ -324,7 +326,8 @@ class _Positions:
     __slots__ = ("positions", "length", "live_from")
 
     def __init__(self, positions: np.ndarray | None = None):
-        self.positions = np.empty(16, dtype=np.int64) if positions is None else np.sort(positions)
+        # Given positions come ascending (a stable sort by size keeps queue order within a size).
+        self.positions = np.empty(16, dtype=np.int64) if positions is None else positions
         self.length = 0 if positions is None else len(positions)
         self.live_from = 0
 
