@@ -133,17 +133,22 @@ class JobManager(LostJobs, DiskcacheManager):
     def make_job_fn(self, fn, progress, key=None):
         return super().make_job_fn(limited(fn, run_cpu_seconds()), progress, key)
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._runs: set[int] = set()   # job processes this server process started, pruned when asked
+        self._runs_lock = threading.Lock()   # callbacks arrive on several threads
+
     def call_job_fn(self, key, job_fn, args, context):
         # Refused runs get their answer at once, as the error of a job that never existed
         # (job id 0: never running, never terminated -- see terminate_job).
-        runs = self.__dict__.setdefault("_runs", set())
-        runs.intersection_update(pid for pid in list(runs) if self.job_running(pid))
         limit = max_runs()
-        if len(runs) >= limit:
-            self.handle.set(key, {"background_callback_error": {"msg": busy_message(limit), "tb": ""}})
-            return 0
-        pid = super().call_job_fn(key, job_fn, args, context)
-        runs.add(pid)
+        with self._runs_lock:
+            self._runs = {pid for pid in self._runs if self.job_running(pid)}
+            if len(self._runs) >= limit:
+                self.handle.set(key, {"background_callback_error": {"msg": busy_message(limit), "tb": ""}})
+                return 0
+            pid = super().call_job_fn(key, job_fn, args, context)
+            self._runs.add(pid)
         return pid
 
     def _mark_stopped(self, job):

@@ -135,7 +135,7 @@ class JSONOnlyDisk(diskcache.Disk):
     Values (callback outputs, progress, flags) are written as UTF-8 JSON
     bytes (Dash components and figures through plotly's encoder). Reading
     accepts only those: a pickled key or value, or bytes that are not JSON,
-    raises :class:`RefusedRow`, logged once per store.
+    raises :class:`RefusedRow`, logged once per process.
     """
 
     _warned = False

@@ -22,8 +22,10 @@ import resource
 import signal
 CPU_ENV = "SCHEDSCOPE_RUN_CPU_SECONDS"
 RUNS_ENV = "SCHEDSCOPE_MAX_RUNS"
-#: Runs one server process keeps going at once, by default: one per core, at least two.
-DEFAULT_MAX_RUNS = max(2, os.cpu_count() or 2)
+#: Runs one server process keeps going at once, by default: room for a busy team (twenty people pressing
+#: Run together is a tested load), while a script starting runs in a loop is stopped long before the
+#: machine is.
+DEFAULT_MAX_RUNS = 32
 #: Start of the message of a run refused because the server is busy.
 NOT_STARTED = "The run did not start:"
 DEFAULT_CPU_SECONDS = 3600
