@@ -61,7 +61,20 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     scenario_page.register_callbacks(app, results, scenarios)
     sweep_page.register_callbacks(app, sweep_page.SweepStore(data / "sweeps"))
     request_guard.install(app.server, app.callback_map, uploads.max_bytes)
+    _set_up_before_serving(app)
     return app
+
+
+def _set_up_before_serving(app: Dash) -> None:
+    """Run Dash's set-up (scripts, assets, callback list) now, in one thread, instead of on the first request.
+
+    Dash marks that set-up done as it starts it, so a fresh gunicorn worker's
+    concurrent first requests (its threads) could find no script registered
+    yet and answer 500 for ``/_dash-component-suites/...``. One request
+    through the test client, addressed to a trusted host, does it here.
+    """
+    trusted = app.server.config.get("TRUSTED_HOSTS") or ["localhost"]
+    app.server.test_client().get("/_dash-layout", headers={"Host": trusted[0].lstrip(".")})
 
 
 def create_server():

@@ -438,3 +438,12 @@ def test_upload_contents_of_the_wrong_type_are_a_message_not_a_500(client, conte
                             (batch_page.TRACE_UPLOAD, "filename"): filename})
     assert status == 200
     assert "not loaded" in json.dumps(outputs)
+
+
+def test_an_app_is_set_up_before_its_first_request(tmp_path):
+    """Dash's first-request set-up is done when the app is built: a worker's concurrent first requests
+    (gunicorn threads) never find the component scripts unregistered (they answered 500)."""
+    app = create_app(tmp_path / "data")
+    assert {"dash", "plotly"} <= set(app.registered_paths)
+    suite = next(iter(app.registered_paths["dash"]))
+    assert app.server.test_client().get(f"/_dash-component-suites/dash/{suite}").status_code == 200
