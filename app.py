@@ -66,15 +66,19 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
 
 
 def _set_up_before_serving(app: Dash) -> None:
-    """Run Dash's set-up (scripts, assets, callback list) now, in one thread, instead of on the first request.
+    """Register the page's scripts now, in one thread, instead of on the first request.
 
-    Dash marks that set-up done as it starts it, so a fresh gunicorn worker's
-    concurrent first requests (its threads) could find no script registered
-    yet and answer 500 for ``/_dash-component-suites/...``. One request
-    through the test client, addressed to a trusted host, does it here.
+    Dash registers the component scripts it may serve while building its
+    index page, on the first request, and marks that set-up done as it
+    starts it: a fresh gunicorn worker's concurrent first requests (its
+    threads) could find no script registered yet and answer 500 for
+    ``/_dash-component-suites/...``. Building the index page once here, in a
+    request context that is not a request (Flask stays open to set-up),
+    registers them.
     """
     trusted = app.server.config.get("TRUSTED_HOSTS") or ["localhost"]
-    app.server.test_client().get("/_dash-layout", headers={"Host": trusted[0].lstrip(".")})
+    with app.server.test_request_context("/", headers={"Host": trusted[0].lstrip(".")}):
+        app.index()
 
 
 def create_server():
