@@ -53,7 +53,7 @@ from dash import CeleryManager, DiskcacheManager, callback_context, html, no_upd
 from dash.background_callback.managers.celery_manager import _make_job_fn
 from dash.exceptions import BackgroundCallbackError
 
-from .run_limits import NOT_STARTED, STOPPED, busy_message, limited, max_runs, run_cpu_seconds
+from .run_limits import STOPPED, limited, run_cpu_seconds
 
 JOB_LOST = "The run stopped before finishing (its worker process ended). Press Run to retry."
 STOPPED_SECONDS = 600   # how long a deliberate stop is remembered
@@ -75,8 +75,8 @@ def report_lost_job(error: Exception):
     text = str(error) if isinstance(error, BackgroundCallbackError) else ""
     if JOB_LOST in text:
         message = html.Span(JOB_LOST, className="error")
-    elif STOPPED in text or NOT_STARTED in text:   # a run bounded by components.run_limits: its own sentence
-        sentence = text[text.index(STOPPED if STOPPED in text else NOT_STARTED):].splitlines()[0]
+    elif STOPPED in text:   # a run stopped at its bound (components.run_limits): its own sentence
+        sentence = text[text.index(STOPPED):].splitlines()[0]
         message = html.Span(sentence, className="error")
     else:
         raise error
@@ -133,24 +133,6 @@ class JobManager(LostJobs, DiskcacheManager):
     def make_job_fn(self, fn, progress, key=None):
         return super().make_job_fn(limited(fn, run_cpu_seconds()), progress, key)
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._runs: set[int] = set()   # job processes this server process started, pruned when asked
-        self._runs_lock = threading.Lock()   # callbacks arrive on several threads
-
-    def call_job_fn(self, key, job_fn, args, context):
-        # Refused runs get their answer at once, as the error of a job that never existed
-        # (job id 0: never running, never terminated -- see terminate_job).
-        limit = max_runs()
-        with self._runs_lock:
-            self._runs = {pid for pid in self._runs if self.job_running(pid)}
-            if len(self._runs) >= limit:
-                self.handle.set(key, {"background_callback_error": {"msg": busy_message(limit), "tb": ""}})
-                return 0
-            pid = super().call_job_fn(key, job_fn, args, context)
-            self._runs.add(pid)
-        return pid
-
     def _mark_stopped(self, job):
         self.handle.set(f"schedscope-stopped-{job}", True, expire=STOPPED_SECONDS)
 
@@ -177,7 +159,7 @@ class JobManager(LostJobs, DiskcacheManager):
 
     def terminate_job(self, job):
         if job is None or int(job) == 0:
-            return   # a refused run (see call_job_fn): no process; and kill(0) would signal our own group
+            return   # no process; and kill(0) would signal our own process group
         try:
             super().terminate_job(job)
         except psutil.NoSuchProcess:

@@ -1,9 +1,5 @@
 """Bounds on background runs: a run that needs more than its share of the server is stopped and says why.
 
-At most ``SCHEDSCOPE_MAX_RUNS`` runs go at once per server process (see
-:class:`components.jobs.JobManager`); one more is refused at once, with a
-message on its page, rather than queued behind the others.
-
 Each run of the embedded manager is a process forked from the web server;
 :func:`limited` wraps a run's function so that, in that process, the kernel
 counts its CPU time against ``SCHEDSCOPE_RUN_CPU_SECONDS`` (default
@@ -20,14 +16,8 @@ import functools
 import os
 import resource
 import signal
+
 CPU_ENV = "SCHEDSCOPE_RUN_CPU_SECONDS"
-RUNS_ENV = "SCHEDSCOPE_MAX_RUNS"
-#: Runs one server process keeps going at once, by default: room for a busy team (twenty people pressing
-#: Run together is a tested load), while a script starting runs in a loop is stopped long before the
-#: machine is.
-DEFAULT_MAX_RUNS = 32
-#: Start of the message of a run refused because the server is busy.
-NOT_STARTED = "The run did not start:"
 DEFAULT_CPU_SECONDS = 3600
 #: Start of every message of a run stopped at its limit (the page recognises it).
 STOPPED = "The run was stopped:"
@@ -51,21 +41,6 @@ def run_cpu_seconds(environ=None) -> int:
     if value < 1:
         raise ValueError(f"{CPU_ENV} must be at least 1, got {value}")
     return value
-
-
-def max_runs(environ=None) -> int:
-    """Runs one server process keeps going at once: ``SCHEDSCOPE_MAX_RUNS``, else :data:`DEFAULT_MAX_RUNS`."""
-    text = (environ if environ is not None else os.environ).get(RUNS_ENV, "").strip()
-    if not text:
-        return DEFAULT_MAX_RUNS
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"{RUNS_ENV} must be a whole number of at least 1, got {text!r}")
-    return int(text)
-
-
-def busy_message(limit: int) -> str:
-    return (f"{NOT_STARTED} {limit} run(s) are already going on this server process, the most it keeps "
-            f"going at once ({RUNS_ENV}). Press Run again when one has finished.")
 
 
 def cpu_message(seconds: int) -> str:

@@ -7,10 +7,7 @@ import resource
 
 import pytest
 
-from components.run_limits import (
-    CPU_ENV, DEFAULT_CPU_SECONDS, DEFAULT_MAX_RUNS, RUNS_ENV, STOPPED, RunLimitExceeded, limited, max_runs,
-    run_cpu_seconds,
-)
+from components.run_limits import CPU_ENV, DEFAULT_CPU_SECONDS, STOPPED, RunLimitExceeded, limited, run_cpu_seconds
 
 
 def _burn():
@@ -63,10 +60,3 @@ def test_a_bad_bound_is_refused_with_its_name(text):
     with pytest.raises(ValueError, match=CPU_ENV):
         run_cpu_seconds({CPU_ENV: text})
 
-
-def test_the_run_count_comes_from_the_environment():
-    assert max_runs({}) == DEFAULT_MAX_RUNS >= 2
-    assert max_runs({RUNS_ENV: "3"}) == 3
-    for bad in ("0", "-1", "many"):
-        with pytest.raises(ValueError, match=RUNS_ENV):
-            max_runs({RUNS_ENV: bad})

@@ -110,23 +110,3 @@ def test_a_run_past_the_servers_cpu_bound_is_stopped_and_says_why(dash_duo, tmp_
     assert "SCHEDSCOPE_RUN_CPU_SECONDS" in dash_duo.find_element(f"#{page.RUN_MSG}").text
     dash_duo.wait_for_element(f"#{page.RUN}:not([disabled])", timeout=TIMEOUT)
 
-
-def test_a_run_beyond_the_servers_run_count_is_refused_with_a_message(dash_duo, tmp_path, monkeypatch):
-    monkeypatch.setenv("SCHEDSCOPE_MAX_RUNS", "1")
-    dash_duo.start_server(create_app(tmp_path))
-    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/batch")
-    dash_duo.wait_for_contains_text(f"#{page.TRACE_INFO}", "hpc2n", timeout=TIMEOUT)
-    dash_duo.find_element(f"#{page.PRESET_COMPLETE}").click()
-    dash_duo.find_element(f"#{page.RUN}").click()
-    dash_duo.wait_for_element(f"#{page.CANCEL}:not([disabled])", timeout=TIMEOUT)
-    # A second browser tab (another user) asks for a run while the first still goes.
-    first = dash_duo.driver.current_window_handle
-    dash_duo.driver.switch_to.new_window("tab")
-    dash_duo.driver.get(f"{dash_duo.server_url}/network")
-    dash_duo.wait_for_element("#network-preset-fig1-button", timeout=TIMEOUT).click()
-    dash_duo.find_element("#network-run-button").click()
-    dash_duo.wait_for_contains_text("#network-run-message", "The run did not start", timeout=TIMEOUT)
-    assert "SCHEDSCOPE_MAX_RUNS" in dash_duo.find_element("#network-run-message").text
-    dash_duo.driver.switch_to.window(first)
-    dash_duo.wait_for_contains_text(f"#{page.RUN_MSG}", "run(s)", timeout=TIMEOUT)   # the first run went on
-    dash_duo.wait_for_element(f"#{page.GANTT} .hm image", timeout=TIMEOUT)   # its charts drawn before the end
