@@ -158,8 +158,6 @@ class JobManager(LostJobs, DiskcacheManager):
             return False
 
     def terminate_job(self, job):
-        if job is None or int(job) == 0:
-            return   # no process; and kill(0) would signal our own process group
         try:
             super().terminate_job(job)
         except psutil.NoSuchProcess:
