@@ -45,6 +45,7 @@ from .chart_config import GRAPH_CONFIG
 from .csv_export import send_csv
 from .downloads import download_href
 from .progress import POLL_MS, throttled
+from .run_feedback import EMPTY_PROGRESS
 from .run_feedback import register as register_run_feedback
 from .report import html_report
 from .saved_items import CLUSTERS as SAVED_CLUSTERS
@@ -1021,6 +1022,7 @@ def register_callbacks(app, results, uploads) -> None:
         running=[(Output(RUN, "disabled"), True, False), (Output(CANCEL, "disabled"), False, True)],
         cancel=[Input(CANCEL, "n_clicks")],
         progress=[Output(PROGRESS, "value"), Output(PROGRESS, "max")],
+        progress_default=EMPTY_PROGRESS,
         prevent_initial_call=True,
     )
     def _run(set_progress, _, draft, max_jobs, failure_kind, align, values, ids, share, estimates, policies,

@@ -32,6 +32,7 @@ from . import elastic_figures as figures
 from .chart_config import GRAPH_CONFIG
 from .csv_export import send_csv
 from .progress import POLL_MS, throttled
+from .run_feedback import EMPTY_PROGRESS
 from .run_feedback import register as register_run_feedback
 from .uploads import UploadError, upload_choices
 
@@ -709,6 +710,7 @@ def register_callbacks(app, results, uploads) -> None:
         running=[(Output(RUN, "disabled"), True, False), (Output(CANCEL, "disabled"), False, True)],
         cancel=[Input(CANCEL, "n_clicks")],
         progress=[Output(PROGRESS, "value"), Output(PROGRESS, "max")],
+        progress_default=EMPTY_PROGRESS,
         prevent_initial_call=True,
     )
     def _run(set_progress, _, *args):

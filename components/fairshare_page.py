@@ -31,6 +31,7 @@ from . import figures, tree_edit
 from .chart_config import GRAPH_CONFIG
 from .csv_export import send_csv
 from .progress import POLL_MS, throttled
+from .run_feedback import EMPTY_PROGRESS
 from .run_feedback import register as register_run_feedback
 from .saved_items import (
     HIERARCHY,
@@ -608,6 +609,7 @@ def register_callbacks(app, results, uploads) -> None:
         running=[(Output(RUN, "disabled"), True, False), (Output(CANCEL, "disabled"), False, True)],
         cancel=[Input(CANCEL, "n_clicks")],
         progress=[Output(PROGRESS, "value"), Output(PROGRESS, "max")],
+        progress_default=EMPTY_PROGRESS,
         prevent_initial_call=True,
     )
     def _run(set_progress, _, draft, policies):

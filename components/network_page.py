@@ -33,6 +33,7 @@ from . import network_figures as figures
 from .chart_config import GRAPH_CONFIG
 from .csv_export import send_csv
 from .progress import POLL_MS, throttled
+from .run_feedback import EMPTY_PROGRESS
 from .run_feedback import register as register_run_feedback
 from .uploads import UploadError, upload_choices
 
@@ -747,6 +748,7 @@ def register_callbacks(app, results, uploads) -> None:
         running=[(Output(RUN, "disabled"), True, False), (Output(CANCEL, "disabled"), False, True)],
         cancel=[Input(CANCEL, "n_clicks")],
         progress=[Output(PROGRESS, "value"), Output(PROGRESS, "max")],
+        progress_default=EMPTY_PROGRESS,
         prevent_initial_call=True,
     )
     def _run(set_progress, _, draft, machine_mode, app_mode, arrivals, pattern, machine_gen, app_gen, schemes,

@@ -13,6 +13,12 @@ from dash import Input, Output, State
 
 CANCELLED = "Cancelled after {seconds} s; nothing was saved. The previous results stay."
 
+# The bar's (value, max) when no run is going: a page's background callback passes it as
+# ``progress_default``, which Dash applies after the run's last poll. The last poll of a cancelled
+# run still carries the run's latest progress report, so an empty bar set only on Cancel would be
+# overwritten by it.
+EMPTY_PROGRESS = ["0", "100"]
+
 
 def register(app, run: str, cancel: str, progress: str, message: str) -> None:
     """Cancel feedback for one page: ids of its Run and Cancel buttons, progress bar and run message."""

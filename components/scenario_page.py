@@ -23,6 +23,7 @@ from .chart_config import GRAPH_CONFIG
 from .downloads import download_href
 from .progress import POLL_MS, throttled
 from .report import html_report
+from .run_feedback import EMPTY_PROGRESS
 from .workspace import permalink
 
 HASH = "scenario-hash-store"
@@ -177,6 +178,7 @@ def register_callbacks(app, results, store) -> None:
         running=[(Output(RUN, "disabled"), True, False), (Output(CANCEL, "disabled"), False, True)],
         cancel=[Input(CANCEL, "n_clicks")],
         progress=[Output(PROGRESS, "value"), Output(PROGRESS, "max")],
+        progress_default=EMPTY_PROGRESS,
         prevent_initial_call=True,
     )
     def _run(set_progress, _, scenario_hash, version):
