@@ -298,23 +298,28 @@ class Profile:
     holds for ever. Conservative backfilling reserves every waiting job in it
     (Mu'alem & Feitelson 2001).
 
-    The profile remembers its last answer ``(procs, duration, start,
-    exact)`` until the next reservation (``exact`` false: the search stopped
-    at a bound and ``start`` is only a lower bound). Only reservations change
-    which starts are feasible; a later ``now`` only removes the past, so the
-    earliest start never moves earlier. Hence, with no reservation in
-    between, the same request gets the same answer while that start is not
-    past, and any request at least as large (CPUs and duration) starts no
-    earlier -- a lower bound that lets a multi-cluster search skip this
-    cluster.
+    Only reservations change which starts are feasible; a later ``now`` only
+    removes the past, so the earliest start never moves earlier. Two memos
+    hold until the next reservation:
+
+    * the last answer ``(procs, duration, start)``: the same request gets the
+      same answer while that start is not past, and any request at least as
+      large (CPUs and duration) starts no earlier -- a lower bound that lets
+      a multi-cluster search skip this cluster;
+    * per CPU count, the runs of time with at least that many CPUs free
+      (:meth:`_runs`). Under a long backlog a profile has thousands of
+      breakpoints but tens of such runs, and arrivals ask for the same few
+      CPU counts again and again, so most searches read the runs, not the
+      breakpoints.
     """
 
-    __slots__ = ("times", "free", "last")
+    __slots__ = ("times", "free", "last", "_runs_by_procs")
 
     def __init__(self, times: np.ndarray, free: np.ndarray):
         self.times = times
         self.free = free
-        self.last: tuple[int, float, float | None, bool] | None = None
+        self.last: tuple[int, float, float | None] | None = None
+        self._runs_by_procs: dict[int, tuple[list[float], list[float], list[float]] | None] = {}
 
     @classmethod
     def from_running(cls, now: float, cluster: ClusterState, procs_of) -> "Profile":
@@ -348,67 +353,71 @@ class Profile:
         than one it has).
         """
         if self.last is not None:
-            last_procs, last_duration, last_start, exact = self.last
+            last_procs, last_duration, last_start = self.last
             if last_procs <= procs and last_duration <= duration:
                 if last_start is None:
                     return None   # not enough CPUs even when every reservation has ended
-                if exact and last_procs == procs and last_duration == duration and last_start >= now:
+                if last_procs == procs and last_duration == duration and last_start >= now:
                     return last_start if last_start < before else None
                 if last_start >= before:
                     return None
-        start, exact = self._earliest(now, procs, duration, before)
-        self.last = (procs, duration, start, exact)
-        return start if start is None or (exact and start < before) else None
+        start = self._earliest(now, procs, duration)
+        self.last = (procs, duration, start)
+        return start if start is None or start < before else None
 
-    def _earliest(self, now: float, procs: int, duration: float, before: float) -> tuple[float | None, bool]:
-        """``(earliest start, True)``, ``(None, True)`` if there is none, or ``(lower bound >= before, False)``.
+    def _earliest(self, now: float, procs: int, duration: float) -> float | None:
+        """The earliest start, or ``None`` if ``procs`` CPUs are never free for ever.
 
-        Within a run of breakpoints with enough CPUs the first one allows the
-        longest job (the run ends at the same time for all), so only run
-        starts are candidates. Given a finite ``before``, only the
-        breakpoints up to the first at or after it are read (and the end of
-        the run that crosses it).
+        A job fits from the start of a run of time with ``procs`` CPUs free
+        (or from ``now``, inside the first run not over) when the run lasts
+        ``duration``; the earliest start is that of the first such run.
         """
         self.trim(now)
+        runs = self._runs(procs)
+        if runs is None:
+            return None
+        starts, ends, longest = runs
+        first = bisect_right(ends, now)   # the first run not over; the last is endless
+        start = max(starts[first], now)
+        if ends[first] - start >= duration:
+            return start
+        # The first later run that lasts ``duration`` (one does: the last is endless).
+        if first == 0 or longest[first - 1] < duration:
+            # No run 1..first lasts ``duration``: the first run from 1 on that does is later than ``first``.
+            return starts[bisect_left(longest, duration) + 1]
+        return next(starts[r] for r in range(first + 1, len(starts)) if ends[r] - starts[r] >= duration)
+
+    def _runs(self, procs: int) -> tuple[list[float], list[float], list[float]] | None:
+        """``(starts, ends, longest)`` of the maximal runs of time with ``procs`` CPUs free.
+
+        Runs are ascending and disjoint, and the last ends at infinity;
+        ``longest[k]`` is the length of the longest of runs ``1..k+1`` (so
+        non-decreasing). ``None`` when fewer than ``procs`` CPUs are free at
+        the end.
+        """
+        if procs in self._runs_by_procs:
+            return self._runs_by_procs[procs]
         times, free = self.times, self.free
-        count = len(times)
         if free[-1] < procs:
-            return None, True
-        read = count if before == np.inf else min(count, int(times.searchsorted(before)) + 1)
-        ok = free[:read] >= procs
-        if read == count and ok.all():
-            return float(times[0]), True
-        # ``bounds`` splits the breakpoints read into runs of equal ``ok``; those
-        # with enough CPUs alternate with the others, starting at run ``first``.
-        bounds = np.concatenate(([0], np.flatnonzero(ok[1:] != ok[:-1]) + 1, [read]))
-        first = 0 if ok[0] else 1
-        starts, ends = bounds[first:-1:2], bounds[first + 1 :: 2]
-        if read == count:
-            # The last run has enough CPUs and lasts for ever.
-            run_end = np.append(times[ends[:-1]], np.inf)
+            runs = None
         else:
-            # A run reaching the last breakpoint read lasts at least until the next one.
-            run_end = times[ends]
-        long_enough = run_end - times[starts] >= duration
-        if len(starts):
-            hit = int(long_enough.argmax())
-            if long_enough[hit]:
-                return float(times[starts[hit]]), True
-            if ends[-1] == read:
-                # The run crossing the last breakpoint read: find where it really ends.
-                short = free[read:] < procs
-                stop = int(short.argmax())
-                run_end = float(times[read + stop]) if short[stop] else np.inf
-                if run_end - times[starts[-1]] >= duration:
-                    return float(times[starts[-1]]), True
-        # Every other candidate starts after the breakpoints read, at or after ``before``.
-        return float(times[read]), False
+            ok = free >= procs
+            changes = np.flatnonzero(ok[1:] != ok[:-1]) + 1
+            bounds = np.concatenate(([0], changes)) if ok[0] else changes
+            # ``bounds`` alternates run start, run end, ...; the last run (ok at the end) has no end.
+            starts = times[bounds[0::2]]
+            ends = np.append(times[bounds[1::2]], np.inf)
+            longest = np.maximum.accumulate(ends[1:] - starts[1:])
+            runs = (starts.tolist(), ends.tolist(), longest.tolist())
+        self._runs_by_procs[procs] = runs
+        return runs
 
     def reserve(self, start: float, end: float, procs: int) -> None:
         """Take ``procs`` CPUs on ``[start, end)``; the caller checked they are free."""
         if end <= start:
             return
         self.last = None
+        self._runs_by_procs = {}
         times, free = self.times, self.free
         for point in (start, end):
             index = int(times.searchsorted(point))
