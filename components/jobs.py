@@ -53,7 +53,7 @@ from dash import CeleryManager, DiskcacheManager, callback_context, html, no_upd
 from dash.background_callback.managers.celery_manager import _make_job_fn
 from dash.exceptions import BackgroundCallbackError
 
-from .run_limits import STOPPED, limited, run_cpu_seconds
+from .run_limits import STOPPED, limited, run_cpu_seconds, run_memory_mb
 
 JOB_LOST = "The run stopped before finishing (its worker process ended). Press Run to retry."
 STOPPED_SECONDS = 600   # how long a deliberate stop is remembered
@@ -126,12 +126,12 @@ class LostJobs:
 class JobManager(LostJobs, DiskcacheManager):
     """The embedded manager: job processes on this machine, job state in a diskcache directory.
 
-    Every job runs under the CPU-time bound of :mod:`.run_limits` (read when
-    the app is built).
+    Every job runs under the CPU-time and memory bounds of :mod:`.run_limits`
+    (read when the app is built).
     """
 
     def make_job_fn(self, fn, progress, key=None):
-        return super().make_job_fn(limited(fn, run_cpu_seconds()), progress, key)
+        return super().make_job_fn(limited(fn, run_cpu_seconds(), run_memory_mb()), progress, key)
 
     def _mark_stopped(self, job):
         self.handle.set(f"schedscope-stopped-{job}", True, expire=STOPPED_SECONDS)

@@ -1,13 +1,23 @@
 """Bounds on background runs: a run that needs more than its share of the server is stopped and says why.
 
 Each run of the embedded manager is a process forked from the web server;
-:func:`limited` wraps a run's function so that, in that process, the kernel
-counts its CPU time against ``SCHEDSCOPE_RUN_CPU_SECONDS`` (default
-:data:`DEFAULT_CPU_SECONDS`). Past the limit the kernel sends ``SIGXCPU``;
-the run raises :class:`RunLimitExceeded`, whose message the page shows on its
-status line (see :func:`components.jobs.report_lost_job`). The web server
-itself is never limited. (Runs on Celery workers are bounded by the workers'
-own ``--time-limit``.)
+:func:`limited` wraps a run's function so that, in that process,
+
+* the kernel counts its CPU time against ``SCHEDSCOPE_RUN_CPU_SECONDS``
+  (default :data:`DEFAULT_CPU_SECONDS`); past it the kernel sends
+  ``SIGXCPU``;
+* a watchdog thread reads the process's resident memory every
+  :data:`MEMORY_CHECK_S` seconds against ``SCHEDSCOPE_RUN_MEMORY_MB``
+  (default :data:`DEFAULT_MEMORY_MB`); past it the thread signals the run
+  (``SIGUSR2``). Resident memory, not address space: numpy and Arrow reserve
+  far more address space than they use, so an address-space limit would
+  stop runs that fit.
+
+Either way the run raises :class:`RunLimitExceeded`, whose message (which
+limit, and for memory by how much it was over) the page shows on its status
+line (see :func:`components.jobs.report_lost_job`). The web server itself is
+never limited. (Runs on Celery workers are bounded by the workers' own
+``--time-limit`` and ``--max-memory-per-child``.)
 """
 
 from __future__ import annotations
@@ -16,9 +26,16 @@ import functools
 import os
 import resource
 import signal
+import threading
+
+import psutil
 
 CPU_ENV = "SCHEDSCOPE_RUN_CPU_SECONDS"
 DEFAULT_CPU_SECONDS = 3600
+MEMORY_ENV = "SCHEDSCOPE_RUN_MEMORY_MB"
+DEFAULT_MEMORY_MB = 8192
+#: How often a run's resident memory is read.
+MEMORY_CHECK_S = 0.2
 #: Start of every message of a run stopped at its limit (the page recognises it).
 STOPPED = "The run was stopped:"
 #: Grace between the soft limit (SIGXCPU, a clean stop) and the hard one (SIGKILL).
@@ -29,18 +46,27 @@ class RunLimitExceeded(RuntimeError):
     """A run went past its bound; the message says which and how to raise it."""
 
 
-def run_cpu_seconds(environ=None) -> int:
-    """The CPU-seconds one run may use: ``SCHEDSCOPE_RUN_CPU_SECONDS`` (a positive whole number), else the default."""
-    text = (environ if environ is not None else os.environ).get(CPU_ENV, "").strip()
+def _positive_whole(environ, name: str, default: int, unit: str) -> int:
+    text = (environ if environ is not None else os.environ).get(name, "").strip()
     if not text:
-        return DEFAULT_CPU_SECONDS
+        return default
     try:
         value = int(text)
     except ValueError:
-        raise ValueError(f"{CPU_ENV} must be a whole number of seconds, got {text!r}") from None
+        raise ValueError(f"{name} must be a whole number of {unit}, got {text!r}") from None
     if value < 1:
-        raise ValueError(f"{CPU_ENV} must be at least 1, got {value}")
+        raise ValueError(f"{name} must be at least 1, got {value}")
     return value
+
+
+def run_cpu_seconds(environ=None) -> int:
+    """The CPU-seconds one run may use: ``SCHEDSCOPE_RUN_CPU_SECONDS`` (a positive whole number), else the default."""
+    return _positive_whole(environ, CPU_ENV, DEFAULT_CPU_SECONDS, "seconds")
+
+
+def run_memory_mb(environ=None) -> int:
+    """The resident memory (MiB) one run may use: ``SCHEDSCOPE_RUN_MEMORY_MB``, else the default."""
+    return _positive_whole(environ, MEMORY_ENV, DEFAULT_MEMORY_MB, "MiB")
 
 
 def cpu_message(seconds: int) -> str:
@@ -48,8 +74,42 @@ def cpu_message(seconds: int) -> str:
             f"({CPU_ENV}). Choose fewer jobs or policies, or ask the operator to raise the limit.")
 
 
-def limited(fn, cpu_seconds: int):
-    """``fn`` run under a CPU-time bound of ``cpu_seconds`` in the calling process (a run's own process)."""
+def memory_message(limit_mb: int, reached_mb: int) -> str:
+    return (f"{STOPPED} its memory reached {reached_mb:,} MiB, {reached_mb - limit_mb:,} MiB over the "
+            f"{limit_mb:,} MiB one run may use on this server ({MEMORY_ENV}). Choose fewer jobs or policies, "
+            f"or ask the operator to raise the limit.")
+
+
+class _MemoryWatch:
+    """A daemon thread that signals the process (``SIGUSR2``) once its resident memory passes ``limit_mb``."""
+
+    def __init__(self, limit_mb: int):
+        self.limit_mb = limit_mb
+        self.reached_mb = 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="run-memory-watch", daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._done.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        process = psutil.Process()
+        while not self._done.wait(MEMORY_CHECK_S):
+            resident_mb = process.memory_info().rss // 2**20
+            if resident_mb > self.limit_mb:
+                self.reached_mb = resident_mb
+                os.kill(os.getpid(), signal.SIGUSR2)   # handled in the run's (main) thread
+                return
+
+
+def limited(fn, cpu_seconds: int, memory_mb: int = DEFAULT_MEMORY_MB):
+    """``fn`` run under a CPU-time bound of ``cpu_seconds`` and a resident-memory bound of ``memory_mb`` MiB,
+    in the calling process (a run's own process, whose main thread calls it)."""
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
@@ -60,10 +120,16 @@ def limited(fn, cpu_seconds: int):
         resource.setrlimit(resource.RLIMIT_CPU,
                            (soft, wanted_hard if hard == resource.RLIM_INFINITY else min(hard, wanted_hard)))
 
-        def stop(signum, frame):
+        def cpu_stop(signum, frame):
             raise RunLimitExceeded(cpu_message(cpu_seconds))
 
-        signal.signal(signal.SIGXCPU, stop)
-        return fn(*args, **kwargs)
+        signal.signal(signal.SIGXCPU, cpu_stop)
+        with _MemoryWatch(memory_mb) as watch:
+
+            def memory_stop(signum, frame):
+                raise RunLimitExceeded(memory_message(memory_mb, watch.reached_mb))
+
+            signal.signal(signal.SIGUSR2, memory_stop)
+            return fn(*args, **kwargs)
 
     return run

@@ -4,10 +4,22 @@ from __future__ import annotations
 
 import multiprocessing
 import resource
+import time
 
+import psutil
 import pytest
 
-from components.run_limits import CPU_ENV, DEFAULT_CPU_SECONDS, STOPPED, RunLimitExceeded, limited, run_cpu_seconds
+from components.run_limits import (
+    CPU_ENV,
+    DEFAULT_CPU_SECONDS,
+    DEFAULT_MEMORY_MB,
+    MEMORY_ENV,
+    STOPPED,
+    RunLimitExceeded,
+    limited,
+    run_cpu_seconds,
+    run_memory_mb,
+)
 
 
 def _burn():
@@ -36,6 +48,37 @@ def test_a_run_past_its_cpu_seconds_stops_with_a_sentence():
     assert resource.getrlimit(resource.RLIMIT_CPU) == before
 
 
+def _grow():
+    """Take memory 20 MiB at a time (each page written, so it is resident) for up to 20 s."""
+    held = []
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        held.append(bytearray(20 * 2**20))
+        time.sleep(0.02)
+    return len(held)
+
+
+def _memory_child(queue, limit_mb):
+    try:
+        queue.put(("returned", limited(_grow, 600, limit_mb)()))
+    except RunLimitExceeded as exc:
+        queue.put(("stopped", str(exc)))
+
+
+def test_a_run_past_its_memory_stops_and_says_by_how_much():
+    limit_mb = psutil.Process().memory_info().rss // 2**20 + 100   # the forked run starts at about this size
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_memory_child, args=(queue, limit_mb))
+    child.start()
+    outcome, message = queue.get(timeout=60)
+    child.join(10)
+    assert outcome == "stopped"
+    assert message.startswith(STOPPED) and MEMORY_ENV in message and f"{limit_mb:,} MiB one run may use" in message
+    reached, over = (int(word.replace(",", "")) for word in (message.split()[7], message.split()[9]))
+    assert reached > limit_mb and over == reached - limit_mb
+
+
 def _doubled(queue):
     queue.put(limited(lambda x: x * 2, 60)(21))
 
@@ -55,8 +98,15 @@ def test_the_bound_comes_from_the_environment(text, expected):
     assert run_cpu_seconds({CPU_ENV: text}) == expected
 
 
+@pytest.mark.parametrize("text, expected", [("", DEFAULT_MEMORY_MB), ("512", 512)])
+def test_the_memory_bound_comes_from_the_environment(text, expected):
+    assert run_memory_mb({MEMORY_ENV: text}) == expected
+
+
 @pytest.mark.parametrize("text", ["0", "-3", "ten", "1.5"])
 def test_a_bad_bound_is_refused_with_its_name(text):
     with pytest.raises(ValueError, match=CPU_ENV):
         run_cpu_seconds({CPU_ENV: text})
+    with pytest.raises(ValueError, match=MEMORY_ENV):
+        run_memory_mb({MEMORY_ENV: text})
 

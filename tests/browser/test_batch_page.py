@@ -101,6 +101,16 @@ def test_cancel_says_how_long_the_run_went_and_keeps_the_results(dash_duo, tmp_p
     # (No check of the browser's console: the stopped run's pending poll may be reported as aborted.)
 
 
+def test_a_run_past_the_servers_memory_bound_is_stopped_and_says_why(dash_duo, tmp_path, monkeypatch):
+    monkeypatch.setenv("SCHEDSCOPE_RUN_MEMORY_MB", "1")   # any run's process is larger
+    _start(dash_duo, tmp_path)
+    dash_duo.find_element(f"#{page.RUN}").click()
+    dash_duo.wait_for_contains_text(f"#{page.RUN_MSG}", "The run was stopped", timeout=TIMEOUT)
+    message = dash_duo.find_element(f"#{page.RUN_MSG}").text
+    assert "SCHEDSCOPE_RUN_MEMORY_MB" in message and "MiB over the 1 MiB" in message
+    dash_duo.wait_for_element(f"#{page.RUN}:not([disabled])", timeout=TIMEOUT)
+
+
 def test_a_run_past_the_servers_cpu_bound_is_stopped_and_says_why(dash_duo, tmp_path, monkeypatch):
     monkeypatch.setenv("SCHEDSCOPE_RUN_CPU_SECONDS", "1")
     _start(dash_duo, tmp_path)
