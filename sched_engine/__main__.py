@@ -3,7 +3,7 @@
     python -m sched_engine run SCENARIO.json --out DIR
     python -m sched_engine batch --trace FILE [--machines FILE]
         [--failures FILE | --synthetic-failures [--afc X]] [--requirements]
-        [--estimates perfect|trace] --policy fcfs|fcfs-lb|easy|cons|ls --out DIR
+        [--estimates perfect|trace] [--load-factor X] --policy fcfs|fcfs-lb|easy|cons|ls --out DIR
     python -m sched_engine policies [ENGINE]
     python -m sched_engine sweep SPEC.json|KIND [--quick] --out DIR [--workers N]
 
@@ -66,6 +66,7 @@ def batch_scenario(args: argparse.Namespace) -> dict:
         "failures": failures,
         "requirements": args.requirements,
         "estimates": args.estimates,
+        "load_factor": args.load_factor,
     }
     if args.machines:
         model["machines_path"] = args.machines
@@ -143,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
                        help="start: first failure at the first submission; absolute: same clock as the trace")
     batch.add_argument("--requirements", action="store_true", help="match job requirements to cluster properties")
     batch.add_argument("--estimates", default="perfect", choices=["perfect", "trace"])
+    batch.add_argument("--load-factor", type=float, default=1.0,
+                       help="divide the time since the first submission by X (2 = twice the offered load)")
     batch.add_argument("--policy", required=True, choices=[p.name for p in REGISTRY.policies("batch")])
     batch.add_argument("--seed", type=int, default=0)
     batch.add_argument("--max-jobs", type=int, help="simulate only the first N jobs")

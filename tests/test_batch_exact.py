@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from sched_engine import ScenarioError
 from sched_engine.registry import REGISTRY
 from sched_engine.runner import run_scenario
 
@@ -136,3 +137,21 @@ def test_every_policy_is_deterministic_for_a_seed(policy):
     columns = ["job_id", "start_time", "end_time", "status", "cluster"]
     assert first.jobs[columns].equals(second.jobs[columns])
     assert set(first.jobs.status) <= {"completed", "killed", "cancelled"}
+
+
+def test_a_load_factor_divides_the_time_since_the_first_submission():
+    # Submissions 0, 1, 2, 3 become 0, 0.5, 1, 1.5 at twice the load: job 4 still ends (6.5) before
+    # the head's reservation at 10 and is backfilled on arrival.
+    result = run_scenario({"engine": "batch", "policy": "easy",
+                           "model": {"trace": {"path": str(DATA / "easy_no_delay.swf")}, "load_factor": 2}})
+    assert result.jobs["submit_time"].tolist() == [0, 0.5, 1, 1.5]
+    assert result.jobs["start_time"].tolist() == [0, 10, 20, 1.5]
+    # At half the load job 4 arrives at 6 and would end at 11, past the reservation with no CPU spare.
+    assert start_times("easy", "easy_no_delay.swf", load_factor=0.5) == [0, 10, 20, 20]
+
+
+@pytest.mark.parametrize("value", [0, -1, 1000, "2", float("nan")])
+def test_a_load_factor_out_of_range_names_the_field(value):
+    with pytest.raises(ScenarioError) as caught:
+        start_times("fcfs", "easy_no_delay.swf", load_factor=value)
+    assert caught.value.field == "model.load_factor"

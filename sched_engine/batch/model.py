@@ -11,7 +11,8 @@ Normalised form (plain JSON, the scenario's ``model``)::
                   {"kind": "trace", "path": "...", "sha256": "...", "align": "start"}
                   {"kind": "synthetic", "afc": 7e-4, ...},
       "requirements": false,
-      "estimates": "perfect"
+      "estimates": "perfect",
+      "load_factor": 1.0
     }
 
 ``clusters`` may be empty: the trace header's ``MaxNodes``/``MaxProcs``
@@ -21,6 +22,10 @@ the working directory, then the project directory; the file's SHA-256 joins
 the model so cached results follow the content, not the name; ``label``
 (default: the file name) names the file in error messages -- uploads are
 stored under their hash, so the label keeps the name the user knows.
+``load_factor`` scales the offered load of any trace: every job's time
+since the first submission is divided by it (2.0 submits the same jobs
+twice as fast; runtimes and sizes unchanged), as load is varied in
+scheduling studies that reuse one log at several utilisations.
 ``failures.align``: ``start`` shifts the failure trace so its first failure
 falls at the workload's first submission; ``absolute`` keeps epoch times.
 """
@@ -47,6 +52,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TRACE_FORMATS = ("auto", "swf", "swf-ext", "gwf", "csv")
 FAILURE_KINDS = ("none", "trace", "synthetic")
 ESTIMATES = ("perfect", "trace")
+MIN_LOAD_FACTOR, MAX_LOAD_FACTOR = 0.01, 100.0
 
 
 def resolve_path(path: str) -> Path:
@@ -132,7 +138,8 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
     """Check a batch model and return its canonical form (see the module docstring)."""
     if not isinstance(model, Mapping):
         raise ScenarioError("", "the model must be an object")
-    known = {"trace", "clusters", "machines_path", "failures", "requirements", "synthetic_requirements", "estimates"}
+    known = {"trace", "clusters", "machines_path", "failures", "requirements", "synthetic_requirements", "estimates",
+             "load_factor"}
     unknown = sorted(set(model) - known)
     if unknown:
         raise ScenarioError(unknown[0], f"unknown field (known: {', '.join(sorted(known))})")
@@ -203,6 +210,10 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
     estimates = model.get("estimates", "perfect")
     if estimates not in ESTIMATES:
         raise ScenarioError("estimates", f"must be one of {', '.join(ESTIMATES)}")
+    load_factor = _number(model.get("load_factor", 1.0), "load_factor", positive=True)
+    if not MIN_LOAD_FACTOR <= load_factor <= MAX_LOAD_FACTOR:
+        raise ScenarioError("load_factor", f"must be between {MIN_LOAD_FACTOR} and {MAX_LOAD_FACTOR:g} "
+                                           f"(1 keeps the trace's arrivals), got {load_factor:g}")
     return {
         "trace": normalized_trace,
         "clusters": clusters,
@@ -210,6 +221,7 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
         "requirements": bool(model.get("requirements", False)),
         "synthetic_requirements": synthetic,
         "estimates": estimates,
+        "load_factor": load_factor,
     }
 
 
@@ -286,7 +298,10 @@ def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> BatchInpu
     if jobs.empty:
         raise TraceError("", "the workload has no usable jobs", source=source)
     origin = float(jobs["submit_time"].iloc[0])
-    jobs = jobs.assign(submit_time=jobs["submit_time"] - origin).reset_index(drop=True)
+    since_first = jobs["submit_time"] - origin
+    load_factor = model.get("load_factor", 1.0)
+    jobs = jobs.assign(submit_time=since_first / load_factor if load_factor != 1.0 else since_first)
+    jobs = jobs.reset_index(drop=True)
 
     specs = model["clusters"] or header_clusters(workload.header, source)
     clusters = []
