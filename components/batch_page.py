@@ -40,18 +40,18 @@ from sched_engine.batch.model import (
 from sched_engine.batch.traces import TraceError, read_failures, read_machines
 from sched_engine.registry import REGISTRY
 
-from . import batch_figures as figures
 from .chart_config import GRAPH_CONFIG
-from .csv_export import send_csv
-from .downloads import download_href
-from .progress import POLL_MS, throttled
+from .figures import batch as figures
 from .run_feedback import EMPTY_PROGRESS
 from .run_feedback import register as register_run_feedback
-from .report import html_report
-from .saved_items import CLUSTERS as SAVED_CLUSTERS
-from .saved_items import clean_name, load_item, save_item, saved_choices
-from .uploads import UploadError, upload_choices
-from .workspace import permalink
+from .services.csv_export import send_csv
+from .services.downloads import download_href
+from .services.progress import POLL_MS, throttled
+from .services.report import html_report
+from .services.saved_items import CLUSTERS as SAVED_CLUSTERS
+from .services.saved_items import clean_name, load_item, save_item, saved_choices
+from .services.uploads import UploadError, upload_choices
+from .services.workspace import permalink
 
 ENGINE = "batch"
 DRAFT = "batch-draft-store"

@@ -28,13 +28,14 @@ from sched_engine.elastic.presets import paper_model, two_job_model
 from sched_engine.elastic.traces import DISTRIBUTIONS, MB_PER_GB, read_trace
 from sched_engine.registry import REGISTRY
 
-from . import elastic_figures as figures
 from .chart_config import GRAPH_CONFIG
-from .csv_export import send_csv
-from .progress import POLL_MS, throttled
+from .figures import elastic as figures
+from .figures.common import empty_figure
 from .run_feedback import EMPTY_PROGRESS
 from .run_feedback import register as register_run_feedback
-from .uploads import UploadError, upload_choices
+from .services.csv_export import send_csv
+from .services.progress import POLL_MS, throttled
+from .services.uploads import UploadError, upload_choices
 
 ENGINE = "elastic"
 LOADED = "elastic-loaded-store"
@@ -333,7 +334,7 @@ def results_outputs(loaded, chosen: str | None) -> tuple:
     by_policy = {rec["policy"]: (rec["label"], res.jobs) for rec, res in loaded}
     scatter = (figures.runtime_scatter(*by_policy["yarn"], *by_policy["yarn-me"])
                if "yarn" in by_policy and "yarn-me" in by_policy
-               else figures.empty("Run YARN and YARN-ME to compare job runtimes.", 360))
+               else empty_figure("Run YARN and YARN-ME to compare job runtimes.", 360))
     return (rows, [{"name": k, "id": k} for k in (rows[0] if rows else {})], ratio_text(loaded) if loaded else "",
             scatter, figures.runtime_cdf([(rec["label"], res.jobs) for rec, res in loaded]),
             default_job(loaded, chosen))

@@ -3,7 +3,7 @@
 Data flow: the draft model lives in a browser-local Store (a reload loses
 nothing); Run validates it and runs one scenario per chosen policy in a
 background callback (results cached by scenario hash, see
-:mod:`components.runs`); the runs Store holds only small records (policy,
+:mod:`components.services.runs`); the runs Store holds only small records (policy,
 hash, cached, wall time) and every chart is rebuilt from cached frames.
 """
 
@@ -27,13 +27,14 @@ from sched_engine.fairshare.presets import (
 )
 from sched_engine.registry import REGISTRY
 
-from . import figures, tree_edit
+from . import tree_edit
 from .chart_config import GRAPH_CONFIG
-from .csv_export import send_csv
-from .progress import POLL_MS, throttled
+from .figures import fairshare as figures
 from .run_feedback import EMPTY_PROGRESS
 from .run_feedback import register as register_run_feedback
-from .saved_items import (
+from .services.csv_export import send_csv
+from .services.progress import POLL_MS, throttled
+from .services.saved_items import (
     HIERARCHY,
     clean_name,
     data_url_bytes,
@@ -42,7 +43,7 @@ from .saved_items import (
     save_item,
     saved_choices,
 )
-from .uploads import UploadError
+from .services.uploads import UploadError
 
 ENGINE = "fairshare"
 DRAFT = "fairshare-draft-store"
@@ -527,7 +528,7 @@ def _table(rows):
 
 
 def register_callbacks(app, results, uploads) -> None:
-    """Wire the page; ``results`` is the app's :class:`~components.runs.ResultCache`, ``uploads`` its UploadStore."""
+    """Wire the page; ``results`` is the app's :class:`~components.services.runs.ResultCache`, ``uploads`` its UploadStore."""
     register_run_feedback(app, RUN, CANCEL, PROGRESS, RUN_MSG)
 
     @app.callback(Output(TREE, "elements"), Input(DRAFT, "data"))

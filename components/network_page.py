@@ -29,13 +29,13 @@ from sched_engine.network.model import PATTERNS, machine_names, normalize_model
 from sched_engine.network.presets import PRESETS, fig6_model
 from sched_engine.registry import REGISTRY
 
-from . import network_figures as figures
 from .chart_config import GRAPH_CONFIG
-from .csv_export import send_csv
-from .progress import POLL_MS, throttled
+from .figures import network as figures
 from .run_feedback import EMPTY_PROGRESS
 from .run_feedback import register as register_run_feedback
-from .uploads import UploadError, upload_choices
+from .services.csv_export import send_csv
+from .services.progress import POLL_MS, throttled
+from .services.uploads import UploadError, upload_choices
 
 ENGINE = "network"
 DRAFT = "network-draft-store"

@@ -9,10 +9,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from components import batch_figures as figures
+from components.figures import batch as figures
 from components import batch_page as page
-from components.runs import ResultCache
-from components.uploads import UploadError, UploadStore
+from components.services.runs import ResultCache
+from components.services.uploads import UploadError, UploadStore
 from sched_engine import ScenarioError, run_scenario
 
 DATA = Path(__file__).parent / "data" / "batch"
@@ -200,7 +200,7 @@ def test_the_html_report_is_self_contained_and_holds_every_run(tmp_path, uploads
 
 
 def test_report_escapes_what_users_typed():
-    from components.report import html_report
+    from components.services.report import html_report
     result = failure_run()
     text = html_report("<b>mine</b>", [("<script>alert(1)</script>", result)], [], "now")
     assert "<script>alert(1)</script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text

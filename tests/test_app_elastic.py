@@ -7,10 +7,10 @@ import base64
 import pytest
 from dash import no_update
 
-from components import elastic_figures as figures
+from components.figures import elastic as figures
 from components import elastic_page as page
-from components.runs import ResultCache
-from components.uploads import UploadStore
+from components.services.runs import ResultCache
+from components.services.uploads import UploadStore
 from sched_engine import ScenarioError, run_scenario
 from sched_engine.elastic.presets import two_job_model
 

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from components import network_figures as figures
+from components.figures import network as figures
 from components import network_page as page
-from components.runs import ResultCache
-from components.uploads import UploadStore
+from components.services.runs import ResultCache
+from components.services.uploads import UploadStore
 from sched_engine import ScenarioError
 
 

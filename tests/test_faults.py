@@ -30,9 +30,9 @@ import psutil
 import pytest
 
 from components import batch_page, scenario_page, workspace_page
-from components.runs import ResultCache
-from components.uploads import STORED_NAME, UploadStore
-from components.workspace import ScenarioStore
+from components.services.runs import ResultCache
+from components.services.uploads import STORED_NAME, UploadStore
+from components.services.workspace import ScenarioStore
 from test_load import DashClient, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -33,9 +33,9 @@ from werkzeug.serving import WSGIRequestHandler, make_server
 
 from app import create_app
 from components import scenario_page, shell
-from components.progress import JobStore, ThrottledProgress
-from components.runs import ResultCache
-from components.workspace import ScenarioStore
+from components.services.progress import JobStore, ThrottledProgress
+from components.services.runs import ResultCache
+from components.services.workspace import ScenarioStore
 
 SESSIONS = 20
 DEADLINE_S = 240.0

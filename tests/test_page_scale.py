@@ -20,10 +20,11 @@ import pandas as pd
 import pytest
 from plotly.io.json import to_json_plotly
 
-from components import elastic_page, fairshare_page, network_figures, network_page
-from components import figures as fairshare_figures
-from components.downsample import ECDF_POINTS, TIME_BINS
-from components.runs import ResultCache
+from components import elastic_page, fairshare_page, network_page
+from components.figures import fairshare as fairshare_figures
+from components.figures import network as network_figures
+from components.figures.downsample import ECDF_POINTS, TIME_BINS
+from components.services.runs import ResultCache
 from sched_engine.core.result import SimulationResult, timeline_frame
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))

@@ -22,9 +22,9 @@ import redis
 
 from app import create_app
 from components import fairshare_page, scenario_page
-from components.jobs import JOB_LOST
-from components.runs import ResultCache
-from components.workspace import ScenarioStore, permalink
+from components.services.jobs import JOB_LOST
+from components.services.runs import ResultCache
+from components.services.workspace import ScenarioStore, permalink
 from tests.browser.test_job_failure import LONG_RUN
 from tests.test_runs_redis import redis_server
 

@@ -14,7 +14,7 @@ On this machine (the default)
     ``<directory>/store/<hash>.parquet.zip``, shared by the web process and
     the background-callback processes (a server restart keeps them), and one
     index file per run, ``<directory>/index/<hash>.json``. Both are written
-    atomically (:func:`~components.storage.atomic_write`: readers see the old
+    atomically (:func:`~components.services.storage.atomic_write`: readers see the old
     file or the new one, never a partial one). Beyond ``capacity`` results the
     oldest written go; the writer that prunes holds an exclusive ``flock`` on
     ``store/.lock``, so writers in several processes never prune on stale

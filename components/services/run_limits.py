@@ -5,7 +5,7 @@ Each run of the embedded manager is a process forked from the web server;
 counts its CPU time against ``SCHEDSCOPE_RUN_CPU_SECONDS`` (default
 :data:`DEFAULT_CPU_SECONDS`). Past the limit the kernel sends ``SIGXCPU``;
 the run raises :class:`RunLimitExceeded`, whose message the page shows on its
-status line (see :func:`components.jobs.report_lost_job`). The web server
+status line (see :func:`components.services.jobs.report_lost_job`). The web server
 itself is never limited. (Runs on Celery workers are bounded by the workers'
 own ``--time-limit``.)
 """

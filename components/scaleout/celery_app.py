@@ -11,7 +11,7 @@ Tasks registered here:
 
 ``schedscope.sweep_point`` (:data:`SWEEP_TASK`)
     one point of a parameter sweep, ``sched_engine.sweeps.run_point(point)``:
-    a JSON dict in, a JSON dict out.
+    a JSON dict in, a JSON dict out (sent by :mod:`components.scaleout.sweep_executor`).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def _celery_for(url: str):
 
     @app.task(name=SWEEP_TASK)
     def sweep_point(point: dict) -> dict:
-        from .sweeps import run_point
+        from sched_engine.sweeps import run_point
 
         return run_point(point)
 
