@@ -34,6 +34,7 @@ from .run_feedback import EMPTY_PROGRESS
 from .run_feedback import register as register_run_feedback
 from .services.csv_export import send_csv
 from .services.progress import POLL_MS, throttled
+from .services.runs import loaded_runs
 from .services.saved_items import (
     HIERARCHY,
     clean_name,
@@ -620,10 +621,6 @@ def register_callbacks(app, results, uploads) -> None:
             return no_update, html.Span(f"Not run: {exc}", className="error")
         return records, html.Span(message, className="ok")
 
-    def _loaded(records):
-        pairs = [(r, results.get(r["hash"])) for r in records or []]
-        return [(r, res) for r, res in pairs if res is not None]
-
     @app.callback(
         Output(SHARES, "figure"), Output(COST, "figure"),
         Output(SUMMARY, "data"), Output(SUMMARY, "columns"), Output(PAPER, "data"), Output(PAPER, "columns"),
@@ -631,16 +628,16 @@ def register_callbacks(app, results, uploads) -> None:
         Input(RUNS, "data"), State(HOVER, "data"),
     )
     def _charts(records, hovered):
-        return chart_outputs(_loaded(records), hovered)
+        return chart_outputs(loaded_runs(results, records), hovered)
 
     @app.callback(Output(TASKS_AT, "figure"), Input(RUNS, "data"), Input(INSTANT, "value"))
     def _tasks_at(records, instant):
-        return tasks_figure(_loaded(records), instant)
+        return tasks_figure(loaded_runs(results, records), instant)
 
     @app.callback(Output(SHARES, "figure", allow_duplicate=True), Input(HOVER, "data"), State(RUNS, "data"),
                   prevent_initial_call=True)
     def _share_highlight(hovered, records):
-        loaded = _loaded(records)
+        loaded = loaded_runs(results, records)
         return share_highlight(loaded, hovered) if loaded else no_update
 
     @app.callback(Output(HOVER, "data"), Input(SHARES, "hoverData"), prevent_initial_call=True)

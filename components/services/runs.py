@@ -390,3 +390,9 @@ class ResultCache:
         result = run_scenario(normal, progress=progress)
         self.put(result)
         return result, False
+
+
+def loaded_runs(results: ResultCache, records) -> list[tuple[dict, SimulationResult]]:
+    """``(record, result)`` for every run record (a dict with its ``hash``) whose result is still in the cache."""
+    pairs = [(record, results.get(record["hash"])) for record in records or []]
+    return [(record, result) for record, result in pairs if result is not None]
