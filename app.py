@@ -16,8 +16,16 @@ from pathlib import Path
 from dash import Dash
 
 from components import (
-    batch_page, compare_page, elastic_page, fairshare_page, gallery_page, network_page, scenario_page, shell,
-    sweep_page, workspace_page,
+    batch_page,
+    compare_page,
+    elastic_page,
+    fairshare_page,
+    gallery_page,
+    network_page,
+    scenario_page,
+    shell,
+    sweep_page,
+    workspace_page,
 )
 from components.scaleout import celery_app as scaleout
 from components.services import downloads, image_export, request_guard

@@ -9,7 +9,12 @@ from components.figures import fairshare as figures
 from components.services.runs import ResultCache
 from sched_engine import ScenarioError
 from sched_engine.fairshare.presets import (
-    FIG4_AFTER_N12_AT, FIG4_ALL_ACTIVE_AT, FIG4_PAPER_SHARES, FIG4_PAPER_WEIGHTS, fig4_model, starter_model,
+    FIG4_AFTER_N12_AT,
+    FIG4_ALL_ACTIVE_AT,
+    FIG4_PAPER_SHARES,
+    FIG4_PAPER_WEIGHTS,
+    fig4_model,
+    starter_model,
 )
 
 

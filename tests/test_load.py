@@ -28,7 +28,8 @@ import multiprocess
 import psutil
 import pytest
 from diskcache import Timeout
-from redis.exceptions import ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from werkzeug.serving import WSGIRequestHandler, make_server
 
 from app import create_app

@@ -15,10 +15,10 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from golden.regenerate import golden_cases
 
 from components.services.runs import BUNDLE_SUFFIX, LEGACY_COUNT_FILE, ResultCache, pickled_str
 from components.services.storage import TEMPORARY_PREFIX
-from golden.regenerate import golden_cases
 from sched_engine import SimulationResult, run_scenario
 from sched_engine.core.result import FRAMES, summary_frame, timeline_frame
 from sched_engine.elastic.presets import two_job_model

@@ -7,7 +7,14 @@ import resource
 
 import pytest
 
-from components.services.run_limits import CPU_ENV, DEFAULT_CPU_SECONDS, STOPPED, RunLimitExceeded, limited, run_cpu_seconds
+from components.services.run_limits import (
+    CPU_ENV,
+    DEFAULT_CPU_SECONDS,
+    STOPPED,
+    RunLimitExceeded,
+    limited,
+    run_cpu_seconds,
+)
 
 
 def _burn():

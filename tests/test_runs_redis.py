@@ -21,10 +21,10 @@ import pandas as pd
 import pytest
 import redis
 
+from components.scaleout.celery_app import celery_app
 from components.services.jobs import JOB_LOST, CeleryJobManager, Heartbeat, lost_job_result
 from components.services.runs import REDIS_INDEX, REDIS_PREFIX, ResultCache
 from sched_engine import SimulationResult
-from components.scaleout.celery_app import celery_app
 
 SCENARIO = {"engine": "batch", "policy": "easy", "model": {"trace": {"path": "tests/data/batch/failure.swf"}},
             "name": "tiny"}

@@ -17,8 +17,7 @@ import pytest
 from components import sweep_page as page
 from components.scaleout import sweep_executor as scaleout
 from components.scaleout.celery_app import SWEEP_TASK
-from sched_engine import ScenarioError, run_scenario
-from sched_engine import sweeps
+from sched_engine import ScenarioError, run_scenario, sweeps
 from sched_engine.network.presets import fig6_model
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,7 +123,7 @@ def test_gather_sorts_by_point_whatever_the_completion_order():
                                    "link_utilisation"]
     assert list(table["point"]) == list(range(len(points)))
     assert list(table["mean_isolation"]) == [i / 10 for i in range(len(points))]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError):   # noqa: PT011 -- a results list of the wrong length, in any words
         sweeps.gather(points, results[:-1])
 
 

@@ -36,7 +36,7 @@ def celery_app(url: str | None = None):
 
 @lru_cache(maxsize=4)
 def _celery_for(url: str):
-    from celery import Celery   # imported only when scaling out
+    from celery import Celery  # imported only when scaling out
 
     app = Celery("schedscope", broker=url, backend=url)
     app.conf.update(

@@ -334,7 +334,7 @@ class ResultCache:
 
     def __init__(self, directory: str | Path, capacity: int = 2000, redis_url: str | None = None):
         if redis_url:
-            import redis   # needed only when scaling out
+            import redis  # needed only when scaling out
 
             client = redis.Redis.from_url(redis_url)
             self._store = RedisStore(client)
