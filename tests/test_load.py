@@ -38,6 +38,7 @@ from components.services.progress import JobStore, ThrottledProgress
 from components.services.runs import ResultCache
 from components.services.workspace import ScenarioStore
 
+pytestmark = [pytest.mark.system, pytest.mark.slow]   # a served app and 20 concurrent sessions
 SESSIONS = 20
 DEADLINE_S = 240.0
 REQUEST_TIMEOUT_S = 30.0

@@ -30,6 +30,7 @@ from sched_engine.core.result import SimulationResult, timeline_frame
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import page_scale  # noqa: E402
 
+pytestmark = pytest.mark.slow   # benchmark-size runs
 BUDGET = 3_000_000
 #: Changes per elasticity series: the engine keeps every change, so the page must reduce them.
 SERIES_POINTS = 200_000

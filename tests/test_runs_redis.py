@@ -26,6 +26,7 @@ from components.services.jobs import JOB_LOST, CeleryJobManager, Heartbeat, lost
 from components.services.runs import REDIS_INDEX, REDIS_PREFIX, ResultCache
 from sched_engine import SimulationResult
 
+pytestmark = pytest.mark.system   # a real redis-server
 SCENARIO = {"engine": "batch", "policy": "easy", "model": {"trace": {"path": "tests/data/batch/failure.swf"}},
             "name": "tiny"}
 UNPICKLED = []

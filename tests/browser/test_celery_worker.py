@@ -28,7 +28,7 @@ from components.services.workspace import ScenarioStore, permalink
 from tests.browser.test_job_failure import LONG_RUN
 from tests.test_runs_redis import redis_server
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.system]   # redis-server and Celery workers
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 120
 TASK = "background_callback_"
