@@ -1,4 +1,4 @@
-# Two commands: `make run` serves the app, `make test` runs every test.
+# Two commands: `make run` serves the app, `make test` runs every test (`make lint` checks the code with ruff).
 # Both create .venv and install what they need on first use.
 
 PYTHON ?= python3
@@ -12,7 +12,7 @@ PORT ?= 8050
 WORKERS ?= 2
 THREADS ?= 8
 
-.PHONY: run dev test browser redis worker bench clean
+.PHONY: run dev lint test browser redis worker bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ run: $(VENV)/.runtime
 dev: $(VENV)/.runtime
 	SCHEDSCOPE_HOST=$(HOST) SCHEDSCOPE_PORT=$(PORT) $(PY) app.py
 
+# ruff, configured in pyproject.toml; .ci/run runs it before the tests.
+lint: $(VENV)/.testing
+	$(VENV)/bin/ruff check .
+
 test: $(VENV)/.testing browser redis
 	$(PY) -m pytest -c tests/pytest.ini --rootdir=. $(PYTEST_ARGS)
 
@@ -61,4 +65,4 @@ bench: $(VENV)/.runtime
 	$(PY) bench/batch_overload.py --quick
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache

@@ -16,25 +16,33 @@ from pathlib import Path
 from dash import Dash
 
 from components import (
-    batch_page, compare_page, elastic_page, fairshare_page, gallery_page, network_page, scenario_page, shell,
+    batch_page,
+    compare_page,
+    elastic_page,
+    fairshare_page,
+    gallery_page,
+    network_page,
+    scenario_page,
+    shell,
+    sweep_page,
     workspace_page,
 )
-from components import downloads, image_export, request_guard, sweep_page
-from components.jobs import CeleryJobManager, JobManager, report_lost_job
-from components.progress import JobStore
-from components.runs import ResultCache
-from components.uploads import UploadStore, max_upload_bytes
-from components.workspace import SAMPLE_TRACES, ScenarioStore
-from sched_engine import distributed
+from components.scaleout import celery_app as scaleout
+from components.services import downloads, image_export, request_guard
+from components.services.jobs import CeleryJobManager, JobManager, report_lost_job
+from components.services.progress import JobStore
+from components.services.runs import ResultCache
+from components.services.uploads import UploadStore, max_upload_bytes
+from components.services.workspace import SAMPLE_TRACES, ScenarioStore
 
 
 def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     """Build the Dash app; ``data_dir`` holds uploads, saved scenarios and, without ``REDIS_URL``, results and jobs."""
     data = Path(data_dir or os.environ.get("SCHEDSCOPE_DATA", "data")).resolve()
     data.mkdir(parents=True, exist_ok=True)
-    url = distributed.redis_url()
+    url = scaleout.redis_url()
     if url:
-        manager = CeleryJobManager(distributed.celery_app(url), expire=600)
+        manager = CeleryJobManager(scaleout.celery_app(url), expire=600)
     else:
         manager = JobManager(JobStore(str(data / "callbacks")), expire=600)
     app = Dash(
@@ -94,7 +102,7 @@ def create_server():
 # With REDIS_URL set, importing this module builds the app: that registers every
 # background callback as a Celery task, under the names the web server sends, so
 # `celery -A app:celery_app worker` (make worker) can run them.
-celery_app = distributed.celery_app()
+celery_app = scaleout.celery_app()
 dash_app = create_app() if celery_app is not None else None
 
 

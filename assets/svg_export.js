@@ -1,7 +1,7 @@
 /* Adds export buttons beside Plotly's own PNG camera on every chart's mode bar:
    "SVG", drawn by Plotly in the browser (Plotly.downloadImage; works offline),
    and "PDF", drawn on the server (POST /export/figure.pdf with the figure as
-   shown; see components/image_export.py). Plotly rebuilds mode bars when a
+   shown; see components/services/image_export.py). Plotly rebuilds mode bars when a
    figure updates, so an observer re-adds the buttons whenever a mode bar
    lacks them. */
 (function () {

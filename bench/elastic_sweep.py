@@ -29,7 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sched_engine.sweeps import run_sweep, terminal_progress  # noqa: E402
+from components.scaleout.sweep_executor import run_sweep  # noqa: E402
+from sched_engine.sweeps import terminal_progress  # noqa: E402
 
 PAPER = {
     ("uniform", 3.0): "median <= 1; ~40% of configurations <= 0.7",

@@ -30,7 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sched_engine.sweeps import run_sweep, terminal_progress  # noqa: E402
+from components.scaleout.sweep_executor import run_sweep  # noqa: E402
+from sched_engine.sweeps import terminal_progress  # noqa: E402
 
 SCHEMES = ("baseline", "drf", "hug", "libra")
 PAPER_ISOLATION = {  # Sec. V-B2 / V-B3 text

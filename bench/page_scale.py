@@ -38,10 +38,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from components import elastic_page, fairshare_page, network_page  # noqa: E402
+from components.figures import elastic as elastic_figures  # noqa: E402
+from components.services.runs import ResultCache  # noqa: E402
 from fairshare_cost import hierarchy_model  # noqa: E402
-
-from components import elastic_figures, elastic_page, fairshare_page, network_page  # noqa: E402
-from components.runs import ResultCache  # noqa: E402
 
 BUDGET_BYTES = 3_000_000
 FAIRSHARE_POLICIES = ["mch", "hdrf", "c-ch", "m-ch"]

@@ -33,7 +33,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from components.runs import ResultCache  # noqa: E402
+from components.services.runs import ResultCache  # noqa: E402
 from sched_engine import SimulationResult, run_scenario  # noqa: E402
 from sched_engine.core.result import timeline_frame  # noqa: E402
 

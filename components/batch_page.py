@@ -40,18 +40,20 @@ from sched_engine.batch.model import (
 from sched_engine.batch.traces import TraceError, read_failures, read_machines
 from sched_engine.registry import REGISTRY
 
-from . import batch_figures as figures
 from .chart_config import GRAPH_CONFIG
-from .csv_export import send_csv
-from .downloads import download_href
-from .progress import POLL_MS, throttled
+from .figures import batch as figures
 from .run_feedback import EMPTY_PROGRESS
 from .run_feedback import register as register_run_feedback
-from .report import html_report
-from .saved_items import CLUSTERS as SAVED_CLUSTERS
-from .saved_items import clean_name, load_item, save_item, saved_choices
-from .uploads import UploadError, upload_choices
-from .workspace import permalink
+from .services.csv_export import send_csv
+from .services.downloads import download_href
+from .services.progress import POLL_MS, throttled
+from .services.report import html_report
+from .services.runs import loaded_runs
+from .services.saved_items import CLUSTERS as SAVED_CLUSTERS
+from .services.saved_items import clean_name, load_item, save_item, saved_choices
+from .services.uploads import UploadError, upload_choices
+from .services.workspace import permalink
+from .widgets.time_window import window_from_relayout
 
 ENGINE = "batch"
 DRAFT = "batch-draft-store"
@@ -528,29 +530,6 @@ def run_matrix(results, models: dict[str, dict], policies: list[str], seeds: int
     fresh = sum(not r["cached"] for r in records)
     wall = sum(r["wall_seconds"] for r in records if not r["cached"])
     return records, f"{len(records)} run(s): {fresh} simulated in {wall:.1f} s, {len(records) - fresh} from the cache."
-
-
-def window_from_relayout(relayout: dict | None, current):
-    """The shared time window (seconds) after a zoom or pan on an hours axis; ``None`` = everything."""
-    if not relayout:
-        return no_update
-    # A chart taking its size (``autosize``) changes no range: only a reset does.
-    if relayout.get("xaxis.autorange"):
-        return None if current is not None else no_update
-    if "xaxis.range[0]" in relayout and "xaxis.range[1]" in relayout:
-        low, high = relayout["xaxis.range[0]"], relayout["xaxis.range[1]"]
-    elif isinstance(relayout.get("xaxis.range"), list):
-        low, high = relayout["xaxis.range"]
-    else:
-        return no_update
-    window = [round(float(low) * figures.HOUR, 1), round(float(high) * figures.HOUR, 1)]
-    return no_update if window == current else window
-
-
-def loaded_runs(results, records) -> list[tuple[dict, object]]:
-    """``(record, result)`` for every record whose result is still in the cache."""
-    pairs = [(record, results.get(record["hash"])) for record in records or []]
-    return [(record, result) for record, result in pairs if result is not None]
 
 
 def detail_choice(records, scenario, policy) -> tuple[str | None, str | None]:
@@ -1070,7 +1049,8 @@ def register_callbacks(app, results, uploads) -> None:
     def _window(u, q, k, g, _reset, current):
         if ctx.triggered_id == RESET_WINDOW:
             return None
-        return window_from_relayout(ctx.triggered[0]["value"] if ctx.triggered else None, current)
+        relayout = ctx.triggered[0]["value"] if ctx.triggered else None
+        return window_from_relayout(relayout, current, unit_seconds=figures.HOUR)
 
     @app.callback(
         Output(UTILISATION, "figure"), Output(QUEUE, "figure"), Output(KILLED, "figure"), Output(WAITS, "figure"),

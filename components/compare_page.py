@@ -16,11 +16,11 @@ import pandas as pd
 import plotly.graph_objects as go
 from dash import Input, Output, State, ctx, dash_table, dcc, html, no_update
 
-from .batch_figures import PALETTE
 from .chart_config import GRAPH_CONFIG
-from .csv_export import send_csv
-from .downsample import step_points
-from .report import html_report, summary_table
+from .figures.batch import PALETTE
+from .figures.downsample import step_points
+from .services.csv_export import send_csv
+from .services.report import html_report, summary_table
 
 RUNS = "compare-runs-dropdown"
 REFRESH = "compare-refresh-button"

@@ -15,7 +15,6 @@ Zooming the time axis of any time chart sets the shared window.
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 import pandas as pd
@@ -28,13 +27,16 @@ from sched_engine.elastic.presets import paper_model, two_job_model
 from sched_engine.elastic.traces import DISTRIBUTIONS, MB_PER_GB, read_trace
 from sched_engine.registry import REGISTRY
 
-from . import elastic_figures as figures
 from .chart_config import GRAPH_CONFIG
-from .csv_export import send_csv
-from .progress import POLL_MS, throttled
+from .figures import elastic as figures
+from .figures.common import empty_figure
 from .run_feedback import EMPTY_PROGRESS
 from .run_feedback import register as register_run_feedback
-from .uploads import UploadError, upload_choices
+from .services.csv_export import send_csv
+from .services.progress import POLL_MS, throttled
+from .services.runs import loaded_runs
+from .services.uploads import UploadError, upload_choices
+from .widgets.time_window import window_from_relayout
 
 ENGINE = "elastic"
 LOADED = "elastic-loaded-store"
@@ -93,9 +95,6 @@ FRAMES = ("jobs", "timeline", "summary")
 JOB_PAGE_SIZE = 10
 #: Choices the job dropdown holds at once; type to search the others.
 JOB_OPTIONS = 200
-TIME_KEY = re.compile(r"xaxis\d*\.range\[([01])\]")
-TIME_RANGE_KEY = re.compile(r"xaxis\d*\.range")
-AUTORANGE_KEY = re.compile(r"xaxis\d*\.autorange")
 
 
 def _error(text) -> html.Span:
@@ -295,12 +294,6 @@ def run_all(results, plans: list[dict], report) -> tuple[list[dict], str]:
     return records, f"{len(records)} run(s): {fresh} simulated in {wall:.1f} s, {len(records) - fresh} from the cache."
 
 
-def load(results, records) -> list[tuple[dict, object]]:
-    """``(record, result)`` for every record whose result is still cached."""
-    loaded = [(record, results.get(record["hash"])) for record in records or []]
-    return [(record, result) for record, result in loaded if result is not None]
-
-
 def summary_rows(loaded) -> list[dict]:
     """One row per scheduler; ``avg runtime / YARN`` is the ratio of average job runtimes to YARN's."""
     base = next((res.summary_value("avg_job_runtime_s") for rec, res in loaded if rec["policy"] == "yarn"), None)
@@ -333,7 +326,7 @@ def results_outputs(loaded, chosen: str | None) -> tuple:
     by_policy = {rec["policy"]: (rec["label"], res.jobs) for rec, res in loaded}
     scatter = (figures.runtime_scatter(*by_policy["yarn"], *by_policy["yarn-me"])
                if "yarn" in by_policy and "yarn-me" in by_policy
-               else figures.empty("Run YARN and YARN-ME to compare job runtimes.", 360))
+               else empty_figure("Run YARN and YARN-ME to compare job runtimes.", 360))
     return (rows, [{"name": k, "id": k} for k in (rows[0] if rows else {})], ratio_text(loaded) if loaded else "",
             scatter, figures.runtime_cdf([(rec["label"], res.jobs) for rec, res in loaded]),
             default_job(loaded, chosen))
@@ -421,26 +414,6 @@ def export_frame(loaded, frame: str) -> pd.DataFrame:
         part = result.frames()[frame]
         parts.append(part.assign(scheduler=record["policy"])[["scheduler", *part.columns]])
     return pd.concat(parts, ignore_index=True)
-
-
-def window_from_relayout(relayout: dict | None, current):
-    """The shared time window (seconds) after a zoom or pan on any x axis; ``None`` = everything."""
-    if not relayout:
-        return no_update
-    # A chart taking its size (``autosize``) changes no range: only a reset does.
-    if any(AUTORANGE_KEY.fullmatch(k) and v for k, v in relayout.items()):
-        return None if current is not None else no_update
-    ends = {}
-    for key, value in relayout.items():
-        match = TIME_KEY.fullmatch(key)
-        if match:
-            ends[int(match.group(1))] = value
-        elif TIME_RANGE_KEY.fullmatch(key) and isinstance(value, list) and len(value) == 2:
-            ends = dict(enumerate(value))
-    if set(ends) != {0, 1}:
-        return no_update
-    window = [round(float(ends[0]), 1), round(float(ends[1]), 1)]
-    return no_update if window == current else window
 
 
 def _field(label, component, hint=None):
@@ -729,7 +702,7 @@ def register_callbacks(app, results, uploads) -> None:
         Input(RUNS, "data"), State(JOB, "value"),
     )
     def _results(records, chosen):
-        loaded = load(results, records)
+        loaded = loaded_runs(results, records)
         *outputs, job = results_outputs(loaded, chosen)
         return (*outputs, job, job_options(job_ids(loaded), None, job), 0)
 
@@ -738,12 +711,12 @@ def register_callbacks(app, results, uploads) -> None:
         Input(RUNS, "data"), Input(JOB_TABLE, "page_current"), Input(JOB_TABLE, "sort_by"),
     )
     def _job_table(records, page, sort_by):
-        return job_table(load(results, records), page, sort_by)
+        return job_table(loaded_runs(results, records), page, sort_by)
 
     @app.callback(Output(JOB, "options", allow_duplicate=True), Input(JOB, "search_value"), State(RUNS, "data"),
                   State(JOB, "value"), prevent_initial_call=True)
     def _job_search(search, records, chosen):
-        return job_options(job_ids(load(results, records)), search, chosen) if search else no_update
+        return job_options(job_ids(loaded_runs(results, records)), search, chosen) if search else no_update
 
     @app.callback(Output(JOB, "value", allow_duplicate=True), Output(JOB, "options", allow_duplicate=True),
                   Input(SCATTER, "clickData"), State(RUNS, "data"), prevent_initial_call=True)
@@ -751,7 +724,7 @@ def register_callbacks(app, results, uploads) -> None:
         if not (click and click.get("points")):
             return no_update, no_update
         job = click["points"][0]["customdata"]
-        return job, job_options(job_ids(load(results, records)), None, job)
+        return job, job_options(job_ids(loaded_runs(results, records)), None, job)
 
     @app.callback(
         Output(WINDOW, "data"),
@@ -766,17 +739,17 @@ def register_callbacks(app, results, uploads) -> None:
     @app.callback(Output(MEMORY_GRAPH, "figure"), Output(TASKS_GRAPH, "figure"), Output(WINDOW_MSG, "children"),
                   Input(RUNS, "data"), Input(WINDOW, "data"))
     def _over_time(records, window):
-        return over_time_outputs(load(results, records), window)
+        return over_time_outputs(loaded_runs(results, records), window)
 
     @app.callback(Output(NODE_GRAPH, "figure"), Input(JOB, "value"), Input(WINDOW, "data"), State(RUNS, "data"))
     def _node_timeline(job_id, window, records):
-        runs = [(rec["label"], res.timeline) for rec, res in load(results, records)]
+        runs = [(rec["label"], res.timeline) for rec, res in loaded_runs(results, records)]
         return figures.job_node_timeline(runs, job_id, window)
 
     @app.callback(Output(DOWNLOAD, "data"), Input({"type": EXPORT_BUTTONS, "frame": ALL}, "n_clicks"),
                   State(RUNS, "data"), prevent_initial_call=True)
     def _export(clicks, records):
-        loaded = load(results, records)
+        loaded = loaded_runs(results, records)
         if not any(clicks or []) or not loaded:
             return no_update
         frame = ctx.triggered_id["frame"]

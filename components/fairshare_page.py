@@ -3,7 +3,7 @@
 Data flow: the draft model lives in a browser-local Store (a reload loses
 nothing); Run validates it and runs one scenario per chosen policy in a
 background callback (results cached by scenario hash, see
-:mod:`components.runs`); the runs Store holds only small records (policy,
+:mod:`components.services.runs`); the runs Store holds only small records (policy,
 hash, cached, wall time) and every chart is rebuilt from cached frames.
 """
 
@@ -27,13 +27,15 @@ from sched_engine.fairshare.presets import (
 )
 from sched_engine.registry import REGISTRY
 
-from . import figures, tree_edit
+from . import tree_edit
 from .chart_config import GRAPH_CONFIG
-from .csv_export import send_csv
-from .progress import POLL_MS, throttled
+from .figures import fairshare as figures
 from .run_feedback import EMPTY_PROGRESS
 from .run_feedback import register as register_run_feedback
-from .saved_items import (
+from .services.csv_export import send_csv
+from .services.progress import POLL_MS, throttled
+from .services.runs import loaded_runs
+from .services.saved_items import (
     HIERARCHY,
     clean_name,
     data_url_bytes,
@@ -42,7 +44,7 @@ from .saved_items import (
     save_item,
     saved_choices,
 )
-from .uploads import UploadError
+from .services.uploads import UploadError
 
 ENGINE = "fairshare"
 DRAFT = "fairshare-draft-store"
@@ -527,7 +529,7 @@ def _table(rows):
 
 
 def register_callbacks(app, results, uploads) -> None:
-    """Wire the page; ``results`` is the app's :class:`~components.runs.ResultCache`, ``uploads`` its UploadStore."""
+    """Wire the page; ``results`` is the app's :class:`~components.services.runs.ResultCache`, ``uploads`` its UploadStore."""
     register_run_feedback(app, RUN, CANCEL, PROGRESS, RUN_MSG)
 
     @app.callback(Output(TREE, "elements"), Input(DRAFT, "data"))
@@ -619,10 +621,6 @@ def register_callbacks(app, results, uploads) -> None:
             return no_update, html.Span(f"Not run: {exc}", className="error")
         return records, html.Span(message, className="ok")
 
-    def _loaded(records):
-        pairs = [(r, results.get(r["hash"])) for r in records or []]
-        return [(r, res) for r, res in pairs if res is not None]
-
     @app.callback(
         Output(SHARES, "figure"), Output(COST, "figure"),
         Output(SUMMARY, "data"), Output(SUMMARY, "columns"), Output(PAPER, "data"), Output(PAPER, "columns"),
@@ -630,16 +628,16 @@ def register_callbacks(app, results, uploads) -> None:
         Input(RUNS, "data"), State(HOVER, "data"),
     )
     def _charts(records, hovered):
-        return chart_outputs(_loaded(records), hovered)
+        return chart_outputs(loaded_runs(results, records), hovered)
 
     @app.callback(Output(TASKS_AT, "figure"), Input(RUNS, "data"), Input(INSTANT, "value"))
     def _tasks_at(records, instant):
-        return tasks_figure(_loaded(records), instant)
+        return tasks_figure(loaded_runs(results, records), instant)
 
     @app.callback(Output(SHARES, "figure", allow_duplicate=True), Input(HOVER, "data"), State(RUNS, "data"),
                   prevent_initial_call=True)
     def _share_highlight(hovered, records):
-        loaded = _loaded(records)
+        loaded = loaded_runs(results, records)
         return share_highlight(loaded, hovered) if loaded else no_update
 
     @app.callback(Output(HOVER, "data"), Input(SHARES, "hoverData"), prevent_initial_call=True)

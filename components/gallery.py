@@ -18,7 +18,7 @@ from sched_engine.fairshare.presets import FIG4_AFTER_N12_AT, FIG4_ALL_ACTIVE_AT
 from sched_engine.network.presets import fig1_model, fig6_model
 from sched_engine.sweeps import SEED_STRIDE, elastic_configurations
 
-from .figures import step_value
+from .figures.fairshare import step_value
 
 # The set-up of bench/batch_matrix.py (one seed here).
 BATCH_BASE = {"trace": {"path": "sample_traces/hpc2n-excerpt.swf", "max_jobs": 3000},

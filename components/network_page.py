@@ -29,13 +29,15 @@ from sched_engine.network.model import PATTERNS, machine_names, normalize_model
 from sched_engine.network.presets import PRESETS, fig6_model
 from sched_engine.registry import REGISTRY
 
-from . import network_figures as figures
 from .chart_config import GRAPH_CONFIG
-from .csv_export import send_csv
-from .progress import POLL_MS, throttled
+from .figures import network as figures
 from .run_feedback import EMPTY_PROGRESS
 from .run_feedback import register as register_run_feedback
-from .uploads import UploadError, upload_choices
+from .services.csv_export import send_csv
+from .services.progress import POLL_MS, throttled
+from .services.runs import loaded_runs
+from .services.uploads import UploadError, upload_choices
+from .widgets.time_window import window_from_relayout
 
 ENGINE = "network"
 DRAFT = "network-draft-store"
@@ -373,21 +375,6 @@ def summary_rows(loaded) -> list[dict]:
             "wall (s)": round(record["wall_seconds"], 2), "source": "cached" if record["cached"] else "simulated",
         })
     return rows
-
-
-def window_from_relayout(relayout: dict | None, current):
-    """The shared time window (seconds) after a zoom or pan on any time axis; ``None`` = everything."""
-    if not relayout:
-        return no_update
-    # A chart taking its size (``autosize``) changes no range: only a reset does.
-    if any(k.endswith("autorange") and v for k, v in relayout.items()):
-        return None if current is not None else no_update
-    for key in relayout:
-        match = re.fullmatch(r"(xaxis\d*)\.range\[0\]", key)
-        if match and f"{match.group(1)}.range[1]" in relayout:
-            window = [round(float(relayout[key]), 4), round(float(relayout[f"{match.group(1)}.range[1]"]), 4)]
-            return no_update if window == current else window
-    return no_update
 
 
 def busiest_instant(timeline: pd.DataFrame) -> float:
@@ -764,17 +751,13 @@ def register_callbacks(app, results, uploads) -> None:
             return no_update, _error(f"Not run: {exc}. Earlier results stay.")
         return records, html.Span(message, className="ok")
 
-    def _loaded(records):
-        pairs = [(r, results.get(r["hash"])) for r in records or []]
-        return [(r, res) for r, res in pairs if res is not None]
-
     @app.callback(
         Output(SUMMARY, "data"), Output(SUMMARY, "columns"), Output(DETAIL_SCHEME, "options"),
         Output(DETAIL_SCHEME, "value"), Output(APP, "options"), Output(INSTANT, "value"),
         Input(RUNS, "data"), State(DETAIL_SCHEME, "value"),
     )
     def _summary(records, chosen):
-        return summary_outputs(_loaded(records), chosen)
+        return summary_outputs(loaded_runs(results, records), chosen)
 
     @app.callback(
         Output(APP, "value"),
@@ -797,28 +780,29 @@ def register_callbacks(app, results, uploads) -> None:
     def _window(_i, _h, _reset, current):
         if ctx.triggered_id == RESET_WINDOW:
             return None
-        return window_from_relayout(ctx.triggered[0]["value"] if ctx.triggered else None, current)
+        relayout = ctx.triggered[0]["value"] if ctx.triggered else None
+        return window_from_relayout(relayout, current, decimals=4)   # runs of seconds: to 0.1 ms
 
     @app.callback(
         Output(ISOLATION, "figure"), Output(CDF, "figure"), Output(DURATIONS, "figure"), Output(WINDOW_MSG, "children"),
         Input(RUNS, "data"), Input(APP, "value"), Input(WINDOW, "data"),
     )
     def _compare(records, selected, window):
-        return compare_outputs(_loaded(records), selected, window)
+        return compare_outputs(loaded_runs(results, records), selected, window)
 
     @app.callback(
         Output(HEATMAP, "figure"),
         Input(DETAIL_SCHEME, "value"), Input(APP, "value"), Input(WINDOW, "data"), State(RUNS, "data"),
     )
     def _heatmap(label, selected, window, records):
-        return heatmap_figure(_loaded(records), label, selected, window)
+        return heatmap_figure(loaded_runs(results, records), label, selected, window)
 
     @app.callback(
         Output(PLACEMENT_VIEW, "figure"),
         Input(DETAIL_SCHEME, "value"), Input(APP, "value"), Input(INSTANT, "value"), State(RUNS, "data"),
     )
     def _placement(label, selected, instant, records):
-        return placement_figure(_loaded(records), label, selected, instant)
+        return placement_figure(loaded_runs(results, records), label, selected, instant)
 
     @app.callback(
         Output(DOWNLOAD, "data"), Input({"type": EXPORT_BUTTONS, "frame": ALL}, "n_clicks"),
@@ -827,7 +811,7 @@ def register_callbacks(app, results, uploads) -> None:
     def _export(clicks, label, records):
         if not any(clicks or []) or not records:
             return no_update
-        loaded = _loaded(records)
+        loaded = loaded_runs(results, records)
         frame = ctx.triggered_id["frame"]
         if frame == "schemes":
             return send_csv(pd.DataFrame(summary_rows(loaded)), "network-schemes.csv")

@@ -20,11 +20,11 @@ from sched_engine.registry import REGISTRY
 
 from . import compare_page
 from .chart_config import GRAPH_CONFIG
-from .downloads import download_href
-from .progress import POLL_MS, throttled
-from .report import html_report
 from .run_feedback import EMPTY_PROGRESS
-from .workspace import permalink
+from .services.downloads import download_href
+from .services.progress import POLL_MS, throttled
+from .services.report import html_report
+from .services.workspace import permalink
 
 HASH = "scenario-hash-store"
 VERSION = "scenario-version-store"

@@ -8,10 +8,17 @@ from urllib.parse import parse_qs
 from dash import Input, Output, dcc, html
 
 from . import (
-    batch_page, compare_page, elastic_page, fairshare_page, gallery_page, home_page, network_page, scenario_page,
+    batch_page,
+    compare_page,
+    elastic_page,
+    fairshare_page,
+    gallery_page,
+    home_page,
+    network_page,
+    scenario_page,
+    sweep_page,
     workspace_page,
 )
-from . import sweep_page
 
 LOCATION = "shell-location"
 CONTENT = "shell-page-content"

@@ -31,16 +31,16 @@ from sched_engine.sweeps import (
     expand,
     mean_std_text,
     normalize_spec,
-    run_sweep,
     spec_hash,
     summarise,
 )
 
-from . import sweep_figures as figures
 from .chart_config import GRAPH_CONFIG
-from .csv_export import csv_text
-from .progress import POLL_MS
-from .storage import atomic_write
+from .figures import sweeps as figures
+from .scaleout.sweep_executor import run_sweep
+from .services.csv_export import csv_text
+from .services.progress import POLL_MS
+from .services.storage import atomic_write
 
 KIND = "sweep-kind-radio"
 KIND_HINT = "sweep-kind-hint"

@@ -15,7 +15,7 @@ from dash import Input, Output, State, dash_table, dcc, html
 
 from sched_engine import ScenarioError
 
-from .workspace import parse_scenario_upload, permalink
+from .services.workspace import parse_scenario_upload, permalink
 
 SCENARIOS = "workspace-scenarios-table"
 RUNS = "workspace-runs-table"

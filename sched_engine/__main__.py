@@ -87,6 +87,20 @@ def _report(result, out) -> int:
     return 0
 
 
+def _celery_executor(executor: str):
+    """The web app's Celery sweep executor for ``auto`` and ``celery`` (``None`` without ``REDIS_URL``).
+
+    Imported here, when asked for, so that the library never imports Celery:
+    scale-out belongs to the app (``components/scaleout/``), which this
+    command line shares with the workers of the same checkout.
+    """
+    if executor not in ("auto", "celery"):
+        return None
+    from components.scaleout.sweep_executor import celery_executor
+
+    return celery_executor()
+
+
 def _sweep(args: argparse.Namespace) -> int:
     if args.spec in SWEEP_KINDS:
         spec, source = quick_spec(args.spec) if args.quick else {"kind": args.spec}, None
@@ -97,7 +111,8 @@ def _sweep(args: argparse.Namespace) -> int:
     else:
         spec, source = load_scenario_file(Path(args.spec)), args.spec
     try:
-        sweep = run_sweep(spec, workers=args.workers, executor=args.executor, progress=terminal_progress())
+        sweep = run_sweep(spec, workers=args.workers, executor=args.executor, progress=terminal_progress(),
+                          remote=_celery_executor(args.executor))
     except SweepError:
         raise   # a point or the executor failed: the spec's place does not apply
     except ScenarioError as exc:

@@ -46,7 +46,9 @@ run one); :func:`run_point` runs one and returns a flat dict of metrics (the
 Celery task ``schedscope.sweep_point`` calls it); :func:`gather` makes the
 table, one row per point (``point``, parameter columns, metric columns);
 :func:`summarise` the comparison table; :func:`run_sweep` does all of it on
-Celery workers when ``REDIS_URL`` is set, else on local processes.
+local processes, or through a :data:`RemoteExecutor` it is given (the web
+app's Celery executor, ``components/scaleout/sweep_executor.py``, when
+``REDIS_URL`` is set). This library never imports Celery.
 """
 
 from __future__ import annotations
@@ -75,7 +77,11 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = PROJECT_ROOT / "sample_traces"
 EXECUTORS = ("auto", "processes", "serial", "celery")
 SEED_STRIDE = 1000   # elastic-fig6: trace t of configuration c uses seed + 1000 c + t
-CELERY_POLL_S = 0.2
+
+#: Runs points somewhere else (the ``celery`` executor): ``remote(points, report, timeout)`` returns each point's
+#: metrics in the points' order, calls ``report()`` after each finished point, raises :class:`SweepPointError`
+#: naming a failing point and :class:`SweepError` when ``timeout`` seconds pass without a finished point.
+RemoteExecutor = Callable[[list[dict], Callable[[], None], float | None], list[dict]]
 
 
 class SweepError(ScenarioError):
@@ -629,37 +635,6 @@ def _processes(points, workers: int, report) -> list[dict]:
     return results
 
 
-def _celery(app, points, report, timeout: float | None) -> list[dict]:
-    from .distributed import SWEEP_TASK
-
-    handles = [app.send_task(SWEEP_TASK, args=[point]) for point in points]
-    results: list[dict | None] = [None] * len(points)
-    pending = set(range(len(points)))
-    last_progress = time.monotonic()
-    try:
-        while pending:
-            finished = sorted(i for i in pending if handles[i].ready())
-            for i in finished:
-                pending.discard(i)
-                handle = handles[i]
-                if not handle.successful():
-                    raise SweepPointError(points[i]["index"], points[i], f"failed on a Celery worker: {handle.result}")
-                results[i] = handle.result   # ready and successful: the value (``get()`` refuses inside a task)
-                report()
-            if finished:
-                last_progress = time.monotonic()
-            elif timeout is not None and time.monotonic() - last_progress > timeout:
-                raise SweepError("executor", f"no point finished on the Celery workers for {timeout:g} s "
-                                             f"({len(points) - len(pending)} of {len(points)} done); is a worker "
-                                             "running on the same REDIS_URL?")
-            elif pending:
-                time.sleep(CELERY_POLL_S)
-    finally:
-        for i in pending:
-            handles[i].revoke()
-    return results
-
-
 def run_sweep(
     spec: Mapping[str, Any],
     *,
@@ -667,20 +642,20 @@ def run_sweep(
     progress: Callable[[int, int], None] | None = None,
     executor: str = "auto",
     timeout: float | None = None,
+    remote: RemoteExecutor | None = None,
 ) -> SweepRun:
     """Run every point of ``spec`` and gather the table.
 
-    ``executor``: ``auto`` sends the points to Celery workers when
-    :func:`sched_engine.distributed.celery_app` has one (``REDIS_URL`` set),
-    else runs them on ``workers`` local processes (default: the CPU count;
-    one worker runs them in this process); ``processes``, ``serial`` and
-    ``celery`` force one way. ``progress(done, total)`` is called at the
-    start and after each point. ``timeout``: with Celery, give up after
-    that many seconds without a finished point. A failing point raises
-    :class:`SweepPointError` naming it; points still queued are dropped.
+    ``executor``: ``auto`` sends the points to ``remote`` when one is given
+    (the web app passes its Celery executor when ``REDIS_URL`` is set), else
+    runs them on ``workers`` local processes (default: the CPU count; one
+    worker runs them in this process); ``processes``, ``serial`` and
+    ``celery`` (``remote``, which must be given) force one way.
+    ``progress(done, total)`` is called at the start and after each point.
+    ``timeout``: with ``remote``, give up after that many seconds without a
+    finished point. A failing point raises :class:`SweepPointError` naming
+    it; points still queued are dropped.
     """
-    from .distributed import celery_app
-
     if executor not in EXECUTORS:
         raise ScenarioError("executor", f"unknown executor {executor!r} (known: {', '.join(EXECUTORS)})")
     if workers is not None:
@@ -698,13 +673,13 @@ def run_sweep(
 
     if progress:
         progress(0, total)
-    app = celery_app() if executor in ("auto", "celery") else None
-    if executor == "celery" and app is None:
+    remote = remote if executor in ("auto", "celery") else None
+    if executor == "celery" and remote is None:
         raise SweepError("executor", "Celery needs REDIS_URL (redis://host:port/db) in the environment")
     started = time.perf_counter()
-    if app is not None:
+    if remote is not None:
         used, count = "celery", 0
-        results = _celery(app, points, report, timeout)
+        results = remote(points, report, timeout)
     else:
         count = 1 if executor == "serial" else max(1, min(workers or os.cpu_count() or 1, total))
         used = "serial" if count == 1 else "processes"

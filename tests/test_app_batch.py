@@ -9,10 +9,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from components import batch_figures as figures
 from components import batch_page as page
-from components.runs import ResultCache
-from components.uploads import UploadError, UploadStore
+from components.figures import batch as figures
+from components.services.runs import ResultCache
+from components.services.uploads import UploadError, UploadStore
+from components.widgets.time_window import window_from_relayout
 from sched_engine import ScenarioError, run_scenario
 
 DATA = Path(__file__).parent / "data" / "batch"
@@ -146,13 +147,16 @@ def test_an_input_error_names_the_scenario_kind(tmp_path, uploads):
 
 
 def test_window_follows_zoom_and_resets_on_autorange():
-    assert page.window_from_relayout({"xaxis.range[0]": 1, "xaxis.range[1]": 2.5}, None) == [3600.0, 9000.0]
-    assert page.window_from_relayout({"xaxis.range": [0, 1]}, None) == [0.0, 3600.0]
-    assert page.window_from_relayout({"xaxis.autorange": True}, [0, 1]) is None
+    def hours_window(relayout, current):   # the batch charts' time axes are in hours
+        return window_from_relayout(relayout, current, unit_seconds=figures.HOUR)
+
+    assert hours_window({"xaxis.range[0]": 1, "xaxis.range[1]": 2.5}, None) == [3600.0, 9000.0]
+    assert hours_window({"xaxis.range": [0, 1]}, None) == [0.0, 3600.0]
+    assert hours_window({"xaxis.autorange": True}, [0, 1]) is None
     # A chart drawn or resized keeps the window; a reset of the whole run changes nothing either.
-    assert page.window_from_relayout({"autosize": True}, [0, 1]) is page.no_update
-    assert page.window_from_relayout({"xaxis.autorange": True}, None) is page.no_update
-    assert page.window_from_relayout({"yaxis.range[0]": 1}, None) is page.no_update
+    assert hours_window({"autosize": True}, [0, 1]) is page.no_update
+    assert hours_window({"xaxis.autorange": True}, None) is page.no_update
+    assert hours_window({"yaxis.range[0]": 1}, None) is page.no_update
 
 
 def failure_run():
@@ -200,7 +204,7 @@ def test_the_html_report_is_self_contained_and_holds_every_run(tmp_path, uploads
 
 
 def test_report_escapes_what_users_typed():
-    from components.report import html_report
+    from components.services.report import html_report
     result = failure_run()
     text = html_report("<b>mine</b>", [("<script>alert(1)</script>", result)], [], "now")
     assert "<script>alert(1)</script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from components import compare_page as page
 from components.compare_page import SUM, step_series
-from components.runs import ResultCache
+from components.services.runs import ResultCache
 
 BASE = {"engine": "batch", "model": {"trace": {"path": "tests/data/batch/cons_vs_easy.swf"}}, "name": "cve"}
 

@@ -7,10 +7,11 @@ import base64
 import pytest
 from dash import no_update
 
-from components import elastic_figures as figures
 from components import elastic_page as page
-from components.runs import ResultCache
-from components.uploads import UploadStore
+from components.figures import elastic as figures
+from components.services.runs import ResultCache, loaded_runs
+from components.services.uploads import UploadStore
+from components.widgets.time_window import window_from_relayout
 from sched_engine import ScenarioError, run_scenario
 from sched_engine.elastic.presets import two_job_model
 
@@ -126,7 +127,7 @@ def test_two_job_example_through_the_page(two_job_run):
     assert [r["label"] for r in records] == ["YARN", "YARN-ME", "Meganode"]
     assert message.startswith("3 run(s): 3 simulated")
     assert progress[-1] == (300, 300)
-    loaded = page.load(results, records)
+    loaded = loaded_runs(results, records)
     rows = {row["job"]: row for row in page.job_rows(loaded)}
     assert (rows["a"]["YARN runtime (s)"], rows["b"]["YARN runtime (s)"]) == (100.0, 199.0)
     assert rows["b"]["YARN-ME runtime (s)"] == 150.0 and rows["b"]["YARN-ME elastic tasks"] == 1
@@ -144,14 +145,14 @@ def test_two_job_example_through_the_page(two_job_run):
 
 
 def test_window_from_relayout_reads_any_x_axis():
-    assert page.window_from_relayout({"xaxis2.range[0]": 10.04, "xaxis2.range[1]": 50}, None) == [10.0, 50.0]
-    assert page.window_from_relayout({"xaxis.range": [5, 7]}, None) == [5.0, 7.0]
-    assert page.window_from_relayout({"xaxis3.autorange": True}, [1, 2]) is None
-    assert page.window_from_relayout({"autosize": True}, [1, 2]) is no_update
-    assert page.window_from_relayout({"xaxis3.autorange": True}, None) is no_update
-    assert page.window_from_relayout({"xaxis.range[0]": 5, "xaxis.range[1]": 7}, [5.0, 7.0]) is no_update
-    assert page.window_from_relayout({"yaxis.range[0]": 5, "yaxis.range[1]": 7}, None) is no_update
-    assert page.window_from_relayout(None, None) is no_update
+    assert window_from_relayout({"xaxis2.range[0]": 10.04, "xaxis2.range[1]": 50}, None) == [10.0, 50.0]
+    assert window_from_relayout({"xaxis.range": [5, 7]}, None) == [5.0, 7.0]
+    assert window_from_relayout({"xaxis3.autorange": True}, [1, 2]) is None
+    assert window_from_relayout({"autosize": True}, [1, 2]) is no_update
+    assert window_from_relayout({"xaxis3.autorange": True}, None) is no_update
+    assert window_from_relayout({"xaxis.range[0]": 5, "xaxis.range[1]": 7}, [5.0, 7.0]) is no_update
+    assert window_from_relayout({"yaxis.range[0]": 5, "yaxis.range[1]": 7}, None) is no_update
+    assert window_from_relayout(None, None) is no_update
 
 
 def test_penalty_profiles_step_and_sawtooth():
@@ -172,7 +173,7 @@ def test_penalty_profiles_step_and_sawtooth():
 
 def test_time_figures_use_the_window_and_one_colour_per_scheduler(two_job_run):
     results, records, _, _ = two_job_run
-    loaded = page.load(results, records)
+    loaded = loaded_runs(results, records)
     timelines = [(rec["label"], res.timeline) for rec, res in loaded]
     memory = figures.memory_utilisation(timelines, [0, 120])
     assert [t.name for t in memory.data] == ["YARN", "YARN-ME", "Meganode"]
@@ -187,7 +188,7 @@ def test_time_figures_use_the_window_and_one_colour_per_scheduler(two_job_run):
 
 def test_runtime_comparison_figures(two_job_run):
     results, records, _, _ = two_job_run
-    jobs = {rec["label"]: res.jobs for rec, res in page.load(results, records)}
+    jobs = {rec["label"]: res.jobs for rec, res in loaded_runs(results, records)}
     pairs = figures.runtime_pairs(jobs["YARN"], jobs["YARN-ME"]).set_index("job_id")
     assert pairs.loc["b", "x"] == 199.0 and pairs.loc["b", "y"] == 150.0
     scatter = figures.runtime_scatter("YARN", jobs["YARN"], "YARN-ME", jobs["YARN-ME"])
@@ -200,7 +201,7 @@ def test_runtime_comparison_figures(two_job_run):
 
 def test_per_node_timeline_of_a_job(two_job_run):
     results, records, _, _ = two_job_run
-    timelines = [(rec["label"], res.timeline) for rec, res in page.load(results, records)]
+    timelines = [(rec["label"], res.timeline) for rec, res in loaded_runs(results, records)]
     held = figures.job_intervals(dict(timelines)["YARN-ME"], "b")
     assert held.to_dict("records") == [{"node": "node-0", "start": 1.0, "end": 151.0, "memory_mb": 600.0}]
     assert figures.job_intervals(dict(timelines)["YARN"], "missing").empty

@@ -4,11 +4,17 @@ import pytest
 from dash import no_update
 
 from components import fairshare_page as page
-from components import figures, tree_edit
-from components.runs import ResultCache
+from components import tree_edit
+from components.figures import fairshare as figures
+from components.services.runs import ResultCache
 from sched_engine import ScenarioError
 from sched_engine.fairshare.presets import (
-    FIG4_AFTER_N12_AT, FIG4_ALL_ACTIVE_AT, FIG4_PAPER_SHARES, FIG4_PAPER_WEIGHTS, fig4_model, starter_model,
+    FIG4_AFTER_N12_AT,
+    FIG4_ALL_ACTIVE_AT,
+    FIG4_PAPER_SHARES,
+    FIG4_PAPER_WEIGHTS,
+    fig4_model,
+    starter_model,
 )
 
 

@@ -4,8 +4,7 @@ import pytest
 
 from components import gallery_page
 from components.gallery import CARDS, run_card
-from components.runs import ResultCache
-
+from components.services.runs import ResultCache
 
 # Where our numbers differ from the paper's (see README: the Fig. 6 set-up is overloaded
 # with the data volume we assume), the card must say so rather than hide it.

@@ -9,10 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from components import network_figures as figures
 from components import network_page as page
-from components.runs import ResultCache
-from components.uploads import UploadStore
+from components.figures import network as figures
+from components.services.runs import ResultCache
+from components.services.uploads import UploadStore
+from components.widgets.time_window import window_from_relayout
 from sched_engine import ScenarioError
 
 
@@ -164,7 +165,7 @@ def test_placement_override_changes_the_label_and_the_run(results, uploads):
     ({"dragmode": "pan"}, page.no_update),
 ])
 def test_window_from_relayout_reads_any_time_axis(relayout, expected):
-    assert page.window_from_relayout(relayout, [0.0, 1.0]) == expected
+    assert window_from_relayout(relayout, [0.0, 1.0], decimals=4) == expected
 
 
 def test_clicked_app_and_busiest_instant():

@@ -12,11 +12,11 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_batch_properties import build, clusters_strategy, failures_strategy
 
 from sched_engine.batch.cluster import Profile
 from sched_engine.batch.policies import EASY
 from sched_engine.batch.simulate import WAITING
+from test_batch_properties import build, clusters_strategy, failures_strategy
 
 
 class ScanningEASY(EASY):

@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from components import batch_figures as figures
+from components.figures import batch as figures
 from sched_engine.core.result import timeline_frame
 
 #: The five detail figures of a 450,000-job run, serialised: half the page's 3 MB response budget.

@@ -7,8 +7,8 @@ import base64
 import pytest
 
 from components import batch_page as page
-from components.runs import ResultCache
-from components.uploads import UploadStore
+from components.services.runs import ResultCache
+from components.services.uploads import UploadStore
 from sched_engine import normalize_scenario
 
 # Five jobs; the header describes 16 CPUs on 4 machines of 4 CPUs; job 3 asks for 32.
@@ -130,7 +130,7 @@ def test_records_summary_and_permalink_name_the_hardware(tmp_path, uploads):
 
 def test_frame_downloads_stream_from_the_store_not_through_a_callback(tmp_path, uploads):
     from app import create_app
-    from components.downloads import download_href
+    from components.services.downloads import download_href
 
     app = create_app(tmp_path / "data")
     draft = upload(page.initial_draft(), uploads, HEADER_SWF, "site.swf")["draft"]

@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 from dash import dcc
 
-from components import (
-    batch_page, compare_page, elastic_page, fairshare_page, network_page, report, scenario_page, sweep_page,
-)
+from components import batch_page, compare_page, elastic_page, fairshare_page, network_page, scenario_page, sweep_page
 from components.chart_config import GRAPH_CONFIG
+from components.services import report
 
 
 def graphs(component):

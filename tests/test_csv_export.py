@@ -7,8 +7,8 @@ import io
 import pandas as pd
 import pytest
 
-from components.csv_export import csv_text, spreadsheet_safe
-from components.downloads import csv_chunks
+from components.services.csv_export import csv_text, spreadsheet_safe
+from components.services.downloads import csv_chunks
 
 
 def hostile_frame() -> pd.DataFrame:

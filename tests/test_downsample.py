@@ -1,4 +1,4 @@
-"""Bounded chart data (components/downsample.py): M4 reduction of step series and quantile CDFs."""
+"""Bounded chart data (components/figures/downsample.py): M4 reduction of step series and quantile CDFs."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from components.downsample import ecdf_points, m4_indices, step_points
+from components.figures.downsample import ecdf_points, m4_indices, step_points
 
 
 def test_m4_keeps_first_last_lowest_and_highest_of_every_bin():

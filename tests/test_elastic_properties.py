@@ -1,6 +1,5 @@
 """Invariants of the elasticity engine on random small traces (hypothesis)."""
 
-import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

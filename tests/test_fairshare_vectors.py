@@ -10,14 +10,26 @@ import pytest
 
 from fairshare_trees import dept, job, tree
 from sched_engine import run_scenario
+from sched_engine.fairshare.model import Tree, normalize_model
 from sched_engine.fairshare.policies import (
-    DRF, HDRF, MCH, CollapsedHierarchy, NaiveHierarchicalDRF, WeightedDRF, mch_flat_weights, normalized_demands,
+    DRF,
+    HDRF,
+    MCH,
+    CollapsedHierarchy,
+    NaiveHierarchicalDRF,
+    WeightedDRF,
+    mch_flat_weights,
+    normalized_demands,
 )
 from sched_engine.fairshare.presets import (
-    FIG4_AFTER_N12_AT, FIG4_ALL_ACTIVE_AT, FIG4_LEAVES, FIG4_PAPER_SHARES, FIG4_PAPER_WEIGHTS, fig4_model,
+    FIG4_AFTER_N12_AT,
+    FIG4_ALL_ACTIVE_AT,
+    FIG4_LEAVES,
+    FIG4_PAPER_SHARES,
+    FIG4_PAPER_WEIGHTS,
+    fig4_model,
 )
 from sched_engine.fairshare.state import DecisionCounter, ShareState, fill, progressive_filling
-from sched_engine.fairshare.model import Tree, normalize_model
 
 
 def test_f1_drf_paper_example():

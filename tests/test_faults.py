@@ -30,11 +30,12 @@ import psutil
 import pytest
 
 from components import batch_page, scenario_page, workspace_page
-from components.runs import ResultCache
-from components.uploads import STORED_NAME, UploadStore
-from components.workspace import ScenarioStore
+from components.services.runs import ResultCache
+from components.services.uploads import STORED_NAME, UploadStore
+from components.services.workspace import ScenarioStore
 from test_load import DashClient, load_scenario
 
+pytestmark = pytest.mark.system   # the app as a real process, killed and restarted
 ROOT = Path(__file__).resolve().parents[1]
 START_TIMEOUT_S = 90.0
 TEST_DEADLINE_S = 240.0

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from components.network_page import APP_COLUMNS, check_app_list, read_app_list
-from components.workspace import parse_scenario_upload
+from components.services.workspace import parse_scenario_upload
 from sched_engine import ScenarioError, normalize_scenario
 from sched_engine.batch.traces import (
     GWF_FIELDS,

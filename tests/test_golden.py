@@ -4,7 +4,6 @@ import io
 
 import pandas as pd
 import pytest
-
 from golden.regenerate import HERE, golden_cases, golden_frames
 
 CASES = list(golden_cases())

@@ -3,7 +3,7 @@
 import pytest
 
 from app import create_app
-from components import image_export
+from components.services import image_export
 
 pytestmark = pytest.mark.browser   # renders with Debian's chromium, like the browser tests
 FIGURE = {"data": [{"type": "scatter", "x": [0, 1, 2], "y": [3, 1, 2], "name": "EASY"}],
@@ -128,7 +128,7 @@ def test_the_apps_own_charts_pass_the_check():
 
     import pandas as pd
 
-    from components import batch_figures
+    from components.figures import batch as batch_figures
 
     figure = batch_figures.size_histogram(pd.DataFrame({"procs": [1, 2, 8, 64]}))
     image_export.check_self_contained(json.loads(figure.to_json()))   # the template holds map trace defaults

@@ -28,15 +28,17 @@ import multiprocess
 import psutil
 import pytest
 from diskcache import Timeout
-from redis.exceptions import ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from werkzeug.serving import WSGIRequestHandler, make_server
 
 from app import create_app
 from components import scenario_page, shell
-from components.progress import JobStore, ThrottledProgress
-from components.runs import ResultCache
-from components.workspace import ScenarioStore
+from components.services.progress import JobStore, ThrottledProgress
+from components.services.runs import ResultCache
+from components.services.workspace import ScenarioStore
 
+pytestmark = [pytest.mark.system, pytest.mark.slow]   # a served app and 20 concurrent sessions
 SESSIONS = 20
 DEADLINE_S = 240.0
 REQUEST_TIMEOUT_S = 30.0

@@ -20,15 +20,17 @@ import pandas as pd
 import pytest
 from plotly.io.json import to_json_plotly
 
-from components import elastic_page, fairshare_page, network_figures, network_page
-from components import figures as fairshare_figures
-from components.downsample import ECDF_POINTS, TIME_BINS
-from components.runs import ResultCache
+from components import elastic_page, fairshare_page, network_page
+from components.figures import fairshare as fairshare_figures
+from components.figures import network as network_figures
+from components.figures.downsample import ECDF_POINTS, TIME_BINS
+from components.services.runs import ResultCache
 from sched_engine.core.result import SimulationResult, timeline_frame
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import page_scale  # noqa: E402
 
+pytestmark = pytest.mark.slow   # benchmark-size runs
 BUDGET = 3_000_000
 #: Changes per elasticity series: the engine keeps every change, so the page must reduce them.
 SERIES_POINTS = 200_000

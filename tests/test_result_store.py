@@ -15,10 +15,10 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
-
-from components.runs import BUNDLE_SUFFIX, LEGACY_COUNT_FILE, ResultCache, pickled_str
-from components.storage import TEMPORARY_PREFIX
 from golden.regenerate import golden_cases
+
+from components.services.runs import BUNDLE_SUFFIX, LEGACY_COUNT_FILE, ResultCache, pickled_str
+from components.services.storage import TEMPORARY_PREFIX
 from sched_engine import SimulationResult, run_scenario
 from sched_engine.core.result import FRAMES, summary_frame, timeline_frame
 from sched_engine.elastic.presets import two_job_model
@@ -181,7 +181,7 @@ def test_a_planted_pickle_is_never_run_and_reads_as_a_miss(tmp_path, caplog):
     (store / f"{'c' * 64}{BUNDLE_SUFFIX}").write_bytes(payload)
     (store / f"{'d' * 64}{BUNDLE_SUFFIX}").write_bytes(struct.pack("I", 0) + payload)
     cache = ResultCache(tmp_path / "results", capacity=2)
-    with caplog.at_level(logging.WARNING, logger="components.runs"):
+    with caplog.at_level(logging.WARNING, logger="components.services.runs"):
         for scenario_hash in ("a", "b", "c", "d"):
             assert cache.get(scenario_hash * 64) is None
     assert not canary.exists()
@@ -235,7 +235,7 @@ def killed(*_):
 
 
 def test_a_partial_write_is_never_read(tmp_path, monkeypatch, caplog):
-    import components.storage as storage
+    import components.services.storage as storage
     kept, lost, other = made_up_result("kept"), made_up_result("lost"), made_up_result("other")
     cache = ResultCache(tmp_path, capacity=2)
     cache.put(kept)
@@ -254,7 +254,7 @@ def test_a_partial_write_is_never_read(tmp_path, monkeypatch, caplog):
     assert_same_result(reopened(tmp_path, kept.scenario_hash), kept)
     # A torn bundle (copied in half, say) reads as a miss, logged.
     (store / f"{lost.scenario_hash}{BUNDLE_SUFFIX}").write_bytes(lost.to_bundle()[:-100])
-    with caplog.at_level(logging.WARNING, logger="components.runs"):
+    with caplog.at_level(logging.WARNING, logger="components.services.runs"):
         assert reopened(tmp_path, lost.scenario_hash) is None
     assert lost.scenario_hash in caplog.text
     # A temporary an hour old was left by a dead process: the next start removes it; a fresh one stays.

@@ -9,7 +9,7 @@ import time
 import psutil
 import pytest
 
-from components.run_limits import (
+from components.services.run_limits import (
     CPU_ENV,
     DEFAULT_CPU_SECONDS,
     DEFAULT_MEMORY_MB,

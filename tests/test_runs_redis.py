@@ -21,11 +21,12 @@ import pandas as pd
 import pytest
 import redis
 
-from components.jobs import JOB_LOST, CeleryJobManager, Heartbeat, lost_job_result
-from components.runs import REDIS_INDEX, REDIS_PREFIX, ResultCache
+from components.scaleout.celery_app import celery_app
+from components.services.jobs import JOB_LOST, CeleryJobManager, Heartbeat, lost_job_result
+from components.services.runs import REDIS_INDEX, REDIS_PREFIX, ResultCache
 from sched_engine import SimulationResult
-from sched_engine.distributed import celery_app
 
+pytestmark = pytest.mark.system   # a real redis-server
 SCENARIO = {"engine": "batch", "policy": "easy", "model": {"trace": {"path": "tests/data/batch/failure.swf"}},
             "name": "tiny"}
 UNPICKLED = []

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from components import batch_page, elastic_page, fairshare_page, network_page
-from components.saved_items import HIERARCHY, clean_name, load_item, save_item, saved_choices
-from components.uploads import UploadStore
+from components.services.saved_items import HIERARCHY, clean_name, load_item, save_item, saved_choices
+from components.services.uploads import UploadStore
 from sched_engine import ScenarioError
 from sched_engine.fairshare.presets import fig4_model
 

@@ -13,10 +13,11 @@ import psutil
 import pytest
 
 from app import create_app
-from components import batch_page, elastic_page, saved_items, scenario_page, shell, workspace_page
-from components.runs import ResultCache
-from components.uploads import STORED_NAME, UploadError, UploadStore
-from components.workspace import SAMPLE_TRACES, ScenarioStore, check_input_paths
+from components import batch_page, elastic_page, scenario_page, shell, workspace_page
+from components.services import saved_items
+from components.services.runs import ResultCache
+from components.services.uploads import STORED_NAME, UploadError, UploadStore
+from components.services.workspace import SAMPLE_TRACES, ScenarioStore, check_input_paths
 from sched_engine import ScenarioError
 from test_faults import AppProcess
 from test_load import CONFIG, split_output
@@ -304,7 +305,7 @@ class _Canary:
 def test_the_job_store_refuses_planted_pickles(tmp_path, caplog):
     import diskcache
 
-    from components.progress import JobStore
+    from components.services.progress import JobStore
 
     canary = tmp_path / "canary"
     directory = tmp_path / "data" / "callbacks"
@@ -340,7 +341,7 @@ def test_an_app_over_a_planted_job_store_starts_and_serves(tmp_path):
     for url in ("/", "/batch", "/_dash-layout", "/_dash-dependencies"):
         assert client.get(url).status_code == 200
     assert not canary.exists()
-    from components.progress import JobStore
+    from components.services.progress import JobStore
 
     secret = JobStore(str(tmp_path / "data" / "callbacks")).get("__dash_background_signing_secret__")
     assert isinstance(secret, str) and len(secret) >= 32   # replaced, so every server process shares it
@@ -399,7 +400,7 @@ def test_a_well_formed_callback_request_still_runs(client):
 
 
 def test_an_oversize_body_is_refused_before_it_is_read(tmp_path, monkeypatch):
-    from components import request_guard
+    from components.services import request_guard
 
     monkeypatch.setenv("SCHEDSCOPE_MAX_UPLOAD_BYTES", str(2**20))
     app = create_app(tmp_path / "data")

@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from components.runs import ResultCache
-from components.storage import atomic_write, remove_stale_temporaries
-from components.uploads import UploadError, UploadStore
+from components.services.runs import ResultCache
+from components.services.storage import atomic_write, remove_stale_temporaries
+from components.services.uploads import UploadError, UploadStore
 from sched_engine import ScenarioError
 
 SCENARIO = {"engine": "batch", "policy": "easy", "model": {"trace": {"path": "tests/data/batch/failure.swf"}},
@@ -22,7 +22,7 @@ def test_an_interrupted_write_leaves_the_old_file_and_no_temporary(tmp_path, mon
         raise OSError("disk gone")
 
     monkeypatch.setattr(os, "replace", crash)
-    with pytest.raises(OSError):
+    with pytest.raises(OSError):   # noqa: PT011 -- the test's own crash, whatever its message
         atomic_write(target, b"new")
     assert target.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json"]
@@ -62,7 +62,7 @@ def test_a_damaged_index_entry_or_an_evicted_result_is_not_listed(tmp_path):
 
 
 def test_saved_scenarios_are_validated_named_and_listed(tmp_path):
-    from components.workspace import ScenarioStore
+    from components.services.workspace import ScenarioStore
     store = ScenarioStore(tmp_path)
     entry = store.save(SCENARIO, "  first  ")
     assert entry["name"] == "first" and store.get(entry["hash"])["scenario"]["name"] == "first"
@@ -78,7 +78,7 @@ def test_saved_scenarios_are_validated_named_and_listed(tmp_path):
 
 
 def test_a_scenario_upload_error_names_file_and_line():
-    from components.workspace import parse_scenario_upload
+    from components.services.workspace import parse_scenario_upload
     with pytest.raises(ScenarioError) as caught:
         parse_scenario_upload(b'{"engine": "batch",\n "policy": }', "mine.json")
     assert (caught.value.source, caught.value.line) == ("mine.json", 2)
@@ -104,7 +104,7 @@ def test_upload_listing_keeps_the_original_name(tmp_path):
 
 @pytest.mark.parametrize("step", ["write", "fsync", "replace"])
 def test_a_write_interrupted_at_any_step_leaves_the_old_version(tmp_path, monkeypatch, step):
-    import components.storage as storage
+    import components.services.storage as storage
     target = atomic_write(tmp_path / "state.json", b'{"version": 1}')
 
     def crash(*_, **__):

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from components import sweep_figures as figures
+from components.figures import sweeps as figures
 
 
 def elastic_table() -> pd.DataFrame:

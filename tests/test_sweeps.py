@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 from components import sweep_page as page
-from sched_engine import ScenarioError, run_scenario
-from sched_engine import sweeps
-from sched_engine.distributed import SWEEP_TASK
+from components.scaleout import sweep_executor as scaleout
+from components.scaleout.celery_app import SWEEP_TASK
+from sched_engine import ScenarioError, run_scenario, sweeps
 from sched_engine.network.presets import fig6_model
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,7 +123,7 @@ def test_gather_sorts_by_point_whatever_the_completion_order():
                                    "link_utilisation"]
     assert list(table["point"]) == list(range(len(points)))
     assert list(table["mean_isolation"]) == [i / 10 for i in range(len(points))]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError):   # noqa: PT011 -- a results list of the wrong length, in any words
         sweeps.gather(points, results[:-1])
 
 
@@ -223,9 +223,9 @@ class FakeResult:
 
 def test_celery_fan_out_gives_the_local_table(monkeypatch):
     app = FakeCelery()
-    monkeypatch.setattr("sched_engine.distributed.celery_app", lambda url=None: app)
+    monkeypatch.setattr("components.scaleout.celery_app.celery_app", lambda url=None: app)
     seen = []
-    run = sweeps.run_sweep(TINY_LIBRA, progress=lambda d, t: seen.append(d))
+    run = scaleout.run_sweep(TINY_LIBRA, progress=lambda d, t: seen.append(d))
     assert run.executor == "celery" and len(app.sent) == 8
     assert seen == list(range(9))
     pd.testing.assert_frame_equal(run.table, sweeps.run_sweep(TINY_LIBRA, executor="serial").table)
@@ -233,9 +233,9 @@ def test_celery_fan_out_gives_the_local_table(monkeypatch):
 
 def test_celery_without_workers_times_out_naming_progress(monkeypatch):
     app = FakeCelery(idle=True)
-    monkeypatch.setattr("sched_engine.distributed.celery_app", lambda url=None: app)
+    monkeypatch.setattr("components.scaleout.celery_app.celery_app", lambda url=None: app)
     with pytest.raises(sweeps.SweepError) as caught:
-        sweeps.run_sweep(TINY_LIBRA, timeout=0.5)
+        scaleout.run_sweep(TINY_LIBRA, timeout=0.5)
     assert caught.value.field == "executor" and "0 of 8 done" in str(caught.value)
     assert len(app.revoked) == 8
 
@@ -268,9 +268,9 @@ def test_a_failing_point_is_named_not_hung(tmp_path, executor):
 
 def test_a_point_failing_on_a_celery_worker_is_named(tmp_path, monkeypatch):
     spec, line = _broken_trace_spec(tmp_path)
-    monkeypatch.setattr("sched_engine.distributed.celery_app", lambda url=None: FakeCelery())
+    monkeypatch.setattr("components.scaleout.celery_app.celery_app", lambda url=None: FakeCelery())
     with pytest.raises(sweeps.SweepPointError) as caught:
-        sweeps.run_sweep(spec)
+        scaleout.run_sweep(spec)
     assert caught.value.field == "points[0]" and "failed on a Celery worker" in str(caught.value)
     assert f"line {line}" in str(caught.value)
 

@@ -7,8 +7,9 @@ page to settle; so does :func:`click_when_clear`, then clicks as a person would.
 
 import time
 
-from screenshots import save_screenshot
 from selenium.common.exceptions import ElementClickInterceptedException
+
+from screenshots import save_screenshot
 
 _TOPMOST = """
 const target = arguments[0];

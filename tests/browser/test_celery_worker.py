@@ -22,13 +22,13 @@ import redis
 
 from app import create_app
 from components import fairshare_page, scenario_page
-from components.jobs import JOB_LOST
-from components.runs import ResultCache
-from components.workspace import ScenarioStore, permalink
+from components.services.jobs import JOB_LOST
+from components.services.runs import ResultCache
+from components.services.workspace import ScenarioStore, permalink
 from tests.browser.test_job_failure import LONG_RUN
 from tests.test_runs_redis import redis_server
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.system]   # redis-server and Celery workers
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 120
 TASK = "background_callback_"

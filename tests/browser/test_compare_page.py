@@ -5,8 +5,9 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from app import create_app
-from components import batch_page, compare_page as page
-from components.runs import ResultCache
+from components import batch_page
+from components import compare_page as page
+from components.services.runs import ResultCache
 from screenshots import save_screenshot
 
 pytestmark = pytest.mark.browser

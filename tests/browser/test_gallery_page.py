@@ -5,8 +5,8 @@ import pytest
 from app import create_app
 from components import gallery_page as page
 from components.gallery import CARDS
-from tests.test_app_gallery import KNOWN_DISAGREEMENTS
 from screenshots import save_screenshot
+from tests.test_app_gallery import KNOWN_DISAGREEMENTS
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 120

@@ -13,9 +13,9 @@ import pytest
 
 from app import create_app
 from components import scenario_page as page
-from components.jobs import JOB_LOST
-from components.runs import ResultCache
-from components.workspace import ScenarioStore, permalink
+from components.services.jobs import JOB_LOST
+from components.services.runs import ResultCache
+from components.services.workspace import ScenarioStore, permalink
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 120

@@ -20,7 +20,7 @@ import pytest
 
 from components import batch_page, fairshare_page
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.system]   # gunicorn with two workers
 ROOT = Path(__file__).resolve().parents[2]
 GUNICORN = ROOT / ".venv" / "bin" / "gunicorn"
 TIMEOUT = 120

@@ -18,7 +18,7 @@ from selenium.webdriver.common.keys import Keys
 from app import create_app
 from components import batch_page as page
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]   # a 200,000-job trace
 TIMEOUT = 240
 BUDGET_BYTES = 3 * 2**20
 

@@ -6,7 +6,7 @@ import pytest
 
 from app import create_app
 from components import scenario_page, workspace_page
-from components.workspace import permalink
+from components.services.workspace import permalink
 from sched_engine import normalize_scenario
 from screenshots import save_screenshot
 

@@ -16,7 +16,8 @@ from plotly.subplots import make_subplots
 
 from sched_engine.sweeps import BATCH_METRICS, LIBRA_METRICS, elastic_penalties, mean_std_text, penalty_label
 
-from .figures import PALETTE, empty_figure
+from .common import empty_figure
+from .fairshare import PALETTE
 
 HEIGHT = 420
 MARGIN = {"l": 60, "r": 20, "t": 50, "b": 60}
@@ -70,7 +71,7 @@ def elastic_ratios(table: pd.DataFrame, family: str = "ratio") -> go.Figure:
     paper's "30% faster" mark.
     """
     if table.empty:
-        return empty_figure("Run a sweep to see its ratios.")
+        return empty_figure("Run a sweep to see its ratios.", 260)
     distributions = list(dict.fromkeys(table["distribution"]))
     figure = make_subplots(rows=1, cols=len(distributions), shared_yaxes=True, horizontal_spacing=0.04,
                            subplot_titles=[f"{d} traces" for d in distributions])
@@ -110,7 +111,7 @@ def elastic_ratios(table: pd.DataFrame, family: str = "ratio") -> go.Figure:
 def seed_scatter(table: pd.DataFrame, metric: str) -> go.Figure:
     """``metric`` against the seed, one colour per policy; a dashed line at each policy's mean, a band ± one std."""
     if table.empty:
-        return empty_figure("Run a sweep to see the metric per seed.")
+        return empty_figure("Run a sweep to see the metric per seed.", 260)
     figure = go.Figure()
     for k, (policy, part) in enumerate(table.groupby("policy", sort=False)):
         mean = float(part[metric].mean())
@@ -138,7 +139,7 @@ def seed_scatter(table: pd.DataFrame, metric: str) -> go.Figure:
 def interval_lines(table: pd.DataFrame, metric: str) -> go.Figure:
     """``metric`` against the mean arrival interval (log axis), one line per scheme: mean over seeds ± std, seeds as dots."""
     if table.empty:
-        return empty_figure("Run a sweep to see the schemes over arrival intervals.")
+        return empty_figure("Run a sweep to see the schemes over arrival intervals.", 260)
     figure = go.Figure()
     for k, (scheme, part) in enumerate(table.groupby("scheme", sort=False)):
         stats = part.groupby("interval_s", sort=True)[metric].agg(["mean", "std", "count"])
@@ -166,7 +167,7 @@ def sweep_figure(kind: str, table: pd.DataFrame, metric: str | None = None) -> g
     """The kind's plot of ``table``; ``metric`` defaults to the kind's first."""
     metrics = KIND_METRICS.get(kind)
     if not metrics:
-        return empty_figure("Run a sweep to see its plot.")
+        return empty_figure("Run a sweep to see its plot.", 260)
     metric = metric if metric in metrics else metrics[0]
     if kind == "elastic-fig6":
         return elastic_ratios(table, metric)

@@ -19,6 +19,7 @@ from plotly.subplots import make_subplots
 
 from sched_engine.elastic.penalty import runtime
 
+from .common import empty_figure
 from .downsample import ecdf_points, step_points
 
 COLORS = {"YARN": "#1f77b4", "YARN-ME": "#d62728", "Meganode": "#2ca02c"}
@@ -30,16 +31,6 @@ TIME_AXIS = "seconds since the first possible arrival (t = 0)"
 
 def color(label: str) -> str:
     return COLORS.get(label, OTHER_COLOR)
-
-
-def empty(message: str, height: int = 300) -> go.Figure:
-    """A blank figure that says what would fill it."""
-    figure = go.Figure()
-    figure.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper",
-                          font={"color": "#5b6b7b"})
-    figure.update_layout(height=height, xaxis={"visible": False}, yaxis={"visible": False},
-                         margin={"l": 20, "r": 20, "t": 30, "b": 20}, template="plotly_white")
-    return figure
 
 
 def _time_layout(figure: go.Figure, title: str, ytitle: str, window, height: int = 320, **yaxis) -> go.Figure:
@@ -96,7 +87,7 @@ def _series(timeline: pd.DataFrame, metric: str, window=None) -> tuple[np.ndarra
 def memory_utilisation(runs: list[tuple[str, pd.DataFrame]], window=None) -> go.Figure:
     """Share of all node memory in use over time, a step line per scheduler."""
     if not runs:
-        return empty("Run schedulers to see memory utilisation over time.")
+        return empty_figure("Run schedulers to see memory utilisation over time.")
     figure = go.Figure()
     for label, timeline in runs:
         times, values = _series(timeline, "memory_utilisation", window)
@@ -111,7 +102,7 @@ def memory_utilisation(runs: list[tuple[str, pd.DataFrame]], window=None) -> go.
 def running_tasks(runs: list[tuple[str, pd.DataFrame]], window=None) -> go.Figure:
     """Running regular (solid) and elastic (dotted) tasks over time per scheduler."""
     if not runs:
-        return empty("Run schedulers to see running tasks over time.")
+        return empty_figure("Run schedulers to see running tasks over time.")
     figure = go.Figure()
     for label, timeline in runs:
         for metric, kind, dash in (("regular_tasks", "regular", "solid"), ("elastic_tasks", "elastic", "dot")):
@@ -142,7 +133,7 @@ def runtime_scatter(x_label: str, x_jobs: pd.DataFrame, y_label: str, y_jobs: pd
     """
     pairs = runtime_pairs(x_jobs, y_jobs)
     if pairs.empty:
-        return empty(f"Run {x_label} and {y_label} to compare job runtimes.", 360)
+        return empty_figure(f"Run {x_label} and {y_label} to compare job runtimes.", 360)
     top = float(max(pairs["x"].max(), pairs["y"].max())) * 1.05
     faster = int((pairs["y"] < pairs["x"]).sum())
     figure = go.Figure([
@@ -166,7 +157,7 @@ def runtime_scatter(x_label: str, x_jobs: pd.DataFrame, y_label: str, y_jobs: pd
 def runtime_cdf(runs: list[tuple[str, pd.DataFrame]]) -> go.Figure:
     """Empirical CDF of job runtime (end - submit) per scheduler (at most 1,000 exact quantiles each)."""
     if not runs:
-        return empty("Run schedulers to compare job runtime distributions.", 360)
+        return empty_figure("Run schedulers to compare job runtime distributions.", 360)
     figure = go.Figure()
     for label, jobs in runs:
         values, shares = ecdf_points(jobs.loc[jobs["status"] == "finished", "runtime_s"])
@@ -211,11 +202,11 @@ def job_node_timeline(runs: list[tuple[str, pd.DataFrame]], job_id: str | None, 
     the job held on one node under that scheduler); the hover gives MB.
     """
     if not runs or job_id is None:
-        return empty("Pick a job (or click one in the runtime scatter) to see where it ran.", 360)
+        return empty_figure("Pick a job (or click one in the runtime scatter) to see where it ran.", 360)
     held = [(label, job_intervals(timeline, job_id)) for label, timeline in runs]
     held = [(label, frame) for label, frame in held if not frame.empty]
     if not held:
-        return empty(f"No per-node record for job {job_id} (kept for runs of at most 20,000 tasks).", 360)
+        return empty_figure(f"No per-node record for job {job_id} (kept for runs of at most 20,000 tasks).", 360)
     figure = make_subplots(rows=len(held), cols=1, shared_xaxes=True, vertical_spacing=0.08,
                            subplot_titles=[label for label, _ in held])
     heights = []

@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
+from .common import empty_figure
 from .downsample import step_points
 
 APP_PALETTE = tuple(qualitative.Dark24)
@@ -32,15 +33,6 @@ HEATMAP_MAX_CELLS = 120_000
 ISOLATION_POINTS = 40_000
 HIGHLIGHT = "#111111"
 MARGIN = {"l": 60, "r": 20, "t": 40, "b": 40}
-
-
-def _empty(message: str, height: int = 300) -> go.Figure:
-    figure = go.Figure()
-    figure.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper",
-                          font={"color": "#5b6b7b"})
-    figure.update_layout(height=height, xaxis={"visible": False}, yaxis={"visible": False},
-                         margin={"l": 20, "r": 20, "t": 30, "b": 20}, template="plotly_white")
-    return figure
 
 
 def app_colours(names) -> dict[str, str]:
@@ -106,7 +98,7 @@ def isolation_over_time(runs: list[tuple[str, pd.DataFrame, pd.DataFrame]], sele
     that all lines together keep at most about :data:`ISOLATION_POINTS` points.
     """
     if not runs:
-        return _empty("Run at least one scheme to see isolation over time.", 420)
+        return empty_figure("Run at least one scheme to see isolation over time.", 420)
     figure = make_subplots(rows=len(runs), cols=1, shared_xaxes=True, vertical_spacing=0.06,
                            subplot_titles=[label for label, _, _ in runs])
     lines = sum(int(jobs["start_time"].notna().sum()) for _, jobs, _ in runs)
@@ -134,7 +126,7 @@ def isolation_over_time(runs: list[tuple[str, pd.DataFrame, pd.DataFrame]], sele
 def isolation_cdf(runs: list[tuple[str, pd.DataFrame]], selected: str | None = None, window=None) -> go.Figure:
     """Empirical CDF of applications' time-averaged isolation guarantee, one line per scheme."""
     if not runs:
-        return _empty("No run yet.")
+        return empty_figure("No run yet.")
     figure = go.Figure()
     for index, (label, jobs) in enumerate(runs):
         placed = in_window(jobs, window).sort_values("mean_isolation", kind="stable")
@@ -165,7 +157,7 @@ def isolation_cdf(runs: list[tuple[str, pd.DataFrame]], selected: str | None = N
 def durations(runs: list[tuple[str, pd.DataFrame]], selected: str | None = None, window=None) -> go.Figure:
     """Finished applications' durations per scheme (box with every point); the selected one joined across schemes."""
     if not runs:
-        return _empty("No run yet.")
+        return empty_figure("No run yet.")
     figure = go.Figure()
     picked_x, picked_y = [], []
     for index, (label, jobs) in enumerate(runs):
@@ -238,7 +230,7 @@ def utilisation_heatmap(timeline: pd.DataFrame, jobs: pd.DataFrame, machines: li
     most :data:`HEATMAP_MAX_CELLS` cells.
     """
     if timeline.empty or not machines:
-        return _empty("No run selected.", 420)
+        return empty_figure("No run selected.", 420)
     labels, groups = machine_rows(machines)
     edges = heatmap_edges(timeline, window, min(HEATMAP_MAX_COLUMNS, max(1, HEATMAP_MAX_CELLS // len(labels))))
     figure = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
@@ -291,7 +283,7 @@ def placement_at(jobs: pd.DataFrame, machines: list[str], instant: float, label:
     """
     running = running_at(jobs, instant)
     if running.empty:
-        return _empty(f"No application holds containers at {instant:.3f} s.", 320)
+        return empty_figure(f"No application holds containers at {instant:.3f} s.", 320)
     colours = app_colours(jobs["job_id"])
     held = {app: parse_placement(text) for app, text in zip(running["job_id"], running["placement"])}
     used = [m for m in machines if any(m in counts for counts in held.values())]

@@ -42,7 +42,8 @@ from typing import Callable
 import diskcache
 from diskcache import Timeout
 from plotly.utils import PlotlyJSONEncoder
-from redis.exceptions import ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 log = logging.getLogger(__name__)
 

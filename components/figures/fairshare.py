@@ -17,6 +17,7 @@ from dash import Patch
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
+from .common import empty_figure
 from .downsample import step_points
 
 PALETTE = qualitative.D3 + qualitative.Set2
@@ -67,15 +68,6 @@ def bin_means(times: np.ndarray, values: np.ndarray, edges: np.ndarray) -> np.nd
     return np.diff(np.interp(edges, knots, area)) / np.diff(edges)
 
 
-def empty_figure(message: str) -> go.Figure:
-    """A blank figure that says what to do to fill it."""
-    figure = go.Figure()
-    figure.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
-    figure.update_layout(height=260, xaxis={"visible": False}, yaxis={"visible": False},
-                         margin={"l": 20, "r": 20, "t": 20, "b": 20})
-    return figure
-
-
 def _end(runs: list[tuple[str, pd.DataFrame]]) -> float:
     """The last time of any run's timeline (0 without rows)."""
     return max((float(timeline.time.max()) for _, timeline in runs if len(timeline)), default=0.0)
@@ -96,7 +88,7 @@ def share_timelines(runs: list[tuple[str, pd.DataFrame]], leaves: list[str], hig
     :func:`share_heatmaps` of ``nodes`` (tree nodes, default the leaves).
     """
     if not runs:
-        return empty_figure("Run policies to see dominant shares over time.")
+        return empty_figure("Run policies to see dominant shares over time.", 260)
     if len(leaves) > LINE_LIMIT:
         return share_heatmaps(runs, nodes or leaves, highlight)
     figure = make_subplots(
@@ -247,7 +239,7 @@ def tasks_at(runs: list[tuple[str, pd.DataFrame]], leaves: list[str], time: floa
 def decision_cost(summaries: list[tuple[str, pd.DataFrame]]) -> go.Figure:
     """Scheduler time and decisions per second per policy (from ``summary``)."""
     if not summaries:
-        return empty_figure("Decision cost per policy appears after a run.")
+        return empty_figure("Decision cost per policy appears after a run.", 260)
     labels = [label for label, _ in summaries]
     values = [s.set_index("metric").value for _, s in summaries]
     figure = make_subplots(rows=1, cols=2, subplot_titles=["scheduler time (ms)", "decisions per second"])

@@ -15,7 +15,7 @@ Each run of the embedded manager is a process forked from the web server;
 
 Either way the run raises :class:`RunLimitExceeded`, whose message (which
 limit, and for memory by how much it was over) the page shows on its status
-line (see :func:`components.jobs.report_lost_job`). The web server itself is
+line (see :func:`components.services.jobs.report_lost_job`). The web server itself is
 never limited. (Runs on Celery workers are bounded by the workers' own
 ``--time-limit`` and ``--max-memory-per-child``.)
 """

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from plotly.subplots import make_subplots
 
+from .common import empty_figure
 from .downsample import ecdf_points, step_points
 
 HOUR = 3600.0
@@ -38,15 +39,6 @@ DENSITY_ROWS = 300
 DENSITY_COLUMNS = 600
 #: The jobs columns the Gantt draws from.
 RAN_COLUMNS = ("job_id", "status", "cluster", "procs", "start_time", "end_time", "machines")
-
-
-def _empty(message: str, height: int = 300) -> go.Figure:
-    figure = go.Figure()
-    figure.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper",
-                          font={"color": "#5b6b7b"})
-    figure.update_layout(height=height, xaxis={"visible": False}, yaxis={"visible": False},
-                         margin={"l": 20, "r": 20, "t": 30, "b": 20}, template="plotly_white")
-    return figure
 
 
 def objective_table(runs: list[tuple[str, str, pd.DataFrame]]) -> pd.DataFrame:
@@ -71,7 +63,7 @@ def objective_table(runs: list[tuple[str, str, pd.DataFrame]]) -> pd.DataFrame:
 def objective_bars(table: pd.DataFrame) -> go.Figure:
     """Klusáček & Rudová Fig. 2 layout: one panel per objective, scenarios on x, a bar per policy."""
     if table.empty:
-        return _empty("Run a policy × scenario matrix to compare objectives.", 420)
+        return empty_figure("Run a policy × scenario matrix to compare objectives.", 420)
     figure = make_subplots(rows=1, cols=len(OBJECTIVES), subplot_titles=[t for _, t in OBJECTIVES],
                            horizontal_spacing=0.06)
     scenarios = [s for s in SCENARIO_ORDER if s in set(table["scenario"])]
@@ -108,7 +100,7 @@ def utilisation_over_time(timeline: pd.DataFrame, window=None) -> go.Figure:
     """Per cluster, used CPUs over the CPUs of its machines (up or down) -- a step line each, M4-reduced."""
     clusters = timeline.loc[timeline["metric"] == "used_cpus", "entity"].unique().tolist()
     if not clusters:
-        return _empty("No run selected.")
+        return empty_figure("No run selected.")
     figure = go.Figure()
     for index, cluster in enumerate(clusters):
         used = _steps(timeline, cluster, "used_cpus")
@@ -134,7 +126,7 @@ def series_by_run(runs: list[tuple[str, pd.DataFrame]], entity: str, metric: str
     every bin's first, last, lowest and highest value, so peaks survive.
     """
     if not runs:
-        return _empty("No run selected.")
+        return empty_figure("No run selected.")
     figure = go.Figure()
     for index, (label, timeline) in enumerate(runs):
         rows = _steps(timeline, entity, metric)
@@ -159,7 +151,7 @@ def wait_distribution(runs: list[tuple[str, pd.DataFrame]], window=None) -> go.F
     Drawn through at most :data:`.downsample.ECDF_POINTS` exact quantiles per run.
     """
     if not runs:
-        return _empty("No run selected.")
+        return empty_figure("No run selected.")
     figure = go.Figure()
     for index, (label, jobs) in enumerate(runs):
         done = jobs[jobs["status"] == "completed"]
@@ -290,7 +282,7 @@ def gantt(jobs: pd.DataFrame, timeline: pd.DataFrame, window=None, highlight: st
     down = down.assign(start=down["start"].clip(lower=0.0), end=down["end"].clip(upper=end))
     down = down[(down["end"] > max(low, 0.0)) & (down["start"] < min(high, end))]
     if ran.empty and down.empty:
-        return _empty("No jobs ran in this window." if window else "No run selected.", 420)
+        return empty_figure("No jobs ran in this window." if window else "No run selected.", 420)
     sizes = cluster_machines(jobs, timeline)
     offsets = _first_rows(sizes)
     machines, counts = held_machines(ran["machines"])
@@ -506,7 +498,7 @@ def _add_density(figure: go.Figure, ran: pd.DataFrame, machines, counts, down: p
 def size_histogram(jobs: pd.DataFrame) -> go.Figure:
     """Jobs per processor-count bucket (powers of two) of an uploaded trace."""
     if jobs.empty:
-        return _empty("No jobs.", 220)
+        return empty_figure("No jobs.", 220)
     buckets = 2 ** np.ceil(np.log2(np.maximum(jobs["procs"].to_numpy(dtype=float), 1)))
     counts = pd.Series(buckets).value_counts().sort_index()
     labels = [f"≤{int(b)}" for b in counts.index]

@@ -75,7 +75,7 @@ def report_lost_job(error: Exception):
     text = str(error) if isinstance(error, BackgroundCallbackError) else ""
     if JOB_LOST in text:
         message = html.Span(JOB_LOST, className="error")
-    elif STOPPED in text:   # a run stopped at its bound (components.run_limits): its own sentence
+    elif STOPPED in text:   # a run stopped at its bound (components.services.run_limits): its own sentence
         sentence = text[text.index(STOPPED):].splitlines()[0]
         message = html.Span(sentence, className="error")
     else:
@@ -209,7 +209,7 @@ class Heartbeat:
 class CeleryJobManager(LostJobs, CeleryManager):
     """Jobs on Celery workers (any machine), job state and heartbeats in the Celery result backend (Redis).
 
-    Works with the JSON-only Celery app of :mod:`sched_engine.distributed`:
+    Works with the JSON-only Celery app of :mod:`components.scaleout.celery_app`:
     a job's message is (result key, progress key, the callback's arguments,
     the callback context), all JSON from the browser's request, and Dash
     itself writes progress and results as JSON text. Nothing is pickled.

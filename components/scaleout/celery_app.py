@@ -11,7 +11,7 @@ Tasks registered here:
 
 ``schedscope.sweep_point`` (:data:`SWEEP_TASK`)
     one point of a parameter sweep, ``sched_engine.sweeps.run_point(point)``:
-    a JSON dict in, a JSON dict out.
+    a JSON dict in, a JSON dict out (sent by :mod:`components.scaleout.sweep_executor`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def celery_app(url: str | None = None):
 
 @lru_cache(maxsize=4)
 def _celery_for(url: str):
-    from celery import Celery   # imported only when scaling out
+    from celery import Celery  # imported only when scaling out
 
     app = Celery("schedscope", broker=url, backend=url)
     app.conf.update(
@@ -52,7 +52,7 @@ def _celery_for(url: str):
 
     @app.task(name=SWEEP_TASK)
     def sweep_point(point: dict) -> dict:
-        from .sweeps import run_point
+        from sched_engine.sweeps import run_point
 
         return run_point(point)
 

@@ -1,7 +1,7 @@
 """Named inputs kept in the workspace: cluster definitions and hierarchies.
 
 A saved item is a small JSON document stored through the
-:class:`~components.uploads.UploadStore` like any upload (content-addressed,
+:class:`~components.services.uploads.UploadStore` like any upload (content-addressed,
 written atomically, listed on the Workspace page), under a kind of its own:
 
 ``clusters``

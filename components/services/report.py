@@ -17,7 +17,7 @@ import plotly.io as pio
 
 from sched_engine import SimulationResult
 
-from .chart_config import GRAPH_CONFIG
+from ..chart_config import GRAPH_CONFIG
 
 STYLE = """
 body { font-family: system-ui, sans-serif; color: #1b2733; margin: 1.5rem auto; max-width: 1200px; }

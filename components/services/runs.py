@@ -14,7 +14,7 @@ On this machine (the default)
     ``<directory>/store/<hash>.parquet.zip``, shared by the web process and
     the background-callback processes (a server restart keeps them), and one
     index file per run, ``<directory>/index/<hash>.json``. Both are written
-    atomically (:func:`~components.storage.atomic_write`: readers see the old
+    atomically (:func:`~components.services.storage.atomic_write`: readers see the old
     file or the new one, never a partial one). Beyond ``capacity`` results the
     oldest written go; the writer that prunes holds an exclusive ``flock`` on
     ``store/.lock``, so writers in several processes never prune on stale
@@ -334,7 +334,7 @@ class ResultCache:
 
     def __init__(self, directory: str | Path, capacity: int = 2000, redis_url: str | None = None):
         if redis_url:
-            import redis   # needed only when scaling out
+            import redis  # needed only when scaling out
 
             client = redis.Redis.from_url(redis_url)
             self._store = RedisStore(client)
@@ -390,3 +390,9 @@ class ResultCache:
         result = run_scenario(normal, progress=progress)
         self.put(result)
         return result, False
+
+
+def loaded_runs(results: ResultCache, records) -> list[tuple[dict, SimulationResult]]:
+    """``(record, result)`` for every run record (a dict with its ``hash``) whose result is still in the cache."""
+    pairs = [(record, results.get(record["hash"])) for record in records or []]
+    return [(record, result) for record, result in pairs if result is not None]

@@ -26,7 +26,7 @@ from sched_engine.batch.model import resolve_path
 from .storage import atomic_write
 
 HASH = re.compile(r"[0-9a-f]{64}")
-SAMPLE_TRACES = Path(__file__).resolve().parents[1] / "sample_traces"
+SAMPLE_TRACES = Path(__file__).resolve().parents[2] / "sample_traces"
 
 
 def input_paths(value: Any, field: str = ""):
