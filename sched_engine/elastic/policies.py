@@ -8,6 +8,9 @@ Policies only store their parameters (JSON-safe, part of the cache key);
   shortest remaining job first, remaining = task-seconds not yet started.
 * ``reserve``: YARN's node reservations for the job a node cannot serve.
 * ``elastic``: whether under-sized allocations are made (Alg. 1, l. 7-10).
+* ``reserve_backfill``: whether tasks of other jobs may use a reserved
+  node when they end before the reserved job's task can start there
+  (§3.3: YARN-ME does this, stock YARN does not).
 * ``pooled``: all nodes merged into one with the summed cores and memory.
 """
 
@@ -21,6 +24,7 @@ class YARN(Parametrised):
 
     order = "fair"
     reserve = True
+    reserve_backfill = False
     elastic = False
     pooled = False
 
@@ -37,6 +41,7 @@ class YARNME(Parametrised):
 
     order = "fair"
     reserve = True
+    reserve_backfill = True
     elastic = True
     pooled = False
 
@@ -55,5 +60,6 @@ class Meganode(Parametrised):
 
     order = "srjf"
     reserve = False
+    reserve_backfill = False
     elastic = False
     pooled = True
