@@ -3,7 +3,11 @@
 Each case is small enough to follow on paper; the comments give the arithmetic.
 """
 
-from sched_engine import run_scenario
+import math
+
+import pytest
+
+from sched_engine import ScenarioError, normalize_scenario, run_scenario
 
 
 def _one_node(*jobs, penalty=3.0):
@@ -62,3 +66,88 @@ def test_stock_yarn_keeps_reserved_nodes_for_their_job():
     jobs = _jobs("yarn", _one_node(*RESERVED, ("c", 2.0, 1000, 10.0)))
     assert (jobs.loc["c", "start_time"], jobs.loc["c", "end_time"]) == (100.0, 110.0)
     assert (jobs.loc["b", "start_time"], jobs.loc["b", "end_time"]) == (100.0, 200.0)
+
+
+# --- §3.3 "Disk contention awareness": an explicit setting, off in §6 -----------------------------------------------
+# A 9000 MB x 100 s at 0 leaves 1000 MB free until 100. B has 5 tasks of 2000 MB x 10 s and arrives at 1; its
+# regular estimate is 100 + 10 = 110. With a 1.5x step penalty its least grant, 200 MB (10%), runs 15 s, so the
+# free 1000 MB hold 5 elastic tasks at once, each ending long before 110.
+def _five_small_tasks():
+    model = _one_node(("a", 0.0, 9000, 100.0), penalty=1.5)
+    model["trace"]["jobs"].append(
+        {"job_id": "b", "arrival": 1.0, "tasks": [{"count": 5, "memory_mb": 2000, "duration": 10.0}]})
+    return model
+
+
+def test_no_disk_contention_limit_by_default():
+    # §6.1's simulation models no disk contention: all 5 start at 1 and end at 16 (the former cap of 4 gave 31).
+    jobs = _jobs("yarn-me", _five_small_tasks())
+    assert jobs.loc["b", "end_time"] == 16.0 and jobs.loc["b", "elastic_tasks"] == 5
+
+
+def test_disk_bandwidth_sets_the_elastic_task_limit():
+    # floor(120 / 30) = 4 at once: 4 run 1-16, the fifth 16-31
+    assert _jobs("yarn-me", _five_small_tasks(), disk_bandwidth_mb_s=120.0, elastic_spill_mb_s=30.0)\
+        .loc["b", "end_time"] == 31.0
+    # floor(50 / 30) = 1: one after another, 1-16, 16-31, 31-46, 46-61, 61-76
+    assert _jobs("yarn-me", _five_small_tasks(), disk_bandwidth_mb_s=50.0).loc["b", "end_time"] == 76.0
+    # the direct count and the disk portion together: the smaller (2) holds: 1-16 (2), 16-31 (2), 31-46
+    assert _jobs("yarn-me", _five_small_tasks(), disk_bandwidth_mb_s=120.0, max_elastic_per_node=2)\
+        .loc["b", "end_time"] == 46.0
+    # no bandwidth for spills: no elastic task, B waits for A's memory
+    jobs = _jobs("yarn-me", _five_small_tasks(), disk_bandwidth_mb_s=0.0)
+    assert jobs.loc["b", "end_time"] == 110.0 and jobs.loc["b", "elastic_tasks"] == 0
+
+
+@pytest.mark.parametrize("params, field", [
+    ({"disk_bandwidth_mb_s": -1.0}, "policy_params.disk_bandwidth_mb_s"),
+    ({"disk_bandwidth_mb_s": "fast"}, "policy_params.disk_bandwidth_mb_s"),
+    ({"elastic_spill_mb_s": 0.0}, "policy_params.elastic_spill_mb_s"),
+    ({"elastic_spill_mb_s": None}, "policy_params.elastic_spill_mb_s"),
+    ({"max_elastic_per_node": 2.5}, "policy_params.max_elastic_per_node"),
+])
+def test_disk_contention_settings_are_checked_by_the_registry(params, field):
+    with pytest.raises(ScenarioError) as caught:
+        normalize_scenario({"engine": "elastic", "policy": "yarn-me", "policy_params": params,
+                            "model": _five_small_tasks()})
+    assert caught.value.field == field
+
+
+def test_the_limit_is_off_in_the_paper_reproductions():
+    from sched_engine.elastic.policies import YARNME
+    from sched_engine.registry import REGISTRY
+
+    assert REGISTRY.create("elastic", "yarn-me").elastic_task_limit() == math.inf
+    assert YARNME(disk_bandwidth_mb_s=120.0).elastic_task_limit() == 4
+    assert YARNME(disk_bandwidth_mb_s=0.3, elastic_spill_mb_s=0.1).elastic_task_limit() == 3  # not 2.999...
+    # the gallery's YARN-ME runs (the §6 set-up and the reduced Fig. 6 sweep) run without it
+    from components.gallery import CARDS
+
+    runs = [scenario for card in CARDS for scenario in card.scenarios.values() if scenario["policy"] == "yarn-me"]
+    assert len(runs) >= 9
+    for scenario in runs:
+        params = normalize_scenario(scenario).policy_params
+        assert params["disk_bandwidth_mb_s"] is None and params["max_elastic_per_node"] is None
+
+
+def test_the_fig6_sweep_runs_without_the_limit_unless_asked():
+    from sched_engine import sweeps
+
+    # 10 jobs arriving in 100 s on 4 nodes: elastic tasks matter, so the three settings give three results
+    tiny = {"kind": "elastic-fig6", "distributions": ["uniform"], "maxima": 1, "traces": 1, "penalties": [1.5],
+            "nodes": 4, "cores": 16, "node_memory_gb": 10.0, "jobs": 10, "seed": 3, "arrival_s": [0, 100]}
+    assert all(p["disk_bandwidth_mb_s"] is None for p in sweeps.expand({"kind": "elastic-fig6"}))
+    seen = set()
+    for disk in (None, 0.0, 60.0):
+        point = sweeps.expand({**tiny, "disk_bandwidth_mb_s": disk})[0]
+        model = {"nodes": [{"count": 4, "cores": 16, "memory_mb": 10_000}], "memory_step_mb": 100,
+                 "penalty": {"kind": "spill", "factor": 1.5},
+                 "trace": {"kind": "generated", "distribution": "uniform", "jobs": 10,
+                           "tasks_per_job": point["tasks_per_job"], "memory_gb": point["memory_gb"],
+                           "duration_s": point["duration_s"], "arrival_s": [0.0, 100.0]}}
+        run = run_scenario({"engine": "elastic", "policy": "yarn-me", "seed": point["seed"], "model": model,
+                            "policy_params": {"disk_bandwidth_mb_s": disk}})
+        ours = sweeps.run_point(point)["yarn_me_1.5x_s"]
+        assert ours == pytest.approx(run.summary_value("avg_job_runtime_s"), rel=1e-12)
+        seen.add(round(ours, 6))
+    assert len(seen) == 3

@@ -293,6 +293,8 @@ def test_a_point_failing_on_a_celery_worker_is_named(tmp_path, monkeypatch):
     ({"kind": "elastic-fig6", "traces": 1001}, "traces"),
     ({"kind": "elastic-fig6", "arrival_s": [10, 5]}, "arrival_s[1]"),
     ({"kind": "elastic-fig6", "penalty_model": "fitted"}, "penalty_model"),
+    ({"kind": "elastic-fig6", "disk_bandwidth_mb_s": -5}, "disk_bandwidth_mb_s"),
+    ({"kind": "elastic-fig6", "elastic_spill_mb_s": 0}, "elastic_spill_mb_s"),
     ({"kind": "batch-ls-seeds", "trace": "missing.swf"}, "trace"),
     ({"kind": "batch-ls-seeds", "variant": "EXT-FAIL", "failures": "none"}, "variant"),
     ({"kind": "batch-ls-seeds", "variant": "ALL"}, "variant"),

@@ -197,8 +197,8 @@ class ElasticSimulation:
     ``srjf``: least remaining task-seconds first), ``reserve`` (whether a
     node the head job does not fit is reserved for it), ``reserve_backfill``
     (whether other jobs may use a reserved node's gap), ``elastic`` (bool) and,
-    when elastic, ``min_fraction``, ``max_elastic_per_node`` and
-    ``heartbeat_s``. Task records (lists, one entry per task) and cluster
+    when elastic, ``min_fraction``, ``heartbeat_s`` and
+    ``elastic_task_limit()`` (the disk-contention limit per node). Task records (lists, one entry per task) and cluster
     samples (one per instant) are kept for the result frames.
     """
 
@@ -217,7 +217,7 @@ class ElasticSimulation:
         self.reserved = [-1] * n
         self.free_unreserved = set(range(n))
         self.reserved_nodes: set[int] = set()
-        self.elastic_cap = policy.max_elastic_per_node if policy.elastic else 0
+        self.elastic_cap = policy.elastic_task_limit() if policy.elastic else 0
         self.free_total = sum(self.capacity)
         self.node_tasks: list[list[tuple[float, int]]] = [[] for _ in range(n)]
         self.profile = ReleaseProfile()
