@@ -292,19 +292,25 @@ def _elastic_summary(table: pd.DataFrame) -> pd.DataFrame:
     median YARN-ME / YARN ratio; ``worst_ratio``: the largest ratio of any
     trace; ``share_le_0_7``: share of configurations whose median ratio is
     at most 0.7; ``beats_meganode``: share of traces on which YARN-ME's
-    average job runtime is below Meganode's; ``median_vs_meganode``: median
-    YARN-ME / Meganode ratio over traces.
+    average job runtime is below Meganode's, with ``beats_meganode_low`` /
+    ``beats_meganode_high`` its 95% Wilson interval over the traces
+    (:func:`sched_engine.elastic.metrics.share_interval`);
+    ``median_vs_meganode``: median YARN-ME / Meganode ratio over traces.
     """
+    from .elastic.metrics import share_interval
+
     rows = []
     for distribution, part in table.groupby("distribution", sort=False):
         for factor in elastic_penalties(table):
             label = penalty_label(factor)
             medians = part.groupby("configuration", sort=True)[f"ratio_{label}"].median().to_numpy()
+            beats = int(np.sum(part[f"yarn_me_{label}_s"] < part["meganode_s"]))
+            low, high = share_interval(beats, len(part))
             rows.append({
                 "distribution": distribution, "penalty": factor, "configurations": len(medians), "traces": len(part),
                 "median_ratio": float(np.median(medians)), "worst_ratio": float(part[f"ratio_{label}"].max()),
                 "share_le_0_7": float(np.mean(medians <= 0.7)),
-                "beats_meganode": float(np.mean(part[f"yarn_me_{label}_s"] < part["meganode_s"])),
+                "beats_meganode": beats / len(part), "beats_meganode_low": low, "beats_meganode_high": high,
                 "median_vs_meganode": float(np.median(part[f"vs_meganode_{label}"])),
             })
     return pd.DataFrame(rows)

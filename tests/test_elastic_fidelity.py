@@ -151,3 +151,39 @@ def test_the_fig6_sweep_runs_without_the_limit_unless_asked():
         assert ours == pytest.approx(run.summary_value("avg_job_runtime_s"), rel=1e-12)
         seen.add(round(ours, 6))
     assert len(seen) == 3
+
+
+# --- §6.2 Meganode: an idealised bound does not leave memory idle that a waiting task fits ------------------------
+# One pooled node of 10 GB. A 6000 MB x 100 s at 0 runs until 100. B (3 tasks of 8000 MB x 10 s, 30 task-seconds)
+# arrives at 1 and C (1 task of 1000 MB x 50 s, 50 task-seconds) at 2. SRJF puts B first, but no task of B fits
+# the 4000 free MB before 100. C's does: the bound runs C at once (2-52); B still runs 100-110-120-130.
+def _meganode_case():
+    model = _one_node(("a", 0.0, 6000, 100.0), ("c", 2.0, 1000, 50.0))
+    model["trace"]["jobs"].insert(
+        1, {"job_id": "b", "arrival": 1.0, "tasks": [{"count": 3, "memory_mb": 8000, "duration": 10.0}]})
+    return model
+
+
+def test_meganode_serves_the_next_job_that_fits():
+    jobs = _jobs("meganode", _meganode_case())
+    assert (jobs.loc["c", "start_time"], jobs.loc["c", "end_time"]) == (2.0, 52.0)
+    assert (jobs.loc["b", "start_time"], jobs.loc["b", "end_time"]) == (100.0, 130.0)
+    assert jobs["runtime_s"].mean() == (100.0 + 129.0 + 50.0) / 3
+
+
+def test_meganode_head_of_line_reading_is_kept_as_an_option():
+    # The engine's former reading: nothing starts while the SRJF head does not fit. B's last task starts at
+    # 120 and leaves the queue; C then starts on the 2000 MB beside it and ends at 170.
+    jobs = _jobs("meganode", _meganode_case(), blocked="wait")
+    assert (jobs.loc["c", "start_time"], jobs.loc["c", "end_time"]) == (120.0, 170.0)
+    assert jobs.loc["b", "end_time"] == 130.0
+
+
+def test_wilson_interval_by_hand():
+    from sched_engine.elastic.metrics import share_interval
+
+    # 5 of 10, z = 1.96: centre 0.5, half 1.96 * sqrt(0.025 + 0.009604) / 1.38416 = 0.26341
+    low, high = share_interval(5, 10)
+    assert (low, high) == (pytest.approx(0.23659, abs=1e-5), pytest.approx(0.76341, abs=1e-5))
+    # 0 of 20: not the empty interval [0, 0]; upper end z² / (n + z²) = 3.8416 / 23.8416
+    assert share_interval(0, 20) == (0.0, pytest.approx(3.8416 / 23.8416))

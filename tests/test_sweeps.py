@@ -171,6 +171,9 @@ def test_elastic_summary_by_hand():
     assert row.worst_ratio == 1.2
     assert row.share_le_0_7 == 0.5
     assert row.beats_meganode == 0.75   # 40 < 50, 100 < 200, 120 < 200; 60 > 50
+    # Wilson, 3 of 4, z = 1.96: centre (0.75 + 0.4802) / 1.9604 = 0.6275, half 1.96 * 0.32696 / 1.9604 = 0.3269
+    assert (row.beats_meganode_low, row.beats_meganode_high) == (pytest.approx(0.3006, abs=1e-4),
+                                                                 pytest.approx(0.9544, abs=1e-4))
     assert row.median_vs_meganode == pytest.approx(0.7)
 
 

@@ -175,7 +175,11 @@ POLICIES = [
                         "elastic_spill_mb_s": Param("number", "disk bandwidth one elastic task spills at, MB/s; "
                                                     "limit = floor(disk / spill)", low=0, low_open=True)}),
     PolicyEntry(ENGINE_NAME, "meganode", "Meganode", Meganode,
-                "All nodes pooled into one; shortest remaining job first; no elasticity."),
+                "All nodes pooled into one; shortest remaining job first, skipping jobs that do not fit; "
+                "no elasticity.",
+                schema={"blocked": Param("choice", "when the shortest job's task does not fit: skip to the next "
+                                                   "job that fits (the paper's bound) or wait (§6.2)",
+                                         choices=("skip", "wait"))}),
 ]
 
 __all__ = ["ENGINE", "POLICIES", "normalize_model", "run", "simulate", "simulate_jobs"]

@@ -451,7 +451,10 @@ class ElasticSimulation:
         (regularly or elastically) and ends by the time the reserved task can
         start gets the node. Returns that job, or None.
         """
-        until = self.reserved_start(node, owner)
+        return self._first_fit(node, owner, self.reserved_start(node, owner))
+
+    def _first_fit(self, node: int, passed: JobState, until: float = INF) -> JobState | None:
+        """The first job in queue order, ``passed`` aside, whose next task ``_try`` allocates on ``node``."""
         jobs, now, free = self.jobs, self.now, self.free_mem[node]
         fair = self.policy.order == "fair"
         waiting = []
@@ -459,7 +462,7 @@ class ElasticSimulation:
             job = jobs[index]
             group = job.group()
             # the fastest run of the next task is its regular one, and an elastic one needs its minimum grant
-            if job is owner or now + group.duration > until or (group.memory > free and group.elastic_min > free):
+            if job is passed or now + group.duration > until or (group.memory > free and group.elastic_min > free):
                 continue
             waiting.append((job.mem_in_use if fair else job.work_left, job.job.arrival, index))
         for _, _, index in sorted(waiting):
@@ -505,8 +508,10 @@ class ElasticSimulation:
                         job.reserved.add(node)
                         self.reserved_nodes.add(node)
                         self.free_unreserved.discard(node)
-                    break
-                other = self._fill_gap(node, job) if policy.reserve_backfill else None
+                        break
+                    other = self._first_fit(node, job) if policy.skip_blocked else None
+                else:
+                    other = self._fill_gap(node, job) if policy.reserve_backfill else None
                 if other is None:
                     break
                 self._allocated(other, offer, offered)
