@@ -166,14 +166,15 @@ CARDS = (
           for policy in ("yarn", "yarn-me")},
          _yarn_me_rows),
     Card("yarn-me-paper", "YARN-ME, Fig. 6 set-up: 100 jobs on 100 nodes",
-         "Iorgulescu et al., §6: YARN-ME cuts average job runtime by up to 60% (Table 2 mid-sweep, spill penalty 3×)",
+         "Iorgulescu et al., §6: YARN-ME cuts average job runtime by up to 60% (Table 2 mid-sweep, spill penalty 3×; "
+         "no disk-contention limit on elastic tasks: §6.1's simulation models none)",
          {policy: {"engine": "elastic", "policy": policy, "model": paper_model(), "seed": 1,
                    "name": "gallery YARN-ME paper set-up"} for policy in ("yarn", "yarn-me")},
          _yarn_me_paper_rows),
     Card("yarn-me-sweep", f"YARN-ME, Fig. 6 sweep: {len(SWEEP_CONFIGURATIONS)} Table 2 configurations (reduced)",
          "Iorgulescu et al., §6, Fig. 6 (uniform traces, 3× spill penalty: median ratio ≤ 1, about 40% of "
-         "configurations at ≤ 0.7). Here each parameter's max at its interval's two ends, one trace each; "
-         "the Sweeps page runs the full sweep",
+         "configurations at ≤ 0.7). Here each parameter's max at its interval's two ends, one trace each, "
+         "no disk-contention limit on elastic tasks (§6.1 models none); the Sweeps page runs the full sweep",
          {f"{policy}-{c}": {"engine": "elastic", "policy": policy, "model": _sweep_model(ranges),
                             "seed": SEED_STRIDE * c, "name": f"gallery YARN-ME sweep {c}"}
           for c, ranges in enumerate(SWEEP_CONFIGURATIONS) for policy in ("yarn", "yarn-me")},

@@ -14,7 +14,10 @@ parameters take the kind's defaults (:data:`KINDS`). Three kinds:
     ``nodes`` nodes of ``cores`` cores and ``node_memory_gb`` GB.
     Parameters: ``distributions``, ``maxima``, ``traces``, ``penalties``,
     ``penalty_model``, ``nodes``, ``cores``, ``node_memory_gb``, ``jobs``,
-    ``arrival_s`` ([first, last] second of the uniform arrivals), ``seed``.
+    ``arrival_s`` ([first, last] second of the uniform arrivals), ``seed``,
+    ``disk_bandwidth_mb_s`` and ``elastic_spill_mb_s`` (YARN-ME's
+    disk-contention limit, §3.3; ``disk_bandwidth_mb_s`` null -- the
+    default, as in the paper's §6.1 set-up -- means no limit).
     Metrics per trace: ``yarn_s``, ``meganode_s`` (average job runtime) and
     per penalty ``F``: ``yarn_me_Fx_s``, ``ratio_Fx`` (YARN-ME / YARN) and
     ``vs_meganode_Fx`` (YARN-ME / Meganode).
@@ -185,7 +188,7 @@ def _metrics(values: Mapping[str, Any], names) -> dict:
 ELASTIC_DEFAULTS = {
     "distributions": ["uniform", "exponential"], "maxima": 3, "traces": 5, "penalties": [1.5, 3.0],
     "penalty_model": "spill", "nodes": 100, "cores": 16, "node_memory_gb": 10.0, "jobs": 100,
-    "arrival_s": [0.0, 1000.0], "seed": 0,
+    "arrival_s": [0.0, 1000.0], "seed": 0, "disk_bandwidth_mb_s": None, "elastic_spill_mb_s": 30.0,
 }
 ELASTIC_AXES = ("tasks_per_job", "memory_gb", "duration_s")
 
@@ -209,6 +212,7 @@ def _elastic_normalize(spec: Mapping[str, Any]) -> dict:
         raise ScenarioError("arrival_s", "must be [first, last] second of the arrivals")
     first = _number(arrival[0], "arrival_s[0]", minimum=0)
     last = _number(arrival[1], "arrival_s[1]", minimum=first)
+    disk = s["disk_bandwidth_mb_s"]
     return {
         "kind": "elastic-fig6",
         "distributions": _choices(s["distributions"], "distributions", DISTRIBUTIONS),
@@ -222,6 +226,8 @@ def _elastic_normalize(spec: Mapping[str, Any]) -> dict:
         "jobs": _number(s["jobs"], "jobs", integer=True, minimum=1),
         "arrival_s": [first, last],
         "seed": _number(s["seed"], "seed", integer=True, minimum=0),
+        "disk_bandwidth_mb_s": None if disk is None else _number(disk, "disk_bandwidth_mb_s", minimum=0),
+        "elastic_spill_mb_s": _number(s["elastic_spill_mb_s"], "elastic_spill_mb_s", above=0),
     }
 
 
@@ -237,7 +243,8 @@ def elastic_configurations(distribution: str, maxima: int) -> list[dict]:
 
 
 def _elastic_points(s: dict) -> list[dict]:
-    common = {k: s[k] for k in ("penalties", "penalty_model", "nodes", "cores", "node_memory_gb", "jobs", "arrival_s")}
+    common = {k: s[k] for k in ("penalties", "penalty_model", "nodes", "cores", "node_memory_gb", "jobs", "arrival_s",
+                                "disk_bandwidth_mb_s", "elastic_spill_mb_s")}
     points = []
     for distribution in s["distributions"]:
         for c, ranges in enumerate(elastic_configurations(distribution, s["maxima"])):
@@ -267,7 +274,8 @@ def _elastic_run(point: Mapping[str, Any]) -> dict:
     out = {"yarn_s": yarn, "meganode_s": meganode}
     for factor in point["penalties"]:
         label = penalty_label(factor)
-        me = average(YARNME(), factor)
+        me = average(YARNME(disk_bandwidth_mb_s=point["disk_bandwidth_mb_s"],
+                            elastic_spill_mb_s=point["elastic_spill_mb_s"]), factor)
         out.update({f"yarn_me_{label}_s": me, f"ratio_{label}": me / yarn, f"vs_meganode_{label}": me / meganode})
     return out
 
@@ -290,19 +298,25 @@ def _elastic_summary(table: pd.DataFrame) -> pd.DataFrame:
     median YARN-ME / YARN ratio; ``worst_ratio``: the largest ratio of any
     trace; ``share_le_0_7``: share of configurations whose median ratio is
     at most 0.7; ``beats_meganode``: share of traces on which YARN-ME's
-    average job runtime is below Meganode's; ``median_vs_meganode``: median
-    YARN-ME / Meganode ratio over traces.
+    average job runtime is below Meganode's, with ``beats_meganode_low`` /
+    ``beats_meganode_high`` its 95% Wilson interval over the traces
+    (:func:`sched_engine.elastic.metrics.share_interval`);
+    ``median_vs_meganode``: median YARN-ME / Meganode ratio over traces.
     """
+    from .elastic.metrics import share_interval
+
     rows = []
     for distribution, part in table.groupby("distribution", sort=False):
         for factor in elastic_penalties(table):
             label = penalty_label(factor)
             medians = part.groupby("configuration", sort=True)[f"ratio_{label}"].median().to_numpy()
+            beats = int(np.sum(part[f"yarn_me_{label}_s"] < part["meganode_s"]))
+            low, high = share_interval(beats, len(part))
             rows.append({
                 "distribution": distribution, "penalty": factor, "configurations": len(medians), "traces": len(part),
                 "median_ratio": float(np.median(medians)), "worst_ratio": float(part[f"ratio_{label}"].max()),
                 "share_le_0_7": float(np.mean(medians <= 0.7)),
-                "beats_meganode": float(np.mean(part[f"yarn_me_{label}_s"] < part["meganode_s"])),
+                "beats_meganode": beats / len(part), "beats_meganode_low": low, "beats_meganode_high": high,
                 "median_vs_meganode": float(np.median(part[f"vs_meganode_{label}"])),
             })
     return pd.DataFrame(rows)

@@ -171,6 +171,9 @@ def test_elastic_summary_by_hand():
     assert row.worst_ratio == 1.2
     assert row.share_le_0_7 == 0.5
     assert row.beats_meganode == 0.75   # 40 < 50, 100 < 200, 120 < 200; 60 > 50
+    # Wilson, 3 of 4, z = 1.96: centre (0.75 + 0.4802) / 1.9604 = 0.6275, half 1.96 * 0.32696 / 1.9604 = 0.3269
+    assert (row.beats_meganode_low, row.beats_meganode_high) == (pytest.approx(0.3006, abs=1e-4),
+                                                                 pytest.approx(0.9544, abs=1e-4))
     assert row.median_vs_meganode == pytest.approx(0.7)
 
 
@@ -293,6 +296,8 @@ def test_a_point_failing_on_a_celery_worker_is_named(tmp_path, monkeypatch):
     ({"kind": "elastic-fig6", "traces": 1001}, "traces"),
     ({"kind": "elastic-fig6", "arrival_s": [10, 5]}, "arrival_s[1]"),
     ({"kind": "elastic-fig6", "penalty_model": "fitted"}, "penalty_model"),
+    ({"kind": "elastic-fig6", "disk_bandwidth_mb_s": -5}, "disk_bandwidth_mb_s"),
+    ({"kind": "elastic-fig6", "elastic_spill_mb_s": 0}, "elastic_spill_mb_s"),
     ({"kind": "batch-ls-seeds", "trace": "missing.swf"}, "trace"),
     ({"kind": "batch-ls-seeds", "variant": "EXT-FAIL", "failures": "none"}, "variant"),
     ({"kind": "batch-ls-seeds", "variant": "ALL"}, "variant"),

@@ -162,14 +162,24 @@ ENGINE = EngineEntry(
 POLICIES = [
     PolicyEntry(ENGINE_NAME, "yarn", "YARN", YARN, "Fair-share job order, node reservations, ideal memory only."),
     PolicyEntry(ENGINE_NAME, "yarn-me", "YARN-ME", YARNME,
-                "YARN plus elastic (under-sized) tasks when they do not delay their job (Alg. 1).",
+                "YARN plus elastic (under-sized) tasks when they do not delay their job (Alg. 1); other jobs may "
+                "use a reserved node until its job's task can start (§3.3).",
                 schema={"min_fraction": Param("number", "smallest grant, share of ideal memory (§6.1)", low=0.01,
                                               high=1.0),
-                        "max_elastic_per_node": Param("integer", "elastic tasks running per node at most (§3.3)",
-                                                      low=0),
-                        "heartbeat_s": Param("number", "how long a timeline estimate is reused (§3.2)", low=0)}),
+                        "max_elastic_per_node": Param("integer", "elastic tasks running per node at most, as a "
+                                                      "count (§3.3; null: no limit)", low=0, optional=True),
+                        "heartbeat_s": Param("number", "how long a timeline estimate is reused (§3.2)", low=0),
+                        "disk_bandwidth_mb_s": Param("number", "disk bandwidth per node for elastic tasks' spills, "
+                                                     "MB/s (§3.3; null: no disk-contention limit, as in §6)",
+                                                     low=0, optional=True),
+                        "elastic_spill_mb_s": Param("number", "disk bandwidth one elastic task spills at, MB/s; "
+                                                    "limit = floor(disk / spill)", low=0, low_open=True)}),
     PolicyEntry(ENGINE_NAME, "meganode", "Meganode", Meganode,
-                "All nodes pooled into one; shortest remaining job first; no elasticity."),
+                "All nodes pooled into one; shortest remaining job first, skipping jobs that do not fit; "
+                "no elasticity.",
+                schema={"blocked": Param("choice", "when the shortest job's task does not fit: skip to the next "
+                                                   "job that fits (the paper's bound) or wait (§6.2)",
+                                         choices=("skip", "wait"))}),
 ]
 
 __all__ = ["ENGINE", "POLICIES", "normalize_model", "run", "simulate", "simulate_jobs"]

@@ -8,6 +8,8 @@ its last task.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -50,3 +52,19 @@ def time_weighted_mean(times, values, end: float) -> float:
 def runtime_ratio(jobs_a: pd.DataFrame, jobs_b: pd.DataFrame) -> float:
     """``average_job_runtime(a) / average_job_runtime(b)`` (Fig. 6: YARN-ME over YARN)."""
     return average_job_runtime(jobs_a) / average_job_runtime(jobs_b)
+
+
+def share_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a share ``p = successes / n`` (z = 1.96: 95%).
+
+    ``(c - h, c + h)`` with ``c = (p + z²/2n) / (1 + z²/n)`` and
+    ``h = z / (1 + z²/n) * sqrt(p(1 - p)/n + z²/4n²)``; unlike ``p ± z·sqrt(p(1-p)/n)``
+    it stays inside [0, 1] and is not empty at ``p`` = 0 or 1. ``(nan, nan)`` for ``n = 0``.
+    """
+    if n <= 0:
+        return float("nan"), float("nan")
+    p = successes / n
+    scale = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / scale
+    half = z / scale * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)

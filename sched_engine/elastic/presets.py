@@ -3,7 +3,10 @@
 * "YARN-ME paper, 100 nodes" (§6.1): 100 nodes of 16 cores and 10 GB,
   100 jobs arriving uniformly in [0, 1000] s, Table 2's uniform ranges at
   mid-sweep (tasks per job in [1, 300], memory per task in [1, 6] GB, task
-  duration in [1, 350] s) and the reducer (spill) penalty at 3x.
+  duration in [1, 350] s) and the reducer (spill) penalty at 3x. Run
+  YARN-ME here with its default parameters: no disk-contention limit on
+  elastic tasks, since §6.1's simulation models none (§3.3 names a disk
+  bandwidth portion but no figure).
 * "two-job example": one 10 GB node, two one-task jobs of 6000 MB x 100 s
   arriving at 0 s and 1 s, 1.5x step penalty. YARN completes them 100 s
   and 199 s after arrival; YARN-ME starts the second at once under-sized

@@ -13,11 +13,25 @@ nodes to the queue -- the heartbeat-driven loop of the paper's Alg. 1:
         elastic policy, T fits N elastically and
           T's elastic end <= J's estimated end  -> run T under-sized (Alg. 1, l. 7-10)
         allocated: unreserve N, re-sort the queue and offer N again
-        otherwise: reserve N for J (YARN node reservations) and move on
+        otherwise: reserve N for J (YARN node reservations) and move on,
+          or, if N was already reserved for J and the policy allows it
+          (YARN-ME), fill N's gap: the first job in queue order whose next
+          task fits N (regularly or elastically) and ends by the time J's
+          task can start on N gets N, and N is offered again
+
+§3.3: "YARN-ME allows tasks of other jobs to be allocated on a reserved
+node, but only if this does not hinder the tasks of the reserved job."
+Reading: J's task can start on N when the tasks running there have freed
+its ideal memory (:meth:`ElasticSimulation.reserved_start`); a task that
+ends by then gives back all it took before J needs it. (An earlier,
+elastic start of J's task on N is not protected: the timeline generator
+plans J's tasks regularly.) Stock YARN keeps a
+reserved node for its job alone ("no other jobs can schedule tasks on the
+reserved node").
 
 A node is offered when a task ends on it, when it loses its reservation,
-and -- if it has a free core and no reservation -- when work joins the
-queue. Reserved nodes serve only their job (reservations are respected).
+and -- if it has a free core and no reservation, or (YARN-ME) a free core
+and a reservation -- when work joins the queue.
 Completions live in one heap of ``(end, seq, node, memory, job, elastic)``
 that is both the event list and the cluster's timeline.
 
@@ -181,9 +195,10 @@ class ElasticSimulation:
 
     ``policy`` provides ``order`` (``fair``: least memory in use first;
     ``srjf``: least remaining task-seconds first), ``reserve`` (whether a
-    node the head job does not fit is reserved for it), ``elastic`` (bool) and,
-    when elastic, ``min_fraction``, ``max_elastic_per_node`` and
-    ``heartbeat_s``. Task records (lists, one entry per task) and cluster
+    node the head job does not fit is reserved for it), ``reserve_backfill``
+    (whether other jobs may use a reserved node's gap), ``elastic`` (bool) and,
+    when elastic, ``min_fraction``, ``heartbeat_s`` and
+    ``elastic_task_limit()`` (the disk-contention limit per node). Task records (lists, one entry per task) and cluster
     samples (one per instant) are kept for the result frames.
     """
 
@@ -201,11 +216,14 @@ class ElasticSimulation:
         self.elastic_running = [0] * n
         self.reserved = [-1] * n
         self.free_unreserved = set(range(n))
+        self.reserved_nodes: set[int] = set()
+        self.elastic_cap = policy.elastic_task_limit() if policy.elastic else 0
         self.free_total = sum(self.capacity)
         self.node_tasks: list[list[tuple[float, int]]] = [[] for _ in range(n)]
         self.profile = ReleaseProfile()
         self.releases: list[tuple] = []
         self.queue: list[tuple] = []
+        self.waiting: set[int] = set()  # indices of the queued jobs (the queue without its stale entries)
         self.seq = 0
         self.now = 0.0
         self.used_mem = 0
@@ -228,6 +246,7 @@ class ElasticSimulation:
     def _enqueue(self, job: JobState) -> None:
         job.version += 1
         job.queued = True
+        self.waiting.add(job.index)
         key = job.mem_in_use if self.policy.order == "fair" else job.work_left
         heappush(self.queue, (key, job.job.arrival, job.index, job.version))
 
@@ -251,6 +270,7 @@ class ElasticSimulation:
     def _unreserve_all(self, job: JobState, offer: list[int], offered: set[int]) -> None:
         for node in sorted(job.reserved):
             self.reserved[node] = -1
+            self.reserved_nodes.discard(node)
             if self.free_cores[node] > 0:
                 self.free_unreserved.add(node)
                 if node not in offered:
@@ -389,12 +409,79 @@ class ElasticSimulation:
         return INF, True
 
     # -- scheduling pass ---------------------------------------------------
+    def _try(self, node: int, job: JobState, deadline: float = INF) -> bool:
+        """Alg. 1, l. 4-10 for ``job`` on ``node``: allocate its next task regularly, else elastically.
+
+        Only a task ending by ``deadline`` is allocated (a reserved node's gap).
+        """
+        policy, now = self.policy, self.now
+        group = job.group()
+        if group.memory <= self.free_mem[node]:
+            if now + group.duration > deadline:
+                return False
+            self._allocate(node, job, group, group.memory, group.duration, math.nan)
+            return True
+        if not policy.elastic or self.elastic_running[node] >= self.elastic_cap:
+            return False
+        choice = group.best_elastic(self.free_mem[node], self.step, policy.min_fraction)
+        if choice is None or now + choice[0] > deadline:
+            return False
+        granted, estimate = self.elastic_ok(job, group, now + choice[0], node)
+        if granted:
+            self._allocate(node, job, group, choice[1], choice[0], estimate)
+        return granted
+
+    def reserved_start(self, node: int, job: JobState) -> float:
+        """When the next task of ``job`` (the node's reserved job) fits ``node`` regularly.
+
+        The first end of a task running on the node after which the free
+        memory reaches the task's ideal memory (it has a free core already).
+        """
+        need = job.group().memory - self.free_mem[node]
+        for end, mem in sorted(self.node_tasks[node]):
+            need -= mem
+            if need <= 0:
+                return end
+        return INF
+
+    def _fill_gap(self, node: int, owner: JobState) -> JobState | None:
+        """§3.3: a task of another job on a node reserved for ``owner``, if it does not hinder it.
+
+        Jobs are tried in queue order; the first whose next task fits
+        (regularly or elastically) and ends by the time the reserved task can
+        start gets the node. Returns that job, or None.
+        """
+        return self._first_fit(node, owner, self.reserved_start(node, owner))
+
+    def _first_fit(self, node: int, passed: JobState, until: float = INF) -> JobState | None:
+        """The first job in queue order, ``passed`` aside, whose next task ``_try`` allocates on ``node``."""
+        jobs, now, free = self.jobs, self.now, self.free_mem[node]
+        fair = self.policy.order == "fair"
+        waiting = []
+        for index in self.waiting:
+            job = jobs[index]
+            group = job.group()
+            # the fastest run of the next task is its regular one, and an elastic one needs its minimum grant
+            if job is passed or now + group.duration > until or (group.memory > free and group.elastic_min > free):
+                continue
+            waiting.append((job.mem_in_use if fair else job.work_left, job.job.arrival, index))
+        for _, _, index in sorted(waiting):
+            if self._try(node, jobs[index], until):
+                return jobs[index]
+        return None
+
+    def _allocated(self, job: JobState, offer: list[int], offered: set[int]) -> None:
+        """After a task of ``job`` was allocated: re-sort the queue, or drop the job and its reservations."""
+        if job.pending == 0:
+            job.queued = False
+            self.waiting.discard(job.index)
+            self._unreserve_all(job, offer, offered)
+        else:
+            self._enqueue(job)  # re-sort the job queue (Alg. 1, l. 13)
+
     def _pass(self, offer: list[int]) -> None:
         policy = self.policy
-        elastic = policy.elastic
-        if elastic:
-            cap, min_fraction = policy.max_elastic_per_node, policy.min_fraction
-        free_mem, free_cores, reserved, capacity = self.free_mem, self.free_cores, self.reserved, self.capacity
+        free_cores, reserved, capacity = self.free_cores, self.reserved, self.capacity
         offered = set(offer)
         heapify(offer)
         while offer:
@@ -408,33 +495,26 @@ class ElasticSimulation:
                     job = self._head()
                     if job is None:
                         return
-                group = job.group()
-                if group.memory <= free_mem[node]:
-                    self._allocate(node, job, group, group.memory, group.duration, math.nan)
-                else:
-                    choice = None
-                    if elastic and self.elastic_running[node] < cap:
-                        choice = group.best_elastic(free_mem[node], self.step, min_fraction)
-                    if choice is None:
-                        granted = False
-                    else:
-                        granted, estimate = self.elastic_ok(job, group, self.now + choice[0], node)
-                        if granted:
-                            self._allocate(node, job, group, choice[1], choice[0], estimate)
-                    if not granted:
-                        if owner < 0 and policy.reserve and group.memory <= capacity[node]:
-                            reserved[node] = job.index
-                            job.reserved.add(node)
-                            self.free_unreserved.discard(node)
+                if self._try(node, job):
+                    if owner >= 0:
+                        reserved[node] = -1
+                        job.reserved.discard(node)
+                        self.reserved_nodes.discard(node)
+                    self._allocated(job, offer, offered)
+                    continue
+                if owner < 0:
+                    if policy.reserve and job.group().memory <= capacity[node]:
+                        reserved[node] = job.index
+                        job.reserved.add(node)
+                        self.reserved_nodes.add(node)
+                        self.free_unreserved.discard(node)
                         break
-                if owner >= 0:
-                    reserved[node] = -1
-                    job.reserved.discard(node)
-                if job.pending == 0:
-                    job.queued = False
-                    self._unreserve_all(job, offer, offered)
+                    other = self._first_fit(node, job) if policy.skip_blocked else None
                 else:
-                    self._enqueue(job)  # re-sort the job queue (Alg. 1, l. 13)
+                    other = self._fill_gap(node, job) if policy.reserve_backfill else None
+                if other is None:
+                    break
+                self._allocated(other, offer, offered)
             if free_cores[node] > 0 and reserved[node] < 0:
                 self.free_unreserved.add(node)
             else:
@@ -496,6 +576,8 @@ class ElasticSimulation:
                 new_work = True
             if new_work:
                 offer |= self.free_unreserved
+                if self.policy.reserve_backfill:  # a reserved node's gap may fit the new work
+                    offer.update(n for n in self.reserved_nodes if self.free_cores[n] > 0)
             self._pass(sorted(offer))  # Priority.SCHEDULE
             self.samples.append((t, self.used_mem, self.running_regular, self.running_elastic))
         self.scheduler_seconds = process_time() - started
