@@ -109,7 +109,11 @@ def main() -> None:
             if i % 25 == 0 or i == len(points):
                 print(f"\r{i}/{len(points)} traces", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
-    limit = "none" if args.disk_bandwidth is None else f"{YARNME(disk_bandwidth_mb_s=args.disk_bandwidth, elastic_spill_mb_s=args.spill).elastic_task_limit()} per node"
+    if args.disk_bandwidth is None:
+        limit = "none"
+    else:
+        policy = YARNME(disk_bandwidth_mb_s=args.disk_bandwidth, elastic_spill_mb_s=args.spill)
+        limit = f"{policy.elastic_task_limit()} per node"
     print(f"YARN-ME beats Meganode: share of traces [95% Wilson interval]; disk-contention limit: {limit}")
     header = f"{'distribution':>12} {'penalty':>7} {'N':>5}  {'vs Meganode skip':>24}  {'vs Meganode wait':>24}"
     if args.original:
