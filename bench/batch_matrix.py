@@ -1,13 +1,18 @@
 """Klusáček & Rudová's scenario matrix: BASIC / EXT-FAIL / EXT-REQ / EXT-ALL × policies, and the paper's trends.
 
-    .venv/bin/python bench/batch_matrix.py [--jobs 3000] [--seeds 3] [--quick]
+    .venv/bin/python bench/batch_matrix.py [--jobs 3000] [--seeds 3] [--load 5] [--quick]
 
 Set-up (spec §2): the 14 MetaCentrum clusters (806 CPUs,
 ``sample_traces/metacentrum-2009.machines``) and their 2009 failure trace; the
 workload is the HPC2N excerpt, whose jobs record no requirements, so EXT-REQ
 gives half of them one random cluster property (``synthetic_requirements``,
-seeded) -- the MetaCentrum workload itself is not public. Policies run over
-``--seeds`` seeds where they or the inputs are random; means are printed.
+seeded) -- the authors published their MetaCentrum workload, but it is not
+available here. The jobs are submitted ``--load`` times as fast as logged
+(default 5: about 42% utilisation, the paper's is about 43%, §3; as logged
+it is 10%). Policies run over ``--seeds`` seeds (at least 3) where they or
+the inputs are random; means are printed, and a trend comparing two runs
+passes only when it holds on every seed, with the gap of the means printed
+as its margin.
 
 Checks the paper's qualitative findings (§5, Fig. 2) and prints PASS/FAIL:
 EXT-ALL worse than BASIC on every objective; FCFS worst; EXT-REQ moves the
@@ -39,8 +44,10 @@ OBJECTIVES = ("avg_slowdown", "avg_response_s", "avg_wait_s", "killed")
 RANDOMISED = {"fcfs-lb", "ls"}
 
 
-def model(jobs: int, failures: bool, requirements: bool, synthetic_failures: dict | None = None) -> dict:
+def model(jobs: int, failures: bool, requirements: bool, synthetic_failures: dict | None = None,
+          load: float = 1.0) -> dict:
     return {
+        "load_factor": load,
         "trace": {"path": TRACE, "max_jobs": jobs},
         "machines_path": MACHINES,
         "failures": synthetic_failures or (FAILURES if failures else {"kind": "none"}),
@@ -50,10 +57,23 @@ def model(jobs: int, failures: bool, requirements: bool, synthetic_failures: dic
 
 
 def mean_summary(policy: str, spec: dict, seeds: int) -> dict:
+    """Means over the seeds (one run when nothing is random); ``by_seed`` holds each seed's summary."""
     seeded = policy in RANDOMISED or spec["synthetic_requirements"] or spec["failures"]["kind"] == "synthetic"
     runs = [run_scenario({"engine": "batch", "policy": policy, "model": spec, "seed": seed})
-            for seed in range(1, (seeds if seeded else 1) + 1)]
-    return {m: float(np.mean([r.summary_value(m) for r in runs])) for m in (*OBJECTIVES, "scheduler_cpu_s")}
+            for seed in range(1, seeds + 1)] if seeded else \
+        [run_scenario({"engine": "batch", "policy": policy, "model": spec, "seed": 1})] * seeds
+    metrics = (*OBJECTIVES, "scheduler_cpu_s", "utilisation")
+    return {**{m: float(np.mean([r.summary_value(m) for r in runs])) for m in metrics},
+            "by_seed": [{m: r.summary_value(m) for m in metrics} for r in runs]}
+
+
+def every_seed(a: dict, b: dict, metric: str) -> bool:
+    """``a``'s metric at most ``b``'s on every seed."""
+    return all(x[metric] <= y[metric] for x, y in zip(a["by_seed"], b["by_seed"]))
+
+
+def margin(a: dict, b: dict, metric: str) -> str:
+    return f"{a[metric]:.2f} vs {b[metric]:.2f}, {a[metric] / b[metric] - 1:+.1%}"
 
 
 
@@ -66,17 +86,24 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=3000)
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="1000 jobs, 2 seeds")
+    parser.add_argument("--load", type=float, default=5.0, help="submit the jobs this many times as fast as logged")
+    parser.add_argument("--quick", action="store_true", help="1000 jobs")
     args = parser.parse_args(argv)
-    jobs, seeds = (1000, 2) if args.quick else (args.jobs, args.seeds)
+    if args.seeds < 3:
+        parser.error("--seeds: a trend is judged over at least 3 seeds")
+    jobs, seeds = (1000 if args.quick else args.jobs), args.seeds
     started = time.perf_counter()
     table: dict[tuple[str, str], dict] = {}
-    print(f"HPC2N excerpt, first {jobs} jobs, on the MetaCentrum clusters; {seeds} seeds where random\n")
-    print(f"{'scenario':<10}{'policy':<7}{'slowdown':>10}{'response s':>12}{'wait s':>10}{'killed':>8}{'sched CPU s':>13}")
+    print(f"HPC2N excerpt, first {jobs} jobs at {args.load:g}x their logged arrival rate, on the MetaCentrum "
+          f"clusters; {seeds} seeds where random")
     for scenario, (failures, requirements) in SCENARIOS.items():
         for policy in POLICIES:
-            row = mean_summary(policy, model(jobs, failures, requirements), seeds)
+            row = mean_summary(policy, model(jobs, failures, requirements, load=args.load), seeds)
             table[scenario, policy] = row
+            if (scenario, policy) == ("BASIC", "fcfs"):
+                print(f"utilisation {row['utilisation']:.2f} (the paper's: about 0.43)\n")
+                print(f"{'scenario':<10}{'policy':<7}{'slowdown':>10}{'response s':>12}{'wait s':>10}{'killed':>8}"
+                      f"{'sched CPU s':>13}")
             print(f"{scenario:<10}{policy:<7}{row['avg_slowdown']:>10.2f}{row['avg_response_s']:>12.0f}"
                   f"{row['avg_wait_s']:>10.0f}{row['killed']:>8.1f}{row['scheduler_cpu_s']:>13.3f}")
 
@@ -97,10 +124,19 @@ def main(argv=None) -> int:
                   for m in ("avg_slowdown", "avg_wait_s"))),
         check(f"EXT-REQ moves the objectives more than EXT-FAIL ({moved('EXT-REQ'):.0%} vs {moved('EXT-FAIL'):.0%})",
               moved("EXT-REQ") > moved("EXT-FAIL")),
-        check("CONS beats EASY on slowdown under requirements (EXT-REQ and EXT-ALL)",
-              all(table[s, "cons"]["avg_slowdown"] <= table[s, "easy"]["avg_slowdown"] for s in ("EXT-REQ", "EXT-ALL"))),
+        check("CONS beats EASY on slowdown under requirements on every seed (EXT-REQ: "
+              f"{margin(table['EXT-REQ', 'cons'], table['EXT-REQ', 'easy'], 'avg_slowdown')}; EXT-ALL: "
+              f"{margin(table['EXT-ALL', 'cons'], table['EXT-ALL', 'easy'], 'avg_slowdown')})",
+              all(every_seed(table[s, "cons"], table[s, "easy"], "avg_slowdown") for s in ("EXT-REQ", "EXT-ALL"))),
     ]
+    # §6.1: "If no specific job requirements are used (BASIC, EXT-FAIL), CONS produces worse or equal results
+    # than EASY in all cases." Our EASY is textbook (Lifka); the paper's is Alea's, which lets backfilled
+    # jobs delay the queue head, so this one is printed under its reading, not judged.
+    for scenario in ("BASIC", "EXT-FAIL"):
+        print(f"  READING  §6.1 CONS >= EASY slowdown without requirements, {scenario}: "
+              f"{margin(table[scenario, 'cons'], table[scenario, 'easy'], 'avg_slowdown')} (textbook EASY here)")
     high = {"kind": "synthetic", "afc": 0.01}
+    # At the trace's own (low) utilisation, as the paper's failure experiment.
     killed = {p: mean_summary(p, model(min(jobs, 1000), True, False, high), max(seeds, 5))["killed"]
               for p in ("fcfs", "fcfs-lb")}
     results.append(check(f"high failure rate, low utilisation: FCFS kills more than FCFS-LB "

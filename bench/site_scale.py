@@ -7,8 +7,9 @@ chromedriver, through Selenium) as a new user would, and prints per trace:
 * upload → the workload summary shown (s)
 * Run (EASY, BASIC, all jobs, the trace header's machine) → charts drawn, cold (s),
   beside the engine's own wall time for that run (from the runs table)
-* Run again (the same scenario, a cache hit) → every chart redrawn (s): what
-  re-opening a result on the page costs
+* re-opening the run: after another trace's run is on the page, the trace is
+  chosen again (uploaded again: uploads are stored by content) and Run
+  answers from the cache → every chart redrawn (s)
 * page reloaded → charts drawn from the cache (s): the same plus the browser
   loading and parsing plotly.js and the page's scripts again
 * the largest callback response (bytes on the wire, from Chromium's network log)
@@ -180,7 +181,21 @@ def choose_easy_basic_all_jobs(driver) -> None:
     field.send_keys(Keys.BACKSPACE)   # empty: every job
 
 
-def measure(driver, server: Server, trace: Path, label: str) -> dict:
+def upload(driver, trace: Path) -> float:
+    """Seconds from choosing ``trace`` in the upload field to its workload summary on the page."""
+    field = driver.find_element(By.CSS_SELECTOR, f"#{page.TRACE_UPLOAD} input[type=file]")
+    started = time.perf_counter()
+    field.send_keys(str(trace))
+    wait_until(driver, f"return document.getElementById('{page.TRACE_INFO}').innerText.includes('{trace.name}')")
+    return time.perf_counter() - started
+
+
+def run_and_wait(driver, expected_message: str) -> None:
+    driver.find_element(By.ID, page.RUN).click()
+    wait_until(driver, f"return document.getElementById('{page.RUN_MSG}').innerText.includes('{expected_message}')")
+
+
+def measure(driver, server: Server, trace: Path, other: Path, label: str) -> dict:
     driver.get(server.url + "/batch")
     driver.execute_script("window.localStorage.clear()")
     driver.get(server.url + "/batch")
@@ -188,11 +203,7 @@ def measure(driver, server: Server, trace: Path, label: str) -> dict:
     choose_easy_basic_all_jobs(driver)
     driver.get_log("performance")
     server.reset_peak()
-    field = driver.find_element(By.CSS_SELECTOR, f"#{page.TRACE_UPLOAD} input[type=file]")
-    started = time.perf_counter()
-    field.send_keys(str(trace))
-    wait_until(driver, f"return document.getElementById('{page.TRACE_INFO}').innerText.includes('{trace.name}')")
-    upload_s = time.perf_counter() - started
+    upload_s = upload(driver, trace)
     hardware = text_of(driver, page.HARDWARE)
     driver.execute_script("window.__marker = 'before-run'")
     started = time.perf_counter()
@@ -205,10 +216,14 @@ def measure(driver, server: Server, trace: Path, label: str) -> dict:
         ".map(c => c.innerText.trim()); const i = cells.indexOf('wall (s)');"
         " return t.querySelector('tbody tr:last-child').children[i].innerText;"))
     largest_cold = largest_response(driver)
+    upload(driver, other)
+    run_and_wait(driver, "1 run(s)")
+    wait_until(driver, charts_drawn("none"))
+    upload(driver, trace)
+    time.sleep(1)   # the page settles (summary, hardware statement) before the clock starts
     arm_redraw(driver)
     started = time.perf_counter()
-    driver.find_element(By.ID, page.RUN).click()
-    wait_until(driver, f"return document.getElementById('{page.RUN_MSG}').innerText.includes('1 from the cache')")
+    run_and_wait(driver, "1 from the cache")
     wait_until(driver, charts_redrawn())
     again_s = time.perf_counter() - started
     started = time.perf_counter()
@@ -241,6 +256,9 @@ def main() -> None:
     parser.add_argument("--ricc", type=Path, default=DEFAULT_RICC)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="site-scale-"))
+    other = work / "other-trace.swf"   # the run on the page before a result is re-opened
+    lines = (ROOT / "sample_traces" / "hpc2n-excerpt.swf").read_text().splitlines(keepends=True)
+    other.write_text("".join(line for number, line in enumerate(lines) if line.startswith(";") or number < 400))
     sample = work / "hpc2n-upload.swf"
     shutil.copy(ROOT / "sample_traces" / "hpc2n-excerpt.swf", sample)
     traces = [(sample, "HPC2N sample (3,000 jobs)"),
@@ -252,20 +270,20 @@ def main() -> None:
     rows = []
     try:
         for trace, label in traces:
-            rows.append(measure(driver, server, trace, label))
+            rows.append(measure(driver, server, trace, other, label))
             print(f"  {label}: done", file=sys.stderr)
     finally:
         driver.quit()
         server.stop()
     print(f"{'trace':<28} {'upload→summary':>14} {'Run→charts':>11} {'engine':>7} {'margin':>7} "
-          f"{'again→charts':>12} {'reload→charts':>13} {'largest resp.':>13} {'JS heap':>8} {'server RSS':>10}")
+          f"{'reopen→charts':>13} {'reload→charts':>13} {'largest resp.':>13} {'JS heap':>8} {'server RSS':>10}")
     for row in rows:
         print(f"{row['trace']:<28} {row['upload_s']:>13.2f}s {row['cold_s']:>10.2f}s {row['engine_s']:>6.1f}s "
-              f"{row['cold_s'] - row['engine_s']:>+6.1f}s {row['again_s']:>11.2f}s {row['cached_s']:>12.2f}s {row['largest_mb']:>10.2f} MB "
+              f"{row['cold_s'] - row['engine_s']:>+6.1f}s {row['again_s']:>12.2f}s {row['cached_s']:>12.2f}s {row['largest_mb']:>10.2f} MB "
               f"{row['heap_mb']:>5.0f} MB {row['rss_mb']:>7.0f} MB")
     for row in rows:
         print(f"  {row['trace']}: {row['hardware']}")
-    print("goals: RICC upload ≤ 3 s; cached re-render (again, reload) ≤ 1 s; Run→charts ≤ engine + 2 s; largest response ≤ 3 MB")
+    print("goals: RICC upload ≤ 3 s; cached re-render (re-open, reload) ≤ 1 s; Run→charts ≤ engine + 2 s; largest response ≤ 3 MB")
 
 
 if __name__ == "__main__":

@@ -96,6 +96,11 @@ HIER_MSG = "fairshare-hierarchy-message"
 DOWNLOAD = "fairshare-download"
 
 DEFAULT_POLICIES = ["mch", "hdrf"]
+# Measured by bench/mch_exactness.py (100 random trees per class); see docs/readings.md.
+MCH_EXACTNESS = ("MCH gives H-DRF's allocation exactly (up to whole tasks) when every job asks for every "
+                 "resource, and nearly always when some jobs ask for CPU only; where a department mixes such "
+                 "jobs with jobs asking for CPU only and for memory only, MCH only approximates H-DRF "
+                 "(per-leaf dominant shares up to 0.24 apart).")
 FIG4_POLICIES = ["mch", "hdrf", "c-ch", "m-ch"]
 FIG4_MODEL_HASH = content_hash(normalize_model(fig4_model()))
 FRAMES = ("jobs", "timeline", "summary")
@@ -213,6 +218,7 @@ def layout() -> html.Div:
                             html.H3("Policies"),
                             dcc.Checklist(id=POLICIES, options=REGISTRY.options(ENGINE), value=DEFAULT_POLICIES,
                                           className="checklist"),
+                            html.P(MCH_EXACTNESS, className="hint"),
                             html.Div(
                                 [html.Button("Run", id=RUN, className="primary"),
                                  html.Button("Cancel", id=CANCEL, disabled=True)],

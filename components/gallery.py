@@ -20,11 +20,17 @@ from sched_engine.sweeps import SEED_STRIDE, elastic_configurations
 
 from .figures.fairshare import step_value
 
-# The set-up of bench/batch_matrix.py (one seed here).
+# The set-up of bench/batch_matrix.py at the paper's load: the paper's workload kept the MetaCentrum
+# clusters about 43% busy (Klusáček & Rudová §3); the HPC2N excerpt's first 3,000 jobs, submitted 5
+# times as fast as logged (10% busy as logged), keep them about 42% busy. Trends are judged on every
+# seed of the synthetic requirements (EXT-ALL), never on one run.
+BATCH_LOAD_FACTOR = 5.0
+BATCH_SEEDS = (1, 2, 3)
 BATCH_BASE = {"trace": {"path": "sample_traces/hpc2n-excerpt.swf", "max_jobs": 3000},
-              "machines_path": "sample_traces/metacentrum-2009.machines"}
+              "machines_path": "sample_traces/metacentrum-2009.machines", "load_factor": BATCH_LOAD_FACTOR}
 BATCH_EXT_ALL = {**BATCH_BASE, "requirements": True, "synthetic_requirements": {"share": 0.5},
                  "failures": {"kind": "trace", "path": "sample_traces/metacentrum-2009.failures", "align": "start"}}
+BATCH_POLICIES = ("fcfs", "easy", "cons")
 
 
 @dataclass(frozen=True)
@@ -38,6 +44,14 @@ class Card:
 
 def _row(quantity: str, paper, ours, agrees: bool) -> dict:
     return {"quantity": quantity, "paper": paper, "ours": ours, "agrees": "yes" if agrees else "NO"}
+
+
+def _reading_row(quantity: str, paper, ours, agrees: bool) -> dict:
+    """A quantity where a documented reading of the paper differs from ours (named in ``quantity``)."""
+    return {**_row(quantity, paper, ours, agrees), "agrees": "yes" if agrees else READING_DIFFERS}
+
+
+READING_DIFFERS = "reading differs"
 
 
 def _close(ours: float, paper: float, tolerance: float) -> bool:
@@ -60,17 +74,36 @@ def _batch_rows(results: dict) -> list[dict]:
     def value(run, metric):
         return results[run].summary_value(metric)
 
-    slowdowns = {p: value(f"ext-all-{p}", "avg_slowdown") for p in ("fcfs", "easy", "cons")}
-    worst = max(slowdowns, key=slowdowns.get)
-    basic, ext_all = value("basic-easy", "avg_slowdown"), value("ext-all-easy", "avg_slowdown")
+    def on_seeds(holds) -> tuple[bool, str]:
+        count = sum(bool(holds(seed)) for seed in BATCH_SEEDS)
+        return count == len(BATCH_SEEDS), f"{count}/{len(BATCH_SEEDS)} seeds"
+
+    def ext_all(policy, seed, metric="avg_slowdown"):
+        return value(f"ext-all-{policy}-{seed}", metric)
+
+    def mean_ext_all(policy, metric="avg_slowdown"):
+        return sum(ext_all(policy, seed, metric) for seed in BATCH_SEEDS) / len(BATCH_SEEDS)
+
+    utilisation = value("basic-easy", "utilisation")
+    fcfs_worst, fcfs_seeds = on_seeds(lambda s: ext_all("fcfs", s) > max(ext_all("easy", s), ext_all("cons", s)))
+    worse, worse_seeds = on_seeds(lambda s: ext_all("easy", s) > value("basic-easy", "avg_slowdown"))
+    cons_better, cons_seeds = on_seeds(lambda s: ext_all("cons", s) <= ext_all("easy", s))
+    killed, killed_seeds = on_seeds(lambda s: ext_all("easy", s, "killed") > 0)
+    basic_cons, basic_easy = value("basic-cons", "avg_slowdown"), value("basic-easy", "avg_slowdown")
     return [
-        _row("FCFS has the worst slowdown (EXT-ALL)", "yes", f"{worst.upper()} worst ({slowdowns[worst]:.2f})",
-             worst == "fcfs"),
-        _row("EXT-ALL worse than BASIC (EASY slowdown)", "yes", f"{ext_all:.2f} vs {basic:.2f}", ext_all > basic),
-        _row("CONS ≤ EASY slowdown under requirements", "yes", f"{slowdowns['cons']:.2f} vs {slowdowns['easy']:.2f}",
-             slowdowns["cons"] <= slowdowns["easy"]),
-        _row("jobs killed by machine failures (EASY, EXT-ALL)", "> 0", int(value("ext-all-easy", "killed")),
-             value("ext-all-easy", "killed") > 0),
+        _row("utilisation of the 806 CPUs (BASIC, EASY)", "≈ 0.43", round(utilisation, 3),
+             _close(utilisation, 0.43, 0.05)),
+        _row("FCFS has the worst slowdown (EXT-ALL)", "yes",
+             f"{fcfs_seeds}; mean {mean_ext_all('fcfs'):.1f} vs EASY {mean_ext_all('easy'):.1f}", fcfs_worst),
+        _row("EXT-ALL worse than BASIC (EASY slowdown)", "yes",
+             f"{worse_seeds}; mean {mean_ext_all('easy'):.2f} vs {value('basic-easy', 'avg_slowdown'):.2f}", worse),
+        _row("CONS ≤ EASY slowdown under requirements (EXT-ALL)", "yes",
+             f"{cons_seeds}; mean {mean_ext_all('cons'):.2f} vs {mean_ext_all('easy'):.2f}", cons_better),
+        _row("jobs killed by machine failures (EASY, EXT-ALL)", "> 0",
+             f"{killed_seeds}; mean {mean_ext_all('easy', 'killed'):.0f}", killed),
+        _reading_row("CONS ≥ EASY slowdown without requirements (BASIC, §6.1). Our EASY is textbook (Lifka); "
+                     "the paper's is Alea's, which lets backfilled jobs delay the queue head",
+                     "yes", f"CONS {basic_cons:.2f} vs EASY {basic_easy:.2f}", basic_cons >= basic_easy),
     ]
 
 
@@ -143,11 +176,14 @@ CARDS = (
          {"mch": {"engine": "fairshare", "policy": "mch", "model": fig4_model(), "name": "gallery MCH Fig. 4"}},
          _mch_rows),
     Card("batch-fig2", "Complete data sets, Fig. 2: what failures and requirements do",
-         "Klusáček & Rudová, §5, Fig. 2 trends (here: HPC2N excerpt, 3000 jobs, on the MetaCentrum clusters and failures)",
-         {f"{kind}-{policy}": {"engine": "batch", "policy": policy, "seed": 1,
-                               "model": BATCH_BASE if kind == "basic" else BATCH_EXT_ALL,
-                               "name": f"gallery {kind.upper()}"}
-          for kind in ("basic", "ext-all") for policy in ("fcfs", "easy", "cons")},
+         "Klusáček & Rudová, §5, Fig. 2 trends. Here: the HPC2N excerpt's first 3000 jobs at 5× their logged "
+         "arrival rate (≈ the paper's 43% utilisation), on the MetaCentrum clusters and their 2009 failures; "
+         "requirements synthetic (seeds 1–3), as the authors' MetaCentrum workload is not available here",
+         {**{f"basic-{policy}": {"engine": "batch", "policy": policy, "seed": 1, "model": BATCH_BASE,
+                                 "name": "gallery BASIC"} for policy in BATCH_POLICIES},
+          **{f"ext-all-{policy}-{seed}": {"engine": "batch", "policy": policy, "seed": seed, "model": BATCH_EXT_ALL,
+                                          "name": f"gallery EXT-ALL seed {seed}"}
+             for policy in BATCH_POLICIES for seed in BATCH_SEEDS}},
          _batch_rows),
     Card("libra-fig1", "Libra, Fig. 1: placement decides network isolation",
          "Ma et al., Maximizing Container-based Network Isolation, §II, Fig. 1 (two machines, 1 Gbps downlinks)",

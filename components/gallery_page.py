@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dash import ALL, MATCH, Input, Output, State, dash_table, dcc, html
 
-from .gallery import CARDS, run_card
+from .gallery import CARDS, READING_DIFFERS, run_card
 
 RUN = "gallery-run-button"          # pattern-matching type, keyed by card
 RUN_ALL = "gallery-run-all-button"
@@ -19,13 +19,17 @@ STATUS = "gallery-status"           # pattern-matching type, keyed by card
 AGREEMENT_STYLE = [
     {"if": {"filter_query": '{agrees} = "yes"', "column_id": "agrees"}, "color": "#1a7f37", "fontWeight": 600},
     {"if": {"filter_query": '{agrees} = "NO"', "column_id": "agrees"}, "color": "#b42318", "fontWeight": 700},
+    {"if": {"filter_query": f'{{agrees}} = "{READING_DIFFERS}"', "column_id": "agrees"}, "color": "#9a6700",
+     "fontWeight": 600},
 ]
 
 
 def status_text(rows: list[dict], cached: int, runs: int, seconds: float) -> str:
     agreeing = sum(row["agrees"] == "yes" for row in rows)
+    readings = sum(row["agrees"] == READING_DIFFERS for row in rows)
     source = "all from the cache" if cached == runs else f"{runs - cached} simulated in {seconds:.2f} s"
-    return f"{agreeing} of {len(rows)} agree with the paper · {runs} run(s), {source}"
+    differing = f" ({readings} under a reading named on the row)" if readings else ""
+    return f"{agreeing} of {len(rows)} agree with the paper{differing} · {runs} run(s), {source}"
 
 
 def _card(card) -> html.Section:
