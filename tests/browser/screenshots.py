@@ -1,8 +1,8 @@
 """Where browser tests save what they show: never over tracked files.
 
 Screenshots go to ``out/screenshots/`` (ignored by git), or to the directory
-named by ``SCHEDSCOPE_SCREENSHOTS``: ``SCHEDSCOPE_SCREENSHOTS=docs make test``
-refreshes the pictures in ``docs/`` on purpose.
+named by ``SCHEDSCOPE_SCREENSHOTS`` (``docs/refresh_screenshots.py`` sets it to
+retake the pictures in ``docs/`` on purpose).
 """
 
 from __future__ import annotations
