@@ -1,6 +1,7 @@
 """Scenario envelope checks, canonical hashing, result immutability."""
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -77,3 +78,18 @@ def test_result_is_immutable_and_round_trips_through_json():
     for name in ("jobs", "timeline", "summary"):
         pd.testing.assert_frame_equal(getattr(again, name), getattr(result, name), check_dtype=False)
     assert again.scenario_hash == result.scenario_hash
+
+
+def test_a_file_named_by_content_hashes_the_same_by_any_path(tmp_path):
+    relative = "sample_traces/hpc2n-excerpt.swf"
+    absolute = str(Path(relative).resolve())
+    copy = tmp_path / "hpc2n-excerpt.swf"
+    copy.write_bytes(Path(relative).read_bytes())
+    hashes = {normalize_scenario({"engine": "batch", "policy": "easy", "model": {"trace": {"path": path}}})
+              .content_hash() for path in (relative, absolute, str(copy))}
+    assert len(hashes) == 1
+    changed = tmp_path / "changed" / "hpc2n-excerpt.swf"
+    changed.parent.mkdir()
+    changed.write_bytes(Path(relative).read_bytes() + b"\n; one more comment line\n")
+    other = normalize_scenario({"engine": "batch", "policy": "easy", "model": {"trace": {"path": str(changed)}}})
+    assert other.content_hash() not in hashes

@@ -4,7 +4,10 @@ The hash is the cache key for results: two scenarios that would simulate the
 same thing hash the same, whatever key order or number spelling (``1`` vs
 ``1.0``) the user's JSON had, because engines normalise the model before it is
 hashed (see :func:`sched_engine.runner.normalize_scenario`). The scenario's
-``name`` is a label and is left out of the hash.
+``name`` is a label and is left out of the hash. So is the ``path`` of every
+file the model names by content (an entry holding a ``sha256``): the same
+trace named by a relative and an absolute path, or uploaded twice, is one
+cache entry.
 """
 
 from __future__ import annotations
@@ -33,6 +36,16 @@ def content_hash(data: Any) -> str:
     return hashlib.sha256(canonical_json(data).encode("ascii")).hexdigest()
 
 
+def by_content(data: Any) -> Any:
+    """``data`` with the ``path`` left out of every mapping that also holds the file's ``sha256``."""
+    if isinstance(data, Mapping):
+        named_by_content = "sha256" in data
+        return {key: by_content(value) for key, value in data.items() if not (named_by_content and key == "path")}
+    if isinstance(data, list):
+        return [by_content(value) for value in data]
+    return data
+
+
 @dataclass(frozen=True)
 class Scenario:
     """What to simulate: engine, policy (with parameters), model, seed."""
@@ -56,7 +69,7 @@ class Scenario:
 
     def content_hash(self) -> str:
         data = self.to_dict()
-        return content_hash({key: data[key] for key in HASHED_FIELDS})
+        return content_hash(by_content({key: data[key] for key in HASHED_FIELDS}))
 
     @classmethod
     def from_dict(cls, data: Any, *, source: str | None = None) -> "Scenario":
