@@ -42,6 +42,7 @@ from sched_engine.registry import REGISTRY
 
 from .chart_config import GRAPH_CONFIG
 from .figures import batch as figures
+from .figures import gantt
 from .run_feedback import EMPTY_PROGRESS
 from .run_feedback import register as register_run_feedback
 from .services.csv_export import send_csv
@@ -564,7 +565,7 @@ def detail_figures(results, records, scenario, policy, window) -> tuple:
         figures.series_by_run(timelines, "queue", "queue_length", "Queue length", "waiting jobs", window),
         figures.series_by_run(timelines, "all", "killed_jobs", "Killed jobs (cumulative)", "jobs", window),
         figures.wait_distribution([(label, result.jobs) for label, result in loaded], window),
-        figures.gantt(detail.jobs if detail else empty_jobs, detail.timeline if detail else empty_timeline, window),
+        gantt.gantt(detail.jobs if detail else empty_jobs, detail.timeline if detail else empty_timeline, window),
     )
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from components import batch_page as page
 from components.figures import batch as figures
+from components.figures import gantt
 from components.services.runs import ResultCache
 from components.services.uploads import UploadError, UploadStore
 from components.widgets.time_window import window_from_relayout
@@ -167,13 +168,13 @@ def failure_run():
 
 def test_gantt_draws_each_job_on_its_machines_and_shades_down_time():
     result = failure_run()
-    figure = figures.gantt(result.jobs, result.timeline)
+    figure = gantt.gantt(result.jobs, result.timeline)
     by_name = {trace.name: trace for trace in figure.data}
     assert list(by_name["killed"].y) == [0, 1]                 # job 1 held machines 0 and 1
     assert sorted(by_name["completed"].y) == [0, 1, 2, 2, 3]  # job 2 on 2,3; job 4 on 0,1,2
     down = by_name["machine down"]
     assert list(down.y) == [1] and list(down.base) == [5 / 3600] and list(down.x) == [10 / 3600]
-    windowed = figures.gantt(result.jobs, result.timeline, window=(21, 40))
+    windowed = gantt.gantt(result.jobs, result.timeline, window=(21, 40))
     assert "machine down" not in {t.name for t in windowed.data}
 
 

@@ -9,6 +9,7 @@ import pyarrow.compute as pc
 import pytest
 
 from components.figures import batch as figures
+from components.figures import gantt
 from sched_engine.core.result import timeline_frame
 
 #: The five detail figures of a 450,000-job run, serialised: half the page's 3 MB response budget.
@@ -32,7 +33,7 @@ def jobs_frame(job_id, start, end, procs, machines, cluster="c", status="complet
 
 def test_occupancy_by_hand():
     """Window [0, 10) in five 2-s bins; busy CPU-seconds per (row, bin)."""
-    busy = figures.occupancy(rows=np.array([0, 1, 1]), starts=np.array([1.0, 3.0, 9.0]),
+    busy = gantt.occupancy(rows=np.array([0, 1, 1]), starts=np.array([1.0, 3.0, 9.0]),
                              ends=np.array([5.0, 3.5, 20.0]), cpus=np.array([1.0, 2.0, 1.0]),
                              row_count=2, low=0.0, high=10.0, columns=5)
     assert busy.tolist() == [[1.0, 2.0, 1.0, 0.0, 0.0],    # [1, 5): 1 s, 2 s, 1 s
@@ -40,16 +41,16 @@ def test_occupancy_by_hand():
 
 
 def test_held_machines_parses_every_entry():
-    machines, counts = figures.held_machines(pd.Series(["0,1,2", "7", "10,12"], dtype="string"))
+    machines, counts = gantt.held_machines(pd.Series(["0,1,2", "7", "10,12"], dtype="string"))
     assert machines.tolist() == [0, 1, 2, 7, 10, 12] and counts.tolist() == [3, 1, 2]
-    machines, counts = figures.held_machines(pd.Series([], dtype="string"))
+    machines, counts = gantt.held_machines(pd.Series([], dtype="string"))
     assert machines.size == 0 and counts.size == 0
 
 
 def test_down_intervals_pair_each_failure_with_the_next_repair():
     timeline = timeline_frame([5.0, 2.0, 9.0, 7.0, 1.0, 3.0], ["c/1", "c/1", "c/1", "c/1", "d/0", "d/0"],
                               ["machine_down"] * 6, [0.0, 1.0, 0.0, 1.0, 1.0, 1.0])
-    down = figures.down_intervals(timeline, end=20.0)
+    down = gantt.down_intervals(timeline, end=20.0)
     # c/1: down at 2, up at 5, down at 7, up at 9; d/0: down at 1 (repeated at 3), never up.
     assert down.values.tolist() == [["c", 1, 2.0, 5.0], ["c", 1, 7.0, 9.0], ["d", 0, 1.0, 20.0]]
 
@@ -57,8 +58,8 @@ def test_down_intervals_pair_each_failure_with_the_next_repair():
 @pytest.fixture
 def density_always(monkeypatch):
     """Every window drawn as a density picture of five time bins."""
-    monkeypatch.setattr(figures, "GANTT_MAX_JOBS", 0)
-    monkeypatch.setattr(figures, "DENSITY_COLUMNS", 5)
+    monkeypatch.setattr(gantt, "GANTT_MAX_JOBS", 0)
+    monkeypatch.setattr(gantt, "DENSITY_COLUMNS", 5)
 
 
 def heatmaps(figure, layer):
@@ -74,7 +75,7 @@ def test_density_shares_by_hand(density_always):
     jobs = jobs_frame(["a", "b"], [1.0, 5.0], [5.0, 10.0], [2, 2], ["0", "0,1"])
     timeline = pd.concat([timeline_frame([0.0], ["c"], ["up_cpus"], [4.0]),
                           timeline_frame([0.0, 1.0], ["c/1", "c/1"], ["machine_down"] * 2, [1.0, 0.0])])
-    figure = figures.gantt(jobs, timeline)
+    figure = gantt.gantt(jobs, timeline)
     [busy], [down] = heatmaps(figure, "busy"), heatmaps(figure, "down")
     # Machine 0: 2 of 4 CPU-s, 4/4, (2 + 1)/4, 2/4, 2/4. Machine 1: b's one CPU from 5 on.
     assert np.asarray(busy.z).tolist() == [[50, 100, 75, 50, 50], [0, 0, 25, 50, 50]]
@@ -86,11 +87,11 @@ def test_density_shares_by_hand(density_always):
 
 def test_density_rows_bin_machines_and_stack_clusters(density_always, monkeypatch):
     """Three machines of one CPU in two rows: machines 0-1, then 2; a second cluster below, after a gap."""
-    monkeypatch.setattr(figures, "DENSITY_ROWS", 3)
+    monkeypatch.setattr(gantt, "DENSITY_ROWS", 3)
     jobs = pd.concat([jobs_frame(["a"], [0.0], [10.0], [1], ["2"]),
                       jobs_frame(["b"], [0.0], [5.0], [1], ["0"], cluster="d")], ignore_index=True)
     timeline = timeline_frame([0.0, 0.0], ["c", "d"], ["up_cpus"] * 2, [3.0, 1.0])
-    figure = figures.gantt(jobs, timeline)
+    figure = gantt.gantt(jobs, timeline)
     c, d = heatmaps(figure, "busy")
     assert list(c.y) == [-0.5, 1.5, 2.5] and np.asarray(c.z).tolist() == [[0] * 5, [100] * 5]
     assert list(d.y) == [3.5, 4.5] and np.asarray(d.z).tolist() == [[100, 100, 50, 0, 0]]
@@ -103,9 +104,9 @@ def test_a_fully_busy_machine_reads_100_percent():
     starts = np.repeat(np.arange(count // 4) * 10.0, 4)
     jobs = jobs_frame(np.arange(count).astype(str), starts, starts + 10.0, np.ones(count),
                       [str(i % 4) for i in range(count)])
-    figure = figures.gantt(jobs, timeline_frame([0.0], ["c"], ["up_cpus"], [4.0]))
+    figure = gantt.gantt(jobs, timeline_frame([0.0], ["c"], ["up_cpus"], [4.0]))
     [busy] = heatmaps(figure, "busy")
-    assert np.asarray(busy.z).shape == (4, figures.DENSITY_COLUMNS) and (np.asarray(busy.z) == 100).all()
+    assert np.asarray(busy.z).shape == (4, gantt.DENSITY_COLUMNS) and (np.asarray(busy.z) == 100).all()
 
 
 def test_wait_distribution_of_a_window_counts_the_jobs_submitted_in_it():
@@ -158,17 +159,17 @@ def detail_figures(jobs, timeline, window):
             figures.series_by_run([("EASY", timeline)], "queue", "queue_length", "Queue", "jobs", window),
             figures.series_by_run([("EASY", timeline)], "all", "killed_jobs", "Killed", "jobs", window),
             figures.wait_distribution([("EASY", jobs)], window),
-            figures.gantt(jobs, timeline, window)]
+            gantt.gantt(jobs, timeline, window)]
 
 
 def test_a_450000_job_run_fits_the_payload_budget(large_run):
     jobs, timeline = large_run
     built = detail_figures(jobs, timeline, None)
     assert sum(len(figure.to_json()) for figure in built) <= BUDGET
-    utilisation, queue, _, waits, gantt = built
-    assert [trace.type for trace in gantt.data] == ["heatmap"] and "zoom in" in gantt.layout.title.text
-    z = np.asarray(gantt.data[0].z)
-    assert z.shape == (figures.DENSITY_ROWS, figures.DENSITY_COLUMNS) and z.dtype == np.uint8 and z.max() <= 100
+    utilisation, queue, _, waits, machines = built
+    assert [trace.type for trace in machines.data] == ["heatmap"] and "zoom in" in machines.layout.title.text
+    z = np.asarray(machines.data[0].z)
+    assert z.shape == (gantt.DENSITY_ROWS, gantt.DENSITY_COLUMNS) and z.dtype == np.uint8 and z.max() <= 100
     # The reduced series keep the full series' extremes; the CDF is quantiles.
     used = timeline[timeline["metric"] == "used_cpus"]["value"] / 8192
     assert max(utilisation.data[0].y) == used.max() and min(utilisation.data[0].y) == used.min()
@@ -192,11 +193,11 @@ def test_a_zoomed_window_shows_each_job(large_run):
 
 def test_cluster_labels_never_overlap_and_the_large_clusters_keep_theirs():
     sizes = {"big": 200, "tiny_a": 1, "tiny_b": 1, "tiny_c": 1, "medium": 40}
-    offsets = figures._first_rows(sizes)
-    positions, names = figures.cluster_ticks(sizes, offsets)
+    offsets = gantt._first_rows(sizes)
+    positions, names = gantt.cluster_ticks(sizes, offsets)
     total = sum(sizes.values()) + len(sizes) - 1
     assert "big" in names and "medium" in names
-    assert all(b - a >= figures.LABEL_SPACING * total for a, b in zip(positions, positions[1:]))
+    assert all(b - a >= gantt.LABEL_SPACING * total for a, b in zip(positions, positions[1:]))
     assert positions == sorted(positions) and len(names) < len(sizes)
     few = {"a": 10, "b": 10}
-    assert figures.cluster_ticks(few, figures._first_rows(few))[1] == ["a", "b"]
+    assert gantt.cluster_ticks(few, gantt._first_rows(few))[1] == ["a", "b"]
