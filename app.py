@@ -32,6 +32,8 @@ from components.scaleout import celery_app as scaleout
 from components.services import downloads, image_export, request_guard
 from components.services.data_check import open_job_store, skipped_files
 from components.services.jobs import CeleryJobManager, JobManager, report_lost_job
+from components.services.progress import settle_lazy_set_ups
+from components.services.run_cap import install_client_cookie, max_runs_per_client
 from components.services.runs import ResultCache, ResultStoreUnreachable
 from components.services.uploads import UploadStore, max_upload_bytes
 from components.services.workspace import SAMPLE_TRACES, ScenarioStore
@@ -46,6 +48,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
         manager = CeleryJobManager(scaleout.celery_app(url), expire=600)
     else:
         manager = JobManager(open_job_store(data / "callbacks"), expire=600)
+    manager.cap = max_runs_per_client()
     app = Dash(
         __name__,
         title="schedscope",
@@ -59,6 +62,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     app.layout = shell.layout()
     shell.register_callbacks(app)
     image_export.register(app.server)
+    install_client_cookie(app.server)
     downloads.register(app.server, results)
     fairshare_page.register_callbacks(app, results, uploads)
     batch_page.register_callbacks(app, results, uploads)
@@ -72,6 +76,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     sweep_page.register_callbacks(app, sweep_page.SweepStore(data / "sweeps"))
     request_guard.install(app.server, app.callback_map, uploads.max_bytes)
     _report_unreadable(data, scenarios, results, uploads)
+    settle_lazy_set_ups()
     _set_up_before_serving(app)
     return app
 

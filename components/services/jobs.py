@@ -54,25 +54,31 @@ the overrides answer.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import inspect
 import json
 import logging
+import os
 import threading
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 import psutil
 from dash import CeleryManager, DiskcacheManager, callback_context, html, no_update
 from dash.exceptions import BackgroundCallbackError
 
+from .run_cap import ClientCap, RunRefused
 from .run_limits import STOPPED, limited, run_cpu_seconds, run_memory_mb
 from .runs import ResultStoreUnreachable, reachable, redis_address
+from .storage import atomic_write
 
 log = logging.getLogger(__name__)
 
 JOB_LOST = "The run stopped before finishing (its worker process ended). Press Run to retry."
 STOPPED_SECONDS = 600   # how long a deliberate stop is remembered
+CLIENT_LIST_SECONDS = 24 * 3600   # how long a client's list of runs is kept after its last run started
 #: The status line of a Celery run that no worker has taken yet (updated at every poll), and once taken.
 WAITING = "Waiting for a worker: queued {seconds} s ago, no worker has taken the run yet."
 TAKEN = "A worker took the run after {seconds} s in the queue; running."
@@ -88,7 +94,7 @@ def report_lost_job(error: Exception):
     own sentence; other errors are raised.
 
     The sentences: a lost job (:data:`JOB_LOST`), a run stopped at its bound
-    (:mod:`.run_limits`), and an unreachable result store
+    (:mod:`.run_limits`), a run refused by the client's cap (:mod:`.run_cap`), and an unreachable result store
     (:class:`~components.services.runs.ResultStoreUnreachable`: Redis down,
     found while starting a run, polling it or reading results; the server
     goes on serving pages).
@@ -105,6 +111,8 @@ def report_lost_job(error: Exception):
     elif STOPPED in text:   # a run stopped at its bound (components.services.run_limits): its own sentence
         sentence = text[text.index(STOPPED):].splitlines()[0]
         message = html.Span(sentence, className="error")
+    elif isinstance(error, RunRefused):   # the client's cap of runs at once (components.services.run_cap)
+        message = html.Span(str(error), className="error")
     elif unreachable is not None:
         log.warning("callback failed: %s", unreachable)
         message = html.Span(f"Cannot run or show results: {unreachable}. Try again once it is back.",
@@ -188,7 +196,7 @@ class LostJobs:
         return lost_job_result()
 
 
-class JobManager(LostJobs, DiskcacheManager):
+class JobManager(ClientCap, LostJobs, DiskcacheManager):
     """The embedded manager: job processes on this machine, job state in a diskcache directory.
 
     Every job runs under the CPU-time and memory bounds of :mod:`.run_limits`
@@ -200,6 +208,39 @@ class JobManager(LostJobs, DiskcacheManager):
 
     def _mark_stopped(self, job):
         self.handle.set(f"schedscope-stopped-{job}", True, expire=STOPPED_SECONDS)
+
+    # A client's list of runs is a small JSON file beside the jobs' store, never a row of it: the request
+    # that starts a run would otherwise open its own SQLite connection, and SQLite's process-wide mutex,
+    # taken when that thread's connection is freed as the thread ends, may be held by it at the instant
+    # another thread forks a job -- the job then waits for it for ever.
+    _cap_threads = threading.Lock()
+
+    def _cap_path(self, client) -> Path:
+        return Path(self.handle.directory).with_name("run-clients") / f"{client}.json"
+
+    @contextmanager
+    def _cap_lock(self, client):
+        path = self._cap_path(client)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # A thread lock within this process, a POSIX record lock between processes: neither is inherited
+        # by a forked job (record locks are per process), and a fork never happens inside this section.
+        with self._cap_threads:
+            descriptor = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.lockf(descriptor, fcntl.LOCK_EX)
+                yield
+            finally:
+                os.close(descriptor)   # closing releases the record lock
+
+    def _cap_load(self, client):
+        try:
+            entries = json.loads(self._cap_path(client).read_text())
+        except (OSError, ValueError):
+            return []
+        return entries if isinstance(entries, list) else []
+
+    def _cap_save(self, client, entries):
+        atomic_write(self._cap_path(client), json.dumps(entries).encode())
 
     def get_or_create_signing_secret(self, generate):
         # One secret for every server process, created by the first. A row this app
@@ -260,7 +301,7 @@ class Heartbeat:
         self._thread.join()
 
 
-class CeleryJobManager(LostJobs, CeleryManager):
+class CeleryJobManager(ClientCap, LostJobs, CeleryManager):
     """Jobs on Celery workers (any machine), job state and heartbeats in the Celery result backend (Redis).
 
     Works with the JSON-only Celery app of :mod:`components.scaleout.celery_app`:
@@ -302,6 +343,22 @@ class CeleryJobManager(LostJobs, CeleryManager):
             job = super().call_job_fn(key, job_fn, args, context)
             self._client.set(f"{self._prefix(job)}:queued", time.time(), ex=self.STARTED_TTL)
         return job
+
+    @contextmanager
+    def _cap_lock(self, client):
+        with self._client.lock(f"schedscope:client:{client}:lock", timeout=10, blocking_timeout=10):
+            yield
+
+    def _cap_load(self, client):
+        raw = self._client.get(f"schedscope:client:{client}:runs")
+        try:
+            entries = json.loads(raw) if raw else []
+        except ValueError:
+            entries = []
+        return entries if isinstance(entries, list) else []
+
+    def _cap_save(self, client, entries):
+        self._client.set(f"schedscope:client:{client}:runs", json.dumps(entries), ex=CLIENT_LIST_SECONDS)
 
     def get_progress(self, key):
         with self._reachable():
