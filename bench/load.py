@@ -183,11 +183,18 @@ def main() -> None:
             concurrent_sessions(url, data, args.sessions)
             mixed(url, data, args.flood_seconds, args.flood_every, args.readers)
         finally:
+            # The server's group: gunicorn and the runs its workers forked (a run ignores the workers'
+            # graceful SIGTERM and would finish its simulation first), all stopped.
             os.killpg(server.pid, signal.SIGTERM)
             try:
-                server.wait(60)
+                server.wait(30)
             except subprocess.TimeoutExpired:
+                pass
+            try:
                 os.killpg(server.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            if server.poll() is None:
                 server.wait(30)
 
 
