@@ -10,6 +10,7 @@ Redis; without it everything runs on this machine.
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -29,9 +30,11 @@ from components import (
 )
 from components.scaleout import celery_app as scaleout
 from components.services import downloads, image_export, request_guard
+from components.services.data_check import open_job_store, skipped_files
 from components.services.jobs import CeleryJobManager, JobManager, report_lost_job
-from components.services.progress import JobStore
-from components.services.runs import ResultCache
+from components.services.progress import settle_lazy_set_ups
+from components.services.run_cap import install_client_cookie, max_runs_per_client
+from components.services.runs import ResultCache, ResultStoreUnreachable
 from components.services.uploads import UploadStore, max_upload_bytes
 from components.services.workspace import SAMPLE_TRACES, ScenarioStore
 
@@ -44,7 +47,8 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     if url:
         manager = CeleryJobManager(scaleout.celery_app(url), expire=600)
     else:
-        manager = JobManager(JobStore(str(data / "callbacks")), expire=600)
+        manager = JobManager(open_job_store(data / "callbacks"), expire=600)
+    manager.cap = max_runs_per_client()
     app = Dash(
         __name__,
         title="schedscope",
@@ -58,6 +62,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     app.layout = shell.layout()
     shell.register_callbacks(app)
     image_export.register(app.server)
+    install_client_cookie(app.server)
     downloads.register(app.server, results)
     fairshare_page.register_callbacks(app, results, uploads)
     batch_page.register_callbacks(app, results, uploads)
@@ -65,12 +70,23 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     elastic_page.register_callbacks(app, results, uploads)
     compare_page.register_callbacks(app, results)
     gallery_page.register_callbacks(app, results)
-    workspace_page.register_callbacks(app, results, uploads, scenarios)
+    workspace_page.register_callbacks(app, results, uploads, scenarios,
+                                      skipped=lambda: skipped_files(data, scenarios, results, uploads))
     scenario_page.register_callbacks(app, results, scenarios)
     sweep_page.register_callbacks(app, sweep_page.SweepStore(data / "sweeps"))
     request_guard.install(app.server, app.callback_map, uploads.max_bytes)
+    _report_unreadable(data, scenarios, results, uploads)
+    settle_lazy_set_ups()
     _set_up_before_serving(app)
     return app
+
+
+def _report_unreadable(data: Path, *stores) -> None:
+    """Log each unreadable file of the data directory once, as the server starts (the Workspace page lists them)."""
+    try:
+        skipped_files(data, *stores)
+    except ResultStoreUnreachable as exc:   # Redis down: its pages say so; the server starts all the same
+        logging.getLogger(__name__).warning("at start: %s", exc)
 
 
 def _set_up_before_serving(app: Dash) -> None:

@@ -23,6 +23,7 @@ UPLOADS = "workspace-uploads-table"
 REFRESH = "workspace-refresh-button"
 SCENARIO_UPLOAD = "workspace-scenario-upload"
 UPLOAD_MSG = "workspace-upload-message"
+SKIPPED = "workspace-skipped-list"
 
 
 def _link(text: str, scenario_hash: str) -> str:
@@ -87,16 +88,29 @@ def layout() -> html.Div:
             html.Section([html.H3("Uploaded files"),
                           _table(UPLOADS, ["file", "kind", "size (bytes)", "uploaded", "stored as"], "")],
                          className="panel"),
+            html.Div(id=SKIPPED),
         ],
         className="workspace-page",
     )
 
 
-def register_callbacks(app, results, uploads, store) -> None:
-    """Wire the page to the ResultCache, UploadStore and ScenarioStore."""
+def skipped_section(entries: list[dict]):
+    """The data directory's unreadable files, one line each ("skipped: file, reason"); nothing when there are none."""
+    if not entries:
+        return []
+    return html.Section([html.H3("Files skipped"),
+                         html.P("These files in the data directory could not be read; the app goes on without them.",
+                                className="hint"),
+                         html.Ul([html.Li(f"skipped: {e['file']}, {e['reason']}") for e in entries])],
+                        className="panel")
+
+
+def register_callbacks(app, results, uploads, store, skipped=None) -> None:
+    """Wire the page to the ResultCache, UploadStore and ScenarioStore; ``skipped()`` lists unreadable files."""
 
     @app.callback(
         Output(SCENARIOS, "data"), Output(RUNS, "data"), Output(UPLOADS, "data"), Output(UPLOAD_MSG, "children"),
+        Output(SKIPPED, "children"),
         Input(REFRESH, "n_clicks"), Input(SCENARIO_UPLOAD, "contents"), State(SCENARIO_UPLOAD, "filename"),
     )
     def _lists(_, contents, filename):
@@ -109,4 +123,4 @@ def register_callbacks(app, results, uploads, store) -> None:
             except ScenarioError as exc:
                 message = html.Span(f"Not saved: {exc}", className="error")
         return (scenario_rows(store.listing()), run_rows(results.listing()), upload_rows(uploads.listing()),
-                message)
+                message, skipped_section(skipped() if skipped else []))

@@ -21,6 +21,23 @@ from functools import lru_cache
 
 REDIS_ENV = "REDIS_URL"
 SWEEP_TASK = "schedscope.sweep_point"
+#: How Dash names the tasks of background callbacks (``CeleryManager.make_job_fn``: ``background_callback_<key>``).
+DASH_TASK_PREFIX = "background_callback_"
+
+
+class AckWhenTaken:
+    """A Celery task annotation: the background callbacks' tasks are acknowledged when a worker takes them.
+
+    The app's default is to acknowledge a task after it finishes, so that a
+    sweep point whose worker died is handed to another worker. A page's run
+    lost with its worker is reported on the page instead
+    (:mod:`components.services.jobs`) and must not run again later. Celery's
+    ``task_annotations`` set the option on Dash's tasks as Dash creates them,
+    through Dash's public ``make_job_fn``.
+    """
+
+    def annotate(self, task):
+        return {"acks_late": False} if task.name.startswith(DASH_TASK_PREFIX) else None
 
 
 def redis_url() -> str | None:
@@ -46,8 +63,10 @@ def _celery_for(url: str):
         result_accept_content=["json"],
         broker_connection_retry_on_startup=True,
         worker_prefetch_multiplier=1,   # simulations are long: one at a time per worker process
-        task_acks_late=True,            # a task whose worker dies is handed to another worker
+        task_acks_late=True,            # a task whose worker dies is handed to another worker...
+        task_annotations=[AckWhenTaken()],   # ...except a page's run (see AckWhenTaken)
         result_expires=24 * 3600,
+        redis_socket_connect_timeout=5,   # an unreachable Redis is reported, not waited for
     )
 
     @app.task(name=SWEEP_TASK)

@@ -26,12 +26,22 @@ running and no result" cannot be a job that finished in between.
 heartbeat key (``schedscope:job:<task id>:alive``, expiring after
 :attr:`CeleryJobManager.HEARTBEAT_TTL` seconds, refreshed every
 :attr:`~CeleryJobManager.HEARTBEAT_SECONDS`); a second key records that the
-task started. A task that started and whose heartbeat expired is lost,
+task started (and when). A task that started and whose heartbeat expired is lost,
 whatever state the backend still shows. A task not yet started is queued,
-waiting for a worker, and keeps the page waiting. The background-callback
-tasks are acknowledged when a worker takes them (not after they finish): a
-job lost with its worker has been reported on the page already and is not
-run again later by another worker.
+waiting for a worker, and keeps the page waiting: every poll then writes
+:data:`WAITING` (how long it has waited, from the ``:queued`` time the web
+server wrote when it sent the task) on the page's status line, and once a
+worker takes it, :data:`TAKEN` once. The background-callback tasks are
+acknowledged when a worker takes them (not after they finish): a job lost
+with its worker has been reported on the page already and is not run again
+later by another worker (:class:`components.scaleout.celery_app.AckWhenTaken`,
+a Celery task annotation, so that Dash's public ``make_job_fn`` builds the task).
+
+**Redis unreachable** (Celery). Starting a run asks Redis first (one quick
+``PING``: the broker's own connection retries would hold the request for
+twenty seconds); that and every later Redis error of the manager become
+:class:`~components.services.runs.ResultStoreUnreachable`, which
+:func:`report_lost_job` shows on the page's status line instead of a 500.
 
 **The psutil race** (embedded manager). Dash asks whether a job process is
 still running with ``psutil.pid_exists`` and then ``psutil.Process(pid)``; a
@@ -44,19 +54,34 @@ the overrides answer.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import inspect
+import json
+import logging
+import os
 import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
 
 import psutil
 from dash import CeleryManager, DiskcacheManager, callback_context, html, no_update
-from dash.background_callback.managers.celery_manager import _make_job_fn
 from dash.exceptions import BackgroundCallbackError
 
+from .run_cap import ClientCap, RunRefused
 from .run_limits import STOPPED, limited, run_cpu_seconds, run_memory_mb
+from .runs import ResultStoreUnreachable, reachable, redis_address
+from .storage import atomic_write
+
+log = logging.getLogger(__name__)
 
 JOB_LOST = "The run stopped before finishing (its worker process ended). Press Run to retry."
 STOPPED_SECONDS = 600   # how long a deliberate stop is remembered
+CLIENT_LIST_SECONDS = 24 * 3600   # how long a client's list of runs is kept after its last run started
+#: The status line of a Celery run that no worker has taken yet (updated at every poll), and once taken.
+WAITING = "Waiting for a worker: queued {seconds} s ago, no worker has taken the run yet."
+TAKEN = "A worker took the run after {seconds} s in the queue; running."
 
 
 def lost_job_result() -> dict:
@@ -65,28 +90,76 @@ def lost_job_result() -> dict:
 
 
 def report_lost_job(error: Exception):
-    """The app's callback error handler: a lost job, or a run stopped at its bound, becomes the page's failed
-    state, with its own sentence; other errors are raised.
+    """The app's callback error handler: a failure the user can act on becomes the page's failed state, with its
+    own sentence; other errors are raised.
 
-    The failed state is written to the callback's status line, which is its
-    output with property ``children`` (every run callback has one message
-    ``Div`` among its outputs); its other outputs keep their values.
+    The sentences: a lost job (:data:`JOB_LOST`), a run stopped at its bound
+    (:mod:`.run_limits`), a run refused by the client's cap (:mod:`.run_cap`), and an unreachable result store
+    (:class:`~components.services.runs.ResultStoreUnreachable`: Redis down,
+    found while starting a run, polling it or reading results; the server
+    goes on serving pages).
+
+    The failed state is written to the callback's status line: its output
+    with property ``children`` (every run callback has one message ``Div``
+    among its outputs; of several, the one named a status or message); its
+    other outputs keep their values.
     """
     text = str(error) if isinstance(error, BackgroundCallbackError) else ""
+    unreachable = _unreachable_store(error)
     if JOB_LOST in text:
         message = html.Span(JOB_LOST, className="error")
     elif STOPPED in text:   # a run stopped at its bound (components.services.run_limits): its own sentence
         sentence = text[text.index(STOPPED):].splitlines()[0]
         message = html.Span(sentence, className="error")
+    elif isinstance(error, RunRefused):   # the client's cap of runs at once (components.services.run_cap)
+        message = html.Span(str(error), className="error")
+    elif unreachable is not None:
+        log.warning("callback failed: %s", unreachable)
+        message = html.Span(f"Cannot run or show results: {unreachable}. Try again once it is back.",
+                            className="error")
     else:
         raise error
+    status = status_outputs(callback_context.outputs_list)
 
     def value(spec):
         if isinstance(spec, list):
             return [value(s) for s in spec]
-        return message if spec["property"].split("@")[0] == "children" else no_update
+        return message if spec in status else no_update
 
     return value(callback_context.outputs_list)
+
+
+def _unreachable_store(error: BaseException | None) -> ResultStoreUnreachable | None:
+    """The :class:`ResultStoreUnreachable` that caused ``error`` (itself, or along its chain), else None."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, ResultStoreUnreachable):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
+
+
+STATUS_WORDS = ("status", "message", "msg")
+
+
+def status_outputs(outputs_list) -> list[dict]:
+    """A callback's status line among its outputs: the ``children`` outputs, or of several those named
+    a status or message."""
+    flat = [spec for group in (outputs_list if isinstance(outputs_list, list) else [outputs_list])
+            for spec in (group if isinstance(group, list) else [group])]
+    children = [spec for spec in flat if spec["property"].split("@")[0] == "children"]
+    if len(children) > 1:
+        named = [spec for spec in children if any(word in _stringify(spec["id"]).lower() for word in STATUS_WORDS)]
+        children = named or children[:1]
+    return children
+
+
+def _stringify(component_id) -> str:
+    """A component id as Dash keys side updates: the id itself, or a pattern-matching id as sorted JSON."""
+    if isinstance(component_id, dict):
+        return json.dumps(component_id, sort_keys=True, separators=(",", ":"))
+    return str(component_id)
 
 
 class LostJobs:
@@ -123,7 +196,7 @@ class LostJobs:
         return lost_job_result()
 
 
-class JobManager(LostJobs, DiskcacheManager):
+class JobManager(ClientCap, LostJobs, DiskcacheManager):
     """The embedded manager: job processes on this machine, job state in a diskcache directory.
 
     Every job runs under the CPU-time and memory bounds of :mod:`.run_limits`
@@ -135,6 +208,39 @@ class JobManager(LostJobs, DiskcacheManager):
 
     def _mark_stopped(self, job):
         self.handle.set(f"schedscope-stopped-{job}", True, expire=STOPPED_SECONDS)
+
+    # A client's list of runs is a small JSON file beside the jobs' store, never a row of it: the request
+    # that starts a run would otherwise open its own SQLite connection, and SQLite's process-wide mutex,
+    # taken when that thread's connection is freed as the thread ends, may be held by it at the instant
+    # another thread forks a job -- the job then waits for it for ever.
+    _cap_threads = threading.Lock()
+
+    def _cap_path(self, client) -> Path:
+        return Path(self.handle.directory).with_name("run-clients") / f"{client}.json"
+
+    @contextmanager
+    def _cap_lock(self, client):
+        path = self._cap_path(client)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # A thread lock within this process, a POSIX record lock between processes: neither is inherited
+        # by a forked job (record locks are per process), and a fork never happens inside this section.
+        with self._cap_threads:
+            descriptor = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.lockf(descriptor, fcntl.LOCK_EX)
+                yield
+            finally:
+                os.close(descriptor)   # closing releases the record lock
+
+    def _cap_load(self, client):
+        try:
+            entries = json.loads(self._cap_path(client).read_text())
+        except (OSError, ValueError):
+            return []
+        return entries if isinstance(entries, list) else []
+
+    def _cap_save(self, client, entries):
+        atomic_write(self._cap_path(client), json.dumps(entries).encode())
 
     def get_or_create_signing_secret(self, generate):
         # One secret for every server process, created by the first. A row this app
@@ -164,17 +270,6 @@ class JobManager(LostJobs, DiskcacheManager):
             pass   # already gone: nothing to stop
 
 
-class _TaskFactory:
-    """The Celery app as Dash's task builder sees it: its tasks are acknowledged when a worker takes them."""
-
-    def __init__(self, app):
-        self._app = app
-        self.backend = app.backend
-
-    def task(self, *args, **options):
-        return self._app.task(*args, acks_late=False, **options)
-
-
 class Heartbeat:
     """Keeps ``<prefix>:alive`` fresh in Redis while a job runs (``with Heartbeat(...):``)."""
 
@@ -187,7 +282,7 @@ class Heartbeat:
     def __enter__(self):
         pipe = self.client.pipeline()
         pipe.set(f"{self.prefix}:alive", 1, ex=self.ttl)
-        pipe.set(f"{self.prefix}:started", 1, ex=self.started_ttl)
+        pipe.set(f"{self.prefix}:started", time.time(), ex=self.started_ttl)   # when: the end of its wait
         pipe.execute()
         self._thread.start()
         return self
@@ -206,7 +301,7 @@ class Heartbeat:
         self._thread.join()
 
 
-class CeleryJobManager(LostJobs, CeleryManager):
+class CeleryJobManager(ClientCap, LostJobs, CeleryManager):
     """Jobs on Celery workers (any machine), job state and heartbeats in the Celery result backend (Redis).
 
     Works with the JSON-only Celery app of :mod:`components.scaleout.celery_app`:
@@ -219,6 +314,8 @@ class CeleryJobManager(LostJobs, CeleryManager):
     HEARTBEAT_TTL = 10
     STARTED_TTL = 24 * 3600
 
+    _side = threading.local()   # this request's side update of the status line (see get_updated_props)
+
     @property
     def _client(self):
         return self.handle.backend.client
@@ -227,6 +324,87 @@ class CeleryJobManager(LostJobs, CeleryManager):
     def _prefix(job) -> str:
         return f"schedscope:job:{job}"
 
+    @contextmanager
+    def _reachable(self):
+        """Redis's and the broker's connection errors become :class:`ResultStoreUnreachable` naming the store."""
+        from kombu.exceptions import OperationalError
+
+        address = redis_address(self.handle.conf.broker_url)
+        try:
+            with reachable(address):
+                yield
+        except OperationalError as exc:
+            raise ResultStoreUnreachable(address) from exc
+
+    def call_job_fn(self, key, job_fn, args, context):
+        with self._reachable():
+            # A quick question first: the broker's own connection retries would keep the page waiting ~20 s.
+            self._client.ping()
+            job = super().call_job_fn(key, job_fn, args, context)
+            self._client.set(f"{self._prefix(job)}:queued", time.time(), ex=self.STARTED_TTL)
+        return job
+
+    @contextmanager
+    def _cap_lock(self, client):
+        with self._client.lock(f"schedscope:client:{client}:lock", timeout=10, blocking_timeout=10):
+            yield
+
+    def _cap_load(self, client):
+        raw = self._client.get(f"schedscope:client:{client}:runs")
+        try:
+            entries = json.loads(raw) if raw else []
+        except ValueError:
+            entries = []
+        return entries if isinstance(entries, list) else []
+
+    def _cap_save(self, client, entries):
+        self._client.set(f"schedscope:client:{client}:runs", json.dumps(entries), ex=CLIENT_LIST_SECONDS)
+
+    def get_progress(self, key):
+        with self._reachable():
+            return super().get_progress(key)
+
+    def terminate_job(self, job):
+        with self._reachable():
+            super().terminate_job(job)
+
+    def get_result(self, key, job):
+        self._side.update = None
+        with self._reachable():
+            result = super().get_result(key, job)
+            if result is self.UNDEFINED and job:
+                self._side.update = self._queue_update(str(job))
+        return result
+
+    def get_updated_props(self, key):
+        ours, self._side.update = getattr(self._side, "update", None), None
+        with self._reachable():
+            theirs = super().get_updated_props(key)
+        return {**(ours or {}), **theirs}
+
+    def _queue_update(self, job: str) -> dict | None:
+        """The status line of a job still waiting for a worker (how long), or just taken by one after a wait.
+
+        The web server writes ``:queued`` (when it sent the task), the worker
+        ``:started`` (when it took it); ``:told`` marks that the page was told
+        it waits, so that it is told once when the wait is over.
+        """
+        prefix = self._prefix(job)
+        queued, started = self._client.mget(f"{prefix}:queued", f"{prefix}:started")
+        if queued is None:
+            return None
+        if started is None:
+            self._client.set(f"{prefix}:told", 1, ex=self.STARTED_TTL)
+            waited = max(0, round(time.time() - float(queued)))
+            text, kind = WAITING.format(seconds=waited), "hint"
+        elif self._client.delete(f"{prefix}:told"):
+            waited = max(0, round(float(started) - float(queued)))
+            text, kind = TAKEN.format(seconds=waited), "ok"
+        else:
+            return None
+        message = html.Span(text, className=kind)
+        return {_stringify(spec["id"]): {"children": message} for spec in status_outputs(callback_context.outputs_list)}
+
     def _mark_stopped(self, job):
         self._client.set(f"{self._prefix(job)}:stopped", 1, ex=STOPPED_SECONDS)
 
@@ -234,17 +412,18 @@ class CeleryJobManager(LostJobs, CeleryManager):
         return bool(self._client.delete(f"{self._prefix(job)}:stopped"))
 
     def job_running(self, job):
-        if not super().job_running(job):
-            return False   # finished, failed (a worker process lost mid-task included) or revoked
-        pipe = self._client.pipeline()
-        pipe.exists(f"{self._prefix(job)}:started")
-        pipe.exists(f"{self._prefix(job)}:alive")
-        started, alive = pipe.execute()
+        with self._reachable():
+            if not super().job_running(job):
+                return False   # finished, failed (a worker process lost mid-task included) or revoked
+            pipe = self._client.pipeline()
+            pipe.exists(f"{self._prefix(job)}:started")
+            pipe.exists(f"{self._prefix(job)}:alive")
+            started, alive = pipe.execute()
         return not started or bool(alive)
 
     def make_job_fn(self, fn, progress, key=None):
-        # Dash's own task body (pinned dash==4.4.1), built with our task options and heartbeat.
-        return _make_job_fn(self._with_heartbeat(fn), _TaskFactory(self.handle), progress, key)
+        # Dash's own task, around our heartbeat; acknowledged when taken (celery_app.AckWhenTaken).
+        return super().make_job_fn(self._with_heartbeat(fn), progress, key)
 
     def _with_heartbeat(self, fn):
         if inspect.iscoroutinefunction(fn):

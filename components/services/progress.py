@@ -122,6 +122,21 @@ os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
                     after_in_child=_after_fork_in_child)
 
 
+def settle_lazy_set_ups() -> None:
+    """Run, before the web server forks any job, the lazy set-ups that hold a lock while they run.
+
+    pyarrow sets up its pandas bridge on first use, holding a lock while it
+    imports pandas: a job forked while a request thread is in the middle of
+    it inherits that lock taken and waits for it for ever, at its first
+    DataFrame (seen under the 20-session load test). Done once while the app
+    is built, in one thread, the set-up is inherited finished.
+    """
+    import pandas as pd
+    import pyarrow as pa
+
+    pa.array(pd.Series(["x"], dtype="string"))
+
+
 class RefusedRow(OSError):
     """A job-store row not written as JSON by :class:`JSONOnlyDisk`.
 

@@ -39,6 +39,10 @@ the first time they are read:
 * Redis values holding zlib-compressed JSON text.
 
 Anything unreadable (damaged, foreign, planted) is logged and reads as a miss.
+
+A Redis that cannot be reached is no miss: every operation then raises
+:class:`ResultStoreUnreachable`, whose text names the store's address, and
+the app's error handler shows that sentence on the page.
 """
 
 from __future__ import annotations
@@ -50,17 +54,22 @@ import logging
 import os
 import pickletools
 import re
+import zipfile
 import zlib
 from collections import OrderedDict
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
+from urllib.parse import urlsplit
 
 from flask_caching.backends.rediscache import RedisCache
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from sched_engine import SimulationResult, normalize_scenario, run_scenario
 
+from .data_check import report_once
 from .storage import atomic_write, remove_stale_temporaries
 
 logger = logging.getLogger(__name__)
@@ -77,10 +86,41 @@ ZIP_MAGIC = b"PK\x03\x04"
 #: The file of the legacy FileSystemCache that counted its entries (a pickle: never read, never an entry).
 LEGACY_COUNT_FILE = hashlib.sha256(b"__wz_cache_count").hexdigest()
 LEGACY_EXPIRY_BYTES = 4
+#: What every index entry holds (the Workspace and Compare pages read them all).
+INDEX_FIELDS = ("hash", "engine", "policy", "seed", "finished", "wall_seconds", "jobs")
+#: Seconds to wait for a connection to Redis before calling it unreachable.
+REDIS_CONNECT_TIMEOUT_S = 5
 #: Opcodes of a str pickled with protocol 4 or 5 (FileSystemCache used the highest, 5): the value,
 #: and the framing and memo bookkeeping around it.
 PICKLED_STR_VALUES = frozenset({"SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8"})
 PICKLED_STR_FRAMING = frozenset({"PROTO", "FRAME", "MEMOIZE", "STOP"})
+
+
+class ResultStoreUnreachable(RedisConnectionError):
+    """Redis, where results (and with Celery the jobs) live, does not answer; the text names its address."""
+
+    def __init__(self, address: str):
+        super().__init__(f"the result store (Redis at {address}) is unreachable")
+        self.address = address
+
+
+def redis_address(url: str) -> str:
+    """``host:port`` of a Redis URL (its socket path for ``unix://``); never its password."""
+    parts = urlsplit(url)
+    if parts.scheme == "unix":
+        return parts.path
+    return f"{parts.hostname or 'localhost'}:{parts.port or 6379}"
+
+
+@contextmanager
+def reachable(address: str) -> Iterator[None]:
+    """Turn Redis's connection errors inside the block into :class:`ResultStoreUnreachable`."""
+    try:
+        yield
+    except ResultStoreUnreachable:
+        raise
+    except (RedisConnectionError, RedisTimeoutError) as exc:
+        raise ResultStoreUnreachable(address) from exc
 
 
 def result_key(scenario_hash: str) -> str:
@@ -133,9 +173,10 @@ def _decoded(scenario_hash: str, decode: Callable[[bytes], SimulationResult], da
         if result.scenario_hash != scenario_hash:
             raise ValueError(f"stored under {scenario_hash} but the result of {result.scenario_hash}")
         return result
-    except Exception:   # zipfile, JSON, Arrow, zlib and pickletools each raise their own errors on foreign bytes
-        logger.warning("stored result %s is unreadable (%s); treated as a miss", scenario_hash, decode.__name__,
-                       exc_info=True)
+    except Exception as exc:   # zipfile, JSON, Arrow, zlib and pickletools each raise their own errors on foreign bytes
+        report_once(f"stored result {scenario_hash}",
+                    f"unreadable ({decode.__name__}: {exc.__class__.__name__}: {str(exc)[:200]}); treated as a miss",
+                    logger)
         return None
 
 
@@ -147,6 +188,17 @@ def _read_file(path: Path) -> bytes | None:
     except OSError:
         logger.warning("cannot read stored result %s; treated as a miss", path, exc_info=True)
         return None
+
+
+def _is_bundle_file(path: Path) -> bool:
+    """A zip archive (what a bundle is), judged from its first bytes and its central directory."""
+    try:
+        with open(path, "rb") as stream:
+            if stream.read(len(ZIP_MAGIC)) != ZIP_MAGIC:
+                return False
+        return zipfile.is_zipfile(path)
+    except OSError:
+        return False
 
 
 @contextmanager
@@ -200,6 +252,11 @@ class FileStore:
 
     def has(self, scenario_hash: str) -> bool:
         return self.path(scenario_hash).exists() or self.legacy_path(scenario_hash).exists()
+
+    def readable(self, scenario_hash: str) -> bool:
+        """Whether the stored bundle at least looks like one (a zip archive); legacy entries are let through."""
+        path = self.path(scenario_hash)
+        return _is_bundle_file(path) if path.exists() else True
 
     def _prune(self) -> None:
         """Remove the oldest entries beyond capacity.
@@ -281,17 +338,41 @@ class FileIndex:
     def add(self, entry: dict) -> None:
         atomic_write(self.directory / f"{entry['hash']}.json", json.dumps(entry).encode())
 
+    def _read(self, path: Path) -> tuple[dict | None, str | None]:
+        """``(entry, None)``, or ``(None, why the file is no index entry)``."""
+        try:
+            entry = json.loads(path.read_text())
+        except FileNotFoundError:
+            return None, None   # replaced right now
+        except (OSError, ValueError) as exc:
+            return None, f"damaged index entry ({exc.__class__.__name__})"
+        if not isinstance(entry, dict) or entry.get("hash") != path.stem or not is_scenario_hash(path.stem):
+            return None, "not an index entry of this app"
+        missing = [k for k in INDEX_FIELDS if k not in entry]
+        if missing:
+            return None, f"index entry without {', '.join(missing)}"
+        return entry, None
+
     def entries(self) -> list[dict]:
-        """Entries whose result is still stored."""
+        """Entries whose result is still stored and is a bundle (damaged ones: :meth:`skipped`)."""
         entries = []
         for path in self.directory.glob("*.json"):
-            try:
-                entry = json.loads(path.read_text())
-            except (OSError, ValueError):
-                continue   # being replaced right now, or damaged: not listed
-            if isinstance(entry, dict) and is_scenario_hash(entry.get("hash")) and self.store.has(entry["hash"]):
+            entry, _ = self._read(path)
+            if entry is not None and self.store.has(entry["hash"]) and self.store.readable(entry["hash"]):
                 entries.append(entry)
         return entries
+
+    def skipped(self) -> list[tuple[Path, str]]:
+        """``(path, reason)`` of damaged index entries and of stored results that are not bundles."""
+        found = []
+        for path in sorted(self.directory.glob("*.json")):
+            _, reason = self._read(path)
+            if reason is not None:
+                found.append((path, reason))
+        for path in sorted(self.store.directory.glob(f"*{BUNDLE_SUFFIX}")):
+            if not _is_bundle_file(path):
+                found.append((path, "not a result bundle (damaged or foreign); treated as not stored"))
+        return found
 
 
 class RedisIndex:
@@ -315,10 +396,25 @@ class RedisIndex:
         entries = []
         for value in self.client.hgetall(REDIS_INDEX).values():
             try:
-                entries.append(json.loads(value))
+                entry = json.loads(value)
             except ValueError:
-                continue   # damaged: not listed
+                continue   # damaged: not listed (skipped() names it)
+            if isinstance(entry, dict) and all(k in entry for k in INDEX_FIELDS):
+                entries.append(entry)
         return entries
+
+    def skipped(self) -> list[tuple[str, str]]:
+        """``(where, reason)`` of the index's damaged entries."""
+        found = []
+        for field, value in self.client.hgetall(REDIS_INDEX).items():
+            try:
+                entry = json.loads(value)
+            except ValueError:
+                entry = None
+            if not isinstance(entry, dict) or any(k not in entry for k in INDEX_FIELDS):
+                name = field.decode("utf-8", "replace") if isinstance(field, bytes) else str(field)
+                found.append((f"Redis {REDIS_INDEX}[{name[:80]}]", "damaged index entry; not listed"))
+        return found
 
     def entries(self) -> list[dict]:
         """Entries whose result is still stored (one round trip for all the checks)."""
@@ -336,13 +432,15 @@ class ResultCache:
         if redis_url:
             import redis  # needed only when scaling out
 
-            client = redis.Redis.from_url(redis_url)
+            client = redis.Redis.from_url(redis_url, socket_connect_timeout=REDIS_CONNECT_TIMEOUT_S)
             self._store = RedisStore(client)
             self._index = RedisIndex(client, self._store, capacity)
+            self._address = redis_address(redis_url)
         else:
             # Two sibling directories: the store prunes its own entries only.
             self._store = FileStore(Path(directory) / "store", capacity)
             self._index = FileIndex(Path(directory) / "index", self._store)
+            self._address = None
         # Recently read results of this process (results are immutable).
         self._memo: OrderedDict[str, SimulationResult] = OrderedDict()
 
@@ -356,7 +454,8 @@ class ResultCache:
         if scenario_hash in self._memo:
             self._memo.move_to_end(scenario_hash)
             return self._memo[scenario_hash]
-        result = self._store.read(scenario_hash)
+        with self._reachable():
+            result = self._store.read(scenario_hash)
         if result is None:
             return None
         self._memo[scenario_hash] = result
@@ -364,17 +463,28 @@ class ResultCache:
             self._memo.popitem(last=False)
         return result
 
+    def _reachable(self):
+        return reachable(self._address) if self._address else nullcontext()
+
     def put(self, result: SimulationResult) -> None:
-        self._store.write(result)
         scenario = result.scenario
-        self._index.add({"hash": result.scenario_hash, "engine": scenario["engine"], "policy": scenario["policy"],
-                         "name": scenario.get("name", ""), "seed": scenario.get("seed", 0),
-                         "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                         "wall_seconds": result.wall_seconds, "jobs": len(result.jobs)})
+        with self._reachable():
+            self._store.write(result)
+            self._index.add({"hash": result.scenario_hash, "engine": scenario["engine"], "policy": scenario["policy"],
+                             "name": scenario.get("name", ""), "seed": scenario.get("seed", 0),
+                             "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                             "wall_seconds": result.wall_seconds, "jobs": len(result.jobs)})
+
+    def skipped(self) -> list[tuple]:
+        """``(file or key, reason)`` of what the store holds and cannot use (see :mod:`.data_check`)."""
+        with self._reachable():
+            return self._index.skipped()
 
     def listing(self) -> list[dict]:
         """Index entries of the stored runs, newest first (entries whose result was evicted are left out)."""
-        return sorted(self._index.entries(), key=lambda e: (e["finished"], e["hash"]), reverse=True)
+        with self._reachable():
+            entries = self._index.entries()
+        return sorted(entries, key=lambda e: (e["finished"], e["hash"]), reverse=True)
 
     def run(
         self, scenario: Mapping[str, Any], progress: Callable[[float], None] | None = None

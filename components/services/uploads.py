@@ -109,6 +109,22 @@ class UploadStore:
             atomic_write(target.with_name(target.name + ".meta.json"), json.dumps(meta).encode())
         return target
 
+    def skipped(self) -> list[tuple[Path, str]]:
+        """``(path, reason)`` of label files that cannot be read (their upload is listed under its stored name)."""
+        found = []
+        for path in sorted(self.directory.glob("*.meta.json")):
+            try:
+                meta = json.loads(path.read_text())
+            except FileNotFoundError:
+                continue
+            except (OSError, ValueError) as exc:
+                found.append((path, f"damaged label file ({exc.__class__.__name__}); "
+                                    "its upload is listed under its stored name"))
+                continue
+            if not isinstance(meta, dict) or not all(k in meta for k in ("label", "kind", "size", "uploaded")):
+                found.append((path, "not a label file of this app; its upload is listed under its stored name"))
+        return found
+
     def listing(self) -> list[dict]:
         """Stored uploads with their label, kind, size and time, newest first."""
         entries = []
@@ -118,7 +134,9 @@ class UploadStore:
             meta_path = path.with_name(path.name + ".meta.json")
             try:
                 meta = json.loads(meta_path.read_text())
-            except (OSError, ValueError):
+                if not isinstance(meta, dict) or not all(k in meta for k in ("label", "kind", "size", "uploaded")):
+                    raise ValueError("not a label file")
+            except (OSError, ValueError):   # no label (or a damaged one: skipped() names it)
                 stat = path.stat()
                 meta = {"label": path.name[:12], "kind": path.suffix[1:], "size": stat.st_size,
                         "uploaded": datetime.fromtimestamp(stat.st_mtime, timezone.utc).isoformat(timespec="seconds")}

@@ -87,22 +87,62 @@ class ScenarioStore:
     def get(self, scenario_hash: str) -> dict | None:
         if not isinstance(scenario_hash, str) or not HASH.fullmatch(scenario_hash):
             return None
+        entry, _ = self._read(self.directory / f"{scenario_hash}.json")
+        return entry
+
+    @staticmethod
+    def _read(path: Path) -> tuple[dict | None, str | None]:
+        """``(entry, None)`` of a saved scenario file, or ``(None, why it cannot be used)``."""
         try:
-            return json.loads((self.directory / f"{scenario_hash}.json").read_text())
-        except (OSError, ValueError):
-            return None
+            entry = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None, "no such file"
+        except OSError as exc:
+            return None, f"cannot be read ({exc.strerror or exc})"
+        except UnicodeDecodeError:
+            return None, "not UTF-8 text"
+        except json.JSONDecodeError as exc:
+            return None, f"not valid JSON, truncated or damaged ({exc.msg}: line {exc.lineno}, column {exc.colno})"
+        except ValueError as exc:
+            return None, f"not valid JSON ({exc})"
+        if not isinstance(entry, dict) or not isinstance(entry.get("scenario"), dict):
+            return None, "not a saved scenario (no scenario object)"
+        scenario = entry["scenario"]
+        if entry.get("hash") != path.stem:
+            return None, "not a saved scenario (its hash is not its file name)"
+        if not all(isinstance(v, str) for v in (entry.get("name"), entry.get("saved"), scenario.get("engine"),
+                                                 scenario.get("policy"))):
+            return None, "not a saved scenario (name, time, engine or policy missing)"
+        return entry, None
 
     def listing(self) -> list[dict]:
-        """Saved scenarios (without their bodies), newest first."""
+        """Saved scenarios (without their bodies), newest first; unreadable files are left out (:meth:`skipped`)."""
         entries = []
         for path in self.directory.glob("*.json"):
-            entry = self.get(path.stem)
+            entry, _ = self._read(path)
             if entry:
                 scenario = entry["scenario"]
+                try:
+                    size = path.stat().st_size
+                except FileNotFoundError:
+                    continue   # removed meanwhile
                 entries.append({"hash": entry["hash"], "name": entry["name"], "saved": entry["saved"],
-                                "engine": scenario["engine"], "policy": scenario["policy"],
-                                "size": path.stat().st_size})
+                                "engine": scenario["engine"], "policy": scenario["policy"], "size": size})
         return sorted(entries, key=lambda e: (e["saved"], e["hash"]), reverse=True)
+
+    def skipped(self) -> list[tuple[Path, str]]:
+        """``(path, reason)`` of the files in the directory that are no readable saved scenario."""
+        found = []
+        for path in sorted(self.directory.iterdir()):
+            if path.name.startswith("."):
+                continue   # temporaries of writes in progress
+            if path.suffix != ".json" or not HASH.fullmatch(path.stem):
+                found.append((path, "not a saved scenario's file name"))
+                continue
+            _, reason = self._read(path)
+            if reason is not None and reason != "no such file":
+                found.append((path, reason))
+        return found
 
 
 def parse_scenario_upload(data: bytes, filename: str) -> dict:
