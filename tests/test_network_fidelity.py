@@ -9,10 +9,12 @@ from __future__ import annotations
 import importlib
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sched_engine.network import summarise
 from sched_engine.network.allocation import (
     ALLOCATIONS, Endpoints, Flows, container_rates, isolation, link_rates, per_flow,
 )
@@ -170,3 +172,42 @@ def test_grouping_identical_containers_changes_no_rate(pattern, width, machines,
     assert isolation(ep, container_rates(ep, flows, rate), 1) == pytest.approx(
         isolation(single_ep, container_rates(single_ep, single_flows, single), 1))
     assert grouped.count.sum() == len(single_flows)
+
+
+# ---- 2. link utilisation counts each link once ---------------------------------------------------
+
+
+def test_a_saturated_link_shared_by_three_applications_is_fully_used(monkeypatch):
+    """Three downloads of 1, 2 and 3 Gb into one 1 Gbps downlink, per-flow fairness.
+
+    1/3 Gbps each until the 1 Gb one ends at 3 s; 1/2 each until the 2 Gb one
+    ends at 5 s; the last 1 Gb alone until 6 s. The link carries 6 Gb and is
+    busy 6 s: utilisation 6 / (1 x 6) = 1.0. Counting the link once per
+    application using it gave 6 / (3 + 5 + 6) = 0.43.
+    """
+    apps = [download("a", 1.0), download("b", 2.0), download("c", 3.0)]
+    ends, trace = run_fixed(monkeypatch, 1, apps, {"a": [0], "b": [0], "c": [0]}, "per-flow")
+    assert ends == pytest.approx({"a": 3.0, "b": 5.0, "c": 6.0})
+    assert trace.link_busy.tolist() == pytest.approx([0.0, 6.0]) and trace.link_used.tolist() == pytest.approx([0, 6])
+    cluster = Cluster.from_groups([{"name": "M", "count": 1, "cpu": 8.0, "ram": 8.0, "uplink": 1.0, "downlink": 1.0}])
+    jobs = pd.DataFrame({"status": ["finished"] * 3, "start_time": [0.0] * 3, "mean_isolation": [1.0] * 3,
+                         "min_isolation": [1.0] * 3, "duration": [3.0, 5.0, 6.0], "wait_time": [0.0] * 3})
+    summary = summarise(cluster, jobs, trace).set_index("metric")["value"]
+    assert summary["link_utilisation"] == pytest.approx(1.0)
+
+
+def test_a_link_is_busy_only_while_something_is_sent(monkeypatch):
+    """One application downloads 1 Gb into machine 0 (asking 1 Gbps) and 1 Gb into machine 1 (0.5 Gbps).
+
+    DRF: B = 1 (machine 0's downlink), so the rates are 1.0 and 0.5 Gbps;
+    the first flow ends at 1 s, between events, the application at 2 s.
+    Machine 0's downlink is busy 1 s, machine 1's 2 s (before: both 2 s).
+    """
+    app = make_application("a", 0.0, 1.0, "external", 1.0, [
+        {"count": 1, "cpu": 1.0, "ram": 1.0, "uplink": 0.0, "downlink": 1.0},
+        {"count": 1, "cpu": 1.0, "ram": 1.0, "uplink": 0.0, "downlink": 0.5},
+    ])
+    ends, trace = run_fixed(monkeypatch, 2, [app], {"a": [0, 1]}, "drf")
+    assert ends == pytest.approx({"a": 2.0})
+    assert trace.link_busy.tolist() == pytest.approx([0.0, 0.0, 1.0, 2.0])
+    assert trace.link_used.tolist() == pytest.approx([0.0, 0.0, 1.0, 1.0])

@@ -191,22 +191,30 @@ def simulate(cluster: Cluster, apps: list[Application], policy, rng: np.random.G
 
 
 def _advance(trace: Trace, running, rates, current_isolation, start: float, end: float, n_links: int) -> None:
-    """Move every flow's transfer from ``start`` to ``end`` at the current rates."""
+    """Move every flow's transfer from ``start`` to ``end`` at the current rates.
+
+    A link is busy for as long as any flow on it is still sending (a flow
+    that finishes before ``end`` stops there), counted once however many
+    applications use the link.
+    """
     dt = end - start
     if dt <= 0:
         return
+    busy = np.zeros(n_links)
     for i, app_run in running.items():
         rate = rates[i]
-        left = app_run.unfinished()
+        left = app_run.unfinished() & (rate > 0)
+        sending = np.zeros(len(rate))
+        sending[left] = np.minimum(dt, app_run.remaining[left] / rate[left])
         moved = np.minimum(app_run.remaining, rate * dt)
         app_run.remaining -= moved
         for column in app_run.flow_link.T:
             inside = column >= 0
             trace.link_used += np.bincount(column[inside], weights=(app_run.count * moved)[inside], minlength=n_links)
-        links = app_run.flow_link[left]
-        trace.link_busy[np.unique(links[links >= 0])] += dt
+            np.maximum.at(busy, column[inside], sending[inside])
         if i in current_isolation:
             trace.isolation_area[i] += current_isolation[i] * dt
+    trace.link_busy += busy
 
 
 def _state(running, apps, cluster: Cluster, cpu_free, ram_free, capacity) -> ClusterState:
