@@ -15,7 +15,7 @@ import numpy as np
 
 from sched_engine.elastic.presets import paper_model, two_job_model
 from sched_engine.fairshare.presets import FIG4_AFTER_N12_AT, FIG4_ALL_ACTIVE_AT, FIG4_PAPER_SHARES, fig4_model
-from sched_engine.network.presets import fig1_model, fig6_model
+from sched_engine.network.presets import FIG1_CANDIDATE_FRACTION, fig1_model, fig6_model
 from sched_engine.sweeps import SEED_STRIDE, elastic_configurations
 
 from .figures import step_value
@@ -150,8 +150,10 @@ CARDS = (
           for kind in ("basic", "ext-all") for policy in ("fcfs", "easy", "cons")},
          _batch_rows),
     Card("libra-fig1", "Libra, Fig. 1: placement decides network isolation",
-         "Ma et al., Maximizing Container-based Network Isolation, §II, Fig. 1 (two machines, 1 Gbps downlinks)",
-         {policy: {"engine": "network", "policy": policy, "model": fig1_model(), "name": "gallery Libra Fig. 1"}
+         "Ma et al., Maximizing Container-based Network Isolation, §II, Fig. 1 (two machines, 1 Gbps downlinks; "
+         "Libra with both machines as candidates)",
+         {policy: {"engine": "network", "policy": policy, "model": fig1_model(), "name": "gallery Libra Fig. 1",
+                   "policy_params": {"candidate_fraction": FIG1_CANDIDATE_FRACTION} if policy == "libra" else {}}
           for policy in ("drf", "libra")},
          _libra_rows),
     Card("libra-fig6", f"Libra, Fig. 6: isolation under load ({FIG6_APPS} applications; the paper: 100)",

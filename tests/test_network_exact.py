@@ -135,7 +135,9 @@ def test_volumes_finish_at_the_allocated_rates():
     c22 is done, at 1 / 0.25 = 4 s (c21 finished at 1.25 s). Then c12, with
     1 - 4 x 0.2 = 0.2 Gb left, has DL2 alone at 1 Gbps: A1 ends at 4.2 s.
     """
-    result = run_scenario({"engine": "network", "policy": "libra", "model": fig1_model(), "seed": 0})
+    preset = PRESETS["Libra Fig. 1 example"]
+    result = run_scenario({"engine": "network", "policy": "libra", "policy_params": preset["policy_params"],
+                           "model": fig1_model(), "seed": 0})
     jobs = result.jobs.set_index("job_id")
     assert jobs.loc["A2", "end_time"] == pytest.approx(4.0)
     assert jobs.loc["A1", "end_time"] == pytest.approx(4.2)

@@ -14,12 +14,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sched_engine import run_scenario
 from sched_engine.network import summarise
 from sched_engine.network.allocation import (
     ALLOCATIONS, Endpoints, Flows, container_rates, isolation, link_rates, per_flow,
 )
 from sched_engine.network.model import Cluster, flow_counts, flow_pairs, make_application
+from sched_engine.network.placement import ClusterState, LibraPlacer
 from sched_engine.network.policies import NetworkScheme
+from sched_engine.network.presets import FIG1_CANDIDATE_FRACTION, fig1_model
 
 simulation = importlib.import_module("sched_engine.network.simulate")  # the package exports a function of that name
 GBPS = 1.0
@@ -211,3 +214,47 @@ def test_a_link_is_busy_only_while_something_is_sent(monkeypatch):
     assert ends == pytest.approx({"a": 2.0})
     assert trace.link_busy.tolist() == pytest.approx([0.0, 0.0, 1.0, 2.0])
     assert trace.link_used.tolist() == pytest.approx([0.0, 0.0, 1.0, 1.0])
+
+
+# ---- 3. the candidate set has f x M machines ------------------------------------------------------
+
+
+@pytest.mark.parametrize("fraction, expected", [(0.0586, 30), (0.10, 51), (0.15, 77), (0.001, 1)])
+def test_candidate_set_is_the_papers_share_of_the_cluster(fraction, expected):
+    """Sec. V-B1/V-B4 on 512 machines: 5.86 / 10 / 15 % are 30 / 51 / 77 candidates, whatever the width."""
+    assert LibraPlacer(fraction, 40).candidate_count(512) == expected
+
+
+def test_a_wide_application_shares_the_candidates_when_cpu_allows():
+    """Width 8 on 16 empty machines (8 CPUs each), 12.5 % candidates = 2 machines: every container on them.
+
+    Before, the set was widened to the width (8 machines), one container each.
+    """
+    state = ClusterState(cpu_free=np.full(16, 8.0), ram_free=np.full(16, 8.0), uplink=np.ones(16),
+                         downlink=np.ones(16), up_load=np.zeros(16), down_load=np.zeros(16))
+    state.up_load[2:] = state.down_load[2:] = 0.1  # machines 0 and 1 have the most remaining bandwidth
+    machines = LibraPlacer(0.125, 40).place(shuffle("wide", 8), state)
+    assert sorted(np.bincount(machines, minlength=16)[:2]) == [4, 4] and machines.max() <= 1
+
+
+def test_the_candidate_set_widens_only_when_cpu_cannot_hold_the_application():
+    """Same, but each machine has 3 CPUs: 2 candidates hold 6 of 8 containers, so the set doubles to 4."""
+    state = ClusterState(cpu_free=np.full(16, 3.0), ram_free=np.full(16, 8.0), uplink=np.ones(16),
+                         downlink=np.ones(16), up_load=np.zeros(16), down_load=np.zeros(16))
+    state.up_load[4:] = state.down_load[4:] = 0.1
+    machines = LibraPlacer(0.125, 40).place(shuffle("wide", 8), state)
+    assert machines.max() <= 3 and np.bincount(machines).max() <= 3
+
+
+@pytest.mark.parametrize("fraction, placement, guarantee", [
+    (0.0586, "c", 1 / 1.4), (0.74, "c", 1 / 1.4), (0.75, "b", 1 / 1.6), (FIG1_CANDIDATE_FRACTION, "b", 1 / 1.6),
+])
+def test_fig1_needs_both_machines_as_candidates_for_placement_b(fraction, placement, guarantee):
+    """Fig. 1 (2 machines): one candidate puts A1 = {1.2, 0.2} on M1 and A2 = {0.8, 0.4} on M2 (placement (c),
+    D1 = 1.4, guarantee 1 / 1.4); two candidates (fraction >= 0.75) give the paper's (b) (D1 = 1.6, 1 / 1.6)."""
+    result = run_scenario({"engine": "network", "policy": "libra", "policy_params": {"candidate_fraction": fraction},
+                           "model": fig1_model(), "seed": 0})
+    jobs = result.jobs.set_index("job_id")
+    expected = {"b": {"A1": "M1:1;M2:1", "A2": "M1:1;M2:1"}, "c": {"A1": "M1:2", "A2": "M2:2"}}[placement]
+    assert jobs["placement"].to_dict() == expected
+    assert result.summary_value("min_isolation") == pytest.approx(guarantee)
