@@ -258,3 +258,41 @@ def test_fig1_needs_both_machines_as_candidates_for_placement_b(fraction, placem
     expected = {"b": {"A1": "M1:1;M2:1", "A2": "M1:1;M2:1"}, "c": {"A1": "M1:2", "A2": "M2:2"}}[placement]
     assert jobs["placement"].to_dict() == expected
     assert result.summary_value("min_isolation") == pytest.approx(guarantee)
+
+
+# ---- 4. DRF is Eq. 3: omega_i / B from the single system bottleneck ---------------------------------
+
+
+def three_downloads():
+    """A and B (1 Gbps each) into machine 0, C (0.5 Gbps) into machine 1, 1 Gb each (docs/readings.md)."""
+    apps = [download("A"), download("B"),
+            make_application("C", 0.0, 1.0, "external", 1.0,
+                             [{"count": 1, "cpu": 1.0, "ram": 1.0, "uplink": 0.0, "downlink": 0.5}])]
+    return apps, {"A": [0], "B": [0], "C": [1]}
+
+
+def rates_at_start(trace, apps):
+    """Timeline values at t = 0 by (entity index, metric): links' utilisation, applications' isolation."""
+    return {(i, metric): value for time, i, metric, value in trace.series if time == 0.0}
+
+
+def test_drf_gives_every_application_the_global_bottlenecks_share(monkeypatch):
+    """B = D^1 = 2: A and B get 0.5 Gbps, C 0.5 x 0.5 = 0.25 (progressive filling: 1.0); isolation 0.5 for all.
+
+    A and B end at 2 s; C then has 0.5 Gb left, alone (B = 0.5, progress 2:
+    1 Gbps), and ends at 2.5 s (progressive filling: 1 s).
+    """
+    apps, where = three_downloads()
+    ends, trace = run_fixed(monkeypatch, 2, apps, where, "drf")
+    assert ends == pytest.approx({"A": 2.0, "B": 2.0, "C": 2.5})
+    first = rates_at_start(trace, apps)
+    assert first[2, "utilisation"] == pytest.approx(1.0) and first[3, "utilisation"] == pytest.approx(0.25)
+    assert [first[i, "isolation"] for i in range(3)] == pytest.approx([0.5, 0.5, 0.5])
+
+
+def test_hug_raises_the_application_off_the_bottleneck_to_p_star_of_the_link(monkeypatch):
+    """HUG on the same case: P* = 1/2; C may use up to P* x 1 Gbps = 0.5 on its idle link (DRF: 0.25)."""
+    apps, where = three_downloads()
+    _, trace = run_fixed(monkeypatch, 2, apps, where, "hug")
+    first = rates_at_start(trace, apps)
+    assert first[3, "utilisation"] == pytest.approx(0.5) and first[2, "isolation"] == pytest.approx(1.0)

@@ -120,9 +120,10 @@ def test_allocations_respect_capacity_and_their_definitions(machines, data):
     for name in ("per-flow", "libra"):  # work conserving: every flow crosses a full link (max-min / backfill)
         full = link_rates(ep, fl, rates[name], n_links) >= capacity * (1 - 1e-9)
         assert (full[np.maximum(links, 0)] & (links >= 0)).any(axis=1).all(), name
-    # Libra guarantees omega_i / B* of every flow's share of demand (Eq. 3, Alg. 3 lines 6-8).
+    # DRF gives exactly, and Libra at least, omega_i / B* of every flow's share of demand (Eq. 3, Alg. 3 lines 6-8).
     bottleneck = link_load(ep, capacity).max()
     guarantee = ep.weight[np.where(fl.sender >= 0, fl.sender, fl.receiver)] * flow_share(ep, fl) / bottleneck
+    assert rates["drf"] == pytest.approx(guarantee)
     assert (rates["libra"] >= guarantee * (1 - 1e-9)).all()
     # HUG only adds to DRF, so its guarantee is at least DRF's.
     assert (rates["hug"] >= rates["drf"] * (1 - 1e-9)).all()

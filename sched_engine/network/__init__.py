@@ -154,7 +154,8 @@ POLICIES = [
                 "Round-robin placement (YARN-like), per-flow fairness on every link.",
                 {"placement": "round-robin", "allocation": "per-flow"}, SCHEME_SCHEMA, randomised=True),
     PolicyEntry(ENGINE_NAME, "drf", "DRF", NetworkScheme,
-                "Round-robin placement, DRF: equal progress, max-min; leaves bandwidth idle.",
+                "Round-robin placement, DRF: every application omega_i / B of its demand, B the busiest link "
+                "(Eq. 3); leaves bandwidth idle.",
                 {"placement": "round-robin", "allocation": "drf"}, SCHEME_SCHEMA, randomised=True),
     PolicyEntry(ENGINE_NAME, "hug", "HUG", NetworkScheme,
                 "Round-robin placement, HUG: DRF then strategy-proof backfilling.",

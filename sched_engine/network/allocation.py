@@ -215,52 +215,36 @@ def per_flow(ep: Endpoints, fl: Flows, capacity: np.ndarray, n_apps: int) -> np.
     return fill(np.zeros(len(fl)), np.ones(len(fl)), fl.count, _members(ep, fl, n_links), capacity)
 
 
-def _progressive_filling(ep: Endpoints, capacity: np.ndarray, n_apps: int) -> np.ndarray:
-    """Weighted max-min progress (DRF, equal progress): application i's progress is omega_i * t.
+def guarantee(ep: Endpoints, capacity: np.ndarray, n_apps: int) -> np.ndarray:
+    """Eq. 3: every application's guaranteed progress ``omega_i / B``, B the largest U^k or D^k (Eq. 2).
 
-    Every endpoint of application i receives ``progress_i * demand``. t grows
-    until a link saturates; the applications on it freeze; repeat. Returns
-    the progress of every application.
+    One system bottleneck for all applications (the ``B*`` of Alg. 3 line
+    2-5 and Eq. 5b): an application that does not use the bottleneck link
+    still gets only ``omega_i / B`` of its demand. 0 for applications
+    without endpoints. See ``docs/readings.md``, "Libra: DRF".
     """
-    n_links = len(capacity)
-    use = ep.weight * ep.demand * ep.containers / capacity[ep.link]  # link share per unit of t
     progress = np.zeros(n_apps)
-    frozen = np.zeros(n_apps, dtype=bool)
-    frozen[np.setdiff1d(np.arange(n_apps), ep.app)] = True
-    used = np.zeros(n_links)
-    t = 0.0
-    while not frozen.all():
-        active = ~frozen[ep.app]
-        slope = link_sum(np.where(active, use, 0.0), ep.link, n_links)
-        residual = 1.0 - used
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = np.where(slope > EPS, residual / slope, np.inf)
-        dt = max(float(step.min()), 0.0)
-        t += dt
-        used += slope * dt
-        saturated = (slope > EPS) & (used >= 1.0 - 1e-9)
-        hit = np.unique(ep.app[active & saturated[ep.link]])
-        progress[hit] = t
-        frozen[hit] = True
-    app_weight = np.zeros(n_apps)
-    app_weight[ep.app] = ep.weight
-    return progress * app_weight
+    if len(ep):
+        progress[ep.app] = ep.weight / float(link_load(ep, capacity).max())
+    return progress
 
 
 def drf(ep: Endpoints, fl: Flows, capacity: np.ndarray, n_apps: int) -> np.ndarray:
-    """DRF on the network: equal (weighted) progress, max-min by progressive filling.
+    """DRF as Libra reads it (Eq. 3, §II-B): every flow of application i gets ``omega_i / B x share``.
 
-    Every flow of application i gets ``progress_i x share``. Not work
-    conserving: a link's bandwidth beyond what the correlated demands of its
-    applications can use stays idle (Fig. 4: 0.375 Gbps of DL2 in Fig. 1(b)).
+    Every application progresses at the same (weighted) rate, set by the
+    single most loaded link, and nothing more is handed out: not work
+    conserving, a link's bandwidth beyond that stays idle (Fig. 4: 0.375
+    Gbps of DL2 in Fig. 1(b)).
     """
-    return _progressive_filling(ep, capacity, n_apps)[flow_app(ep, fl)] * flow_share(ep, fl)
+    return guarantee(ep, capacity, n_apps)[flow_app(ep, fl)] * flow_share(ep, fl)
 
 
 def hug(ep: Endpoints, fl: Flows, capacity: np.ndarray, n_apps: int) -> np.ndarray:
     """HUG (Chowdhury et al., NSDI 2016): DRF's optimal isolation, then strategy-proof backfilling.
 
-    Stage 1 is :func:`drf`: every flow of application i gets ``P_i x share``.
+    Stage 1 is :func:`drf`: every flow of application i gets ``P_i x share``,
+    ``P_i = omega_i / B`` (HUG's optimal isolation guarantee P*, Eq. 3).
     Stage 2 fills each link's spare bandwidth, every flow growing in
     proportion to its weighted share, under HUG's one restriction: no
     application's allocation on a link exceeds ``P_i`` times the link's
@@ -270,7 +254,7 @@ def hug(ep: Endpoints, fl: Flows, capacity: np.ndarray, n_apps: int) -> np.ndarr
     0.125 Gbps idle; see ``tests/test_network_exact.py`` for the arithmetic.
     """
     n_links = len(capacity)
-    progress = _progressive_filling(ep, capacity, n_apps)
+    progress = guarantee(ep, capacity, n_apps)
     app = flow_app(ep, fl)
     share = flow_share(ep, fl)
     links = _members(ep, fl, n_links)
@@ -300,9 +284,9 @@ def libra(ep: Endpoints, fl: Flows, capacity: np.ndarray, n_apps: int) -> np.nda
     where traffic can use it).
     """
     n_links = len(capacity)
-    bottleneck = float(link_load(ep, capacity).max())
-    weighted = flow_weight(ep, fl) * flow_share(ep, fl)
-    return fill(weighted / bottleneck, weighted, fl.count, _members(ep, fl, n_links), capacity)
+    share = flow_share(ep, fl)
+    return fill(guarantee(ep, capacity, n_apps)[flow_app(ep, fl)] * share, flow_weight(ep, fl) * share, fl.count,
+                _members(ep, fl, n_links), capacity)
 
 
 ALLOCATIONS = {"per-flow": per_flow, "drf": drf, "hug": hug, "libra": libra}
