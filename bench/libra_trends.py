@@ -8,8 +8,10 @@ for ``--demand`` Gbps (the paper: "tries to use up the available bandwidth
 (1 Gbps)"). Fig. 6 varies the mean arrival interval at width 128; Fig. 7
 varies the width at 0.1 s. Each cell is the mean over ``--repeats`` seeds
 (the paper: 30). The data volume (``--volume``, Gb per flow) is not given
-in the paper; 0.03 makes an uncontended application last 1.92 s, the
-paper's Libra duration, but then 10 applications/s offer 2.4x the
+in the paper; 0.03 makes an uncontended application spread over 128
+machines last 1.92 s, the paper's Libra duration (Libra's own 30 candidates
+on 32-core machines hold 64 senders on 30 uplinks: 5.76 s), but then 10
+applications/s offer 2.4x the
 cluster's uplink capacity (printed as "offered load"), so queues build up
 whatever the scheme; a smaller volume gives an uncongested regime.
 

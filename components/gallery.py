@@ -74,12 +74,29 @@ def _batch_rows(results: dict) -> list[dict]:
     ]
 
 
+# Fig. 4's HUG figure is not reproduced: with elastic demands (§II-A) DL2 ends full.
+HUG_IDLE_ROW = ("DL2 idle on (b), HUG: c21 ≤ P* × 1 Gbps = 0.625, c12 the other 0.375 "
+                "(elastic, §II-A; capped at demand: 0.175)")
+
+
+def _idle_downlink(result) -> float:
+    """Gbps left idle at t = 0 on the less loaded of Fig. 1's two 1 Gbps downlinks (DL2 of placement (b))."""
+    return 1.0 - min(step_value(result.timeline, f"{m}/down", "utilisation", 0.0) for m in ("M1", "M2"))
+
+
 def _libra_rows(results: dict) -> list[dict]:
     drf = results["drf"].summary_value("min_isolation")
     libra = results["libra"].summary_value("min_isolation")
+    idle = {scheme: round(_idle_downlink(results[key]), 3)
+            for scheme, key in (("drf", "drf-b"), ("hug", "hug-b"), ("libra", "libra"))}
     return [
         _row("isolation guarantee, DRF on placement (a)", 0.5, round(drf, 3), _close(drf, 0.5, 1e-6)),
         _row("isolation guarantee, Libra (placement (b))", 0.625, round(libra, 3), _close(libra, 0.625, 1e-6)),
+        _row("DL2 idle on (b), DRF: 1 − 0.625 × (0.8 + 0.2) Gbps", 0.375, idle["drf"],
+             _close(idle["drf"], 0.375, 1e-6)),
+        _row(HUG_IDLE_ROW, 0.125, idle["hug"], _close(idle["hug"], 0.125, 1e-6)),
+        _row("DL2 idle on (b), Libra: 0.625 × (0.8 + 0.2) backfilled to 0.8 + 0.2", 0.0, idle["libra"],
+             _close(idle["libra"], 0.0, 1e-6)),
     ]
 
 
@@ -152,13 +169,21 @@ CARDS = (
     Card("libra-fig1", "Libra, Fig. 1: placement decides network isolation",
          "Ma et al., Maximizing Container-based Network Isolation, §II, Fig. 1 (two machines, 1 Gbps downlinks; "
          "Libra with both machines as candidates)",
-         {policy: {"engine": "network", "policy": policy, "model": fig1_model(), "name": "gallery Libra Fig. 1",
-                   "policy_params": {"candidate_fraction": FIG1_CANDIDATE_FRACTION} if policy == "libra" else {}}
-          for policy in ("drf", "libra")},
+         {key: {"engine": "network", "policy": policy, "model": fig1_model(), "name": "gallery Libra Fig. 1",
+                "policy_params": params}
+          for key, policy, params in (
+              ("drf", "drf", {}), ("libra", "libra", {"candidate_fraction": FIG1_CANDIDATE_FRACTION}),
+              ("drf-b", "drf", {"placement": "libra", "candidate_fraction": FIG1_CANDIDATE_FRACTION}),
+              ("hug-b", "hug", {"placement": "libra", "candidate_fraction": FIG1_CANDIDATE_FRACTION}))},
          _libra_rows),
     Card("libra-fig6", f"Libra, Fig. 6: isolation under load ({FIG6_APPS} applications; the paper: 100)",
          "Ma et al., §V-B, Fig. 6 at 0.1 s mean arrival gap, width 128, 512 machines × 1 Gbps. "
-         "The paper gives no data volume; with ours (30 Mb per flow) the offered load is 2.4× the capacity",
+         "The paper gives no data volume; with ours (30 Mb per flow) the offered load is 2.4× the capacity. "
+         "Libra's candidates are 5.86 % of the machines (30); 32-core machines hold a whole application "
+         "there, 64 senders on 30 uplinks, so even alone it gets 1/3 of its demand (with 1–2 cores per machine "
+         "the set widens and Libra reaches 1.0, applications waiting for CPU instead). DRF is Eq. 3 (the "
+         "busiest link sets everyone's share); HUG equals it here, every container asking for its link's "
+         "full 1 Gbps",
          {scheme: {"engine": "network", "policy": scheme, "model": fig6_model(count=FIG6_APPS),
                    "name": "gallery Libra Fig. 6"} for scheme in FIG6_PAPER_ISOLATION},
          _libra_fig6_rows),
