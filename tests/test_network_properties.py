@@ -90,12 +90,14 @@ def random_traffic(data, machines: int, n_apps: int):
     ends = st.integers(-1, machines - 1)
     flows = [data.draw(st.tuples(st.integers(0, n_apps - 1), ends, ends).filter(lambda f: f[1] >= 0 or f[2] >= 0))
              for _ in range(n)]
-    keys = sorted({(a, src) for a, src, _ in flows if src >= 0} | {(a, machines + dst) for a, _, dst in flows if dst >= 0})
+    keys = sorted({(a, src) for a, src, _ in flows if src >= 0}
+                  | {(a, machines + dst) for a, _, dst in flows if dst >= 0})
     index = {key: i for i, key in enumerate(keys)}
     weight = np.array([0.5, 1.0, 0.8])
     ep = Endpoints(
         link=np.array([link for _, link in keys]), app=np.array([a for a, _ in keys]),
-        demand=np.array(data.draw(st.lists(st.sampled_from([0.1, 0.3, 1.0, 2.0]), min_size=len(keys), max_size=len(keys)))),
+        demand=np.array(data.draw(st.lists(st.sampled_from([0.1, 0.3, 1.0, 2.0]),
+                                           min_size=len(keys), max_size=len(keys)))),
         weight=weight[[a for a, _ in keys]],
     )
     fl = Flows(np.array([index[a, src] if src >= 0 else -1 for a, src, _ in flows]),

@@ -172,7 +172,8 @@ def fill(base: np.ndarray, growth: np.ndarray, count: np.ndarray, members: np.nd
     slope = np.bincount(flat, weights=np.repeat(np.where(frozen, 0.0, count * growth), width), minlength=n_cons + 1)
     used = np.bincount(flat, weights=np.repeat(count * base, width), minlength=n_cons + 1)
     slope, used = slope[:n_cons], used[:n_cons]
-    order = np.argsort(flat, kind="stable")
+    small = np.int16 if n_cons < np.iinfo(np.int16).max else np.int64  # NumPy radix-sorts 16-bit keys
+    order = np.argsort(flat.astype(small), kind="stable")
     bounds = np.searchsorted(flat[order], np.arange(n_cons + 1))
     rate = base.astype(float).copy()
     stamp = np.zeros(n_flows, dtype=np.int64)

@@ -75,7 +75,8 @@ class Running:
 def endpoints_of(app: Application, machines: np.ndarray, n_machines: int) -> Running:
     """The endpoints and flow classes of ``app`` placed on ``machines`` (a flow needs demand at both ends)."""
     sender, receiver = flow_pairs(app.pattern, app.width, app.up, app.down)
-    keep = ((sender < 0) | (app.up[np.maximum(sender, 0)] > 0)) & ((receiver < 0) | (app.down[np.maximum(receiver, 0)] > 0))
+    sends = (sender < 0) | (app.up[np.maximum(sender, 0)] > 0)
+    keep = sends & ((receiver < 0) | (app.down[np.maximum(receiver, 0)] > 0))
     sender, receiver = sender[keep], receiver[keep]
     if app.pattern == "one-to-one":
         kind = np.arange(app.width)
@@ -223,8 +224,8 @@ def _state(running, apps, cluster: Cluster, cpu_free, ram_free, capacity) -> Clu
     for i, app_run in running.items():
         active = app_run.active_endpoints(app_run.unfinished())
         link = app_run.link[active]
-        load += np.bincount(link, minlength=len(capacity),
-                            weights=apps[i].weight * app_run.demand[active] * app_run.containers[active] / capacity[link])
+        demand = app_run.demand[active] * app_run.containers[active]
+        load += np.bincount(link, weights=apps[i].weight * demand / capacity[link], minlength=len(capacity))
     n = cluster.size
     return ClusterState(cpu_free, ram_free, cluster.uplink, cluster.downlink, load[:n], load[n:])
 
@@ -272,11 +273,11 @@ def _allocate(apps, running: dict, allocate, capacity) -> tuple[dict, dict]:
         weight=np.concatenate([np.full(int(m.sum()), apps[i].weight) for i, m in zip(order, active)]),
         containers=np.concatenate([p.containers[m] for p, m in zip(parts, active)]),
     )
-    flows = Flows(
-        sender=np.concatenate([ids[p.sender[left]] for p, ids, left in zip(parts, renumber, flows_left)]).astype(int),
-        receiver=np.concatenate([ids[p.receiver[left]] for p, ids, left in zip(parts, renumber, flows_left)]).astype(int),
-        count=np.concatenate([p.count[left] for p, left in zip(parts, flows_left)]),
-    )
+    def ends(name):
+        return np.concatenate([ids[getattr(p, name)[left]] for p, ids, left in zip(parts, renumber, flows_left)])
+
+    flows = Flows(ends("sender").astype(int), ends("receiver").astype(int),
+                  np.concatenate([p.count[left] for p, left in zip(parts, flows_left)]))
     rate = allocate(endpoints, flows, capacity, len(order)) if len(flows) else np.zeros(0)
     guarantee = isolation(endpoints, container_rates(endpoints, flows, rate), len(order))
     bounds = np.cumsum([0, *[int(left.sum()) for left in flows_left]])
