@@ -18,13 +18,16 @@ only (a) and (b), where each machine holds one container of each application.
 
 Fig. 6 (Sec. V-B2): 512 machines with 1 Gbps links, 100 applications of
 width 128 with Poisson arrivals (mean gap 0.1 s), pairwise many-to-many
-traffic, every container asking for 1 Gbps. The paper gives no data volume;
-we use 30 Mb per flow, so a sender of 64 flows needs 1.92 s at 1 Gbps, the
-paper's Libra duration at this setting. Machines have 32 cores, so Libra's
-30 candidates (5.86 %) hold a whole application: 64 senders on 30 uplinks,
-isolation 1/3 and 5.76 s even for an application alone; with 1-2 cores per
-machine the candidate set widens and Libra gives 1.0 and 1.92 s, applications
-waiting for CPU instead.
+traffic, every container asking for 1 Gbps, 1 CPU and 1 GB (Sec. V-A). The
+paper states neither the data volume nor the machines' cores; both are
+inferred (docs/readings.md, "Libra: admission and waiting" and "Libra: data
+volume"): 30 Mb per flow (:data:`FIG6_VOLUME`, a sender's 64 flows take
+1.92 s at 1 Gbps, the paper's Libra duration) and :data:`FIG6_SLOTS` = 2
+container slots per machine (2 cores, 4 GB). An application that finds no
+free slots waits (admission control, Sec. IV-A); waiting counts neither in
+its duration nor in its isolation. With 32 slots Libra's 30 candidates
+(5.86 %) hold a whole application, 64 senders on 30 uplinks: isolation 1/3
+and 5.76 s even for an application alone.
 """
 
 from __future__ import annotations
@@ -54,10 +57,16 @@ def fig1_model() -> dict:
     }
 
 
+FIG6_VOLUME = 0.03  # Gb per flow: 64 flows x 0.03 Gb at 1 Gbps = 1.92 s (Sec. V-B2, Libra's duration)
+FIG6_SLOTS = 2  # containers per machine (1 CPU, 1 GB each): 2 cores, 4 GB
+
+
 def fig6_model(mean_interval: float = 0.1, width: int = 128, count: int = 100, machines: int = 512,
-               volume: float = 0.03) -> dict:
+               volume: float = FIG6_VOLUME, slots: int = FIG6_SLOTS) -> dict:
+    """Sec. V-B's set-up; ``slots`` containers fit on a machine (``slots`` cores, twice as many GB)."""
     return {
-        "machines": [{"name": "M", "count": machines, "cpu": 32.0, "ram": 64.0, "uplink": 1.0, "downlink": 1.0}],
+        "machines": [{"name": "M", "count": machines, "cpu": float(slots), "ram": 2.0 * slots,
+                      "uplink": 1.0, "downlink": 1.0}],
         "applications": [],
         "generate": {
             "count": count, "mean_interval": mean_interval, "width": width, "pattern": "many-to-many",
