@@ -29,7 +29,7 @@ def test_metric_options_per_kind():
     assert figures.metric_options("batch-ls-seeds")[0] == {"label": "average response time (s)",
                                                             "value": "avg_response_s"}
     assert [o["value"] for o in figures.metric_options("libra-intervals")] == \
-        ["mean_isolation", "mean_duration_s", "link_utilisation"]
+        ["mean_isolation", "mean_duration_s", "link_utilisation", "mean_wait_s"]
     assert figures.metric_options("nope") == []
 
 
