@@ -232,9 +232,15 @@ def _state(running, apps, cluster: Cluster, cpu_free, ram_free, capacity) -> Clu
 
 def _admit(apps, waiting: list, running: dict, trace: Trace, placer, cluster: Cluster, cpu_free, ram_free,
            capacity, now: float) -> None:
-    """Place waiting applications in arrival order; those that do not fit keep waiting."""
+    """Place waiting applications in arrival order; those that do not fit keep waiting.
+
+    The cluster state changes only when an application is placed, so it is
+    computed once per placement, not once per waiting application.
+    """
+    state = None
     for i in list(waiting):
-        state = _state(running, apps, cluster, cpu_free, ram_free, capacity)
+        if state is None:
+            state = _state(running, apps, cluster, cpu_free, ram_free, capacity)
         started = perf_counter()
         machines = placer.place(apps[i], state)
         trace.placement_seconds.append(perf_counter() - started)
@@ -244,6 +250,7 @@ def _admit(apps, waiting: list, running: dict, trace: Trace, placer, cluster: Cl
         np.add.at(cpu_free, machines, -apps[i].cpu)
         np.add.at(ram_free, machines, -apps[i].ram)
         running[i] = endpoints_of(apps[i], machines, cluster.size)
+        state = None
         trace.start[i] = now
         trace.machines[i] = machines
 
