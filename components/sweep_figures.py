@@ -175,6 +175,8 @@ def sensitivity_lines(table: pd.DataFrame, metric: str) -> go.Figure:
     for k, (scheme, part) in enumerate(table.groupby("scheme", sort=False)):
         for d, volume in enumerate(volumes):
             stats = part[part["volume_gb"] == volume].groupby("slots", sort=True)[metric].agg(["mean", "count"])
+            if stats.empty:
+                continue
             name = f"{scheme}, {volume * 1000:g} Mb per flow"
             figure.add_trace(go.Scatter(
                 x=stats.index, y=stats["mean"], mode="lines+markers", name=name, legendgroup=str(scheme),

@@ -400,8 +400,9 @@ def layout() -> html.Div:
                 [
                     html.H2("Sweeps"),
                     html.P("Run one experiment over many parameter values -- the YARN-ME Table 2 sweep, Local "
-                           "Search over seeds, Libra over arrival intervals -- on local processes (Celery "
-                           "workers when REDIS_URL is set), then compare the runs in one table and plot."),
+                           "Search over seeds, Libra over arrival intervals or over data volume and slots -- on "
+                           "local processes (Celery workers when REDIS_URL is set), then compare the runs in one "
+                           "table and plot."),
                 ],
                 className="page-head",
             ),
