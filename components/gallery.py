@@ -34,6 +34,7 @@ class Card:
     source: str
     scenarios: dict[str, dict]                 # run key -> scenario
     rows: Callable[[dict], list[dict]]         # results by run key -> table rows
+    link: tuple[str, str] | None = None        # (text, href) shown under the source, e.g. a sweep
 
 
 def _row(quantity: str, paper, ours, agrees: bool) -> dict:
@@ -187,7 +188,8 @@ CARDS = (
          "its link's full 1 Gbps. Sensitivity to volume and slots: Sweeps page, kind libra-sensitivity",
          {scheme: {"engine": "network", "policy": scheme, "model": fig6_model(count=FIG6_APPS),
                    "name": "gallery Libra Fig. 6"} for scheme in FIG6_PAPER_ISOLATION},
-         _libra_fig6_rows),
+         _libra_fig6_rows,
+         link=("Sensitivity to data volume and slots (Sweeps: libra-sensitivity)", "/sweeps?kind=libra-sensitivity")),
     Card("yarn-me-two-jobs", "YARN-ME: running a task with less memory",
          "Iorgulescu et al., memory elasticity (YARN-ME); hand-computed case: one 10 GB node, two 6000 MB × 100 s jobs, 1.5× step penalty",
          {policy: {"engine": "elastic", "policy": policy, "model": two_job_model(), "name": "gallery two jobs"}

@@ -390,8 +390,9 @@ def _table(component_id, **kwargs):
                                 style_table={"overflowX": "auto"}, **kwargs)
 
 
-def layout() -> html.Div:
-    first = next(iter(FORM))
+def layout(kind: str | None = None) -> html.Div:
+    """The page; ``kind`` (from ``/sweeps?kind=...``, e.g. a gallery card's link) is the sweep shown first."""
+    first = kind if kind in FORM else next(iter(FORM))
     return html.Div(
         [
             dcc.Store(id=LAST, storage_type="local", data=None),

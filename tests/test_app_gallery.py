@@ -30,3 +30,26 @@ def test_every_card_agrees_with_its_paper_and_is_cached_the_second_time(card, tm
 def test_a_disagreement_is_shown_not_hidden():
     rows = [{"agrees": "yes"}, {"agrees": "NO"}]
     assert gallery_page.status_text(rows, 0, 2, 1.5) == "1 of 2 agree with the paper · 2 run(s), 2 simulated in 1.50 s"
+
+
+def test_the_fig6_card_links_to_its_sensitivity_sweep():
+    from components import shell, sweep_page
+    from sched_engine.sweeps import KINDS
+
+    card = next(card for card in CARDS if card.key == "libra-fig6")
+    text, href = card.link
+    assert href == "/sweeps?kind=libra-sensitivity" and "libra-sensitivity" in KINDS
+    assert "libra-sensitivity" in card.source and href in str(gallery_page._card(card))
+    page = shell.page_for("/sweeps", "?kind=libra-sensitivity")
+    radio = next(c for c in _walk(page) if getattr(c, "id", None) == sweep_page.KIND)
+    assert radio.value == "libra-sensitivity"
+    unknown = shell.page_for("/sweeps", "?kind=nope")
+    assert next(c for c in _walk(unknown) if getattr(c, "id", None) == sweep_page.KIND).value == "elastic-fig6"
+
+
+def _walk(component):
+    yield component
+    children = getattr(component, "children", None)
+    for child in children if isinstance(children, (list, tuple)) else [children] if children is not None else []:
+        if hasattr(child, "to_plotly_json"):
+            yield from _walk(child)
