@@ -15,7 +15,7 @@ import numpy as np
 
 from sched_engine.elastic.presets import paper_model, two_job_model
 from sched_engine.fairshare.presets import FIG4_AFTER_N12_AT, FIG4_ALL_ACTIVE_AT, FIG4_PAPER_SHARES, fig4_model
-from sched_engine.network.presets import fig1_model, fig6_model
+from sched_engine.network.presets import FIG1_CANDIDATE_FRACTION, FIG6_SLOTS, FIG6_VOLUME, fig1_model, fig6_model
 from sched_engine.sweeps import SEED_STRIDE, elastic_configurations
 
 from .figures.fairshare import step_value
@@ -40,6 +40,7 @@ class Card:
     source: str
     scenarios: dict[str, dict]                 # run key -> scenario
     rows: Callable[[dict], list[dict]]         # results by run key -> table rows
+    link: tuple[str, str] | None = None        # (text, href) shown under the source, e.g. a sweep
 
 
 def _row(quantity: str, paper, ours, agrees: bool) -> dict:
@@ -107,17 +108,34 @@ def _batch_rows(results: dict) -> list[dict]:
     ]
 
 
+# Fig. 4's HUG figure is not reproduced: with elastic demands (§II-A) DL2 ends full.
+HUG_IDLE_ROW = ("DL2 idle on (b), HUG: c21 ≤ P* × 1 Gbps = 0.625, c12 the other 0.375 "
+                "(elastic, §II-A; capped at demand: 0.175)")
+
+
+def _idle_downlink(result) -> float:
+    """Gbps left idle at t = 0 on the less loaded of Fig. 1's two 1 Gbps downlinks (DL2 of placement (b))."""
+    return 1.0 - min(step_value(result.timeline, f"{m}/down", "utilisation", 0.0) for m in ("M1", "M2"))
+
+
 def _libra_rows(results: dict) -> list[dict]:
     drf = results["drf"].summary_value("min_isolation")
     libra = results["libra"].summary_value("min_isolation")
+    idle = {scheme: round(_idle_downlink(results[key]), 3)
+            for scheme, key in (("drf", "drf-b"), ("hug", "hug-b"), ("libra", "libra"))}
     return [
         _row("isolation guarantee, DRF on placement (a)", 0.5, round(drf, 3), _close(drf, 0.5, 1e-6)),
         _row("isolation guarantee, Libra (placement (b))", 0.625, round(libra, 3), _close(libra, 0.625, 1e-6)),
+        _row("DL2 idle on (b), DRF: 1 − 0.625 × (0.8 + 0.2) Gbps", 0.375, idle["drf"],
+             _close(idle["drf"], 0.375, 1e-6)),
+        _row(HUG_IDLE_ROW, 0.125, idle["hug"], _close(idle["hug"], 0.125, 1e-6)),
+        _row("DL2 idle on (b), Libra: 0.625 × (0.8 + 0.2) backfilled to 0.8 + 0.2", 0.0, idle["libra"],
+             _close(idle["libra"], 0.0, 1e-6)),
     ]
 
 
-# Libra Fig. 6 at 0.1 s / width 128 (isolation guarantee per scheme, read off the figure).
-FIG6_PAPER_ISOLATION = {"baseline": 0.23, "drf": 0.36, "hug": 0.40, "libra": 0.95}
+# Libra Fig. 6 at 0.1 s / width 128: isolation guarantee per scheme as §V-B2's text states it.
+FIG6_PAPER_ISOLATION = {"baseline": 0.231, "drf": 0.361, "hug": 0.397, "libra": 0.952}
 FIG6_APPS = 30
 
 
@@ -186,16 +204,28 @@ CARDS = (
              for policy in BATCH_POLICIES for seed in BATCH_SEEDS}},
          _batch_rows),
     Card("libra-fig1", "Libra, Fig. 1: placement decides network isolation",
-         "Ma et al., Maximizing Container-based Network Isolation, §II, Fig. 1 (two machines, 1 Gbps downlinks)",
-         {policy: {"engine": "network", "policy": policy, "model": fig1_model(), "name": "gallery Libra Fig. 1"}
-          for policy in ("drf", "libra")},
+         "Ma et al., Maximizing Container-based Network Isolation, §II, Fig. 1 (two machines, 1 Gbps downlinks; "
+         "Libra with both machines as candidates)",
+         {key: {"engine": "network", "policy": policy, "model": fig1_model(), "name": "gallery Libra Fig. 1",
+                "policy_params": params}
+          for key, policy, params in (
+              ("drf", "drf", {}), ("libra", "libra", {"candidate_fraction": FIG1_CANDIDATE_FRACTION}),
+              ("drf-b", "drf", {"placement": "libra", "candidate_fraction": FIG1_CANDIDATE_FRACTION}),
+              ("hug-b", "hug", {"placement": "libra", "candidate_fraction": FIG1_CANDIDATE_FRACTION}))},
          _libra_rows),
     Card("libra-fig6", f"Libra, Fig. 6: isolation under load ({FIG6_APPS} applications; the paper: 100)",
          "Ma et al., §V-B, Fig. 6 at 0.1 s mean arrival gap, width 128, 512 machines × 1 Gbps. "
-         "The paper gives no data volume; with ours (30 Mb per flow) the offered load is 2.4× the capacity",
+         f"The paper states neither the data volume nor the slots per machine; ours are inferred from its "
+         f"durations and isolation (docs/readings.md): {FIG6_VOLUME * 1000:g} Mb per flow (offered load 2.4× the "
+         f"capacity) and {FIG6_SLOTS} containers (1 CPU, 1 GB each) per machine. An application without free "
+         "slots waits (§IV-A); the wait counts neither in its duration nor in its isolation. With 3 or more "
+         "slots Libra's 30 candidates (5.86 %) hold a whole application and its isolation drops below 0.5. "
+         "DRF is Eq. 3 (the busiest link sets everyone's share); HUG equals it here, every container asking for "
+         "its link's full 1 Gbps. Sensitivity to volume and slots: Sweeps page, kind libra-sensitivity",
          {scheme: {"engine": "network", "policy": scheme, "model": fig6_model(count=FIG6_APPS),
                    "name": "gallery Libra Fig. 6"} for scheme in FIG6_PAPER_ISOLATION},
-         _libra_fig6_rows),
+         _libra_fig6_rows,
+         link=("Sensitivity to data volume and slots (Sweeps: libra-sensitivity)", "/sweeps?kind=libra-sensitivity")),
     Card("yarn-me-two-jobs", "YARN-ME: running a task with less memory",
          "Iorgulescu et al., memory elasticity (YARN-ME); hand-computed case: one 10 GB node, two 6000 MB × 100 s jobs, 1.5× step penalty",
          {policy: {"engine": "elastic", "policy": policy, "model": two_job_model(), "name": "gallery two jobs"}

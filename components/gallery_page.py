@@ -38,6 +38,7 @@ def _card(card) -> html.Section:
             html.Div([html.H3(card.title), html.Button("Run", id={"type": RUN, "card": card.key},
                                                        className="primary")], className="button-row"),
             html.P(card.source, className="hint"),
+            *([html.P(dcc.Link(card.link[0], href=card.link[1], className="card-link"))] if card.link else []),
             dcc.Loading(html.Div([
                 html.Div(id={"type": STATUS, "card": card.key}, className="message"),
                 dash_table.DataTable(

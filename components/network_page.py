@@ -323,9 +323,27 @@ def settings_from_model(model: dict) -> dict:
 
 
 
+def preset_model(name: str) -> dict:
+    """A preset button's model; Fig. 6 keeps :data:`FIG6_PAGE_APPS` applications so it runs in seconds."""
+    return fig6_model(count=FIG6_PAGE_APPS) if name == FIG6 else PRESETS[name]["model"]()
+
+
+def preset_params(model: dict) -> dict:
+    """The ``policy_params`` of the preset whose model ``model`` is (e.g. Fig. 1's candidate set), else ``{}``.
+
+    A run carries a preset's parameters only while the set-up is still the
+    preset's: once the person edits a machine or an application, it is their
+    own set-up and runs with the registry's defaults.
+    """
+    for name in PRESETS:
+        if normalize_model(preset_model(name)) == model:
+            return dict(PRESETS[name]["policy_params"])
+    return {}
+
+
 def preset(name: str) -> dict:
-    """Settings of a preset button; Fig. 6 keeps :data:`FIG6_PAGE_APPS` applications so it runs in seconds."""
-    model = fig6_model(count=FIG6_PAGE_APPS) if name == FIG6 else PRESETS[name]["model"]()
+    """Settings of a preset button (see :func:`preset_model`)."""
+    model = preset_model(name)
     return {**settings_from_model(model), "schemes": [p["value"] for p in REGISTRY.options(ENGINE)],
             "placement": "paper", "seed": PRESETS[name]["seed"]}
 
@@ -347,7 +365,7 @@ def run_schemes(results, model: dict, schemes: list[str], placement: str, seed, 
     """Run the model under every chosen scheme; returns ``(run records, message)``."""
     if not schemes:
         raise ScenarioError("schemes", "choose at least one of baseline, DRF, HUG, Libra")
-    params = {} if placement == "paper" else {"placement": placement}
+    params = preset_params(model) | ({} if placement == "paper" else {"placement": placement})
     records = []
     total = 100 * len(schemes)
     for index, policy in enumerate(schemes):

@@ -56,7 +56,10 @@ def layout() -> html.Div:
 
 
 def page_for(path: str | None, search: str | None = None):
-    """The layout for a URL: a page, or a scenario's permalink (``/scenario/<hash>`` or ``/?scenario=<hash>``)."""
+    """The layout for a URL: a page, or a scenario's permalink (``/scenario/<hash>`` or ``/?scenario=<hash>``).
+
+    ``/sweeps?kind=<kind>`` opens the Sweeps page on that kind.
+    """
     wanted = parse_qs((search or "").lstrip("?")).get("scenario")
     if wanted:
         return scenario_page.layout(wanted[0])
@@ -66,6 +69,8 @@ def page_for(path: str | None, search: str | None = None):
     page = pages.get(path or "/")
     if page is None:
         return html.Section([html.H2("Not found"), html.P(f"No page at {path}.")], className="panel")
+    if page is sweep_page:  # /sweeps?kind=<kind> opens that sweep (the gallery links there)
+        return page.layout((parse_qs((search or "").lstrip("?")).get("kind") or [None])[0])
     return page.layout()
 
 

@@ -110,6 +110,16 @@ FORM = {
         Param("applications", "Applications", "integer"),
         Param("seeds", "Seeds", "integer", hint="seeds 0 .. N-1"),
     ],
+    "libra-sensitivity": [
+        Param("schemes", "Schemes", "checklist", REGISTRY.options("network")),
+        Param("volumes", "Data per flow (Gb)", "numbers", hint="comma-separated, e.g. 0.01, 0.03, 0.1"),
+        Param("slots", "Container slots per machine", "numbers", hint="whole numbers, e.g. 1, 2, 4, 32"),
+        Param("interval", "Mean arrival interval (s)", "number"),
+        Param("width", "Containers per application", "integer"),
+        Param("machines", "Machines (1 Gbps)", "integer"),
+        Param("applications", "Applications", "integer"),
+        Param("seeds", "Seeds", "integer", hint="seeds 0 .. N-1"),
+    ],
 }
 # Starting values: each finishes in well under a minute on two cores.
 PAGE_DEFAULTS = {
@@ -120,6 +130,8 @@ PAGE_DEFAULTS = {
                        "variant": "EXT-ALL", "policies": ["ls", "cons"], "seeds": 5},
     "libra-intervals": {"schemes": ["baseline", "drf", "hug", "libra"], "intervals": [0.1, 0.5, 1.0, 5.0, 10.0],
                         "width": 128, "machines": 512, "applications": 30, "seeds": 2},
+    "libra-sensitivity": {"schemes": ["drf", "libra"], "volumes": [0.03], "slots": [1, 2, 4, 32], "interval": 0.1,
+                          "width": 128, "machines": 512, "applications": 30, "seeds": 1},
 }
 DESCRIPTIONS = {
     "elastic-fig6": "YARN-ME paper, Fig. 6: Table 2 traces (each parameter's max swept over its interval), every "
@@ -128,6 +140,9 @@ DESCRIPTIONS = {
                       "beside any other policy; mean ± std per policy.",
     "libra-intervals": "Libra paper, Fig. 6: isolation, duration and link utilisation of the network schemes as "
                        "applications arrive more or less often (Poisson, many-to-many traffic).",
+    "libra-sensitivity": "Libra paper, Fig. 6 at one arrival interval, over what the paper does not state: the "
+                         "data each flow carries and how many containers (1 CPU, 1 GB each) a machine holds; an "
+                         "application waits for free slots (§IV-A).",
 }
 
 
@@ -233,6 +248,9 @@ def plan_text(spec: dict, count: int) -> str:
     if kind == "batch-ls-seeds":
         return (f"{count} points: {len(spec['policies'])} polic{'y' if len(spec['policies']) == 1 else 'ies'} × "
                 f"{len(spec['seeds'])} seed(s), {spec['variant']}, first {spec['jobs']} jobs.")
+    if kind == "libra-sensitivity":
+        return (f"{count} points: {len(spec['schemes'])} scheme(s) × {len(spec['volumes'])} volume(s) × "
+                f"{len(spec['slots'])} slot count(s) × {len(spec['seeds'])} seed(s), {spec['interval']:g} s apart.")
     return (f"{count} points: {len(spec['schemes'])} scheme(s) × {len(spec['intervals'])} interval(s) × "
             f"{len(spec['seeds'])} seed(s).")
 
@@ -372,8 +390,9 @@ def _table(component_id, **kwargs):
                                 style_table={"overflowX": "auto"}, **kwargs)
 
 
-def layout() -> html.Div:
-    first = next(iter(FORM))
+def layout(kind: str | None = None) -> html.Div:
+    """The page; ``kind`` (from ``/sweeps?kind=...``, e.g. a gallery card's link) is the sweep shown first."""
+    first = kind if kind in FORM else next(iter(FORM))
     return html.Div(
         [
             dcc.Store(id=LAST, storage_type="local", data=None),
@@ -382,8 +401,9 @@ def layout() -> html.Div:
                 [
                     html.H2("Sweeps"),
                     html.P("Run one experiment over many parameter values -- the YARN-ME Table 2 sweep, Local "
-                           "Search over seeds, Libra over arrival intervals -- on local processes (Celery "
-                           "workers when REDIS_URL is set), then compare the runs in one table and plot."),
+                           "Search over seeds, Libra over arrival intervals or over data volume and slots -- on "
+                           "local processes (Celery workers when REDIS_URL is set), then compare the runs in one "
+                           "table and plot."),
                 ],
                 className="page-head",
             ),

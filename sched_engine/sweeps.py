@@ -1,7 +1,7 @@
 """Parameter sweeps: many runs of one experiment, fanned out, gathered into one table.
 
 A sweep is a plain JSON spec, ``{"kind": ..., <parameters>}``; omitted
-parameters take the kind's defaults (:data:`KINDS`). Three kinds:
+parameters take the kind's defaults (:data:`KINDS`). Four kinds:
 
 ``elastic-fig6``
     the YARN-ME paper's Fig. 6 sweep (Iorgulescu et al., §6, Table 2). For
@@ -35,8 +35,16 @@ parameters take the kind's defaults (:data:`KINDS`). Three kinds:
     Libra against the other network schemes over Poisson mean arrival
     ``intervals`` (Libra paper, Fig. 6): ``schemes``, ``width``, ``machines``
     (1 Gbps links), ``applications``, ``seeds``, ``demand`` (Gbps per
-    container), ``volume`` (Gb per flow). Metrics: ``mean_isolation``,
-    ``mean_duration_s``, ``link_utilisation``.
+    container), ``volume`` (Gb per flow), ``slots`` (containers per
+    machine; an application waits for free slots, Sec. IV-A). Metrics:
+    ``mean_isolation``, ``mean_duration_s``, ``link_utilisation``,
+    ``mean_wait_s``.
+``libra-sensitivity``
+    the same set-up at one mean arrival ``interval``, over the two
+    quantities the paper does not state (docs/readings.md): ``volumes`` (Gb
+    per flow) x ``slots`` (containers per machine), for ``schemes`` and
+    ``seeds``; ``width``, ``machines``, ``applications``, ``demand`` as
+    above. Metrics as ``libra-intervals``.
 
 ``seeds`` is a count ``n`` (seeds 0 .. n-1) or an explicit list. Every point
 carries its own seed, used for one ``numpy.random.Generator``; nothing seeds
@@ -423,19 +431,30 @@ def _batch_parameters(point: Mapping[str, Any]) -> dict:
 
 LIBRA_DEFAULTS = {
     "schemes": ["baseline", "drf", "hug", "libra"], "intervals": [0.1, 0.5, 1.0, 5.0, 10.0], "width": 128,
-    "machines": 512, "applications": 100, "seeds": 3, "demand": 1.0, "volume": 0.03,
+    "machines": 512, "applications": 100, "seeds": 3, "demand": 1.0, "volume": 0.03, "slots": 2,
 }
-LIBRA_METRICS = ("mean_isolation", "mean_duration_s", "link_utilisation")
+LIBRA_METRICS = ("mean_isolation", "mean_duration_s", "link_utilisation", "mean_wait_s")
 
 
-def libra_model(interval: float, width: int, applications: int, machines: int, demand: float, volume: float) -> dict:
-    """The normalised Sec. V-B model: 1 Gbps machines, Poisson arrivals, many-to-many applications."""
+def libra_model(interval: float, width: int, applications: int, machines: int, demand: float, volume: float,
+                slots: int = LIBRA_DEFAULTS["slots"]) -> dict:
+    """The normalised Sec. V-B model: 1 Gbps machines of ``slots`` containers, Poisson arrivals, many-to-many."""
     from .network import normalize_model
     from .network.presets import fig6_model
 
-    model = fig6_model(mean_interval=interval, width=width, count=applications, machines=machines, volume=volume)
+    model = fig6_model(mean_interval=interval, width=width, count=applications, machines=machines, volume=volume,
+                       slots=slots)
     model["generate"]["container"].update(downlink=demand, uplink=demand)
     return normalize_model(model)
+
+
+def _libra_check(normal: dict, interval: float, volume: float, slots: int) -> None:
+    """Raise the model's own error, on the sweep's field, if the set-up cannot run (e.g. a width beyond the cluster)."""
+    try:
+        libra_model(interval, normal["width"], normal["applications"], normal["machines"], normal["demand"], volume,
+                    slots)
+    except ScenarioError as exc:
+        raise ScenarioError("width" if "width" in exc.field else exc.field, exc.message) from None
 
 
 def _libra_normalize(spec: Mapping[str, Any]) -> dict:
@@ -450,17 +469,14 @@ def _libra_normalize(spec: Mapping[str, Any]) -> dict:
         "seeds": _seeds(s["seeds"]),
         "demand": _number(s["demand"], "demand", above=0),
         "volume": _number(s["volume"], "volume", above=0),
+        "slots": _number(s["slots"], "slots", integer=True, minimum=1),
     }
-    try:
-        libra_model(normal["intervals"][0], normal["width"], normal["applications"], normal["machines"],
-                    normal["demand"], normal["volume"])
-    except ScenarioError as exc:
-        raise ScenarioError("width" if "width" in exc.field else exc.field, exc.message) from None
+    _libra_check(normal, normal["intervals"][0], normal["volume"], normal["slots"])
     return normal
 
 
 def _libra_points(s: dict) -> list[dict]:
-    common = {k: s[k] for k in ("width", "machines", "applications", "demand", "volume")}
+    common = {k: s[k] for k in ("width", "machines", "applications", "demand", "volume", "slots")}
     return [{"scheme": scheme, "interval": interval, "seed": seed, **common}
             for scheme in s["schemes"] for interval in s["intervals"] for seed in s["seeds"]]
 
@@ -470,7 +486,7 @@ def _libra_run(point: Mapping[str, Any]) -> dict:
     from .network.policies import NetworkScheme
 
     model = libra_model(point["interval"], point["width"], point["applications"], point["machines"],
-                        point["demand"], point["volume"])
+                        point["demand"], point["volume"], point["slots"])
     policy = NetworkScheme(**REGISTRY.policy("network", point["scheme"]).params)
     _, _, summary = run(model, policy, np.random.default_rng(point["seed"]))
     return _metrics(dict(zip(summary["metric"], summary["value"])), LIBRA_METRICS)
@@ -478,6 +494,43 @@ def _libra_run(point: Mapping[str, Any]) -> dict:
 
 def _libra_parameters(point: Mapping[str, Any]) -> dict:
     return {"scheme": point["scheme"], "interval_s": point["interval"], "seed": point["seed"]}
+
+
+# --- libra-sensitivity ------------------------------------------------------------------------------------------
+
+SENSITIVITY_DEFAULTS = {
+    "schemes": ["baseline", "drf", "hug", "libra"], "interval": 0.1, "volumes": [0.01, 0.03, 0.1],
+    "slots": [1, 2, 3, 4, 8, 32], "width": 128, "machines": 512, "applications": 100, "seeds": 3, "demand": 1.0,
+}
+
+
+def _sensitivity_normalize(spec: Mapping[str, Any]) -> dict:
+    s = _check_fields(spec, SENSITIVITY_DEFAULTS)
+    normal = {
+        "kind": "libra-sensitivity",
+        "schemes": _choices(s["schemes"], "schemes", [p.name for p in REGISTRY.policies("network")]),
+        "interval": _number(s["interval"], "interval", above=0),
+        "volumes": _numbers(s["volumes"], "volumes", above=0),
+        "slots": [int(v) for v in _numbers(s["slots"], "slots", integer=True, minimum=1)],
+        "width": _number(s["width"], "width", integer=True, minimum=2),
+        "machines": _number(s["machines"], "machines", integer=True, minimum=1),
+        "applications": _number(s["applications"], "applications", integer=True, minimum=1),
+        "seeds": _seeds(s["seeds"]),
+        "demand": _number(s["demand"], "demand", above=0),
+    }
+    for slots in normal["slots"]:
+        _libra_check(normal, normal["interval"], normal["volumes"][0], slots)
+    return normal
+
+
+def _sensitivity_points(s: dict) -> list[dict]:
+    common = {k: s[k] for k in ("interval", "width", "machines", "applications", "demand")}
+    return [{"scheme": scheme, "volume": volume, "slots": slots, "seed": seed, **common}
+            for scheme in s["schemes"] for volume in s["volumes"] for slots in s["slots"] for seed in s["seeds"]]
+
+
+def _sensitivity_parameters(point: Mapping[str, Any]) -> dict:
+    return {"scheme": point["scheme"], "volume_gb": point["volume"], "slots": point["slots"], "seed": point["seed"]}
 
 
 # --- the kinds --------------------------------------------------------------------------------------------------
@@ -520,6 +573,10 @@ KINDS = {kind.name: kind for kind in (
               {"applications": 30, "seeds": 1, "intervals": [0.1, 1.0, 10.0]},
               _libra_normalize, _libra_points, _libra_run, _libra_parameters,
               lambda table: mean_std(table, ["scheme", "interval_s"], LIBRA_METRICS)),
+    SweepKind("libra-sensitivity", "Libra over data volume and slots", SENSITIVITY_DEFAULTS,
+              {"applications": 30, "seeds": 1, "volumes": [0.03], "slots": [1, 2, 4, 32]},
+              _sensitivity_normalize, _sensitivity_points, _libra_run, _sensitivity_parameters,
+              lambda table: mean_std(table, ["scheme", "volume_gb", "slots"], LIBRA_METRICS)),
 )}
 
 

@@ -46,7 +46,8 @@ def run_fig1(results, uploads, schemes=("drf", "libra")):
 def test_fig1_preset_reproduces_the_papers_isolation_guarantees(results, uploads):
     records, message, loaded = run_fig1(results, uploads)
     rows = {row["scheme"]: row for row in page.summary_rows(loaded)}
-    # Round-robin puts c11 and c21 together (placement (a)): 0.5; Libra finds (b): 0.625.
+    # Round-robin puts c11 and c21 together (placement (a)): 0.5. Libra runs with the preset's
+    # candidate_fraction 1.0 (both machines) and finds the paper's (b): 0.625.
     assert rows["DRF"]["min isolation"] == 0.5
     assert rows["Libra"]["min isolation"] == 0.625
     assert message.startswith("2 scheme(s): 2 simulated")
@@ -154,7 +155,16 @@ def test_placement_override_changes_the_label_and_the_run(results, uploads):
     model = page.build_model(settings, draft, uploads)
     records, _ = page.run_schemes(results, model, ["drf"], "libra", 0, lambda d, t: None)
     assert records[0]["label"] == "DRF · libra placement"
+    # Libra placement with the preset's two candidate machines: placement (b), 0.625 (round-robin's (a): 0.5).
     assert results.get(records[0]["hash"]).summary_value("min_isolation") == pytest.approx(0.625)
+
+
+def test_an_edited_preset_runs_with_the_registry_defaults(results, uploads):
+    settings, draft = fig1_setup()
+    draft = {**draft, "apps": [{**row, "downlink": 1.0} if i == 0 else row for i, row in enumerate(draft["apps"])]}
+    model = page.build_model(settings, draft, uploads)
+    assert page.preset_params(model) == {}
+    assert page.preset_params(page.build_model(*fig1_setup(), uploads)) == {"candidate_fraction": 1.0}
 
 
 @pytest.mark.parametrize("relayout, expected", [

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sched_engine import run_scenario
-from sched_engine.network.allocation import Endpoints, drf, hug, isolation, libra, per_flow
+from sched_engine.network.allocation import Endpoints, Flows, container_rates, drf, hug, isolation, libra, per_flow
 from sched_engine.network.presets import PRESETS, fig1_model
 
 # Two machines, downlink only: link index 2 + k is machine k's downlink.
@@ -22,13 +22,15 @@ def endpoints(placement):
     names = sorted(placement)
     return names, Endpoints(
         link=np.array([placement[n] for n in names]), app=np.array([APP[n] for n in names]),
-        demand=np.array([DEMAND[n] for n in names]), weight=np.ones(len(names)), flows=np.ones(len(names), dtype=int),
+        demand=np.array([DEMAND[n] for n in names]), weight=np.ones(len(names)),
     )
 
 
 def allocate(scheme, placement):
+    """Fig. 1's senders are outside the two machines: one flow from outside into each container."""
     names, ep = endpoints(placement)
-    rate = scheme(ep, CAPACITY) if scheme is per_flow else scheme(ep, CAPACITY, 2)
+    flows = Flows.external(ep, len(CAPACITY))
+    rate = container_rates(ep, flows, scheme(ep, flows, CAPACITY, 2))
     return dict(zip(names, rate)), isolation(ep, rate, 2)
 
 
@@ -91,12 +93,14 @@ def test_hug_lets_each_application_use_spare_capacity_up_to_its_guarantee():
     each 0.4 x 0.5 = 0.2 Gbps; HUG raises each to P* x 2 Gbps = 1.0 Gbps
     (not to its 0.4 Gbps demand): Y is then full, and X stays at 1.0 each.
     """
-    x, y = 0, 1
+    x, y = 2, 3  # the downlinks of two machines (links 0 and 1 are their unused uplinks)
     ep = Endpoints(link=np.array([x, y, x, y]), app=np.array([0, 0, 1, 1]), demand=np.array([2.0, 0.4, 2.0, 0.4]),
-                   weight=np.ones(4), flows=np.ones(4, dtype=int))
-    rate = hug(ep, np.array([2.0, 2.0]), 2)
+                   weight=np.ones(4))
+    capacity = np.full(4, 2.0)
+    flows = Flows.external(ep, len(capacity))
+    rate = hug(ep, flows, capacity, 2)
     assert rate.tolist() == pytest.approx([1.0, 1.0, 1.0, 1.0])
-    assert drf(ep, np.array([2.0, 2.0]), 2).tolist() == pytest.approx([1.0, 0.2, 1.0, 0.2])
+    assert drf(ep, flows, capacity, 2).tolist() == pytest.approx([1.0, 0.2, 1.0, 0.2])
 
 
 def test_libra_placement_finds_fig1b_and_the_bottleneck_of_fig2():
@@ -131,7 +135,9 @@ def test_volumes_finish_at_the_allocated_rates():
     c22 is done, at 1 / 0.25 = 4 s (c21 finished at 1.25 s). Then c12, with
     1 - 4 x 0.2 = 0.2 Gb left, has DL2 alone at 1 Gbps: A1 ends at 4.2 s.
     """
-    result = run_scenario({"engine": "network", "policy": "libra", "model": fig1_model(), "seed": 0})
+    preset = PRESETS["Libra Fig. 1 example"]
+    result = run_scenario({"engine": "network", "policy": "libra", "policy_params": preset["policy_params"],
+                           "model": fig1_model(), "seed": 0})
     jobs = result.jobs.set_index("job_id")
     assert jobs.loc["A2", "end_time"] == pytest.approx(4.0)
     assert jobs.loc["A1", "end_time"] == pytest.approx(4.2)

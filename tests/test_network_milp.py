@@ -86,5 +86,5 @@ def test_libra_on_all_machines_is_near_the_milp_optimum():
 
 
 def test_half_of_the_machines_as_candidates_stays_close():
-    ratios = approximation_ratios(0.5)  # measured: mean 0.962, min 0.856
+    ratios = approximation_ratios(0.5)  # measured: mean 0.925, min 0.773 (4-8 candidates, not widened to the width)
     assert ratios.mean() >= 0.85

@@ -29,7 +29,7 @@ def test_metric_options_per_kind():
     assert figures.metric_options("batch-ls-seeds")[0] == {"label": "average response time (s)",
                                                             "value": "avg_response_s"}
     assert [o["value"] for o in figures.metric_options("libra-intervals")] == \
-        ["mean_isolation", "mean_duration_s", "link_utilisation"]
+        ["mean_isolation", "mean_duration_s", "link_utilisation", "mean_wait_s"]
     assert figures.metric_options("nope") == []
 
 
@@ -97,3 +97,17 @@ def test_dispatch_and_empty_states():
         "average slowdown"
     assert figures.sweep_figure("batch-ls-seeds", table, "bogus").layout.yaxis.title.text == \
         "average response time (s)"
+
+
+def test_sensitivity_lines_one_line_per_scheme_and_volume_over_slots():
+    table = pd.DataFrame({
+        "point": range(6), "scheme": ["libra"] * 4 + ["drf"] * 2, "volume_gb": [0.03, 0.03, 0.03, 0.1, 0.03, 0.03],
+        "slots": [2, 2, 32, 2, 2, 32], "seed": [0, 1, 0, 0, 0, 0],
+        "mean_isolation": [1.0, 0.8, 0.2, 1.0, 0.5, 0.15],
+    })
+    figure = figures.sweep_figure("libra-sensitivity", table, "mean_isolation")
+    assert [trace.name for trace in figure.data] == ["libra, 30 Mb per flow", "libra, 100 Mb per flow",
+                                                     "drf, 30 Mb per flow"]
+    assert list(figure.data[0].x) == [2, 32] and list(figure.data[0].y) == pytest.approx([0.9, 0.2])
+    assert figure.data[0].line.dash == "solid" and figure.data[1].line.dash == "dash"
+    assert figure.layout.xaxis.title.text == "container slots per machine"

@@ -59,6 +59,12 @@ def test_batch_and_libra_point_counts_and_seeds():
     assert [(p["scheme"], p["interval"], p["seed"]) for p in libra[:3]] == \
         [("libra", 0.1, 0), ("libra", 0.1, 1), ("libra", 1.0, 0)]
     assert len(sweeps.expand({"kind": "libra-intervals"})) == 4 * 5 * 3
+    sensitivity = sweeps.expand({"kind": "libra-sensitivity", "schemes": ["drf", "libra"], "volumes": [0.01, 0.03],
+                                 "slots": [2, 32], "seeds": 1})
+    assert len(sensitivity) == 2 * 2 * 2
+    assert [(p["scheme"], p["volume"], p["slots"]) for p in sensitivity[:3]] == \
+        [("drf", 0.01, 2), ("drf", 0.01, 32), ("drf", 0.03, 2)]
+    assert len(sweeps.expand({"kind": "libra-sensitivity"})) == 4 * 3 * 6 * 3
 
 
 # --- one point --------------------------------------------------------------------------------------------------
@@ -93,6 +99,25 @@ def test_libra_point_matches_the_engine_run():
     model = fig6_model(mean_interval=point["interval"], width=16, count=10, machines=64, volume=0.03)
     result = run_scenario({"engine": "network", "policy": point["scheme"], "seed": point["seed"], "model": model})
     assert metrics == {name: result.summary_value(name) for name in sweeps.LIBRA_METRICS}
+
+
+def test_sensitivity_point_by_hand():
+    """One application on two 1-slot machines: its sender's single flow carries 0.5 Gb at 1 Gbps.
+
+    The two containers take one machine each (one slot each), nothing else
+    runs: isolation 1, duration 0.5 s, no wait, uplink and downlink full.
+    """
+    point = {"kind": "libra-sensitivity", "scheme": "libra", "volume": 0.5, "slots": 1, "seed": 0, "interval": 1.0,
+             "width": 2, "machines": 2, "applications": 1, "demand": 1.0}
+    assert sweeps.run_point(point) == pytest.approx(
+        {"mean_isolation": 1.0, "mean_duration_s": 0.5, "link_utilisation": 1.0, "mean_wait_s": 0.0})
+    assert sweeps.libra_model(1.0, 2, 1, 2, 1.0, 0.5, slots=3)["machines"][0]["cpu"] == 3.0
+
+
+def test_sensitivity_refuses_a_width_the_slots_cannot_hold():
+    with pytest.raises(ScenarioError) as caught:
+        sweeps.normalize_spec({"kind": "libra-sensitivity", "width": 16, "machines": 4, "slots": [2, 4]})
+    assert caught.value.field == "width"
 
 
 def test_batch_point_matches_the_engine_run():
@@ -386,7 +411,7 @@ def test_page_defaults_are_valid_and_small():
     for kind in page.FORM:
         spec = sweeps.normalize_spec(page.spec_from_form(kind, *_form(kind)))
         counts[kind] = len(sweeps.expand(spec))
-    assert counts == {"elastic-fig6": 16, "batch-ls-seeds": 10, "libra-intervals": 40}
+    assert counts == {"elastic-fig6": 16, "batch-ls-seeds": 10, "libra-intervals": 40, "libra-sensitivity": 8}
 
 
 def test_form_errors_name_the_label():

@@ -4,7 +4,8 @@ Tables are :func:`sched_engine.sweeps.gather` frames (one row per point).
 Each kind has one plot: YARN-ME's ratio per Table 2 configuration
 (``elastic-fig6``), a metric against the seed with each policy's mean
 (``batch-ls-seeds``), a metric against the mean arrival interval per scheme
-(``libra-intervals``).
+(``libra-intervals``), a metric against the slots per machine per scheme and
+data volume (``libra-sensitivity``).
 """
 
 from __future__ import annotations
@@ -34,12 +35,15 @@ METRIC_LABELS = {
     "mean_isolation": "mean isolation guarantee",
     "mean_duration_s": "mean application duration (s)",
     "link_utilisation": "mean link utilisation",
+    "mean_wait_s": "mean wait for slots (s)",
 }
 KIND_METRICS = {
     "elastic-fig6": ("ratio", "vs_meganode"),
     "batch-ls-seeds": BATCH_METRICS,
     "libra-intervals": LIBRA_METRICS,
+    "libra-sensitivity": LIBRA_METRICS,
 }
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash")
 
 
 def metric_options(kind: str) -> list[dict]:
@@ -163,6 +167,31 @@ def interval_lines(table: pd.DataFrame, metric: str) -> go.Figure:
     return _layout(figure, f"{METRIC_LABELS.get(metric, metric)} over arrival intervals")
 
 
+def sensitivity_lines(table: pd.DataFrame, metric: str) -> go.Figure:
+    """``metric`` against the slots per machine (log axis): one colour per scheme, one dash per data volume (mean over seeds)."""
+    if table.empty:
+        return empty_figure("Run a sweep to see the schemes over slots and data volume.")
+    volumes = sorted(table["volume_gb"].unique())
+    figure = go.Figure()
+    for k, (scheme, part) in enumerate(table.groupby("scheme", sort=False)):
+        for d, volume in enumerate(volumes):
+            stats = part[part["volume_gb"] == volume].groupby("slots", sort=True)[metric].agg(["mean", "count"])
+            if stats.empty:
+                continue
+            name = f"{scheme}, {volume * 1000:g} Mb per flow"
+            figure.add_trace(go.Scatter(
+                x=stats.index, y=stats["mean"], mode="lines+markers", name=name, legendgroup=str(scheme),
+                line={"color": color(k), "width": 2, "dash": DASHES[d % len(DASHES)]}, marker={"color": color(k)},
+                customdata=stats["count"].to_numpy(),
+                hovertemplate="%{x} slots: %{y:.4g} (mean of %{customdata} seeds)<extra>" + name + "</extra>",
+            ))
+    slots = sorted(table["slots"].unique())
+    figure.update_xaxes(title_text="container slots per machine", type="log", tickmode="array", tickvals=slots,
+                        ticktext=[f"{v:g}" for v in slots])
+    figure.update_yaxes(title_text=METRIC_LABELS.get(metric, metric))
+    return _layout(figure, f"{METRIC_LABELS.get(metric, metric)} over slots and data volume")
+
+
 def sweep_figure(kind: str, table: pd.DataFrame, metric: str | None = None) -> go.Figure:
     """The kind's plot of ``table``; ``metric`` defaults to the kind's first."""
     metrics = KIND_METRICS.get(kind)
@@ -173,4 +202,6 @@ def sweep_figure(kind: str, table: pd.DataFrame, metric: str | None = None) -> g
         return elastic_ratios(table, metric)
     if kind == "batch-ls-seeds":
         return seed_scatter(table, metric)
+    if kind == "libra-sensitivity":
+        return sensitivity_lines(table, metric)
     return interval_lines(table, metric)

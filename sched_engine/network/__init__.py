@@ -101,9 +101,16 @@ def summarise(cluster: Cluster, jobs: pd.DataFrame, trace: Trace) -> pd.DataFram
     ``mean_isolation``: mean over placed applications of their
     time-averaged isolation guarantee (Eq. 1); ``min_isolation``: the lowest
     any application saw; ``mean_duration_s`` and ``mean_wait_s`` over
-    finished applications; ``link_utilisation``: data carried / (capacity x
-    time the link had unfinished transfers), over all links that carried
-    traffic; ``makespan_s``: last event time.
+    finished applications; ``makespan_s``: last event time.
+
+    ``link_utilisation`` (Sec. V's "average link utilization")::
+
+        sum_l carried_l / sum_l (capacity_l x busy_l)
+
+    over the links l that carried traffic, where ``carried_l`` is the data
+    (Gb) sent over l and ``busy_l`` the time during which at least one flow
+    was sending on l, counted once however many applications share l.
+    Three applications keeping one link full for 6 s give 6 / (1 x 6) = 1.
     """
     finished = jobs["status"] == "finished"
     busy = trace.link_busy > 0
@@ -147,7 +154,8 @@ POLICIES = [
                 "Round-robin placement (YARN-like), per-flow fairness on every link.",
                 {"placement": "round-robin", "allocation": "per-flow"}, SCHEME_SCHEMA, randomised=True),
     PolicyEntry(ENGINE_NAME, "drf", "DRF", NetworkScheme,
-                "Round-robin placement, DRF: equal progress, max-min; leaves bandwidth idle.",
+                "Round-robin placement, DRF: every application omega_i / B of its demand, B the busiest link "
+                "(Eq. 3); leaves bandwidth idle.",
                 {"placement": "round-robin", "allocation": "drf"}, SCHEME_SCHEMA, randomised=True),
     PolicyEntry(ENGINE_NAME, "hug", "HUG", NetworkScheme,
                 "Round-robin placement, HUG: DRF then strategy-proof backfilling.",

@@ -318,6 +318,33 @@ def flow_counts(pattern: str, width: int, up: np.ndarray, down: np.ndarray) -> t
     return out_flows, in_flows
 
 
+def flow_pairs(pattern: str, width: int, up: np.ndarray, down: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(sender, receiver)`` container of every flow under ``pattern``; -1 is outside the cluster.
+
+    The same flows :func:`flow_counts` counts. ``up``/``down`` matter only
+    for ``external``: a container sends out if it has uplink demand and
+    receives from outside if it has downlink demand.
+    """
+    index = np.arange(width)
+    if pattern == "external":
+        senders, receivers = index[up > 0], index[down > 0]
+        return (np.concatenate([senders, np.full(len(receivers), -1)]),
+                np.concatenate([np.full(len(senders), -1), receivers]))
+    if pattern == "all-to-all":
+        sender, receiver = np.meshgrid(index, index, indexing="ij")
+        other = sender != receiver
+        return sender[other], receiver[other]
+    if pattern == "one-to-one":
+        first = index[0:width - 1:2]
+        second = first + 1
+        if width % 2:
+            first, second = np.append(first, width - 1), np.append(second, 0)
+        return np.concatenate([first, second]), np.concatenate([second, first])
+    half = width // 2
+    sender, receiver = np.meshgrid(index[:half], index[half:], indexing="ij")
+    return sender.ravel(), receiver.ravel()
+
+
 def make_application(name, arrival, weight, pattern, volume, containers) -> Application:
     counts = [c["count"] for c in containers]
 

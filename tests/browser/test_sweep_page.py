@@ -74,7 +74,7 @@ def test_small_libra_sweep_runs_with_progress_table_plot_and_csv(dash_duo, tmp_p
 
     dash_duo.find_element(f'[id=\'{{"table":"points","type":"{page.EXPORT_BUTTONS}"}}\']').click()
     lines = downloaded(dash_duo, f"{KIND}-sweep.csv").read_text().splitlines()
-    assert lines[0] == "point,scheme,interval_s,seed,mean_isolation,mean_duration_s,link_utilisation"
+    assert lines[0] == "point,scheme,interval_s,seed,mean_isolation,mean_duration_s,link_utilisation,mean_wait_s"
     assert len(lines) == 25 and lines[1].startswith("0,baseline,0.02,0,")
 
     # The same sweep again comes from the cache at once.
