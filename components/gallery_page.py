@@ -44,7 +44,10 @@ def _card(card) -> html.Section:
                 dash_table.DataTable(
                     id={"type": TABLE, "card": card.key}, data=[],
                     columns=[{"name": c, "id": c} for c in ("quantity", "paper", "ours", "agrees")],
-                    style_cell={"fontFamily": "inherit", "textAlign": "left"},
+                    # Long quantities (a named reading) wrap instead of pushing the numbers off the card.
+                    style_cell={"fontFamily": "inherit", "textAlign": "left", "whiteSpace": "normal",
+                                "height": "auto"},
+                    style_cell_conditional=[{"if": {"column_id": "quantity"}, "width": "55%"}],
                     style_data_conditional=AGREEMENT_STYLE,
                 ),
             ])),
