@@ -124,12 +124,13 @@ def limited(fn, cpu_seconds: int, memory_mb: int = DEFAULT_MEMORY_MB):
             raise RunLimitExceeded(cpu_message(cpu_seconds))
 
         signal.signal(signal.SIGXCPU, cpu_stop)
-        with _MemoryWatch(memory_mb) as watch:
+        watch = _MemoryWatch(memory_mb)
 
-            def memory_stop(signum, frame):
-                raise RunLimitExceeded(memory_message(memory_mb, watch.reached_mb))
+        def memory_stop(signum, frame):
+            raise RunLimitExceeded(memory_message(memory_mb, watch.reached_mb))
 
-            signal.signal(signal.SIGUSR2, memory_stop)
+        signal.signal(signal.SIGUSR2, memory_stop)   # before the watch can signal
+        with watch:
             return fn(*args, **kwargs)
 
     return run
