@@ -93,3 +93,13 @@ def test_a_file_named_by_content_hashes_the_same_by_any_path(tmp_path):
     changed.write_bytes(Path(relative).read_bytes() + b"\n; one more comment line\n")
     other = normalize_scenario({"engine": "batch", "policy": "easy", "model": {"trace": {"path": str(changed)}}})
     assert other.content_hash() not in hashes
+
+
+def test_a_result_is_keyed_by_the_code_that_computes_it(monkeypatch):
+    from sched_engine.core import scenario as scenario_module
+
+    normal = normalize_scenario({"engine": "fairshare", "policy": "drf", "model": starter_model()})
+    before = normal.content_hash()
+    assert scenario_module.code_version("fairshare") != scenario_module.code_version("batch")
+    monkeypatch.setattr(scenario_module, "code_version", lambda engine: "an edited engine")
+    assert normal.content_hash() != before

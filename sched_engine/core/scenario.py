@@ -7,7 +7,9 @@ hashed (see :func:`sched_engine.runner.normalize_scenario`). The scenario's
 ``name`` is a label and is left out of the hash. So is the ``path`` of every
 file the model names by content (an entry holding a ``sha256``): the same
 trace named by a relative and an absolute path, or uploaded twice, is one
-cache entry.
+cache entry. The hash also holds the engine's :func:`code_version`: a result
+is served from the cache only to the code that computed it, so a corrected
+engine never shows numbers of the code before.
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ import hashlib
 import json
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import ScenarioError
 
 HASHED_FIELDS = ("engine", "policy", "policy_params", "model", "seed")
+LIBRARY = Path(__file__).resolve().parents[1]   # the sched_engine package
 
 
 def canonical_json(data: Any) -> str:
@@ -34,6 +39,23 @@ def canonical_json(data: Any) -> str:
 def content_hash(data: Any) -> str:
     """sha256 hex digest of :func:`canonical_json` of ``data``."""
     return hashlib.sha256(canonical_json(data).encode("ascii")).hexdigest()
+
+
+@lru_cache(maxsize=None)
+def code_version(engine: str) -> str:
+    """A digest of the source an engine's results depend on: its package, the core and the top-level modules.
+
+    Any edit there gives new cache keys (a comment too: a stale result costs
+    more than a re-run).
+    """
+    digest = hashlib.sha256()
+    sources = [*sorted(LIBRARY.glob("*.py")), *sorted((LIBRARY / "core").rglob("*.py"))]
+    if engine.isidentifier() and (LIBRARY / engine).is_dir():
+        sources += sorted((LIBRARY / engine).rglob("*.py"))
+    for path in sources:
+        digest.update(path.relative_to(LIBRARY).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def by_content(data: Any) -> Any:
@@ -69,7 +91,8 @@ class Scenario:
 
     def content_hash(self) -> str:
         data = self.to_dict()
-        return content_hash(by_content({key: data[key] for key in HASHED_FIELDS}))
+        return content_hash({**by_content({key: data[key] for key in HASHED_FIELDS}),
+                             "code": code_version(self.engine)})
 
     @classmethod
     def from_dict(cls, data: Any, *, source: str | None = None) -> "Scenario":
