@@ -19,12 +19,13 @@ after :data:`RESERVATION_S`).
 from __future__ import annotations
 
 import hashlib
-import os
 import secrets
 import time
 from contextlib import contextmanager
 
 from flask import has_request_context, request
+
+from .run_limits import whole_number_setting
 
 CAP_ENV = "SCHEDSCOPE_MAX_RUNS_PER_CLIENT"
 DEFAULT_CAP = 4
@@ -40,16 +41,7 @@ class RunRefused(RuntimeError):
 
 def max_runs_per_client(environ=None) -> int:
     """``SCHEDSCOPE_MAX_RUNS_PER_CLIENT`` (default :data:`DEFAULT_CAP`); 0 turns the cap off."""
-    text = (environ if environ is not None else os.environ).get(CAP_ENV, "").strip()
-    if not text:
-        return DEFAULT_CAP
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"{CAP_ENV} must be a whole number of runs, got {text!r}") from None
-    if value < 0:
-        raise ValueError(f"{CAP_ENV} must be 0 (no cap) or more, got {value}")
-    return value
+    return whole_number_setting(environ, CAP_ENV, DEFAULT_CAP, "runs", minimum=0, minimum_text="0 (no cap) or more")
 
 
 def client_id() -> str | None:

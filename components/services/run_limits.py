@@ -46,7 +46,14 @@ class RunLimitExceeded(RuntimeError):
     """A run went past its bound; the message says which and how to raise it."""
 
 
-def _positive_whole(environ, name: str, default: int, unit: str) -> int:
+def whole_number_setting(environ, name: str, default: int, unit: str, minimum: int = 1,
+                         minimum_text: str | None = None) -> int:
+    """The whole number set in environment variable ``name`` (``default`` when unset or blank).
+
+    Raises ``ValueError`` naming the variable for text that is not a whole
+    number, or a number below ``minimum`` (described by ``minimum_text``,
+    default "at least <minimum>").
+    """
     text = (environ if environ is not None else os.environ).get(name, "").strip()
     if not text:
         return default
@@ -54,19 +61,19 @@ def _positive_whole(environ, name: str, default: int, unit: str) -> int:
         value = int(text)
     except ValueError:
         raise ValueError(f"{name} must be a whole number of {unit}, got {text!r}") from None
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, got {value}")
+    if value < minimum:
+        raise ValueError(f"{name} must be {minimum_text or f'at least {minimum}'}, got {value}")
     return value
 
 
 def run_cpu_seconds(environ=None) -> int:
     """The CPU-seconds one run may use: ``SCHEDSCOPE_RUN_CPU_SECONDS`` (a positive whole number), else the default."""
-    return _positive_whole(environ, CPU_ENV, DEFAULT_CPU_SECONDS, "seconds")
+    return whole_number_setting(environ, CPU_ENV, DEFAULT_CPU_SECONDS, "seconds")
 
 
 def run_memory_mb(environ=None) -> int:
     """The resident memory (MiB) one run may use: ``SCHEDSCOPE_RUN_MEMORY_MB``, else the default."""
-    return _positive_whole(environ, MEMORY_ENV, DEFAULT_MEMORY_MB, "MiB")
+    return whole_number_setting(environ, MEMORY_ENV, DEFAULT_MEMORY_MB, "MiB")
 
 
 def cpu_message(seconds: int) -> str:
