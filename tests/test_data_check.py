@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 import time
 
 import pytest
-from werkzeug.serving import make_server
 
 from app import create_app
 from components import workspace_page
@@ -23,7 +21,7 @@ from components.services import data_check
 from components.services.runs import ResultCache
 from components.services.uploads import UploadStore
 from components.services.workspace import ScenarioStore
-from test_load import DashClient, QuietHandler, load_scenario
+from test_load import DashClient, load_scenario, served_app
 
 pytestmark = pytest.mark.system   # a served app
 TRUNCATED = "a" * 64
@@ -78,19 +76,13 @@ def test_unreadable_files_are_skipped_logged_once_and_listed_on_the_workspace_pa
     good, upload = plant(data)
     with caplog.at_level(logging.WARNING):
         app = create_app(data)                      # starts despite every planted file
-    server = make_server("127.0.0.1", 0, app.server, threaded=True, request_handler=QuietHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        client = DashClient(f"http://127.0.0.1:{server.server_port}", time.monotonic() + 60)
+    with served_app(app) as (base_url, _):
+        client = DashClient(base_url, time.monotonic() + 60)
         client.open_page("/workspace")
         with caplog.at_level(logging.WARNING):
             tables = [client.call(client.callback(workspace_page.REFRESH, "n_clicks"),
                                   {(workspace_page.REFRESH, "n_clicks"): n}, (workspace_page.REFRESH, "n_clicks"))
                       for n in (1, 2)]
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
 
     expected = expected_files(data)
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("skipped ")]

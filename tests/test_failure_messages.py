@@ -9,19 +9,18 @@ the waiting run uses a real redis-server and no worker at all.
 from __future__ import annotations
 
 import json
-import threading
 import time
+from contextlib import ExitStack
 
 import pytest
 import redis
-from werkzeug.serving import make_server
 
 from app import create_app
 from components import scenario_page, shell, workspace_page
 from components.services.jobs import TAKEN, WAITING, CeleryJobManager, Heartbeat
 from components.services.runs import ResultCache, ResultStoreUnreachable, redis_address
 from components.services.workspace import ScenarioStore
-from test_load import DashClient, QuietHandler, load_scenario
+from test_load import DashClient, load_scenario, served_app
 from test_runs_redis import free_port, redis_server
 
 pytestmark = pytest.mark.system   # served apps, and a redis-server for the waiting run
@@ -31,20 +30,14 @@ DEADLINE_S = 60.0
 @pytest.fixture
 def serve(tmp_path, monkeypatch):
     """``serve(redis_url)`` -> (base url, data dir) of the app built with that ``REDIS_URL``; stopped at the end."""
-    servers = []
+    with ExitStack() as servers:
 
-    def start(url: str):
-        monkeypatch.setenv("REDIS_URL", url)
-        data = tmp_path / "data"
-        server = make_server("127.0.0.1", 0, create_app(data).server, threaded=True, request_handler=QuietHandler)
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        servers.append((server, thread))
-        return f"http://127.0.0.1:{server.server_port}", data
-    yield start
-    for server, thread in servers:
-        server.shutdown()
-        thread.join(timeout=10)
+        def start(url: str):
+            monkeypatch.setenv("REDIS_URL", url)
+            data = tmp_path / "data"
+            base_url, _ = servers.enter_context(served_app(create_app(data)))
+            return base_url, data
+        yield start
 
 
 def text_of(component) -> str:

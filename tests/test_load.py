@@ -23,6 +23,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import multiprocess
 import psutil
@@ -188,13 +189,15 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
-@pytest.fixture
-def served(tmp_path):
-    """The app on a loopback port, in this process; yields ``(base url, data dir, job processes())``."""
-    data = tmp_path / "data"
+@contextmanager
+def served_app(app):
+    """A built Dash ``app`` on a loopback port, in this process; yields ``(base url, job processes())``.
+
+    Its job processes (forks of this process) still alive at the end are killed.
+    """
     me = psutil.Process()
     earlier = {child.pid for child in me.children()}
-    server = make_server("127.0.0.1", 0, create_app(data).server, threaded=True, request_handler=QuietHandler)
+    server = make_server("127.0.0.1", 0, app.server, threaded=True, request_handler=QuietHandler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
 
@@ -210,12 +213,20 @@ def served(tmp_path):
                 continue
         return alive
     try:
-        yield f"http://127.0.0.1:{server.server_port}", data, job_processes
+        yield f"http://127.0.0.1:{server.server_port}", job_processes
     finally:
         server.shutdown()
         thread.join(timeout=10)
         for child in job_processes():
             child.kill()
+
+
+@pytest.fixture
+def served(tmp_path):
+    """The app on a loopback port, in this process; yields ``(base url, data dir, job processes())``."""
+    data = tmp_path / "data"
+    with served_app(create_app(data)) as (url, job_processes):
+        yield url, data, job_processes
 
 
 def session(base_url: str, scenario_hash: str, deadline: float) -> dict:

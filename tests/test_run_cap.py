@@ -9,21 +9,18 @@ one is asked for; every job process is killed at the end.
 from __future__ import annotations
 
 import json
-import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 
-import psutil
 import pytest
-from werkzeug.serving import make_server
 
 from app import create_app
 from components import scenario_page
 from components.services.run_cap import CLIENT_COOKIE, REFUSED, max_runs_per_client
 from components.services.workspace import ScenarioStore
-from test_load import CallbackFailed, DashClient, QuietHandler
+from test_load import CallbackFailed, DashClient, served_app
 
 pytestmark = pytest.mark.system   # a served app and forked job processes
 REFUSED_START = REFUSED.split("{count}")[0]
@@ -62,28 +59,8 @@ def capped(tmp_path, monkeypatch):
     data = tmp_path / "data"
     store = ScenarioStore(data / "scenarios")
     hashes = [store.save(long_run(seed), f"long {seed}")["hash"] for seed in range(1, 6)]
-    me = psutil.Process()
-    earlier = {child.pid for child in me.children()}
-    server = make_server("127.0.0.1", 0, create_app(data).server, threaded=True, request_handler=QuietHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-
-    def job_processes() -> list[psutil.Process]:
-        alive = []
-        for child in me.children():
-            try:
-                if child.pid not in earlier and child.status() != psutil.STATUS_ZOMBIE:
-                    alive.append(child)
-            except psutil.Error:
-                continue
-        return alive
-    try:
-        yield f"http://127.0.0.1:{server.server_port}", hashes, job_processes
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        for child in job_processes():
-            child.kill()
+    with served_app(create_app(data)) as (url, job_processes):
+        yield url, hashes, job_processes
 
 
 def start_run(client: DashClient, scenario_hash: str) -> dict:
