@@ -32,7 +32,6 @@ import tempfile
 import threading
 import time
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +39,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from components import scenario_page, shell  # noqa: E402
 from components.services.workspace import ScenarioStore  # noqa: E402
-from test_load import DashClient, load_scenario, percentile, session  # noqa: E402
+from test_load import DashClient, concurrent_sessions, percentile  # noqa: E402
 from test_runs_redis import free_port  # noqa: E402
 
 PAGES = ("/", "/batch", "/fairshare", "/workspace", "/compare")
@@ -74,20 +73,8 @@ def serve(data: Path, workers: int, threads: int, log: Path) -> tuple[subprocess
             time.sleep(0.3)
 
 
-def concurrent_sessions(url: str, data: Path, count: int) -> None:
-    store = ScenarioStore(data / "scenarios")
-    hashes = [store.save(load_scenario(seed), f"load seed {seed}")["hash"] for seed in range(1, count + 1)]
-    deadline = time.monotonic() + 600
-    started = time.monotonic()
-    with ThreadPoolExecutor(max_workers=count) as pool:
-        futures = [pool.submit(session, url, h, deadline) for h in hashes]
-        outcomes = []
-        for future in futures:
-            try:
-                outcomes.append(future.result())
-            except Exception as exc:  # noqa: BLE001 -- every failure is counted and shown
-                outcomes.append(exc)
-    wall = time.monotonic() - started
+def report_sessions(url: str, data: Path, count: int) -> None:
+    _, outcomes, wall = concurrent_sessions(url, data, count, time.monotonic() + 600)
     errors = [o for o in outcomes if isinstance(o, Exception)]
     done = [o for o in outcomes if not isinstance(o, Exception)]
     print(f"{count} concurrent sessions: {len(errors)} errors, wall {wall:.1f} s")
@@ -180,7 +167,7 @@ def main() -> None:
         server, url = serve(data, args.workers, args.threads, Path(directory) / "server.log")
         try:
             print(f"gunicorn app:create_server(), {args.workers} workers x {args.threads} threads, {os.cpu_count()} CPUs")
-            concurrent_sessions(url, data, args.sessions)
+            report_sessions(url, data, args.sessions)
             mixed(url, data, args.flood_seconds, args.flood_every, args.readers)
         finally:
             # The server's group: gunicorn and the runs its workers forked (a run ignores the workers'

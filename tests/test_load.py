@@ -257,23 +257,30 @@ def session(base_url: str, scenario_hash: str, deadline: float) -> dict:
     return {"run_s": finished - clicked, "session_s": time.monotonic() - started, "progress_reports": len(progress)}
 
 
-def test_twenty_concurrent_sessions_each_run_a_scenario_without_errors(served):
-    base_url, data, job_processes = served
-    store = ScenarioStore(data / "scenarios")
-    hashes = [store.save(load_scenario(seed), f"load seed {seed}")["hash"] for seed in range(1, SESSIONS + 1)]
-    assert len(set(hashes)) == SESSIONS
+def concurrent_sessions(base_url: str, data, count: int, deadline: float) -> tuple[list[str], list, float]:
+    """Save ``count`` load scenarios (seeds 1..count) and run one :func:`session` per scenario, all at once.
 
-    deadline = time.monotonic() + DEADLINE_S
+    Returns the scenario hashes, each session's outcome (its timings, or the
+    exception it raised) and the wall seconds of the whole.
+    """
+    store = ScenarioStore(data / "scenarios")
+    hashes = [store.save(load_scenario(seed), f"load seed {seed}")["hash"] for seed in range(1, count + 1)]
     started = time.monotonic()
-    with ThreadPoolExecutor(max_workers=SESSIONS) as pool:
+    with ThreadPoolExecutor(max_workers=count) as pool:
         futures = [pool.submit(session, base_url, h, deadline) for h in hashes]
         outcomes = []
         for future in futures:
             try:
                 outcomes.append(future.result(timeout=max(1.0, deadline - time.monotonic() + 5)))
-            except Exception as exc:  # noqa: BLE001 -- every failure is collected and reported below
+            except Exception as exc:  # noqa: BLE001 -- every failure is collected and reported by the caller
                 outcomes.append(exc)
-    wall = time.monotonic() - started
+    return hashes, outcomes, time.monotonic() - started
+
+
+def test_twenty_concurrent_sessions_each_run_a_scenario_without_errors(served):
+    base_url, data, job_processes = served
+    hashes, outcomes, wall = concurrent_sessions(base_url, data, SESSIONS, time.monotonic() + DEADLINE_S)
+    assert len(set(hashes)) == SESSIONS
 
     errors = [f"session {i + 1}: {type(o).__name__}: {o}" for i, o in enumerate(outcomes) if isinstance(o, Exception)]
     assert not errors, "\n".join(errors)
