@@ -457,17 +457,24 @@ def _libra_check(normal: dict, interval: float, volume: float, slots: int) -> No
         raise ScenarioError("width" if "width" in exc.field else exc.field, exc.message) from None
 
 
-def _libra_normalize(spec: Mapping[str, Any]) -> dict:
-    s = _check_fields(spec, LIBRA_DEFAULTS)
-    normal = {
-        "kind": "libra-intervals",
+def _libra_set_up(s: Mapping[str, Any]) -> dict:
+    """The fields both Libra sweep kinds check alike: schemes, cluster, applications, seeds, demand."""
+    return {
         "schemes": _choices(s["schemes"], "schemes", [p.name for p in REGISTRY.policies("network")]),
-        "intervals": _numbers(s["intervals"], "intervals", above=0),
         "width": _number(s["width"], "width", integer=True, minimum=2),
         "machines": _number(s["machines"], "machines", integer=True, minimum=1),
         "applications": _number(s["applications"], "applications", integer=True, minimum=1),
         "seeds": _seeds(s["seeds"]),
         "demand": _number(s["demand"], "demand", above=0),
+    }
+
+
+def _libra_normalize(spec: Mapping[str, Any]) -> dict:
+    s = _check_fields(spec, LIBRA_DEFAULTS)
+    normal = {
+        "kind": "libra-intervals",
+        **_libra_set_up(s),
+        "intervals": _numbers(s["intervals"], "intervals", above=0),
         "volume": _number(s["volume"], "volume", above=0),
         "slots": _number(s["slots"], "slots", integer=True, minimum=1),
     }
@@ -508,15 +515,10 @@ def _sensitivity_normalize(spec: Mapping[str, Any]) -> dict:
     s = _check_fields(spec, SENSITIVITY_DEFAULTS)
     normal = {
         "kind": "libra-sensitivity",
-        "schemes": _choices(s["schemes"], "schemes", [p.name for p in REGISTRY.policies("network")]),
+        **_libra_set_up(s),
         "interval": _number(s["interval"], "interval", above=0),
         "volumes": _numbers(s["volumes"], "volumes", above=0),
         "slots": [int(v) for v in _numbers(s["slots"], "slots", integer=True, minimum=1)],
-        "width": _number(s["width"], "width", integer=True, minimum=2),
-        "machines": _number(s["machines"], "machines", integer=True, minimum=1),
-        "applications": _number(s["applications"], "applications", integer=True, minimum=1),
-        "seeds": _seeds(s["seeds"]),
-        "demand": _number(s["demand"], "demand", above=0),
     }
     for slots in normal["slots"]:
         _libra_check(normal, normal["interval"], normal["volumes"][0], slots)
