@@ -1,0 +1,95 @@
+"""Capacity planning: the searches on known functions, non-monotone points, and one batch answer checked by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from sched_engine import ScenarioError, run_scenario
+from sched_engine.analysis.batch_sizing import scenario_at, size_batch
+from sched_engine.analysis.sizing import Target, largest_load, parse_target, smallest_size
+
+
+def test_parse_target():
+    assert parse_target("avg_wait_s<=600") == Target("avg_wait_s", "<=", 600.0)
+    assert parse_target(" utilisation >= 0.5 ") == Target("utilisation", ">=", 0.5)
+    with pytest.raises(ScenarioError, match="METRIC<=VALUE"):
+        parse_target("wait below 600")
+    assert not Target("x", "<=", 1.0).holds(float("nan"))
+
+
+def test_smallest_size_is_exact_when_one_cpu_is_within_the_tolerance():
+    result = smallest_size(lambda cpus: 1000.0 / cpus, Target("wait", "<=", 10.0), start=30)
+    assert result.answer == 100
+    sizes = {p.size: p.holds for p in result.probes}
+    assert sizes[100] and not sizes[99]
+    assert result.non_monotone == []
+
+
+def test_smallest_size_shrinks_from_an_oversized_start_and_stays_within_one_percent():
+    result = smallest_size(lambda cpus: 1e6 / cpus, Target("wait", "<=", 10.0), start=400_000)
+    assert 100_000 <= result.answer <= 101_000
+
+
+def test_a_target_never_met_says_so():
+    result = smallest_size(lambda cpus: 50.0, Target("wait", "<=", 10.0), start=8, maximum=64)
+    assert result.answer is None
+    assert "not met up to 64" in result.message
+
+
+def test_non_monotone_points_near_the_answer_are_reported():
+    def wait(cpus):   # monotone except a bump at 110 CPUs, above the answer
+        return 50.0 if cpus == 110 else 1000.0 / cpus
+    result = smallest_size(wait, Target("wait", "<=", 10.0), start=30)
+    assert result.answer == 100
+    assert [p.size for p in result.non_monotone] == [110]
+    assert "not monotone" in result.message
+
+
+def test_largest_load_within_one_percent():
+    result = largest_load(lambda factor: 100.0 * factor, Target("wait", "<=", 250.0))
+    assert 2.475 <= result.answer <= 2.5
+    assert all(p.holds == (p.size <= 2.5) for p in result.probes)
+
+
+def _tiny_trace(tmp_path):
+    # Five jobs on an 8-CPU header machine; columns: id submit wait run procs cpu mem req_procs req_time ...
+    lines = ["; MaxProcs: 8", "; MaxNodes: 8"]
+    jobs = [(1, 0, 100, 4), (2, 0, 100, 4), (3, 0, 100, 4), (4, 10, 50, 2), (5, 10, 50, 2)]
+    for job_id, submit, run, procs in jobs:
+        lines.append(f"{job_id} {submit} -1 {run} {procs} -1 -1 {procs} {run} -1 1 1 1 -1 1 -1 -1 -1")
+    path = tmp_path / "tiny.swf"
+    path.write_text("\n".join(lines) + "\n")
+    return {"engine": "batch", "policy": "fcfs", "seed": 1, "model": {"trace": {"path": str(path)}}}
+
+
+def _wait(scenario, cpus):
+    summary = run_scenario(scenario_at(scenario, "pool", cpus)).summary
+    return float(summary.loc[summary["metric"] == "avg_wait_s", "value"].iloc[0])
+
+
+def test_batch_pool_answer_holds_and_one_cpu_less_does_not(tmp_path):
+    scenario = _tiny_trace(tmp_path)
+    target = Target("avg_wait_s", "<=", 0.0)   # nobody waits
+    result = size_batch(scenario, target, "pool")
+    # All five jobs start at once only with 4+4+4+2+2 = 16 CPUs.
+    assert result.answer == 16
+    assert _wait(scenario, 16) == 0.0
+    assert _wait(scenario, 15) > 0.0
+
+
+def test_batch_pool_never_goes_below_the_widest_job(tmp_path):
+    result = size_batch(_tiny_trace(tmp_path), Target("avg_wait_s", "<=", 1e9), "pool")
+    assert result.answer == 4
+    assert min(p.size for p in result.probes) >= 4
+
+
+def test_batch_load_mode_scales_the_arrival_rate(tmp_path):
+    scenario = _tiny_trace(tmp_path)
+    assert scenario_at(scenario, "load", 2.5)["model"]["load_factor"] == 2.5
+    result = size_batch(scenario, Target("avg_wait_s", "<=", 1e9), "load")
+    assert result.answer == 100.0     # any load meets an unbounded wait
+
+
+def test_unknown_metric_is_a_clear_error(tmp_path):
+    with pytest.raises(ScenarioError, match="no summary metric 'mean_wiat'"):
+        size_batch(_tiny_trace(tmp_path), Target("mean_wiat", "<=", 1.0), "pool")
