@@ -6,11 +6,14 @@
         [--estimates perfect|trace] [--load-factor X] --policy fcfs|fcfs-lb|easy|cons|ls --out DIR
     python -m sched_engine policies [ENGINE]
     python -m sched_engine sweep SPEC.json|KIND [--quick] --out DIR [--workers N]
+    python -m sched_engine size (batch options) --target "METRIC<=VALUE" [--mode pool|scale|load] --out DIR
+    python -m sched_engine compare A.json B.json --out DIR
 
 ``run`` writes ``jobs.csv``, ``timeline.csv``, ``summary.csv`` and the
 normalised ``scenario.json`` into DIR and prints the summary; ``sweep`` runs
 a parameter sweep (``sched_engine.sweeps``; KIND alone takes its defaults)
-and writes ``sweep.csv``, ``summary.csv`` and ``spec.json``. Bad input exits
+and writes ``sweep.csv``, ``summary.csv`` and ``spec.json``; ``size`` and
+``compare`` are described in :mod:`sched_engine.analysis.commands`. Bad input exits
 with status 2 and one line naming the file, line or field at fault.
 """
 
@@ -21,6 +24,7 @@ import json
 import sys
 from pathlib import Path
 
+from .analysis.commands import add_compare_arguments, add_size_arguments, run_compare, run_size
 from .core.errors import ScenarioError
 from .registry import REGISTRY
 from .runner import run_scenario
@@ -124,6 +128,11 @@ def _sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare(args: argparse.Namespace) -> int:
+    return run_compare(load_scenario_file(Path(args.baseline)), load_scenario_file(Path(args.alternative)), args.out,
+                       resamples=args.resamples, seed=args.bootstrap_seed)
+
+
 def _policies(args: argparse.Namespace) -> int:
     engines = [REGISTRY.engine(args.engine)] if args.engine else REGISTRY.engines()
     for engine in engines:
@@ -140,6 +149,27 @@ def _policies(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_workload_options(parser: argparse.ArgumentParser) -> None:
+    """Options that describe a batch workload, its hardware and policy (``batch``, ``size``)."""
+    parser.add_argument("--trace", required=True, help="workload file: SWF, extended SWF, GWF or CSV, optionally .gz")
+    parser.add_argument("--format", default="auto", choices=["auto", "swf", "swf-ext", "gwf", "csv"])
+    parser.add_argument("--machines", help="Alea .machines file; without it the SWF header defines one cluster")
+    failures = parser.add_mutually_exclusive_group()
+    failures.add_argument("--failures", help="failure trace (start, cluster, duration, machines)")
+    failures.add_argument("--synthetic-failures", action="store_true", help="generate failures (F = N*D*AFC)")
+    parser.add_argument("--afc", type=float, default=7.0e-4, help="failures per machine-hour for --synthetic-failures")
+    parser.add_argument("--failure-align", default="start", choices=["start", "absolute"],
+                        help="start: first failure at the first submission; absolute: same clock as the trace")
+    parser.add_argument("--requirements", action="store_true", help="match job requirements to cluster properties")
+    parser.add_argument("--estimates", default="perfect", choices=["perfect", "trace"])
+    parser.add_argument("--load-factor", type=float, default=1.0,
+                        help="divide the time since the first submission by X (2 = twice the offered load)")
+    parser.add_argument("--policy", required=True, choices=[p.name for p in REGISTRY.policies("batch")])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-jobs", type=int, help="simulate only the first N jobs")
+    parser.add_argument("--skip-malformed", action="store_true", help="skip malformed lines and count them")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sched_engine", description="schedscope simulations, headless")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -148,23 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--out", required=True, help="directory for jobs.csv, timeline.csv, summary.csv")
     run.set_defaults(handler=_run)
     batch = commands.add_parser("batch", help="simulate a batch workload on clusters (SWF, GWF, CSV)")
-    batch.add_argument("--trace", required=True, help="workload file: SWF, extended SWF, GWF or CSV, optionally .gz")
-    batch.add_argument("--format", default="auto", choices=["auto", "swf", "swf-ext", "gwf", "csv"])
-    batch.add_argument("--machines", help="Alea .machines file; without it the SWF header defines one cluster")
-    failures = batch.add_mutually_exclusive_group()
-    failures.add_argument("--failures", help="failure trace (start, cluster, duration, machines)")
-    failures.add_argument("--synthetic-failures", action="store_true", help="generate failures (F = N*D*AFC)")
-    batch.add_argument("--afc", type=float, default=7.0e-4, help="failures per machine-hour for --synthetic-failures")
-    batch.add_argument("--failure-align", default="start", choices=["start", "absolute"],
-                       help="start: first failure at the first submission; absolute: same clock as the trace")
-    batch.add_argument("--requirements", action="store_true", help="match job requirements to cluster properties")
-    batch.add_argument("--estimates", default="perfect", choices=["perfect", "trace"])
-    batch.add_argument("--load-factor", type=float, default=1.0,
-                       help="divide the time since the first submission by X (2 = twice the offered load)")
-    batch.add_argument("--policy", required=True, choices=[p.name for p in REGISTRY.policies("batch")])
-    batch.add_argument("--seed", type=int, default=0)
-    batch.add_argument("--max-jobs", type=int, help="simulate only the first N jobs")
-    batch.add_argument("--skip-malformed", action="store_true", help="skip malformed lines and count them")
+    _add_workload_options(batch)
     batch.add_argument("--out", required=True, help="directory for jobs.csv, timeline.csv, summary.csv")
     batch.set_defaults(handler=_batch)
     sweep = commands.add_parser("sweep", help="run a parameter sweep and write sweep.csv (points x metrics)")
@@ -175,6 +189,14 @@ def main(argv: list[str] | None = None) -> int:
                        help="auto: Celery workers when REDIS_URL is set, else local processes")
     sweep.add_argument("--out", required=True, help="directory for sweep.csv, summary.csv, spec.json")
     sweep.set_defaults(handler=_sweep)
+    size = commands.add_parser("size", help="capacity planning: the smallest machine (or largest load) meeting a target")
+    _add_workload_options(size)
+    add_size_arguments(size)
+    size.add_argument("--out", required=True, help="directory for sizing.csv and summary.csv")
+    size.set_defaults(handler=lambda args: run_size(batch_scenario(args), args.target, args.mode, args.out))
+    compare = commands.add_parser("compare", help="compare two runs of one workload job by job, with intervals")
+    add_compare_arguments(compare)
+    compare.set_defaults(handler=_compare)
     policies = commands.add_parser("policies", help="list engines and their policies")
     policies.add_argument("engine", nargs="?")
     policies.set_defaults(handler=_policies)

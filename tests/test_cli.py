@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from sched_engine.__main__ import main
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_traces" / "fairshare-fig4.scenario.json"
 
@@ -73,3 +75,41 @@ def test_batch_command_reports_the_bad_line(tmp_path):
     done = _cli("batch", "--trace", str(bad), "--policy", "fcfs", "--out", str(tmp_path / "out"))
     assert done.returncode == 2
     assert "bad.swf, line 3, avg_cpu_time: expected 18 fields, found 5" in done.stderr
+
+
+def test_size_command_writes_the_probes_and_the_answer(tmp_path, capsys):
+    trace = tmp_path / "tiny.swf"
+    trace.write_text("; MaxProcs: 8\n" + "".join(
+        f"{i} 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n" for i in range(1, 4)))
+    status = main(["size", "--trace", str(trace), "--policy", "fcfs", "--target", "avg_wait_s<=0",
+                   "--out", str(tmp_path / "out")])
+    assert status == 0
+    summary = pd.read_csv(tmp_path / "out" / "summary.csv").set_index("metric")["value"]
+    assert summary["smallest_cpus"] == 12          # three 4-CPU jobs at once
+    probes = pd.read_csv(tmp_path / "out" / "sizing.csv")
+    assert {11.0, 12.0} <= set(probes["size"]) and not probes.set_index("size").loc[11.0, "holds"]
+    assert "smallest size meeting avg_wait_s<=0: 12" in capsys.readouterr().out
+
+
+def test_size_command_rejects_a_malformed_target(tmp_path, capsys):
+    status = main(["size", "--trace", "sample_traces/hpc2n-excerpt.swf", "--policy", "fcfs", "--target", "fast",
+                   "--out", str(tmp_path)])
+    assert status == 2
+    assert "target" in capsys.readouterr().err
+
+
+def test_compare_command_prints_the_headline(tmp_path, capsys):
+    scenario = {"engine": "batch", "seed": 1, "model": {"trace": {"path": "sample_traces/hpc2n-excerpt.swf",
+                                                                    "max_jobs": 150}}}
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text(json.dumps({**scenario, "policy": "fcfs"}))
+    second.write_text(json.dumps({**scenario, "policy": "easy"}))
+    status = main(["compare", str(first), str(second), "--resamples", "100", "--out", str(tmp_path / "out")])
+    assert status == 0
+    out = capsys.readouterr().out
+    assert "EASY vs FCFS: mean wait" in out and "% of jobs unchanged" in out
+    summary = pd.read_csv(tmp_path / "out" / "summary.csv").set_index("metric")["value"]
+    assert summary["paired_jobs"] == 150
+    assert summary["mean_wait_difference_s_low95"] <= summary["mean_wait_difference_s"] <= \
+        summary["mean_wait_difference_s_high95"]
+    assert (tmp_path / "out" / "by_user.csv").exists()

@@ -1,0 +1,103 @@
+"""Headless analyses: ``size`` (capacity planning) and ``compare`` (two runs job by job).
+
+    python -m sched_engine size --trace T --policy P --target "avg_wait_s<=600" [--mode pool|scale|load] --out DIR
+    python -m sched_engine compare A.json B.json [--resamples N] --out DIR
+
+``size`` writes ``sizing.csv`` (one row per probe: size, metric, whether the
+target held, whether the probe contradicts monotonicity) and ``summary.csv``
+(``smallest_cpus``, ``smallest_scale`` or ``largest_load_factor``, and the
+probe count). ``compare`` writes ``paired.csv`` (one row per job that
+started in both runs), ``by_user.csv``, ``by_group.csv``, ``by_size.csv`` and
+``summary.csv`` with the intervals, and prints the headline sentence.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from ..runner import run_scenario
+from .batch_sizing import MODES, size_batch
+from .paired import RESAMPLES, compare_runs, headline
+from .sizing import SizingResult, parse_target
+
+ANSWER_NAMES = {"pool": ("smallest_cpus", "CPUs"), "scale": ("smallest_scale", "factor"),
+                "load": ("largest_load_factor", "factor")}
+
+
+def sizing_frames(result: SizingResult, mode: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``sizing.csv`` and ``summary.csv`` of a search."""
+    odd = {probe.size for probe in result.non_monotone}
+    probes = pd.DataFrame([{"size": p.size, "metric": p.metric, "holds": p.holds, "non_monotone": p.size in odd}
+                           for p in result.probes])
+    name, unit = ANSWER_NAMES[mode]
+    summary = pd.DataFrame([
+        (name, float("nan") if result.answer is None else result.answer, unit),
+        ("probes", len(result.probes), "runs"),
+        ("non_monotone_probes", len(result.non_monotone), "runs"),
+    ], columns=["metric", "value", "unit"])
+    return probes, summary
+
+
+def run_size(scenario: dict, target_text: str, mode: str, out: str | Path, log: Callable[[str], None] = print) -> int:
+    """The ``size`` command on a batch scenario; returns the exit status."""
+    target = parse_target(target_text)
+    result = size_batch(scenario, target, mode,
+                        progress=lambda p: log(f"probe {p.size:g}: {target.metric} = {p.metric:.6g}"
+                                               f" ({'meets' if p.holds else 'misses'} the target)"))
+    probes, summary = sizing_frames(result, mode)
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    probes.to_csv(folder / "sizing.csv", index=False)
+    summary.to_csv(folder / "summary.csv", index=False)
+    log(f"wrote {folder / 'sizing.csv'}")
+    log(f"wrote {folder / 'summary.csv'}")
+    log(result.message)
+    return 0
+
+
+def run_compare(scenario_a: dict, scenario_b: dict, out: str | Path, *, resamples: int = RESAMPLES, seed: int = 0,
+                log: Callable[[str], None] = print) -> int:
+    """The ``compare`` command: run both scenarios, compare them job by job; returns the exit status."""
+    first, second = run_scenario(scenario_a), run_scenario(scenario_b)
+    result = compare_runs(first.jobs, second.jobs, np.random.default_rng(seed), resamples=resamples)
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    result.jobs.to_csv(folder / "paired.csv", index=False)
+    for key, name in (("user", "by_user.csv"), ("group", "by_group.csv"), ("size_class", "by_size.csv")):
+        result.by_group[key].to_csv(folder / name, index=False)
+    rows = [("paired_jobs", len(result.jobs), "jobs"), ("unpaired_jobs", result.unpaired, "jobs"),
+            ("share_better", result.better, "share"), ("share_worse", result.worse, "share"),
+            ("share_unchanged", result.unchanged, "share")]
+    for name, interval, unit in (("mean_wait_difference_s", result.mean_difference, "s"),
+                                 ("median_wait_difference_s", result.median_difference, "s"),
+                                 ("mean_wait_change", result.mean_change, "ratio")):
+        rows += [(name, interval.estimate, unit), (f"{name}_low95", interval.low, unit),
+                 (f"{name}_high95", interval.high, unit)]
+    pd.DataFrame(rows, columns=["metric", "value", "unit"]).to_csv(folder / "summary.csv", index=False)
+    log(f"wrote {len(result.by_group) + 2} files into {folder}")
+    log(headline(_label(first.scenario), _label(second.scenario), result))
+    return 0
+
+
+def _label(scenario: dict) -> str:
+    return scenario.get("name") or scenario["policy"].upper()
+
+
+def add_size_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``size`` command's own options (the batch workload options are added by the caller)."""
+    parser.add_argument("--target", required=True, help='a bound on one summary metric, e.g. "avg_wait_s<=600"')
+    parser.add_argument("--mode", default="pool", choices=MODES,
+                        help="pool: CPUs of one pool; scale: factor on every cluster; load: largest arrival-rate factor")
+
+
+def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("baseline", help="scenario JSON of the baseline run (A)")
+    parser.add_argument("alternative", help="scenario JSON of the run compared with it (B)")
+    parser.add_argument("--resamples", type=int, default=RESAMPLES, help="bootstrap resamples for the intervals")
+    parser.add_argument("--bootstrap-seed", type=int, default=0, help="seed of the bootstrap's resampling")
+    parser.add_argument("--out", required=True, help="directory for paired.csv, by_*.csv, summary.csv")
