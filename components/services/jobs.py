@@ -242,17 +242,6 @@ class JobManager(ClientCap, LostJobs, DiskcacheManager):
     def _cap_save(self, client, entries):
         atomic_write(self._cap_path(client), json.dumps(entries).encode())
 
-    def get_or_create_signing_secret(self, generate):
-        # One secret for every server process, created by the first. A row this app
-        # did not write (refused by the store's JSON-only disk) is replaced, in one
-        # transaction so that all processes end up reading the same value.
-        with self.handle.transact():
-            secret = self.handle.get(self.SIGNING_SECRET_KEY)
-            if not isinstance(secret, str) or not secret:
-                secret = generate()
-                self.handle.set(self.SIGNING_SECRET_KEY, secret if isinstance(secret, str) else secret.decode("ascii"))
-        return self.handle.get(self.SIGNING_SECRET_KEY)
-
     def _pop_stopped(self, job):
         # Process ids are reused: a mark is taken when it is read.
         return self.handle.pop(f"schedscope-stopped-{job}", default=False)
