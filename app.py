@@ -29,7 +29,7 @@ from components import (
     workspace_page,
 )
 from components.scaleout import celery_app as scaleout
-from components.services import downloads, image_export, request_guard
+from components.services import downloads, image_export, login, request_guard
 from components.services.data_check import open_job_store, skipped_files
 from components.services.jobs import CeleryJobManager, JobManager, report_lost_job
 from components.services.progress import settle_lazy_set_ups
@@ -58,6 +58,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
         suppress_callback_exceptions=True,
     )
     app.server.secret_key = server_secret(data)   # signs background-callback handles: one key per data directory
+    login.install(app.server)                      # a login only with SCHEDSCOPE_USERS or SCHEDSCOPE_USER_HEADER
     results = ResultCache(data / "results", redis_url=url)
     uploads = UploadStore(data / "uploads", max_bytes=max_upload_bytes())
     scenarios = ScenarioStore(data / "scenarios", input_roots=(data / "uploads", SAMPLE_TRACES))
