@@ -17,18 +17,14 @@ import copy
 import gzip
 import http.client
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
-import psutil
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_production_server import ProductionServer
 
 from components import batch_page, scenario_page
 from components.network_page import APP_COLUMNS, check_app_list, read_app_list
@@ -576,53 +572,11 @@ def test_broken_gzip_is_a_trace_error(workdir):
 UPLOAD_LIMIT = 2**20
 
 
-class ProductionServer:
-    """gunicorn with two workers over ``data``, as ``make run`` starts it, on a free loopback port."""
-
-    def __init__(self, data: Path, log: Path):
-        from test_faults import free_port
-
-        self.port, self.log_path = free_port(), log
-        env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "SCHEDSCOPE_TRUSTED_HOSTS")}
-        env.update({"SCHEDSCOPE_DATA": str(data), "SCHEDSCOPE_HOST": "127.0.0.1", "PYTHONPATH": str(ROOT),
-                    "SCHEDSCOPE_MAX_UPLOAD_BYTES": str(UPLOAD_LIMIT)})
-        self._log = open(log, "ab")
-        self.process = subprocess.Popen(
-            [str(Path(sys.executable).parent / "gunicorn"), "--bind", f"127.0.0.1:{self.port}", "--workers", "2",
-             "--threads", "4", "--timeout", "120", "--error-logfile", "-", "app:create_server()"],
-            cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
-        self.url = f"http://127.0.0.1:{self.port}"
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                DashClient(self.url, time.monotonic() + 10).request("/")
-                return
-            except OSError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    raise RuntimeError(f"gunicorn did not start:\n{self.log()}") from None
-                time.sleep(0.2)
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
-    def memory_mb(self) -> float:
-        processes = [psutil.Process(self.process.pid), *psutil.Process(self.process.pid).children(recursive=True)]
-        return sum(p.memory_info().rss for p in processes) / 2**20
-
-    def stop(self) -> None:
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.process.wait(timeout=30)
-        self._log.close()
-
-
 @pytest.fixture(scope="module")
 def production(tmp_path_factory):
     directory = tmp_path_factory.mktemp("production")
-    server = ProductionServer(directory / "data", directory / "server.log")
+    server = ProductionServer(directory / "data", directory / "server.log",
+                              {"SCHEDSCOPE_MAX_UPLOAD_BYTES": str(UPLOAD_LIMIT)})
     yield server
     server.stop()
 
