@@ -1,5 +1,6 @@
 """Server-side chart export: the route renders a posted figure with the machine's Chromium, or says why not."""
 
+import os
 from types import SimpleNamespace
 
 import pytest
@@ -184,12 +185,13 @@ def test_a_stopped_busy_or_failed_render_is_a_503_that_says_so(client, monkeypat
 # A stand-in rendering process speaking the real framing: "slow" figures start a child (as Kaleido starts its
 # browser) and never answer; others are drawn as b"image:<format>" at once.
 FAKE_WORKER = """
-import json, subprocess, sys
+import json, os, subprocess, sys, tempfile
 from components.services.render_worker import DRAWN, read_frame, write_frame
 answers = sys.stdout.buffer
 while (message := read_frame(sys.stdin.buffer)) is not None:
     request = json.loads(message)
     if request["figure"].get("slow"):
+        tempfile.mkdtemp(prefix="browser-profile-")
         subprocess.Popen(["sleep", "600"])
         subprocess.run(["sleep", "600"])
     write_frame(answers, DRAWN + b"image:" + request["opts"]["format"].encode())
@@ -219,6 +221,7 @@ def test_a_render_past_its_deadline_is_killed_with_its_children_and_frees_its_sl
     pool = fake_pool(size=1, deadline_s=1.0)
     assert pool.render('{"data": []}', {"format": "png"}) == b"image:png"
     worker = pool.workers()[0]
+    assert os.path.isdir(worker.scratch)
     started = time.monotonic()
     with pytest.raises(render_pool.RenderTimeout, match="longer than 1 s to draw and was stopped"):
         pool.render('{"slow": true}', {"format": "pdf"})
@@ -226,6 +229,7 @@ def test_a_render_past_its_deadline_is_killed_with_its_children_and_frees_its_sl
     assert not psutil.pid_exists(worker.process.pid) or psutil.Process(worker.process.pid).status() == "zombie"
     sleepers = [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "600"]]
     assert sleepers == [], "the render's children must be killed with it"
+    assert not os.path.exists(worker.scratch), "its temporary files (the browser's profile) must go too"
     assert pool.render('{"data": []}', {"format": "svg"}) == b"image:svg"   # the one slot is free again
 
 

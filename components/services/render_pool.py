@@ -12,7 +12,8 @@
 * **A hard deadline** (``SCHEDSCOPE_EXPORT_SECONDS``, default 60): a render
   not answered in time has its process and its browser killed, the slot is
   freed at once, and the request gets :class:`RenderTimeout`, whose text
-  says what happened and what to do.
+  says what happened and what to do. The browser's files go with it (each
+  process has a temporary directory of its own, removed when it is killed).
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ import atexit
 import json
 import os
 import select
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -54,11 +57,17 @@ class RenderFailed(RuntimeError):
 
 
 class RenderWorker:
-    """One rendering process (and, once it has drawn, its browser)."""
+    """One rendering process (and, once it has drawn, its browser), with a temporary directory of its own.
+
+    The browser's profile and Kaleido's page live in that directory
+    (``TMPDIR``): a process killed mid-render cannot clean up after itself, so
+    :meth:`kill` removes the directory with it.
+    """
 
     def __init__(self, command, env: dict):
+        self.scratch = tempfile.mkdtemp(prefix="schedscope-render-")
         self.process = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT,
-                                        env=env, start_new_session=True)
+                                        env={**env, "TMPDIR": self.scratch}, start_new_session=True)
         self.renders = 0
         self.idle_since = time.monotonic()
 
@@ -112,6 +121,7 @@ class RenderWorker:
         psutil.wait_procs(family, timeout=5)
         for stream in (self.process.stdin, self.process.stdout):
             stream.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 class RenderPool:
