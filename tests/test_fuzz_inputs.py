@@ -643,13 +643,17 @@ def test_a_malformed_callback_body_is_a_400_with_one_log_line(production, page, 
 
 @pytest.mark.system
 @pytest.mark.parametrize("contents", [{"a": 1}, 42, [1, 2], True], ids=["dict", "int", "list", "bool"])
-def test_upload_contents_that_are_not_a_file_are_a_message(production, page, contents):
+def test_upload_contents_that_are_not_a_file_are_a_400_with_one_log_line(production, page, contents):
     before = production.log()
-    outputs = page.call(page.callback(batch_page.TRACE_UPLOAD, "contents"),
-                        {(batch_page.TRACE_UPLOAD, "contents"): contents, (batch_page.TRACE_UPLOAD, "filename"): "t.swf"},
-                        (batch_page.TRACE_UPLOAD, "contents"))
-    assert "not loaded" in json.dumps(outputs)
-    assert "Traceback" not in production.log()[len(before):]
+    body = json.dumps(page.payload(page.callback(batch_page.TRACE_UPLOAD, "contents"),
+                                   {(batch_page.TRACE_UPLOAD, "contents"): contents,
+                                    (batch_page.TRACE_UPLOAD, "filename"): "t.swf"},
+                                   (batch_page.TRACE_UPLOAD, "contents"))).encode()
+    status, answer = raw_request(production, "POST", f"/_dash-update-component?endId={page.end_id}", body,
+                                 {"Content-Type": "application/json"})
+    assert status == 400 and b"an upload's 'contents' is not a text" in answer
+    added = production.log()[len(before):]
+    assert added.count("refused a callback request") == 1 and "Traceback" not in added, added
 
 
 @pytest.mark.system

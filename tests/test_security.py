@@ -427,14 +427,50 @@ def test_only_trusted_hosts_are_answered(tmp_path, monkeypatch, bind, listed, ho
     assert allowed or response.status_code == 400
 
 
-@pytest.mark.parametrize("contents, filename", [({"a": 1}, "t.swf"), (42, "t.swf"), (["x"], "t.swf"),
-                                                ("data:;base64,AAAA", {"name": 1}), ("data:;base64,AAAA", 7)])
-def test_upload_contents_of_the_wrong_type_are_a_message_not_a_500(client, contents, filename):
-    status, outputs = fire(client, batch_page.TRACE_UPLOAD, "contents",
-                           {(batch_page.TRACE_UPLOAD, "contents"): contents,
-                            (batch_page.TRACE_UPLOAD, "filename"): filename})
-    assert status == 200
-    assert "not loaded" in json.dumps(outputs)
+def upload_callbacks(client) -> list[dict]:
+    """Every server callback that reads a dcc.Upload's contents."""
+    return [d for d in client.dependencies if not d.get("clientside_function")
+            and any(i["property"] == "contents" for i in d["inputs"])]
+
+
+def upload_request(dependency: dict, contents, filename) -> dict:
+    upload = next(i for i in dependency["inputs"] if i["property"] == "contents")
+    outputs = split_output(dependency["output"])
+
+    def filled(items):
+        return [{**i, "value": {"contents": contents, "filename": filename}.get(i["property"])
+                 if i["id"] == upload["id"] else None} for i in items]
+    return {"output": dependency["output"],
+            "outputs": outputs if dependency["output"].startswith("..") else outputs[0],
+            "inputs": filled(dependency["inputs"]), "state": filled(dependency["state"]),
+            "changedPropIds": [f"{upload['id']}.contents"]}
+
+
+def test_every_page_with_an_upload_is_checked(client):
+    ids = {next(i["id"] for i in d["inputs"] if i["property"] == "contents") for d in upload_callbacks(client)}
+    assert ids == {"fairshare-hierarchy-upload", "batch-trace-upload", "network-apps-upload", "elastic-trace-upload",
+                   "workspace-scenario-upload"}
+
+
+@pytest.mark.parametrize("contents, filename", [({"a": 1}, "t.swf"), (42, "t.swf"), ([1], "t.swf"), (True, "t.swf"),
+                                                ("data:;base64,AAAA", {"name": 1}), ("data:;base64,AAAA", 7),
+                                                ("data:;base64,AAAA", [None])])
+def test_upload_contents_or_names_that_are_not_texts_are_a_400_in_one_log_line(client, contents, filename, caplog):
+    for dependency in upload_callbacks(client):
+        caplog.clear()
+        response = client.post(f"/_dash-update-component?endId={client.end_id}",
+                               json=upload_request(dependency, contents, filename))
+        assert response.status_code == 400, dependency["output"]
+        assert "is not a text" in response.get_json()["error"]
+        assert len(caplog.records) == 1 and "Traceback" not in caplog.text
+
+
+@pytest.mark.parametrize("contents", ["garbage", "data:application/json;base64,e30=", "data:;base64,////"])
+def test_upload_texts_that_are_no_file_are_a_message_on_every_page(client, contents):
+    for dependency in upload_callbacks(client):
+        response = client.post(f"/_dash-update-component?endId={client.end_id}",
+                               json=upload_request(dependency, contents, "../odd name.json"))
+        assert response.status_code in (200, 204), (dependency["output"], response.get_data(as_text=True)[:300])
 
 
 def test_an_app_is_set_up_before_its_first_request(tmp_path):
