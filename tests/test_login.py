@@ -101,6 +101,15 @@ def test_a_user_removed_from_the_file_is_signed_out(guarded, users_file):
     assert guarded.get("/", headers=HTML).status_code == 302
 
 
+def test_a_users_file_broken_while_serving_lets_nobody_in(guarded, users_file):
+    guarded.post("/login", data={"name": "grace", "password": "cobol"})
+    users_file.write_text("grace\n")
+    for path in ("/", "/login", "/_dash-layout"):
+        assert guarded.get(path, headers=HTML).status_code == 503
+    users_file.unlink()
+    assert guarded.get("/", headers=HTML).status_code == 503
+
+
 @pytest.mark.parametrize("target", ["//evil.example/", "https://evil.example/", "/\\evil.example", "javascript:x",
                                     "/\x0dSet-Cookie:x"])
 def test_the_login_never_sends_anyone_to_another_site(guarded, target):

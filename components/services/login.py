@@ -123,10 +123,16 @@ def _require_header(header: str):
 
 def _require_session(users: UsersFile):
     def check():
+        try:
+            known = users.users()
+        except UsersFileError as exc:   # removed or broken while serving: nobody is let in until it is fixed
+            log.error("%s; every request is refused until it is readable", exc)
+            return Response("Sign-in is unavailable: the server's list of users cannot be read.", status=503,
+                            mimetype="text/plain")
         if request.path == LOGIN:
             return None
         user = session.get(SESSION_USER)
-        if user is not None and user in users.users():
+        if user is not None and user in known:
             return None
         session.pop(SESSION_USER, None)
         if request.method == "GET" and "text/html" in request.headers.get("Accept", ""):
