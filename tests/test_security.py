@@ -23,7 +23,7 @@ from test_faults import AppProcess
 from test_load import CONFIG, split_output
 
 ROOT = Path(__file__).resolve().parents[1]
-OUR_CODE = [ROOT / "app.py", *sorted((ROOT / "components").glob("*.py")),
+OUR_CODE = [ROOT / "app.py", *sorted((ROOT / "components").rglob("*.py")),
             *sorted((ROOT / "sched_engine").rglob("*.py"))]
 
 TRAVERSALS = ["../../etc/passwd", "/etc/passwd", "..", "a/b", "x\x00y", "../" + "0" * 64,
@@ -101,6 +101,25 @@ def test_no_module_unpickles_or_evaluates_anything(path):
                     node.func.attr in UNSAFE_METHODS
                     or node.func.attr == "load" and any(k.arg == "allow_pickle" for k in node.keywords)):
                 found.append(f"{node.func.attr}() at line {node.lineno}")
+    assert not found, f"{path.name}: {found}"
+
+
+PICKLING_STORES = {"FileSystemCache", "FanoutCache", "Index", "Deque", "SimpleCache", "UWSGICache"}
+
+
+@pytest.mark.parametrize("path", OUR_CODE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_store_that_unpickles_is_opened(path):
+    """diskcache's own stores and cachelib's file cache unpickle what they read: the app opens none of them
+    (its job store is :class:`components.services.progress.JobStore`, JSON only)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            owner = node.func.value.id if isinstance(node.func, ast.Attribute) and isinstance(
+                node.func.value, ast.Name) else ""
+            if name in PICKLING_STORES or (owner == "diskcache" and name == "Cache"):
+                found.append(f"{owner + '.' if owner else ''}{name}() at line {node.lineno}")
     assert not found, f"{path.name}: {found}"
 
 
