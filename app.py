@@ -29,12 +29,13 @@ from components import (
     workspace_page,
 )
 from components.scaleout import celery_app as scaleout
-from components.services import downloads, image_export, request_guard
+from components.services import downloads, image_export, login, request_guard
 from components.services.data_check import open_job_store, skipped_files
 from components.services.jobs import CeleryJobManager, JobManager, report_lost_job
 from components.services.progress import settle_lazy_set_ups
 from components.services.run_cap import install_client_cookie, max_runs_per_client
 from components.services.runs import ResultCache, ResultStoreUnreachable
+from components.services.secret_key import server_secret
 from components.services.uploads import UploadStore, max_upload_bytes
 from components.services.workspace import SAMPLE_TRACES, ScenarioStore
 
@@ -56,6 +57,8 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
         on_error=report_lost_job,
         suppress_callback_exceptions=True,
     )
+    app.server.secret_key = server_secret(data)   # signs background-callback handles: one key per data directory
+    login.install(app.server)                      # a login only with SCHEDSCOPE_USERS or SCHEDSCOPE_USER_HEADER
     results = ResultCache(data / "results", redis_url=url)
     uploads = UploadStore(data / "uploads", max_bytes=max_upload_bytes())
     scenarios = ScenarioStore(data / "scenarios", input_roots=(data / "uploads", SAMPLE_TRACES))

@@ -38,3 +38,73 @@ def test_a_carriage_return_at_the_start_is_prefixed_too():
 def test_a_safe_frame_is_not_copied():
     frame = pd.DataFrame({"a": ["x", "y"], "b": [1, 2]})
     assert spreadsheet_safe(frame) is frame
+
+
+# --- every export goes through the one writer ------------------------------------------------------------------
+
+FORMULA_NAMES = ["=1+2", "+3+4", "-5+6", "@SUM(1+1)"]
+
+
+def hostile_names_result(tmp_path):
+    """A fair-sharing run whose users are named like formulas, as an uploaded scenario may name them."""
+    from components.services.runs import ResultCache
+    from sched_engine.fairshare.presets import fig4_model
+
+    model = fig4_model()
+    leaves = [leaf for group in model["tree"]["children"] for leaf in group["children"]]
+    for leaf, name in zip(leaves, FORMULA_NAMES):
+        leaf["name"] = name
+    results = ResultCache(tmp_path / "results")
+    result, _ = results.run({"engine": "fairshare", "policy": "drf", "name": "=HYPERLINK(1)", "model": model})
+    return results, result
+
+
+def assert_no_formula_cells(text: str) -> None:
+    import csv
+
+    rows = list(csv.reader(io.StringIO(text)))
+    for row in rows:
+        for cell in row:
+            if cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
+                float(cell)   # only a number may start so (a negative one)
+    assert any(cell.startswith("'") for row in rows for cell in row), "the names must be in the export"
+
+
+@pytest.mark.parametrize("frame", ["jobs", "timeline"])
+def test_the_download_route_writes_formula_names_as_text(tmp_path, frame):
+    from flask import Flask
+
+    from components.services import downloads
+
+    results, result = hostile_names_result(tmp_path)
+    server = Flask(__name__)
+    downloads.register(server, results)
+    response = server.test_client().get(f"/download/{result.scenario_hash}/{frame}.csv")
+    assert response.status_code == 200
+    assert_no_formula_cells(response.get_data(as_text=True))
+
+
+def test_the_pages_exports_write_formula_names_as_text(tmp_path):
+    from components.elastic_page import export_frame
+
+    _, result = hostile_names_result(tmp_path)
+    for frame in ("jobs", "timeline"):
+        assert_no_formula_cells(csv_text(result.frames()[frame]))   # fair sharing, network, batch matrix, compare
+        stacked = export_frame([({"policy": "=evil()"}, result)], frame)   # memory elasticity's stacked export
+        assert_no_formula_cells(csv_text(stacked))
+
+
+def test_no_module_writes_csv_but_the_shared_writer():
+    """Every CSV the app sends is written by csv_export (a page calling ``to_csv`` itself would bypass it)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "components"
+    writers = []
+    for path in sorted(root.rglob("*.py")):
+        if path.name == "csv_export.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in ("to_csv", "send_data_frame", "writer", "DictWriter"):
+                writers.append(f"{path.relative_to(root)}:{node.lineno} {node.attr}")
+    assert writers == []

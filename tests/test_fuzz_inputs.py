@@ -12,16 +12,21 @@ Inputs per test are in :data:`EXAMPLES` (about 11,000 in all).
 
 from __future__ import annotations
 
+import base64
 import copy
 import gzip
+import http.client
 import json
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_production_server import ProductionServer
 
+from components import batch_page, scenario_page
 from components.network_page import APP_COLUMNS, check_app_list, read_app_list
 from components.services.workspace import parse_scenario_upload
 from sched_engine import ScenarioError, normalize_scenario
@@ -40,6 +45,7 @@ from sched_engine.elastic.traces import read_trace
 from sched_engine.fairshare import presets as fairshare_presets
 from sched_engine.network import presets as network_presets
 from sched_engine.registry import REGISTRY
+from test_load import DashClient
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_traces"
@@ -556,3 +562,133 @@ def test_broken_gzip_is_a_trace_error(workdir):
     path.write_bytes(bytes(data))
     with pytest.raises(ScenarioError, match="broken.swf.gz: broken gzip data"):
         read_workload(path)
+
+
+# --- hostile requests to the production server ---------------------------------------------------------------------
+# The app served as `make run` serves it (gunicorn, two worker processes, threads), fed what the issue's attacker
+# sent: malformed callback bodies, oversize and falsely announced bodies, gzip bombs and unknown hosts. Every one
+# gets a 4xx with one log line, no traceback, and the server's memory stays where it was.
+
+UPLOAD_LIMIT = 2**20
+
+
+@pytest.fixture(scope="module")
+def production(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("production")
+    server = ProductionServer(directory / "data", directory / "server.log",
+                              {"SCHEDSCOPE_MAX_UPLOAD_BYTES": str(UPLOAD_LIMIT)})
+    yield server
+    server.stop()
+
+
+def raw_request(server, method: str, path: str, body: bytes = b"", headers: dict | None = None,
+                send_body: bool = True) -> tuple[int, bytes]:
+    """One request on its own connection, headers exactly as given (``Content-Length`` may lie)."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    try:
+        connection.putrequest(method, path, skip_host="Host" in (headers or {}))
+        for name, value in {"Content-Length": str(len(body)), **(headers or {})}.items():
+            connection.putheader(name, value)
+        connection.endheaders(body if send_body else None)
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def valid_body(client: DashClient) -> dict:
+    """A well-formed request for the permalink page's callback (every value None)."""
+    return client.payload(client.callback(scenario_page.HASH, "data"), {}, (scenario_page.HASH, "data"))
+
+
+def without(field):
+    return lambda body: {k: v for k, v in body.items() if k != field}
+
+
+# The nine bodies of the issue, and more of each kind.
+MALFORMED_BODIES = {
+    "null": lambda body: None,
+    "empty object": lambda body: {},
+    "missing output": without("output"),
+    "missing outputs": without("outputs"),
+    "missing inputs": without("inputs"),
+    "output of the wrong type": lambda body: {**body, "output": ["x"]},
+    "inputs of the wrong type": lambda body: {**body, "inputs": "x"},
+    "state of the wrong type": lambda body: {**body, "state": [7]},
+    "changedPropIds of the wrong type": lambda body: {**body, "changedPropIds": 3},
+    "a list": lambda body: [body],
+    "a number": lambda body: 12,
+    "an unknown callback": lambda body: {**body, "output": "nothing.children"},
+}
+
+
+@pytest.fixture(scope="module")
+def page(production):
+    client = DashClient(production.url)
+    client.open_page("/batch")
+    return client
+
+
+@pytest.mark.system
+@pytest.mark.parametrize("case", MALFORMED_BODIES)
+def test_a_malformed_callback_body_is_a_400_with_one_log_line(production, page, case):
+    before = production.log()
+    body = json.dumps(MALFORMED_BODIES[case](valid_body(page))).encode()
+    status, answer = raw_request(production, "POST", f"/_dash-update-component?endId={page.end_id}", body,
+                                 {"Content-Type": "application/json"})
+    assert status == 400 and b"malformed callback request" in answer
+    added = production.log()[len(before):]
+    assert added.count("refused a callback request") == 1 and "Traceback" not in added, added
+
+
+@pytest.mark.system
+@pytest.mark.parametrize("contents", [{"a": 1}, 42, [1, 2], True], ids=["dict", "int", "list", "bool"])
+def test_upload_contents_that_are_not_a_file_are_a_400_with_one_log_line(production, page, contents):
+    before = production.log()
+    body = json.dumps(page.payload(page.callback(batch_page.TRACE_UPLOAD, "contents"),
+                                   {(batch_page.TRACE_UPLOAD, "contents"): contents,
+                                    (batch_page.TRACE_UPLOAD, "filename"): "t.swf"},
+                                   (batch_page.TRACE_UPLOAD, "contents"))).encode()
+    status, answer = raw_request(production, "POST", f"/_dash-update-component?endId={page.end_id}", body,
+                                 {"Content-Type": "application/json"})
+    assert status == 400 and b"an upload's 'contents' is not a text" in answer
+    added = production.log()[len(before):]
+    assert added.count("refused a callback request") == 1 and "Traceback" not in added, added
+
+
+@pytest.mark.system
+def test_an_oversize_body_is_a_413_and_an_announced_gibibyte_is_never_read(production, page):
+    rss = production.memory_mb()
+    limit = UPLOAD_LIMIT * 4 // 3 + 8 * 2**20
+    started = time.monotonic()
+    status, _ = raw_request(production, "POST", f"/_dash-update-component?endId={page.end_id}",
+                            b"x" * (limit + 4096), {"Content-Type": "application/json"})
+    assert status == 413
+    # Announced as 1 GiB, sent as a few bytes: answered at once, not read until the client gives up.
+    status, _ = raw_request(production, "POST", f"/_dash-update-component?endId={page.end_id}", b"{}",
+                            {"Content-Type": "application/json", "Content-Length": str(2**30)}, send_body=True)
+    assert status == 413 and time.monotonic() - started < 20
+    assert production.memory_mb() - rss < 100
+
+
+@pytest.mark.system
+def test_a_gzip_bomb_upload_is_a_clear_error_naming_the_file(production, page):
+    bomb = gzip.compress(b"1 0 0 10 1\n" * (3 * UPLOAD_LIMIT // 11), compresslevel=9)
+    assert len(bomb) < UPLOAD_LIMIT // 10
+    rss = production.memory_mb()
+    contents = "data:application/gzip;base64," + base64.b64encode(bomb).decode()
+    outputs = page.call(page.callback(batch_page.TRACE_UPLOAD, "contents"),
+                        {(batch_page.TRACE_UPLOAD, "contents"): contents,
+                         (batch_page.TRACE_UPLOAD, "filename"): "bomb.swf.gz"}, (batch_page.TRACE_UPLOAD, "contents"))
+    text = json.dumps(outputs)
+    assert "not loaded" in text and "bomb.swf.gz: decompresses to more than 1 MiB" in text, text
+    assert production.memory_mb() - rss < 100
+
+
+@pytest.mark.system
+@pytest.mark.parametrize("host", ["attacker.example", "attacker.example:80", "127.0.0.1.attacker.example"])
+@pytest.mark.parametrize("path", ["/", "/_dash-layout", "/_dash-dependencies"])
+def test_an_unknown_host_is_a_400(production, host, path):
+    status, _ = raw_request(production, "GET", path, headers={"Host": host})
+    assert status == 400
+    assert raw_request(production, "GET", path, headers={"Host": f"localhost:{production.port}"})[0] == 200

@@ -9,6 +9,7 @@ one is asked for; every job process is killed at the end.
 from __future__ import annotations
 
 import json
+import os
 import time
 import urllib.error
 import urllib.parse
@@ -114,3 +115,32 @@ def test_one_run_more_than_the_cap_is_refused_at_once_and_a_freed_place_is_reuse
     mine[0].kill()                                       # one of the browser's runs ends
     mine[0].wait(30)
     assert "cacheKey" in start_run(browser, hashes[4])
+
+
+def test_stale_client_lists_are_removed_and_live_ones_kept(tmp_path):
+    """Clients come and go (a script is a client per page load): lists untouched for a day that count no
+    running job are removed, with the per-client lock files of earlier versions; every list shares one lock."""
+    from components.services.data_check import open_job_store
+    from components.services.jobs import CLIENT_LIST_SECONDS, CLIENTS_LOCK, JobManager
+
+    manager = JobManager(open_job_store(tmp_path / "callbacks"))
+    manager.cap = 4
+    clients = tmp_path / "run-clients"
+    clients.mkdir()
+    day_ago = time.time() - CLIENT_LIST_SECONDS - 60
+    lists = {"gone": [{"token": "a", "job": "999999999", "at": day_ago}], "empty": [],
+             "running": [{"token": "b", "job": str(os.getpid()), "at": day_ago}],
+             "recent": [{"token": "c", "job": "999999999", "at": time.time()}]}
+    for name, entries in lists.items():
+        (clients / f"{name}.json").write_text(json.dumps(entries))
+        (clients / f"{name}.lock").write_text("")
+        if name != "recent":
+            os.utime(clients / f"{name}.json", (day_ago, day_ago))
+            os.utime(clients / f"{name}.lock", (day_ago, day_ago))
+
+    manager._reserve("newcomer", "t")
+    assert sorted(p.name for p in clients.iterdir()) == [
+        CLIENTS_LOCK, "newcomer.json", "recent.json", "recent.lock", "running.json"]
+    os.utime(clients / "recent.json", (day_ago, day_ago))
+    manager._reserve("newcomer", "u")   # looked at again only every ten minutes: kept for now
+    assert (clients / "recent.json").exists()

@@ -23,7 +23,7 @@ from test_faults import AppProcess
 from test_load import CONFIG, split_output
 
 ROOT = Path(__file__).resolve().parents[1]
-OUR_CODE = [ROOT / "app.py", *sorted((ROOT / "components").glob("*.py")),
+OUR_CODE = [ROOT / "app.py", *sorted((ROOT / "components").rglob("*.py")),
             *sorted((ROOT / "sched_engine").rglob("*.py"))]
 
 TRAVERSALS = ["../../etc/passwd", "/etc/passwd", "..", "a/b", "x\x00y", "../" + "0" * 64,
@@ -101,6 +101,25 @@ def test_no_module_unpickles_or_evaluates_anything(path):
                     node.func.attr in UNSAFE_METHODS
                     or node.func.attr == "load" and any(k.arg == "allow_pickle" for k in node.keywords)):
                 found.append(f"{node.func.attr}() at line {node.lineno}")
+    assert not found, f"{path.name}: {found}"
+
+
+PICKLING_STORES = {"FileSystemCache", "FanoutCache", "Index", "Deque", "SimpleCache", "UWSGICache"}
+
+
+@pytest.mark.parametrize("path", OUR_CODE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_store_that_unpickles_is_opened(path):
+    """diskcache's own stores and cachelib's file cache unpickle what they read: the app opens none of them
+    (its job store is :class:`components.services.progress.JobStore`, JSON only)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            owner = node.func.value.id if isinstance(node.func, ast.Attribute) and isinstance(
+                node.func.value, ast.Name) else ""
+            if name in PICKLING_STORES or (owner == "diskcache" and name == "Cache"):
+                found.append(f"{owner + '.' if owner else ''}{name}() at line {node.lineno}")
     assert not found, f"{path.name}: {found}"
 
 
@@ -341,10 +360,6 @@ def test_an_app_over_a_planted_job_store_starts_and_serves(tmp_path):
     for url in ("/", "/batch", "/_dash-layout", "/_dash-dependencies"):
         assert client.get(url).status_code == 200
     assert not canary.exists()
-    from components.services.progress import JobStore
-
-    secret = JobStore(str(tmp_path / "data" / "callbacks")).get("__dash_background_signing_secret__")
-    assert isinstance(secret, str) and len(secret) >= 32   # replaced, so every server process shares it
 
 
 # --- malformed requests, oversize bodies and unknown hosts -------------------------------------------------------
@@ -431,14 +446,50 @@ def test_only_trusted_hosts_are_answered(tmp_path, monkeypatch, bind, listed, ho
     assert allowed or response.status_code == 400
 
 
-@pytest.mark.parametrize("contents, filename", [({"a": 1}, "t.swf"), (42, "t.swf"), (["x"], "t.swf"),
-                                                ("data:;base64,AAAA", {"name": 1}), ("data:;base64,AAAA", 7)])
-def test_upload_contents_of_the_wrong_type_are_a_message_not_a_500(client, contents, filename):
-    status, outputs = fire(client, batch_page.TRACE_UPLOAD, "contents",
-                           {(batch_page.TRACE_UPLOAD, "contents"): contents,
-                            (batch_page.TRACE_UPLOAD, "filename"): filename})
-    assert status == 200
-    assert "not loaded" in json.dumps(outputs)
+def upload_callbacks(client) -> list[dict]:
+    """Every server callback that reads a dcc.Upload's contents."""
+    return [d for d in client.dependencies if not d.get("clientside_function")
+            and any(i["property"] == "contents" for i in d["inputs"])]
+
+
+def upload_request(dependency: dict, contents, filename) -> dict:
+    upload = next(i for i in dependency["inputs"] if i["property"] == "contents")
+    outputs = split_output(dependency["output"])
+
+    def filled(items):
+        return [{**i, "value": {"contents": contents, "filename": filename}.get(i["property"])
+                 if i["id"] == upload["id"] else None} for i in items]
+    return {"output": dependency["output"],
+            "outputs": outputs if dependency["output"].startswith("..") else outputs[0],
+            "inputs": filled(dependency["inputs"]), "state": filled(dependency["state"]),
+            "changedPropIds": [f"{upload['id']}.contents"]}
+
+
+def test_every_page_with_an_upload_is_checked(client):
+    ids = {next(i["id"] for i in d["inputs"] if i["property"] == "contents") for d in upload_callbacks(client)}
+    assert ids == {"fairshare-hierarchy-upload", "batch-trace-upload", "network-apps-upload", "elastic-trace-upload",
+                   "workspace-scenario-upload"}
+
+
+@pytest.mark.parametrize("contents, filename", [({"a": 1}, "t.swf"), (42, "t.swf"), ([1], "t.swf"), (True, "t.swf"),
+                                                ("data:;base64,AAAA", {"name": 1}), ("data:;base64,AAAA", 7),
+                                                ("data:;base64,AAAA", [None])])
+def test_upload_contents_or_names_that_are_not_texts_are_a_400_in_one_log_line(client, contents, filename, caplog):
+    for dependency in upload_callbacks(client):
+        caplog.clear()
+        response = client.post(f"/_dash-update-component?endId={client.end_id}",
+                               json=upload_request(dependency, contents, filename))
+        assert response.status_code == 400, dependency["output"]
+        assert "is not a text" in response.get_json()["error"]
+        assert len(caplog.records) == 1 and "Traceback" not in caplog.text
+
+
+@pytest.mark.parametrize("contents", ["garbage", "data:application/json;base64,e30=", "data:;base64,////"])
+def test_upload_texts_that_are_no_file_are_a_message_on_every_page(client, contents):
+    for dependency in upload_callbacks(client):
+        response = client.post(f"/_dash-update-component?endId={client.end_id}",
+                               json=upload_request(dependency, contents, "../odd name.json"))
+        assert response.status_code in (200, 204), (dependency["output"], response.get_data(as_text=True)[:300])
 
 
 def test_an_app_is_set_up_before_its_first_request(tmp_path):

@@ -9,8 +9,15 @@ the reason to go through the server: the browser's own export (Plotly's PNG
 camera, our SVG button) cannot produce it.
 
 Errors are answered as plain text with a status the page can show: 400 for
-a body that is not a figure, 413 above :data:`MAX_FIGURE_BYTES`, 503 when no
-Chromium is available to render.
+a body that is not a figure, 413 above :data:`MAX_FIGURE_BYTES` or for a
+chart too complex to draw (:func:`check_complexity`: more than
+:data:`MAX_POINTS` data points or :data:`MAX_BINS` histogram bins, counted
+before any rendering), 503 when no Chromium is available, when the render
+passed its deadline, or when every render slot stayed busy.
+
+Renders never wait behind one another's lock: each runs in a rendering
+process of :mod:`components.services.render_pool` (a few at once, each
+killed at a hard deadline, each keeping its browser between renders).
 
 The server draws only what the chart holds (:func:`check_self_contained`):
 images only as ``data:`` URIs of raster formats, no other address anywhere
@@ -19,7 +26,7 @@ before Chromium sees the figure -- otherwise anyone who can post to the
 port could read the server's files or make it fetch addresses it can reach.
 As a second wall, the rendering Chromium gets an unreachable proxy (no
 request leaves for another host) and no MathJax (which would come from a
-CDN).
+CDN): see :mod:`components.services.render_worker`.
 """
 
 from __future__ import annotations
@@ -28,18 +35,22 @@ import json
 import os
 import re
 import shutil
-import threading
 
-import kaleido
 import plotly.io as pio
 from flask import Response, request
+
+from .render_pool import RenderBusy, RenderFailed, RenderTimeout, shared_pool
 
 FORMATS = {"pdf": "application/pdf", "svg": "image/svg+xml", "png": "image/png"}
 MAX_FIGURE_BYTES = 20 * 2**20
 ROUTE = "/export/figure.<fmt>"
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
-# Kaleido keeps one browser process; renders are serialised through it.
-_RENDER_LOCK = threading.Lock()
+#: The most data points a chart drawn on the server may hold (over all traces, shapes and annotations).
+MAX_POINTS = 1_000_000
+#: The most bins a histogram (or 2-D histogram, contour: the product over its axes) may ask for.
+MAX_BINS = 250_000
+#: Attributes of a trace that set its bin counts.
+BIN_COUNTS = ("nbinsx", "nbinsy", "ncontours")
 
 
 def browser_path() -> str | None:
@@ -65,8 +76,42 @@ TILED_TRACES = frozenset({"scattermapbox", "choroplethmapbox", "densitymapbox", 
                           "densitymap"})
 #: A URL of any scheme, or a protocol-relative one (``//host/x``).
 ADDRESS = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://|\A//|\A\s*file:")
-#: Where Kaleido's Chromium sends web requests: a closed port (discard), so none reaches any host.
-UNREACHABLE_PROXY = "127.0.0.1:9"
+
+
+class TooComplex(ValueError):
+    """A chart with more points or bins than the server draws."""
+
+
+def check_complexity(figure: dict) -> None:
+    """Raise :class:`TooComplex` naming the count and its limit when ``figure`` is too heavy to draw.
+
+    A trace's points are its longest data array (a 2-D array counts its
+    cells); each shape and annotation is one point. A trace's bins are the
+    product of its bin counts (``nbinsx`` x ``nbinsy``, ``ncontours``).
+    """
+    traces = [t for t in figure.get("data") or [] if isinstance(t, dict)]
+    layout = figure.get("layout") if isinstance(figure.get("layout"), dict) else {}
+    points = sum(_longest_array(trace) for trace in traces)
+    points += sum(len(layout.get(key) or []) for key in ("shapes", "annotations") if isinstance(layout.get(key), list))
+    if points > MAX_POINTS:
+        raise TooComplex(f"the chart holds {points:,} data points; the server draws at most {MAX_POINTS:,}")
+    for index, trace in enumerate(traces):
+        bins = 1
+        for key in BIN_COUNTS:
+            count = trace.get(key)
+            if isinstance(count, (int, float)) and not isinstance(count, bool) and count > 1:
+                bins *= count
+        if bins > MAX_BINS:
+            raise TooComplex(f"figure.data[{index}] asks for {bins:,.0f} bins; the server draws at most {MAX_BINS:,}")
+
+
+def _longest_array(value) -> int:
+    """The element count of the largest array in ``value`` (nested lists counted whole)."""
+    if isinstance(value, dict):
+        return max((_longest_array(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return sum(_longest_array(v) if isinstance(v, list) else 1 for v in value)
+    return 0
 
 
 def check_self_contained(figure: dict) -> None:
@@ -103,6 +148,7 @@ def render(figure_json: str, fmt: str, *, width: int | None = None, height: int 
     if not isinstance(traces, list) or not all(isinstance(t, dict) for t in traces) or not isinstance(layout, dict):
         raise ValueError("a figure has a list of traces (data) and a layout object")
     check_self_contained(posted)
+    check_complexity(posted)   # before Plotly validates it: that alone takes long on a huge figure
     # Attributes this Plotly version does not know are dropped (the browser may add some); whole
     # traces are not: an unknown trace type is an error, not a silently emptier chart.
     pio.from_json(json.dumps({"data": [{"type": t.get("type", "scatter")} for t in traces]}), skip_invalid=False)
@@ -111,13 +157,9 @@ def render(figure_json: str, fmt: str, *, width: int | None = None, height: int 
     if path:
         os.environ.setdefault("BROWSER_PATH", path)
     layout = figure.layout
-    with _RENDER_LOCK:
-        return kaleido.calc_fig_sync(
-            figure.to_dict(),
-            opts={"format": fmt, "width": width or layout.width or pio.defaults.default_width,
-                  "height": height or layout.height or pio.defaults.default_height, "scale": 1},
-            kopts={"mathjax": False, "proxy_server": UNREACHABLE_PROXY},
-        )
+    return shared_pool().render(figure.to_json(), {
+        "format": fmt, "width": width or layout.width or pio.defaults.default_width,
+        "height": height or layout.height or pio.defaults.default_height, "scale": 1})
 
 
 def _size(value) -> int | None:
@@ -146,8 +188,16 @@ def register(server) -> None:
         try:
             image = render(json.dumps(body["figure"]), fmt, width=_size(body.get("width")),
                            height=_size(body.get("height")))
+        except TooComplex as exc:
+            return Response(f"The chart is too complex to draw on the server: {exc}. Narrow the time window or "
+                            "use the PNG or SVG buttons.", status=413, mimetype="text/plain")
         except ValueError as exc:
             return Response(f"Not a chart this server can draw: {str(exc)[:300]}", status=400, mimetype="text/plain")
+        except (RenderTimeout, RenderBusy) as exc:
+            return Response(f"The server did not draw the chart: {exc}.", status=503, mimetype="text/plain")
+        except RenderFailed as exc:
+            return Response(f"The server could not draw the chart ({str(exc)[:200]}); "
+                            "use the PNG or SVG buttons instead.", status=503, mimetype="text/plain")
         except Exception as exc:  # noqa: BLE001 -- the external browser process failed; say so, keep serving
             return Response(f"The server could not draw the chart ({exc.__class__.__name__}); "
                             "use the PNG or SVG buttons instead.", status=503, mimetype="text/plain")

@@ -79,6 +79,8 @@ log = logging.getLogger(__name__)
 JOB_LOST = "The run stopped before finishing (its worker process ended). Press Run to retry."
 STOPPED_SECONDS = 600   # how long a deliberate stop is remembered
 CLIENT_LIST_SECONDS = 24 * 3600   # how long a client's list of runs is kept after its last run started
+CLIENTS_CLEANED_EVERY_S = 600     # how often a server process looks for client lists older than that
+CLIENTS_LOCK = ".lock"            # the one lock of every client's list (embedded manager)
 #: The status line of a Celery run that no worker has taken yet (updated at every poll), and once taken.
 WAITING = "Waiting for a worker: queued {seconds} s ago, no worker has taken the run yet."
 TAKEN = "A worker took the run after {seconds} s in the queue; running."
@@ -214,23 +216,48 @@ class JobManager(ClientCap, LostJobs, DiskcacheManager):
     # taken when that thread's connection is freed as the thread ends, may be held by it at the instant
     # another thread forks a job -- the job then waits for it for ever.
     _cap_threads = threading.Lock()
+    _cap_cleaned = float("-inf")   # when this manager last removed stale client lists (time.monotonic)
+
+    def _cap_directory(self) -> Path:
+        return Path(self.handle.directory).with_name("run-clients")
 
     def _cap_path(self, client) -> Path:
-        return Path(self.handle.directory).with_name("run-clients") / f"{client}.json"
+        return self._cap_directory() / f"{client}.json"
 
     @contextmanager
     def _cap_lock(self, client):
-        path = self._cap_path(client)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # A thread lock within this process, a POSIX record lock between processes: neither is inherited
-        # by a forked job (record locks are per process), and a fork never happens inside this section.
+        directory = self._cap_directory()
+        directory.mkdir(parents=True, exist_ok=True)
+        # One lock for every client's list: a thread lock within this process, a POSIX record lock between
+        # processes. Neither is inherited by a forked job (record locks are per process), and a fork never
+        # happens inside this section, which is short (a list read and written).
         with self._cap_threads:
-            descriptor = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+            descriptor = os.open(directory / CLIENTS_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
             try:
                 fcntl.lockf(descriptor, fcntl.LOCK_EX)
+                self._remove_stale_clients(directory)
                 yield
             finally:
                 os.close(descriptor)   # closing releases the record lock
+
+    def _remove_stale_clients(self, directory: Path) -> None:
+        """At most every :data:`CLIENTS_CLEANED_EVERY_S`: remove the lists not written for
+        :data:`CLIENT_LIST_SECONDS` that hold no running job (and files left by earlier versions, per-client
+        locks, as old). Called under the lock of every list."""
+        now = time.monotonic()
+        if now - self._cap_cleaned < CLIENTS_CLEANED_EVERY_S:
+            return
+        self._cap_cleaned = now
+        cutoff = time.time() - CLIENT_LIST_SECONDS
+        for path in directory.iterdir():
+            try:
+                if path.name == CLIENTS_LOCK or path.stat().st_mtime >= cutoff:
+                    continue
+                if path.suffix == ".json" and self._live(self._cap_load(path.stem)):
+                    continue
+                path.unlink()
+            except FileNotFoundError:
+                continue
 
     def _cap_load(self, client):
         try:
@@ -241,17 +268,6 @@ class JobManager(ClientCap, LostJobs, DiskcacheManager):
 
     def _cap_save(self, client, entries):
         atomic_write(self._cap_path(client), json.dumps(entries).encode())
-
-    def get_or_create_signing_secret(self, generate):
-        # One secret for every server process, created by the first. A row this app
-        # did not write (refused by the store's JSON-only disk) is replaced, in one
-        # transaction so that all processes end up reading the same value.
-        with self.handle.transact():
-            secret = self.handle.get(self.SIGNING_SECRET_KEY)
-            if not isinstance(secret, str) or not secret:
-                secret = generate()
-                self.handle.set(self.SIGNING_SECRET_KEY, secret if isinstance(secret, str) else secret.decode("ascii"))
-        return self.handle.get(self.SIGNING_SECRET_KEY)
 
     def _pop_stopped(self, job):
         # Process ids are reused: a mark is taken when it is read.

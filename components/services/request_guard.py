@@ -8,7 +8,10 @@
   ``/_dash-update-component`` must be a JSON object naming a registered
   callback's ``output``, with ``inputs`` (and ``state``) as lists of
   ``{id, property}`` items (or lists of them, for pattern-matching ids) and
-  ``changedPropIds`` as a list of texts. Anything else is refused with one
+  ``changedPropIds`` as a list of texts; an upload's ``contents`` and
+  ``filename`` (what ``dcc.Upload`` sends) must be a text, a list of texts
+  or null -- a browser sends nothing else, and every page that reads an
+  upload can then take them as texts. Anything else is refused with one
   log line, never a traceback.
 * **Only known hosts.** Served on a loopback address, the app answers only
   requests whose ``Host`` is a loopback name (a web page elsewhere cannot
@@ -34,6 +37,8 @@ BODY_MARGIN_BYTES = 8 * 2**20
 TRUSTED_HOSTS_ENV = "SCHEDSCOPE_TRUSTED_HOSTS"
 BIND_HOST_ENV = "SCHEDSCOPE_HOST"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+#: What dcc.Upload sends: a data URL and a file name (lists of them with ``multiple``).
+UPLOAD_PROPERTIES = frozenset({"contents", "filename"})
 
 
 def max_body_bytes(max_upload_bytes: int) -> int:
@@ -71,10 +76,25 @@ def callback_body_problem(body, callbacks) -> str | None:
         items = body.get(field, [] if not required else None)
         if not isinstance(items, list) or not all(_is_dependency(item) for item in items):
             return f"'{field}' is not a list of {{id, property}} items"
+    for field in ("inputs", "state"):
+        for item in _flat(body.get(field, [])):
+            if item["property"] in UPLOAD_PROPERTIES and not _is_text_value(item.get("value")):
+                return f"an upload's '{item['property']}' is not a text"
     changed = body.get("changedPropIds", [])
     if not isinstance(changed, list) or not all(isinstance(item, str) for item in changed):
         return "'changedPropIds' is not a list of texts"
     return None
+
+
+def _flat(items):
+    """Every ``{id, property}`` item, those of pattern-matching inputs (lists) included."""
+    for item in items:
+        yield from (_flat(item) if isinstance(item, list) else [item])
+
+
+def _is_text_value(value) -> bool:
+    return value is None or isinstance(value, str) or (
+        isinstance(value, list) and all(isinstance(one, str) for one in value))
 
 
 def _is_dependency(item) -> bool:

@@ -7,10 +7,16 @@ either no file or the whole file. The original name is kept only as a label,
 in a sidecar ``<sha256>.<kind>.meta.json`` (label, size, time) that the
 Workspace page lists.
 
-Limits: ``max_bytes`` bounds an upload's size (the app reads it from
-``SCHEDSCOPE_MAX_UPLOAD_BYTES``); a gzip upload must also decompress to at
-most ``max_decompressed_bytes`` (default ``SCHEDSCOPE_MAX_DECOMPRESSED_BYTES``,
-the readers' limit). A refused upload writes nothing.
+Limits, all checked as the upload is received, before anything is stored
+or parsed: ``max_bytes`` bounds an upload's size (the app reads it from
+``SCHEDSCOPE_MAX_UPLOAD_BYTES``); a gzip upload is decompressed as a stream,
+chunk by chunk, and must expand to at most ``max_decompressed_bytes``
+(``SCHEDSCOPE_MAX_DECOMPRESSED_BYTES`` if set, else the upload limit: the
+text behind a compressed file is never larger than an uncompressed upload
+may be); a line of a text file read line by line may be at most
+``max_line_bytes`` long (``SCHEDSCOPE_MAX_LINE_BYTES``, default 1 MiB; JSON
+documents, where lines mean nothing, are exempt). A refused upload writes
+nothing, and its error names the file and the limit.
 """
 
 from __future__ import annotations
@@ -24,13 +30,20 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from sched_engine.batch.traces import TraceError, env_byte_limit, iter_gunzip, max_decompressed_bytes, size_text
+import numpy as np
+
+from sched_engine.batch.traces import MAX_DECOMPRESSED_ENV, TraceError, env_byte_limit, iter_gunzip, size_text
 
 from .storage import atomic_write, remove_stale_temporaries
 
 UPLOAD_KINDS = ("trace", "machines", "failures", "apps", "scenario", "clusters", "hierarchy")
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 MAX_UPLOAD_ENV = "SCHEDSCOPE_MAX_UPLOAD_BYTES"
+DEFAULT_MAX_LINE_BYTES = 2**20
+MAX_LINE_ENV = "SCHEDSCOPE_MAX_LINE_BYTES"
+#: How much of a plain (not gzip) upload the line check looks at in one step.
+CHECK_CHUNK = 2**20
+LF, CR = ord("\n"), ord("\r")
 STORED_NAME = re.compile(r"[0-9a-f]{64}\.(?:%s)" % "|".join(UPLOAD_KINDS))
 
 
@@ -41,6 +54,55 @@ class UploadError(ValueError):
 def max_upload_bytes() -> int:
     """The upload size limit: ``SCHEDSCOPE_MAX_UPLOAD_BYTES``, else :data:`DEFAULT_MAX_BYTES`."""
     return env_byte_limit(MAX_UPLOAD_ENV, DEFAULT_MAX_BYTES)
+
+
+def max_line_bytes() -> int:
+    """The longest line a line-by-line text upload may have: ``SCHEDSCOPE_MAX_LINE_BYTES``, else 1 MiB."""
+    return env_byte_limit(MAX_LINE_ENV, DEFAULT_MAX_LINE_BYTES)
+
+
+def max_decompressed_upload_bytes(max_bytes: int) -> int:
+    """How far a gzip upload may expand: ``SCHEDSCOPE_MAX_DECOMPRESSED_BYTES`` if set, else ``max_bytes``."""
+    return env_byte_limit(MAX_DECOMPRESSED_ENV, max_bytes)
+
+
+def check_lines(chunks, *, max_line: int, source: str) -> None:
+    """Raise :class:`UploadError` naming ``source`` when a line of the text in ``chunks`` (bytes) is longer
+    than ``max_line`` bytes; a text that starts as a JSON document (``{`` or ``[``) is not read by lines."""
+    run = 0            # bytes of the line still open at the end of the chunks seen so far
+    line = 1
+    first = True
+    open_cr = False    # the last chunk ended with a CR: a line end, unless the next chunk starts with a LF
+    for chunk in chunks:
+        if not chunk:
+            continue
+        if first and chunk.strip():
+            first = False
+            if chunk.lstrip()[:1] in (b"{", b"["):
+                for _ in chunks:   # drain a stream (the gzip check still runs to its end)
+                    pass
+                return
+        codes = np.frombuffer(chunk, dtype=np.uint8)
+        if open_cr and codes[0] != LF:   # the CR that ended the chunk before ended a line
+            run, line = 0, line + 1
+        lone_cr = codes == CR
+        lone_cr[:-1] &= codes[1:] != LF   # a CR ends a line unless a LF follows (CRLF ends one line)
+        open_cr = bool(lone_cr[-1])
+        lone_cr[-1] = False               # ... which the next chunk tells
+        ends = np.flatnonzero((codes == LF) | lone_cr)
+        if ends.size == 0:
+            run += len(chunk) - open_cr
+            longest, where = run, line
+        else:
+            lengths = np.diff(ends) - 1
+            inner = int(lengths.max()) if lengths.size else -1
+            head = run + int(ends[0])
+            longest, where = (head, line) if head >= inner else (inner, line + 1 + int(lengths.argmax()))
+            run = len(chunk) - int(ends[-1]) - 1 - open_cr
+            line += int(ends.size)
+        if longest > max_line:
+            raise UploadError(f"{source}: line {where:,} is longer than {size_text(max_line)}, the limit "
+                              f"(set {MAX_LINE_ENV} to raise it)")
 
 
 def upload_choices(uploads, kind: str, *, value_prefix: str = "", suffixes: tuple[str, ...] = ()) -> list[dict]:
@@ -58,12 +120,13 @@ class UploadStore:
     """Content-addressed upload files under one directory."""
 
     def __init__(self, directory: str | os.PathLike, max_bytes: int = DEFAULT_MAX_BYTES,
-                 max_decompressed_bytes: int | None = None):
+                 max_decompressed_bytes: int | None = None, max_line_bytes: int | None = None):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         remove_stale_temporaries(self.directory)   # left by a server killed mid-upload
         self.max_bytes = max_bytes
         self.max_decompressed_bytes = max_decompressed_bytes
+        self.max_line_bytes = max_line_bytes
 
     def save_data_url(self, contents: str, kind: str, label: str | None = None) -> Path:
         """Store a ``dcc.Upload`` data URL (``data:<type>;base64,<data>``); returns the file's path."""
@@ -93,13 +156,7 @@ class UploadStore:
             raise UploadError(f"unknown upload kind {kind!r}")
         if len(data) > self.max_bytes:
             raise UploadError(f"the file is larger than the upload limit ({size_text(self.max_bytes)})")
-        if data[:2] == b"\x1f\x8b":  # gzip, as the readers recognise it: measure, keep nothing
-            limit = max_decompressed_bytes() if self.max_decompressed_bytes is None else self.max_decompressed_bytes
-            try:
-                for _ in iter_gunzip(data, limit=limit, source=label or "the upload"):
-                    pass
-            except TraceError as exc:
-                raise UploadError(str(exc)) from None
+        self._check_text(data, label or "the upload")
         target = self.directory / f"{hashlib.sha256(data).hexdigest()}.{kind}"
         if not target.exists():
             atomic_write(target, data)
@@ -108,6 +165,24 @@ class UploadStore:
                     "uploaded": datetime.now(timezone.utc).isoformat(timespec="seconds")}
             atomic_write(target.with_name(target.name + ".meta.json"), json.dumps(meta).encode())
         return target
+
+    def _check_text(self, data: bytes, source: str) -> None:
+        """Refuse a gzip upload that expands past its limit or a text with a line past its limit.
+
+        Gzip data (as the readers recognise it) is decompressed as a stream and
+        measured chunk by chunk: nothing of it is kept.
+        """
+        max_line = max_line_bytes() if self.max_line_bytes is None else self.max_line_bytes
+        if data[:2] != b"\x1f\x8b":
+            check_lines((data[i:i + CHECK_CHUNK] for i in range(0, len(data), CHECK_CHUNK)), max_line=max_line,
+                        source=source)
+            return
+        limit = (max_decompressed_upload_bytes(self.max_bytes) if self.max_decompressed_bytes is None
+                 else self.max_decompressed_bytes)
+        try:
+            check_lines(iter_gunzip(data, limit=limit, source=source), max_line=max_line, source=source)
+        except TraceError as exc:
+            raise UploadError(str(exc)) from None
 
     def skipped(self) -> list[tuple[Path, str]]:
         """``(path, reason)`` of label files that cannot be read (their upload is listed under its stored name)."""
