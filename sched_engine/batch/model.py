@@ -33,7 +33,6 @@ falls at the workload's first submission; ``absolute`` keeps epoch times.
 from __future__ import annotations
 
 import hashlib
-import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -42,6 +41,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from ..core import validate
 from ..core.errors import ScenarioError
 from .cluster import ClusterState
 from .failures import SYNTHETIC_DEFAULTS, failure_events, synthetic_failures
@@ -53,6 +53,11 @@ TRACE_FORMATS = ("auto", "swf", "swf-ext", "gwf", "csv")
 FAILURE_KINDS = ("none", "trace", "synthetic")
 ESTIMATES = ("perfect", "trace")
 MIN_LOAD_FACTOR, MAX_LOAD_FACTOR = 0.01, 100.0
+#: Bounds on the hardware a model may describe, checked before anything is built per machine or CPU
+#: (the largest shipped machine file, RICC, has 1,024 machines of 8 CPUs).
+MAX_MACHINES = 1_000_000          # in all clusters together
+MAX_CPUS_PER_MACHINE = 100_000
+MAX_CLUSTERS = 10_000
 
 
 def resolve_path(path: str) -> Path:
@@ -72,34 +77,22 @@ def file_sha256(path: Path, field: str) -> str:
         raise ScenarioError(field, f"not a usable file name: {str(path)!r}") from None
 
 
-def _number(value: Any, field: str, *, minimum: float | None = None, integer: bool = False, positive=False) -> float:
-    # ``not abs(value) <= max`` also holds for NaN, infinities and integers beyond float range.
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not abs(value) <= sys.float_info.max:
-        raise ScenarioError(field, f"must be a number, got {value!r:.40}")
-    if integer and value != int(value):
-        raise ScenarioError(field, f"must be a whole number, got {value!r}")
-    if positive and value <= 0:
-        raise ScenarioError(field, f"must be positive, got {value!r}")
-    if minimum is not None and value < minimum:
-        raise ScenarioError(field, f"must be at least {minimum}, got {value!r}")
-    return int(value) if integer else float(value)
-
-
 def _normalize_cluster(data: Any, field: str) -> dict:
     if not isinstance(data, Mapping):
         raise ScenarioError(field, "must be an object with name, machines, cpus_per_machine")
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ScenarioError(f"{field}.name", "must be a non-empty name")
-    machines = _number(data.get("machines"), f"{field}.machines", integer=True, positive=True)
+    machines = validate.whole(data.get("machines"), f"{field}.machines", above=0, maximum=MAX_MACHINES)
     per = data.get("cpus_per_machine")
     if isinstance(per, list):
         if len(per) != machines:
             raise ScenarioError(f"{field}.cpus_per_machine", f"lists {len(per)} machines, machines is {machines}")
-        per = [_number(v, f"{field}.cpus_per_machine[{i}]", integer=True, positive=True) for i, v in enumerate(per)]
+        per = [validate.whole(v, f"{field}.cpus_per_machine[{i}]", above=0, maximum=MAX_CPUS_PER_MACHINE)
+               for i, v in enumerate(per)]
     else:
-        per = _number(per, f"{field}.cpus_per_machine", integer=True, positive=True)
-    speed = _number(data.get("speed", 1.0), f"{field}.speed", positive=True)
+        per = validate.whole(per, f"{field}.cpus_per_machine", above=0, maximum=MAX_CPUS_PER_MACHINE)
+    speed = validate.number(data.get("speed", 1.0), f"{field}.speed", above=0)
     properties = data.get("properties", [])
     if isinstance(properties, str):
         properties = [p.strip() for p in properties.split(",") if p.strip()]
@@ -127,10 +120,15 @@ def normalize_clusters(clusters: Any) -> list[dict]:
     """Check a list of clusters (names unique) and return their canonical form."""
     if not isinstance(clusters, list):
         raise ScenarioError("clusters", "must be a list of clusters")
+    if len(clusters) > MAX_CLUSTERS:
+        raise ScenarioError("clusters", f"lists {len(clusters):,} clusters, at most {MAX_CLUSTERS:,}")
     clusters = [_normalize_cluster(c, f"clusters[{i}]") for i, c in enumerate(clusters)]
     names = [c["name"] for c in clusters]
     if len(set(names)) != len(names):
         raise ScenarioError("clusters", "cluster names must be unique")
+    machines = sum(c["machines"] for c in clusters)
+    if machines > MAX_MACHINES:
+        raise ScenarioError("clusters", f"{machines:,} machines in all, at most {MAX_MACHINES:,}")
     return clusters
 
 
@@ -151,7 +149,7 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
         raise ScenarioError("trace.format", f"unknown format {fmt!r} (known: {', '.join(TRACE_FORMATS)})")
     max_jobs = trace.get("max_jobs")
     if max_jobs is not None:
-        max_jobs = _number(max_jobs, "trace.max_jobs", integer=True, positive=True)
+        max_jobs = validate.whole(max_jobs, "trace.max_jobs", above=0)
     trace_path = resolve_path(trace["path"])
     label = trace.get("label")
     if label is not None and not isinstance(label, str):
@@ -191,9 +189,9 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
         normalized_failures = {"kind": "synthetic"}
         for name, default in SYNTHETIC_DEFAULTS.items():
             value = failures.get(name, default)
-            normalized_failures[name] = _number(
+            normalized_failures[name] = validate.number(
                 value, f"failures.{name}", minimum=0.0, integer=isinstance(default, int),
-                positive=name in ("interarrival_shape", "duration_shape", "duration_scale_s"),
+                above=0 if name in ("interarrival_shape", "duration_shape", "duration_scale_s") else None,
             )
         if normalized_failures["burst_probability"] > 1:
             raise ScenarioError("failures.burst_probability", "must be between 0 and 1")
@@ -202,7 +200,7 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
     if synthetic is not None:
         if not isinstance(synthetic, Mapping):
             raise ScenarioError("synthetic_requirements", "must be an object like {\"share\": 0.5}")
-        share = _number(synthetic.get("share", 0.5), "synthetic_requirements.share", minimum=0.0)
+        share = validate.number(synthetic.get("share", 0.5), "synthetic_requirements.share", minimum=0.0)
         if share > 1:
             raise ScenarioError("synthetic_requirements.share", "must be between 0 and 1")
         synthetic = {"share": share}
@@ -210,7 +208,7 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
     estimates = model.get("estimates", "perfect")
     if estimates not in ESTIMATES:
         raise ScenarioError("estimates", f"must be one of {', '.join(ESTIMATES)}")
-    load_factor = _number(model.get("load_factor", 1.0), "load_factor", positive=True)
+    load_factor = validate.number(model.get("load_factor", 1.0), "load_factor", above=0)
     if not MIN_LOAD_FACTOR <= load_factor <= MAX_LOAD_FACTOR:
         raise ScenarioError("load_factor", f"must be between {MIN_LOAD_FACTOR} and {MAX_LOAD_FACTOR:g} "
                                            f"(1 keeps the trace's arrivals), got {load_factor:g}")
@@ -261,6 +259,14 @@ def header_clusters(header: Mapping[str, Any], source: str) -> list[dict]:
     return [{"name": "cluster", "machines": procs, "cpus_per_machine": 1, "speed": 1.0, "properties": []}]
 
 
+def _checked(clusters: list[dict], source: str) -> list[dict]:
+    """Clusters read from a trace header, held to the bounds of :func:`normalize_clusters`."""
+    try:
+        return normalize_clusters(clusters)
+    except ScenarioError as exc:
+        raise ScenarioError(exc.field, f"the header's cluster: {exc.message}", source=source) from None
+
+
 def synthetic_requirements(
     requirements: list[str], properties: list[tuple[str, ...]], share: float, rng: np.random.Generator
 ) -> list[str]:
@@ -303,7 +309,7 @@ def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> BatchInpu
     jobs = jobs.assign(submit_time=since_first / load_factor if load_factor != 1.0 else since_first)
     jobs = jobs.reset_index(drop=True)
 
-    specs = model["clusters"] or header_clusters(workload.header, source)
+    specs = model["clusters"] or _checked(header_clusters(workload.header, source), source)
     clusters = []
     for index, spec in enumerate(specs):
         per = spec["cpus_per_machine"]
