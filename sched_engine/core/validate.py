@@ -25,6 +25,13 @@ from typing import Any, Iterable, Mapping
 from .errors import ScenarioError
 
 
+def shown(value: float) -> str:
+    """A number as messages show it: whole values in full (``1000000``), others as ``%g`` (``0.5``, ``1e-09``)."""
+    if float(value).is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    return f"{value:g}"
+
+
 def number(value: Any, field: str, *, minimum: float | None = None, above: float | None = None,
            maximum: float | None = None, integer: bool = False) -> Any:
     """A finite number within the bounds (``int`` when ``integer``, else ``float``).
@@ -35,16 +42,16 @@ def number(value: Any, field: str, *, minimum: float | None = None, above: float
         raise ScenarioError(field, f"must be a number, got {value!r:.40}")
     # ``not abs(value) <= max`` also holds for NaN, infinities and integers beyond float range.
     if not abs(value) <= sys.float_info.max:
-        shown = "a number too large to compute with" if isinstance(value, int) else repr(value)
-        raise ScenarioError(field, f"must be a finite number, got {shown}")
+        what = "a number too large to compute with" if isinstance(value, int) else repr(value)
+        raise ScenarioError(field, f"must be a finite number, got {what}")
     if integer and value != int(value):
         raise ScenarioError(field, f"must be a whole number, got {value!r}")
     if minimum is not None and value < minimum:
-        raise ScenarioError(field, f"must be at least {minimum:g}, got {value:g}")
+        raise ScenarioError(field, f"must be at least {shown(minimum)}, got {shown(value)}")
     if above is not None and value <= above:
-        raise ScenarioError(field, f"must be greater than {above:g}, got {value:g}")
+        raise ScenarioError(field, f"must be greater than {shown(above)}, got {shown(value)}")
     if maximum is not None and value > maximum:
-        raise ScenarioError(field, f"must be at most {maximum:g}, got {value:g}")
+        raise ScenarioError(field, f"must be at most {shown(maximum)}, got {shown(value)}")
     return int(value) if integer else float(value)
 
 
@@ -91,7 +98,7 @@ def items(value: Any, field: str, *, max_items: int | None = None, what: str = "
     if not isinstance(value, list) or not value:
         raise ScenarioError(field, f"must be a non-empty list of {what}, got {value!r:.40}")
     if max_items is not None and len(value) > max_items:
-        raise ScenarioError(field, f"lists {len(value)} {what}, at most {max_items:,}")
+        raise ScenarioError(field, f"lists {len(value):,} {what}, at most {max_items:,}")
     return value
 
 
@@ -100,8 +107,8 @@ def distinct(values: list, field: str) -> list:
     seen: set = set()
     for index, value in enumerate(values):
         if value in seen:
-            shown = f"{value:g}" if isinstance(value, (int, float)) else repr(value)
-            raise ScenarioError(f"{field}[{index}]", f"{shown} is listed twice")
+            text = shown(value) if isinstance(value, (int, float)) else repr(value)
+            raise ScenarioError(f"{field}[{index}]", f"{text} is listed twice")
         seen.add(value)
     return values
 
@@ -130,7 +137,7 @@ def number_range(value: Any, field: str, *, integer: bool = False, minimum: floa
     low = number(value[0], f"{field}[0]", integer=integer, minimum=minimum, maximum=maximum)
     high = number(value[1], f"{field}[1]", integer=integer, minimum=minimum, maximum=maximum)
     if high < low:
-        raise ScenarioError(field, f"max {high:g} is below min {low:g}")
+        raise ScenarioError(field, f"max {shown(high)} is below min {shown(low)}")
     return [low, high]
 
 
