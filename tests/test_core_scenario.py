@@ -103,3 +103,14 @@ def test_a_result_is_keyed_by_the_code_that_computes_it(monkeypatch):
     assert scenario_module.code_version("fairshare") != scenario_module.code_version("batch")
     monkeypatch.setattr(scenario_module, "code_version", lambda engine: "an edited engine")
     assert normal.content_hash() != before
+
+
+@pytest.mark.parametrize("value, message", [(0, "must be greater than 0, got 0"), ("abc", "must be a number")])
+def test_a_bad_policy_parameter_is_refused_before_the_run(value, message):
+    """Local Search with interval_s 0 divided by zero, with "abc" raised TypeError, both inside the run."""
+    scenario = {"engine": "batch", "policy": "ls", "policy_params": {"interval_s": value},
+                "model": {"trace": {"path": "sample_traces/hpc2n-excerpt.swf", "max_jobs": 10}}}
+    for call in (normalize_scenario, run_scenario):
+        with pytest.raises(ScenarioError, match=message) as caught:
+            call(scenario)
+        assert caught.value.field == "policy_params.interval_s"
