@@ -516,9 +516,9 @@ def run_matrix(results, models: dict[str, dict], policies: list[str], seeds: int
                 title = " · ".join(part for part in (name, model["trace"]["label"], hardware) if part)
                 plan.append((name, policy, seed, {"engine": ENGINE, "policy": policy, "model": model, "seed": seed,
                                                   "name": title}))
-    for name, _, _, scenario in plan:
-        with _naming(name):
-            normalize_scenario(scenario)
+    for index, (name, policy, seed, scenario) in enumerate(plan):
+        with _naming(name):   # checked once, then run as checked (files hashed once)
+            plan[index] = (name, policy, seed, normalize_scenario(scenario))
     records = []
     total = 100 * len(plan)
     for index, (name, policy, seed, scenario) in enumerate(plan):

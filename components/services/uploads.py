@@ -7,6 +7,12 @@ either no file or the whole file. The original name is kept only as a label,
 in a sidecar ``<sha256>.<kind>.meta.json`` (label, size, time) that the
 Workspace page lists.
 
+A scenario names an upload by content, ``upload:<sha256>``
+(:mod:`sched_engine.core.inputs`), never by its path: every store adds its
+directory to the process's resolver (``PROCESS_INPUTS``), so whichever
+process runs the scenario -- this server, a job process, a worker that
+mounts the data directory elsewhere -- finds the file in its own directory.
+
 Limits: ``max_bytes`` bounds an upload's size (the app reads it from
 ``SCHEDSCOPE_MAX_UPLOAD_BYTES``); a gzip upload must also decompress to at
 most ``max_decompressed_bytes`` (default ``SCHEDSCOPE_MAX_DECOMPRESSED_BYTES``,
@@ -25,6 +31,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from sched_engine.batch.traces import TraceError, env_byte_limit, iter_gunzip, max_decompressed_bytes, size_text
+from sched_engine.core.inputs import PROCESS_INPUTS, upload_reference
 
 from .storage import atomic_write, remove_stale_temporaries
 
@@ -62,6 +69,7 @@ class UploadStore:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         remove_stale_temporaries(self.directory)   # left by a server killed mid-upload
+        PROCESS_INPUTS.add_directory(self.directory)
         self.max_bytes = max_bytes
         self.max_decompressed_bytes = max_decompressed_bytes
 
@@ -87,6 +95,11 @@ class UploadStore:
         if not path.is_file():
             raise UploadError("the uploaded file is no longer in the data directory; upload it again")
         return path
+
+    def reference_of(self, name: str) -> str:
+        """The content reference (``upload:<sha256>``) a scenario uses for the stored file ``name``."""
+        self.path_of(name)
+        return upload_reference(name.partition(".")[0])
 
     def save(self, data: bytes, kind: str, label: str | None = None) -> Path:
         if kind not in UPLOAD_KINDS:

@@ -22,6 +22,7 @@ from typing import Any, Mapping
 
 from sched_engine import ScenarioError, normalize_scenario
 from sched_engine.batch.model import resolve_path
+from sched_engine.core.inputs import with_references
 
 from .storage import atomic_write
 
@@ -113,7 +114,8 @@ class ScenarioStore:
         if not all(isinstance(v, str) for v in (entry.get("name"), entry.get("saved"), scenario.get("engine"),
                                                  scenario.get("policy"))):
             return None, "not a saved scenario (name, time, engine or policy missing)"
-        return entry, None
+        # Saved before files were named by content: an upload's path becomes its upload:<sha256> reference.
+        return {**entry, "scenario": with_references(scenario)}, None
 
     def listing(self) -> list[dict]:
         """Saved scenarios (without their bodies), newest first; unreadable files are left out (:meth:`skipped`)."""

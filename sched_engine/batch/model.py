@@ -3,7 +3,7 @@
 Normalised form (plain JSON, the scenario's ``model``)::
 
     {
-      "trace": {"path": "sample_traces/hpc2n-excerpt.swf", "label": "hpc2n-excerpt.swf",
+      "trace": {"path": "sample:hpc2n-excerpt.swf", "label": "hpc2n-excerpt.swf",
                 "format": "auto", "skip_malformed": false, "max_jobs": null, "sha256": "..."},
       "clusters": [{"name": "seth", "machines": 120, "cpus_per_machine": 2,
                     "speed": 1.0, "properties": []}],
@@ -17,11 +17,14 @@ Normalised form (plain JSON, the scenario's ``model``)::
 
 ``clusters`` may be empty: the trace header's ``MaxNodes``/``MaxProcs``
 then define one cluster. ``machines_path`` (an Alea ``.machines`` file) may
-stand in for ``clusters`` and is read into it. Paths are resolved against
-the working directory, then the project directory; the file's SHA-256 joins
-the model so cached results follow the content, not the name; ``label``
-(default: the file name) names the file in error messages -- uploads are
-stored under their hash, so the label keeps the name the user knows.
+stand in for ``clusters`` and is read into it. Files are named by
+reference (``upload:<sha256>``, ``sample:<name>``) or by a path, resolved
+against the working directory, then the project directory
+(:mod:`sched_engine.core.inputs`; a path to an upload or a sample becomes
+its reference); the file's SHA-256 joins the model so cached results follow
+the content, not the name; ``label`` (default: the file name) names the
+file in error messages -- uploads are stored under their hash, so the label
+keeps the name the user knows.
 ``load_factor`` scales the offered load of any trace: every job's time
 since the first submission is divided by it (2.0 submits the same jobs
 twice as fast; runtimes and sizes unchanged), as load is varied in
@@ -32,7 +35,6 @@ falls at the workload's first submission; ``absolute`` keeps epoch times.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -41,14 +43,13 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ..core import validate
+from ..core import inputs, validate
 from ..core.errors import ScenarioError
 from .cluster import ClusterState
 from .failures import SYNTHETIC_DEFAULTS, failure_events, synthetic_failures
 from .requirements import suitable_clusters
 from .traces import TraceError, read_failures, read_machines, read_workload
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TRACE_FORMATS = ("auto", "swf", "swf-ext", "gwf", "csv")
 FAILURE_KINDS = ("none", "trace", "synthetic")
 ESTIMATES = ("perfect", "trace")
@@ -61,20 +62,18 @@ MAX_CLUSTERS = 10_000
 
 
 def resolve_path(path: str) -> Path:
-    """An input path: absolute, else relative to the working directory, else to the project."""
-    candidate = Path(path)
-    if candidate.is_absolute() or candidate.exists():
-        return candidate
-    return PROJECT_ROOT / candidate
+    """The local file a model's reference or path names (:meth:`~sched_engine.core.inputs.InputFiles.locate`)."""
+    return inputs.current().locate(path)
 
 
 def file_sha256(path: Path, field: str) -> str:
+    """The SHA-256 of a local file (hashed once per version of it); errors name the file, not its directory."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return inputs.file_sha256(path)
     except OSError as exc:
-        raise ScenarioError(field, f"cannot read {path} ({exc.strerror})") from None
+        raise ScenarioError(field, f"cannot read {path.name} ({exc.strerror})") from None
     except ValueError:   # a NUL byte in the name: no such file can exist
-        raise ScenarioError(field, f"not a usable file name: {str(path)!r}") from None
+        raise ScenarioError(field, f"not a usable file name: {path.name!r}") from None
 
 
 def _normalize_cluster(data: Any, field: str) -> dict:
@@ -150,24 +149,27 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
     max_jobs = trace.get("max_jobs")
     if max_jobs is not None:
         max_jobs = validate.whole(max_jobs, "trace.max_jobs", above=0)
-    trace_path = resolve_path(trace["path"])
+    files = inputs.current()
+    reference = files.reference(trace["path"], "trace.path")
     label = trace.get("label")
     if label is not None and not isinstance(label, str):
         raise ScenarioError("trace.label", "must be text (the file's name as shown to people)")
+    label = label or files.name(trace["path"])
     normalized_trace = {
-        "path": trace["path"],
-        "label": label or Path(trace["path"]).name,
+        "path": reference,
+        "label": label,
         "format": fmt,
         "skip_malformed": bool(trace.get("skip_malformed", False)),
         "max_jobs": max_jobs,
-        "sha256": file_sha256(trace_path, "trace.path"),
+        "sha256": files.sha256(reference, "trace.path", label),
     }
 
     clusters = model.get("clusters") or []
     if model.get("machines_path"):
         if not isinstance(model["machines_path"], str):
             raise ScenarioError("machines_path", "name the .machines file")
-        clusters = read_machines(resolve_path(model["machines_path"]), source=Path(model["machines_path"]).name)
+        machines = files.reference(model["machines_path"], "machines_path")
+        clusters = read_machines(files.path(machines, "machines_path"), source=files.name(model["machines_path"]))
     clusters = normalize_clusters(clusters)
 
     failures = model.get("failures") or {"kind": "none"}
@@ -183,8 +185,9 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
         align = failures.get("align", "start")
         if align not in ("start", "absolute"):
             raise ScenarioError("failures.align", "must be 'start' or 'absolute'")
-        normalized_failures = {"kind": "trace", "path": path, "align": align,
-                               "sha256": file_sha256(resolve_path(path), "failures.path")}
+        reference = files.reference(path, "failures.path")
+        normalized_failures = {"kind": "trace", "path": reference, "align": align,
+                               "sha256": files.sha256(reference, "failures.path", files.name(path))}
     else:
         normalized_failures = {"kind": "synthetic"}
         for name, default in SYNTHETIC_DEFAULTS.items():
@@ -231,8 +234,9 @@ def _cached_workload(path: str, sha256: str, fmt: str, skip_malformed: bool, sou
 
 def workload_for(trace: Mapping[str, Any]):
     """The parsed workload of a normalised ``trace`` entry (memoised by content hash)."""
-    return _cached_workload(str(resolve_path(trace["path"])), trace["sha256"], trace["format"],
-                            trace["skip_malformed"], trace.get("label") or Path(trace["path"]).name)
+    files = inputs.current()
+    return _cached_workload(str(files.path(trace["path"], "trace.path")), trace["sha256"], trace["format"],
+                            trace["skip_malformed"], trace.get("label") or files.name(trace["path"]))
 
 
 @dataclass
@@ -293,7 +297,7 @@ def synthetic_requirements(
 def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> BatchInput:
     """Read the workload and failures of a normalised model and build the clusters."""
     trace = model["trace"]
-    source = trace.get("label") or Path(trace["path"]).name
+    source = trace.get("label") or inputs.current().name(trace["path"])
     # Independent streams, so switching failures on or off leaves the
     # generated requirements unchanged (and the policy's own draws too).
     failure_rng, requirement_rng = rng.spawn(2)
@@ -321,9 +325,11 @@ def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> BatchInpu
     failures = model["failures"]
     span = float(jobs["submit_time"].iloc[-1] + jobs["run_time"].max())
     if failures["kind"] == "trace":
-        frame = read_failures(resolve_path(failures["path"]), source=Path(failures["path"]).name)
+        files = inputs.current()
+        name = files.name(failures["path"])
+        frame = read_failures(files.path(failures["path"], "failures.path"), source=name)
         offset = float(frame["start"].min()) if failures["align"] == "start" and len(frame) else origin
-        events = failure_events(frame, names, machine_counts, offset=offset, source=Path(failures["path"]).name)
+        events = failure_events(frame, names, machine_counts, offset=offset, source=name)
     elif failures["kind"] == "synthetic":
         params = {k: v for k, v in failures.items() if k != "kind"}
         frame = synthetic_failures(names, machine_counts, span, failure_rng, **params)

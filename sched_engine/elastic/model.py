@@ -13,7 +13,7 @@ Normalised form (plain JSON, the scenario's ``model``)::
              # or {"kind": "generated", "distribution": "uniform", "jobs": 100,
              #     "tasks_per_job": [1, 300], "memory_gb": [1.0, 6.0],
              #     "duration_s": [1.0, 350.0], "arrival_s": [0.0, 1000.0]}
-             # or {"kind": "file", "path": "...", "format": "auto|sls|csv",
+             # or {"kind": "file", "path": "upload:<sha256>", "format": "auto|sls|csv",
              #     "label": "...", "sha256": "..."}
     }
 
@@ -25,7 +25,6 @@ the trace and every policy run with that seed sees the same one.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -33,12 +32,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..core import validate
+from ..core import inputs, validate
 from ..core.errors import ScenarioError
 from .penalty import normalize_penalty
 from .traces import DISTRIBUTIONS, MB_PER_GB, PHASES, Job, TaskGroup, generate_trace, read_trace
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TRACE_KINDS = ("jobs", "generated", "file")
 FILE_FORMATS = ("auto", "sls", "csv")
 #: Bounds checked before anything is built per node or per job, so a preview of the model stays small
@@ -138,14 +136,6 @@ def _normalize_jobs(data: Any) -> list[dict]:
     return jobs
 
 
-def resolve_path(path: str) -> Path:
-    """An input path: absolute, else relative to the working directory, else to the project."""
-    candidate = Path(path)
-    if candidate.is_absolute() or candidate.exists():
-        return candidate
-    return PROJECT_ROOT / candidate
-
-
 @lru_cache(maxsize=16)
 def _read_file(path: str, sha256: str, fmt: str, label: str) -> tuple[Job, ...]:
     del sha256  # part of the cache key only: a changed file is read again
@@ -164,16 +154,12 @@ def _normalize_file(data: Mapping) -> tuple[dict, tuple[Job, ...]]:
     fmt = data.get("format", "auto")
     if fmt not in FILE_FORMATS:
         raise ScenarioError("trace.format", f"unknown format {fmt!r} (known: {', '.join(FILE_FORMATS)})")
-    resolved = resolve_path(path)
-    try:
-        sha = hashlib.sha256(resolved.read_bytes()).hexdigest()
-    except OSError as exc:
-        raise ScenarioError("trace.path", f"cannot read {path} ({exc.strerror})") from None
-    except ValueError:   # a NUL byte in the name: no such file can exist
-        raise ScenarioError("trace.path", f"not a usable file name: {path!r}") from None
-    label = data.get("label") or resolved.name
-    jobs = _read_file(str(resolved), sha, fmt, str(label))
-    return {"kind": "file", "path": path, "format": fmt, "label": str(label), "sha256": sha}, jobs
+    files = inputs.current()
+    reference = files.reference(path, "trace.path")
+    label = str(data.get("label") or files.name(path))
+    sha = files.sha256(reference, "trace.path", label)
+    jobs = _read_file(str(files.path(reference, "trace.path")), sha, fmt, label)
+    return {"kind": "file", "path": reference, "format": fmt, "label": label, "sha256": sha}, jobs
 
 
 def _jobs_from_spec(jobs: list[dict]) -> tuple[Job, ...]:
@@ -234,7 +220,8 @@ def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> Inputs:
     elif trace["kind"] == "jobs":
         jobs = _jobs_from_spec(trace["jobs"])
     else:
-        jobs = _read_file(str(resolve_path(trace["path"])), trace["sha256"], trace["format"], trace["label"])
+        jobs = _read_file(str(inputs.current().path(trace["path"], "trace.path")), trace["sha256"], trace["format"],
+                          trace["label"])
     cores, memory = [], []
     for group in model["nodes"]:
         cores += [group["cores"]] * group["count"]
