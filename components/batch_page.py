@@ -28,6 +28,7 @@ from dash.exceptions import PreventUpdate
 
 from sched_engine import ScenarioError, normalize_scenario
 from sched_engine.batch.failures import SYNTHETIC_DEFAULTS
+from sched_engine.batch.machine_files import read_failures, read_machines
 from sched_engine.batch.model import (
     TRACE_FORMATS,
     cluster_cpus,
@@ -37,7 +38,7 @@ from sched_engine.batch.model import (
     normalize_clusters,
     workload_for,
 )
-from sched_engine.batch.traces import TraceError, read_failures, read_machines
+from sched_engine.batch.traces import TraceError
 from sched_engine.registry import REGISTRY
 
 from .chart_config import GRAPH_CONFIG

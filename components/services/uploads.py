@@ -30,8 +30,8 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from sched_engine.batch.traces import TraceError, env_byte_limit, iter_gunzip, max_decompressed_bytes, size_text
 from sched_engine.core.inputs import PROCESS_INPUTS, upload_reference
+from sched_engine.core.io import FileError, env_byte_limit, iter_gunzip, max_decompressed_bytes, size_text
 
 from .storage import atomic_write, remove_stale_temporaries
 
@@ -111,7 +111,7 @@ class UploadStore:
             try:
                 for _ in iter_gunzip(data, limit=limit, source=label or "the upload"):
                     pass
-            except TraceError as exc:
+            except FileError as exc:
                 raise UploadError(str(exc)) from None
         target = self.directory / f"{hashlib.sha256(data).hexdigest()}.{kind}"
         if not target.exists():

@@ -47,8 +47,9 @@ from ..core import inputs, validate
 from ..core.errors import ScenarioError
 from .cluster import ClusterState
 from .failures import SYNTHETIC_DEFAULTS, failure_events, synthetic_failures
+from .machine_files import read_failures, read_machines
 from .requirements import suitable_clusters
-from .traces import TraceError, read_failures, read_machines, read_workload
+from .traces import TraceError, read_workload
 
 TRACE_FORMATS = ("auto", "swf", "swf-ext", "gwf", "csv")
 FAILURE_KINDS = ("none", "trace", "synthetic")

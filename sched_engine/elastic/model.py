@@ -27,13 +27,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 
 from ..core import inputs, validate
 from ..core.errors import ScenarioError
+from ..core.io import read_text
 from .penalty import normalize_penalty
 from .traces import DISTRIBUTIONS, MB_PER_GB, PHASES, Job, TaskGroup, generate_trace, read_trace
 
@@ -139,11 +139,7 @@ def _normalize_jobs(data: Any) -> list[dict]:
 @lru_cache(maxsize=16)
 def _read_file(path: str, sha256: str, fmt: str, label: str) -> tuple[Job, ...]:
     del sha256  # part of the cache key only: a changed file is read again
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError("trace.path", f"cannot read {label} ({exc})") from None
-    return tuple(read_trace(text, label, fmt))
+    return tuple(read_trace(read_text(path, source=label), label, fmt))
 
 
 def _normalize_file(data: Mapping) -> tuple[dict, tuple[Job, ...]]:
