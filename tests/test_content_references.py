@@ -41,3 +41,20 @@ def test_a_scenario_saved_with_an_upload_path_opens_with_its_reference(tmp_path)
     assert opened["scenario"]["model"]["trace"]["path"] == uploads.reference_of(stored.name)
     assert "/srv" not in json.dumps(opened) and str(tmp_path) not in json.dumps(opened)
     assert normalize_scenario(opened["scenario"]).content_hash() == entry["hash"]
+
+
+def test_an_upload_reference_is_only_ever_a_hash(tmp_path):
+    import pytest
+
+    from sched_engine import ScenarioError
+    from sched_engine.core.inputs import InputFiles
+
+    data = tmp_path / "data"
+    (data / "uploads").mkdir(parents=True)
+    (data / "scenarios").mkdir()
+    (data / "scenarios" / f"{'a' * 64}.json").write_text("{}")
+    files = InputFiles([data / "uploads"])
+    for forged in (f"upload:../scenarios/{'a' * 64}", "upload:*", "sample:../README.md"):
+        with pytest.raises(ScenarioError):
+            files.path(files.reference(forged, "trace.path"), "trace.path")
+        assert not files.locate(forged).resolve().is_relative_to(data / "scenarios")

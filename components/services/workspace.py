@@ -22,7 +22,7 @@ from typing import Any, Mapping
 
 from sched_engine import ScenarioError, normalize_scenario
 from sched_engine.batch.model import resolve_path
-from sched_engine.core.inputs import with_references
+from sched_engine.core.inputs import is_reference, with_references
 
 from .storage import atomic_write
 
@@ -52,6 +52,8 @@ def check_input_paths(scenario: Mapping[str, Any], roots, *, source: str | None 
             continue   # the engine's own check names the field
         if "\x00" in path:
             raise ScenarioError(field, "a file path cannot contain a NUL character", source=source)
+        if is_reference(path):
+            continue   # upload:<sha256> / sample:<name>: a stored upload or a sample by construction (checked on use)
         try:
             resolved = resolve_path(path).resolve()
         except (OSError, ValueError, RuntimeError):

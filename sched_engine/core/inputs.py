@@ -62,7 +62,7 @@ def is_reference(text: str) -> bool:
 
 
 def stored_reference(text: str) -> str | None:
-    """The reference a path of an earlier version stands for, judged from the path alone (no disk access).
+    """The reference a path of an earlier version stands for, judged from the path and the shipped samples.
 
     ``<anything>/uploads/<sha256>.<kind>`` -> ``upload:<sha256>``;
     ``<anything>/sample_traces/<name>`` -> ``sample:<name>``; else ``None``.
@@ -182,6 +182,8 @@ class InputFiles:
         """The local file a reference names; a :class:`ScenarioError` naming ``field`` if there is none."""
         if reference.startswith(UPLOAD):
             sha = reference[len(UPLOAD):]
+            if not SHA256.fullmatch(sha):   # never a pattern or a path: only 64 hex digits are looked up
+                raise ScenarioError(field, f"{reference!r:.80} is not an upload reference (upload:<sha256>)")
             known = self._files.get(sha)
             if known is not None and known.is_file():
                 return known
@@ -192,7 +194,10 @@ class InputFiles:
             raise ScenarioError(field, f"the uploaded file {self.name(reference)} is not stored here "
                                        "(any more); upload it again")
         if reference.startswith(SAMPLE):
-            return SAMPLE_DIR / reference[len(SAMPLE):]
+            name = reference[len(SAMPLE):]
+            if "/" in name or "\\" in name or name in ("", ".", ".."):   # a name in sample_traces/, never a path
+                raise ScenarioError(field, f"{reference!r:.80} is not a sample reference (sample:<file name>)")
+            return SAMPLE_DIR / name
         return self._local(reference)
 
     def locate(self, reference: str) -> Path:
@@ -206,7 +211,9 @@ class InputFiles:
             return self.path(reference, "")
         except ScenarioError:
             sha = reference[len(UPLOAD):]
-            return self._directories[0] / sha if self._directories else Path(sha)
+            if SHA256.fullmatch(sha) and self._directories:
+                return self._directories[0] / sha
+            return Path(reference)
 
     def sha256(self, reference: str, field: str, label: str) -> str:
         """The content hash of the file a reference names (an upload's is its name: not read again)."""
