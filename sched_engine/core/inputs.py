@@ -37,7 +37,7 @@ import re
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from .errors import ScenarioError
 
@@ -117,13 +117,13 @@ class InputFiles:
     """Where this machine finds the files references name.
 
     ``directories``: content-addressed directories (files ``<sha256>.<kind>``),
-    e.g. the web app's uploads; ``files``: ``sha256 -> path`` of single files,
-    e.g. those named on the command line.
+    e.g. the web app's uploads; single files (those named on the command
+    line) join through :meth:`add_file`.
     """
 
-    def __init__(self, directories: Iterator[Path] | tuple = (), files: Mapping[str, Path] | None = None):
+    def __init__(self, directories: Iterable[str | os.PathLike] = ()):
         self._directories: list[Path] = []
-        self._files: dict[str, Path] = dict(files or {})
+        self._files: dict[str, Path] = {}   # sha256 -> a local file with that content
         for directory in directories:
             self.add_directory(directory)
 
