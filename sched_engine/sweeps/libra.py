@@ -16,7 +16,6 @@ from ..core import validate
 from ..core.errors import ScenarioError
 from ..network import normalize_model, run
 from ..network.model import MAX_GENERATED_APPS, MAX_MACHINES, MAX_WIDTH
-from ..network.policies import NetworkScheme
 from ..network.presets import fig6_model
 from ..registry import REGISTRY
 from .fields import check_fields, mean_std, metrics, numbers, seeds
@@ -66,7 +65,7 @@ def set_up(s: Mapping[str, Any]) -> dict:
 def run_point(point: Mapping[str, Any]) -> dict:
     model = libra_model(point["interval"], point["width"], point["applications"], point["machines"],
                         point["demand"], point["volume"], point["slots"])
-    policy = NetworkScheme(**REGISTRY.policy("network", point["scheme"]).params)
+    policy = REGISTRY.create("network", point["scheme"])   # the registered scheme, its parameters checked
     _, _, summary = run(model, policy, np.random.default_rng(point["seed"]))
     return metrics(dict(zip(summary["metric"], summary["value"])), METRICS)
 
