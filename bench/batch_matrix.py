@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from sched_engine import run_scenario  # noqa: E402
+from sched_engine import REGISTRY, run_scenario  # noqa: E402
 
 MACHINES = "sample_traces/metacentrum-2009.machines"
 FAILURES = {"kind": "trace", "path": "sample_traces/metacentrum-2009.failures", "align": "start"}
@@ -41,7 +41,7 @@ TRACE = "sample_traces/hpc2n-excerpt.swf"
 SCENARIOS = {"BASIC": (False, False), "EXT-FAIL": (True, False), "EXT-REQ": (False, True), "EXT-ALL": (True, True)}
 POLICIES = ("fcfs", "easy", "cons", "ls")
 OBJECTIVES = ("avg_slowdown", "avg_response_s", "avg_wait_s", "killed")
-RANDOMISED = {"fcfs-lb", "ls"}
+RANDOMISED = {entry.name for entry in REGISTRY.policies("batch") if entry.randomised}
 
 
 def model(jobs: int, failures: bool, requirements: bool, synthetic_failures: dict | None = None,

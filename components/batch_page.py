@@ -28,6 +28,7 @@ from dash.exceptions import PreventUpdate
 
 from sched_engine import ScenarioError, normalize_scenario
 from sched_engine.batch.failures import SYNTHETIC_DEFAULTS
+from sched_engine.batch.machine_files import read_failures, read_machines
 from sched_engine.batch.model import (
     TRACE_FORMATS,
     cluster_cpus,
@@ -37,7 +38,7 @@ from sched_engine.batch.model import (
     normalize_clusters,
     workload_for,
 )
-from sched_engine.batch.traces import TraceError, read_failures, read_machines
+from sched_engine.batch.traces import TraceError
 from sched_engine.registry import REGISTRY
 
 from .chart_config import GRAPH_CONFIG
@@ -516,9 +517,9 @@ def run_matrix(results, models: dict[str, dict], policies: list[str], seeds: int
                 title = " · ".join(part for part in (name, model["trace"]["label"], hardware) if part)
                 plan.append((name, policy, seed, {"engine": ENGINE, "policy": policy, "model": model, "seed": seed,
                                                   "name": title}))
-    for name, _, _, scenario in plan:
-        with _naming(name):
-            normalize_scenario(scenario)
+    for index, (name, policy, seed, scenario) in enumerate(plan):
+        with _naming(name):   # checked once, then run as checked (files hashed once)
+            plan[index] = (name, policy, seed, normalize_scenario(scenario))
     records = []
     total = 100 * len(plan)
     for index, (name, policy, seed, scenario) in enumerate(plan):

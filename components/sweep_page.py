@@ -28,9 +28,9 @@ from sched_engine.registry import REGISTRY
 from sched_engine.sweeps import (
     KINDS,
     VARIANTS,
-    expand,
     mean_std_text,
     normalize_spec,
+    point_count,
     spec_hash,
     summarise,
 )
@@ -259,7 +259,7 @@ def preview(kind: str, ids: list[dict], values: list) -> tuple[str, bool]:
     """``(text, ok)``: the point count of the form's sweep, or what is wrong with it."""
     try:
         spec = normalize_spec(spec_from_form(kind, ids, values))
-        return plan_text(spec, len(expand(spec))), True
+        return plan_text(spec, point_count(spec)), True
     except ScenarioError as exc:
         return explain(kind, exc), False
 

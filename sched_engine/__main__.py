@@ -10,7 +10,9 @@
     python -m sched_engine compare A.json B.json --out DIR
 
 ``run`` writes ``jobs.csv``, ``timeline.csv``, ``summary.csv`` and the
-normalised ``scenario.json`` into DIR and prints the summary; ``sweep`` runs
+normalised ``scenario.json`` into DIR and prints the summary; the files a
+scenario names (``--trace`` and friends too) are hashed and referenced by
+content (``upload:<sha256>``), so ``scenario.json`` holds no local path; ``sweep`` runs
 a parameter sweep (``sched_engine.sweeps``; KIND alone takes its defaults)
 and writes ``sweep.csv``, ``summary.csv`` and ``spec.json``; ``size`` and
 ``compare`` are described in :mod:`sched_engine.analysis.commands`. Bad input exits
@@ -26,6 +28,7 @@ from pathlib import Path
 
 from .analysis.commands import add_compare_arguments, add_size_arguments, run_compare, run_size
 from .core.errors import ScenarioError
+from .core.inputs import InputFiles, named_by_content
 from .registry import REGISTRY
 from .runner import run_scenario
 from .sweeps import KINDS as SWEEP_KINDS
@@ -46,11 +49,21 @@ def load_scenario_file(path: Path) -> dict:
         raise ScenarioError("", f"invalid JSON at column {exc.colno}: {exc.msg}", source=str(path), line=exc.lineno) from None
 
 
+def run_by_content(scenario: dict):
+    """Run a scenario whose files are local paths, naming each by its content (``upload:<sha256>``).
+
+    The written ``scenario.json`` and the cache key then hold no path of
+    this machine: the same files under other names give the same run.
+    """
+    files = InputFiles()
+    return run_scenario(named_by_content(scenario, files), inputs=files)
+
+
 def _run(args: argparse.Namespace) -> int:
     path = Path(args.scenario)
     data = load_scenario_file(path)
     try:
-        result = run_scenario(data)
+        result = run_by_content(data)
     except ScenarioError as exc:
         raise ScenarioError(exc.field, exc.message, source=exc.source or str(path), line=exc.line) from None
     return _report(result, args.out)
@@ -78,7 +91,7 @@ def batch_scenario(args: argparse.Namespace) -> dict:
 
 
 def _batch(args: argparse.Namespace) -> int:
-    return _report(run_scenario(batch_scenario(args)), args.out)
+    return _report(run_by_content(batch_scenario(args)), args.out)
 
 
 def _report(result, out) -> int:
@@ -96,12 +109,16 @@ def _celery_executor(executor: str):
 
     Imported here, when asked for, so that the library never imports Celery:
     scale-out belongs to the app (``components/scaleout/``), which this
-    command line shares with the workers of the same checkout.
+    command line shares with the workers of the same checkout. Without the
+    app (or Celery) installed, ``auto`` runs on local processes and
+    ``celery`` is refused by :func:`~sched_engine.sweeps.run_sweep`.
     """
     if executor not in ("auto", "celery"):
         return None
-    from components.scaleout.sweep_executor import celery_executor
-
+    try:
+        from components.scaleout.sweep_executor import celery_executor
+    except ImportError:   # the library without the app (or without Celery): sweeps run on local processes
+        return None
     return celery_executor()
 
 

@@ -1,4 +1,10 @@
-"""Run a scenario: validate and normalise it, build its policy, simulate."""
+"""Run a scenario: validate and normalise it, build its policy, simulate.
+
+A scenario is normalised once: :func:`normalize_scenario` returns a
+:class:`Scenario` marked ``normalised``, which both functions take back as it
+is. Files are resolved through an :class:`~.core.inputs.InputFiles` (given,
+else the process's), current while the engine normalises or runs.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .core.errors import ScenarioError
+from .core.inputs import InputFiles, using
 from .core.result import SimulationResult
 from .core.scenario import Scenario
 from .registry import REGISTRY
@@ -26,11 +33,15 @@ def _in_model(exc: ScenarioError, source: str | None) -> ScenarioError:
     return ScenarioError(field, exc.message, source=exc.source or source, line=exc.line)
 
 
-def normalize_scenario(data: Mapping[str, Any] | Scenario, *, source: str | None = None) -> Scenario:
-    """Check a scenario and return it with its model in canonical form.
+def normalize_scenario(data: Mapping[str, Any] | Scenario, *, source: str | None = None,
+                       inputs: InputFiles | None = None) -> Scenario:
+    """Check a scenario and return it with its model in canonical form, its files named by content.
 
-    Raises :class:`ScenarioError` naming the field (and ``source``) at fault.
+    A scenario this function returned comes back unchanged. Raises
+    :class:`ScenarioError` naming the field (and ``source``) at fault.
     """
+    if isinstance(data, Scenario) and data.normalised:
+        return data
     scenario = data if isinstance(data, Scenario) else Scenario.from_dict(data, source=source)
     try:
         engine = REGISTRY.engine(scenario.engine)
@@ -38,7 +49,8 @@ def normalize_scenario(data: Mapping[str, Any] | Scenario, *, source: str | None
     except ScenarioError as exc:
         raise ScenarioError(exc.field, exc.message, source=exc.source or source, line=exc.line) from None
     try:
-        model = engine.normalize_model(scenario.model)
+        with using(inputs):
+            model = engine.normalize_model(scenario.model)
         policy = REGISTRY.create(scenario.engine, scenario.policy, scenario.policy_params)
     except ScenarioError as exc:
         raise _in_model(exc, source) from None
@@ -50,6 +62,7 @@ def normalize_scenario(data: Mapping[str, Any] | Scenario, *, source: str | None
         policy_params=params,
         seed=scenario.seed,
         name=scenario.name,
+        normalised=True,
     )
 
 
@@ -57,15 +70,17 @@ def run_scenario(
     data: Mapping[str, Any] | Scenario,
     *,
     progress: Callable[[float], None] | None = None,
+    inputs: InputFiles | None = None,
 ) -> SimulationResult:
-    """Simulate one scenario and return its immutable result."""
-    scenario = normalize_scenario(data)
+    """Simulate one scenario and return its immutable result (a normalised scenario is trusted as it is)."""
+    scenario = normalize_scenario(data, inputs=inputs)
     engine = REGISTRY.engine(scenario.engine)
     policy = REGISTRY.create(scenario.engine, scenario.policy, scenario.policy_params)
     rng = np.random.default_rng(scenario.seed)
     started = perf_counter()
     try:
-        jobs, timeline, summary = engine.run(scenario.model, policy, rng, progress)
+        with using(inputs):
+            jobs, timeline, summary = engine.run(scenario.model, policy, rng, progress)
     except ScenarioError as exc:
         raise _in_model(exc, None) from None
     return SimulationResult(

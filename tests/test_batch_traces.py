@@ -7,17 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from sched_engine.batch.machine_files import parse_failures, parse_machines, read_failures, read_machines
 from sched_engine.batch.requirements import parse_requirement, suitable_clusters
-from sched_engine.batch.traces import (
-    GWF_FIELDS,
-    TraceError,
-    parse_failures,
-    parse_machines,
-    parse_workload,
-    read_failures,
-    read_machines,
-    read_workload,
-)
+from sched_engine.batch.traces import GWF_FIELDS, TraceError, parse_workload, read_workload
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_traces"
 

@@ -103,3 +103,97 @@ def test_a_result_is_keyed_by_the_code_that_computes_it(monkeypatch):
     assert scenario_module.code_version("fairshare") != scenario_module.code_version("batch")
     monkeypatch.setattr(scenario_module, "code_version", lambda engine: "an edited engine")
     assert normal.content_hash() != before
+
+
+@pytest.mark.parametrize("value, message", [(0, "must be greater than 0, got 0"), ("abc", "must be a number")])
+def test_a_bad_policy_parameter_is_refused_before_the_run(value, message):
+    """Local Search with interval_s 0 divided by zero, with "abc" raised TypeError, both inside the run."""
+    scenario = {"engine": "batch", "policy": "ls", "policy_params": {"interval_s": value},
+                "model": {"trace": {"path": "sample_traces/hpc2n-excerpt.swf", "max_jobs": 10}}}
+    for call in (normalize_scenario, run_scenario):
+        with pytest.raises(ScenarioError, match=message) as caught:
+            call(scenario)
+        assert caught.value.field == "policy_params.interval_s"
+
+
+# --- files named by content -------------------------------------------------------------------------------
+
+SWF = Path(__file__).parent / "data" / "batch" / "cons_vs_easy.swf"
+
+
+def _batch(path: str, **trace) -> dict:
+    return {"engine": "batch", "policy": "easy", "model": {"trace": {"path": path, **trace}}, "seed": 1}
+
+
+def test_samples_and_uploads_become_references_and_no_scenario_holds_a_path(tmp_path):
+    from hashlib import sha256
+
+    from sched_engine.core.inputs import InputFiles
+
+    uploads = tmp_path / "data" / "uploads"
+    uploads.mkdir(parents=True)
+    sha = sha256(SWF.read_bytes()).hexdigest()
+    (uploads / f"{sha}.trace").write_bytes(SWF.read_bytes())
+    files = InputFiles([uploads])
+    sample = normalize_scenario(_batch(str(Path("sample_traces/hpc2n-excerpt.swf").resolve())), inputs=files)
+    assert sample.model["trace"]["path"] == "sample:hpc2n-excerpt.swf"
+    upload = normalize_scenario(_batch(str(uploads / f"{sha}.trace"), label="mine.swf"), inputs=files)
+    assert upload.model["trace"]["path"] == f"upload:{sha}" and upload.model["trace"]["label"] == "mine.swf"
+    by_reference = normalize_scenario(_batch(f"upload:{sha}", label="mine.swf"), inputs=files)
+    assert by_reference.content_hash() == upload.content_hash()
+    result = run_scenario(upload, inputs=files)
+    text = result.to_json()
+    assert str(tmp_path) not in text and str(Path.cwd()) not in text
+    assert json.loads(text)["scenario"]["model"]["trace"]["path"] == f"upload:{sha}"
+
+
+def test_a_scenario_stored_with_an_upload_path_opens_on_a_machine_with_the_data_elsewhere(tmp_path):
+    from hashlib import sha256
+
+    from sched_engine.core.inputs import InputFiles
+
+    sha = sha256(SWF.read_bytes()).hexdigest()
+    here = tmp_path / "mounted" / "uploads"
+    here.mkdir(parents=True)
+    (here / f"{sha}.trace").write_bytes(SWF.read_bytes())
+    old = _batch(f"/srv/elsewhere/data/uploads/{sha}.trace", label="mine.swf")
+    normal = normalize_scenario(old, inputs=InputFiles([here]))
+    assert normal.model["trace"]["path"] == f"upload:{sha}"
+    stored = run_scenario(normal, inputs=InputFiles([here]))
+    old_result = SimulationResult.from_json(stored.to_json().replace(f"upload:{sha}", old["model"]["trace"]["path"]))
+    assert old_result.scenario["model"]["trace"]["path"] == f"upload:{sha}"
+    with pytest.raises(ScenarioError) as caught:
+        normalize_scenario(old, inputs=InputFiles([tmp_path / "empty"]))
+    assert "upload it again" in str(caught.value) and "/srv" not in str(caught.value)
+
+
+def test_a_missing_file_is_named_without_its_directory(tmp_path):
+    with pytest.raises(ScenarioError) as caught:
+        normalize_scenario(_batch(str(tmp_path / "nowhere" / "missing.swf")))
+    assert "missing.swf" in str(caught.value) and str(tmp_path) not in str(caught.value)
+
+
+def test_a_normalised_scenario_is_run_as_it_is_and_its_file_hashed_once(tmp_path, monkeypatch):
+    from sched_engine.core import inputs
+
+    trace = tmp_path / "once.swf"
+    trace.write_bytes(SWF.read_bytes())
+    hashed = []
+    real = inputs._sha256_of.__wrapped__
+    monkeypatch.setattr(inputs, "_sha256_of", lambda *key: hashed.append(key) or real(*key))
+    normal = normalize_scenario(_batch(str(trace)))
+    assert normal.normalised and normalize_scenario(normal) is normal
+    run_scenario(normal)
+    assert len(hashed) == 1
+
+
+def test_the_command_line_names_its_files_by_content(tmp_path, monkeypatch):
+    from sched_engine.__main__ import run_by_content
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.swf").write_bytes(SWF.read_bytes())
+    relative, absolute = run_by_content(_batch("t.swf")), run_by_content(_batch(str(tmp_path / "t.swf")))
+    assert relative.scenario_hash == absolute.scenario_hash
+    assert relative.scenario["model"]["trace"]["path"].startswith("upload:")
+    assert relative.scenario["model"]["trace"]["label"] == "t.swf"
+    assert str(tmp_path) not in json.dumps(absolute.scenario)

@@ -30,15 +30,9 @@ from components import batch_page, scenario_page
 from components.network_page import APP_COLUMNS, check_app_list, read_app_list
 from components.services.workspace import parse_scenario_upload
 from sched_engine import ScenarioError, normalize_scenario
-from sched_engine.batch.traces import (
-    GWF_FIELDS,
-    JOB_COLUMNS,
-    MAX_WHOLE,
-    parse_failures,
-    parse_machines,
-    parse_workload,
-    read_workload,
-)
+from sched_engine.batch.machine_files import parse_failures, parse_machines
+from sched_engine.batch.traces import GWF_FIELDS, JOB_COLUMNS, parse_workload, read_workload
+from sched_engine.core.io import MAX_WHOLE
 from sched_engine.elastic import presets as elastic_presets
 from sched_engine.elastic.traces import CSV_COLUMNS as ELASTIC_CSV_COLUMNS
 from sched_engine.elastic.traces import read_trace

@@ -295,7 +295,8 @@ def test_scenarios_on_samples_and_uploads_are_still_saved(app_store):
     swf = (ROOT / "tests" / "data" / "batch" / "cons_vs_easy.swf").read_bytes()
     uploaded = uploads.save(swf, "trace", "mine.swf")
     entry = store.save(batch_scenario(trace={"path": str(uploaded)}), "uploaded")
-    assert entry["scenario"]["model"]["trace"]["path"] == str(uploaded)
+    assert entry["scenario"]["model"]["trace"]["path"] == f"upload:{uploaded.name.partition('.')[0]}"
+    assert store.save(entry["scenario"], "again")["hash"] == entry["hash"], "a saved scenario saves again as it is"
 
 
 def test_the_workspace_upload_reports_a_forbidden_path_over_http(client):

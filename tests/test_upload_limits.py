@@ -15,7 +15,8 @@ from components.services.uploads import (
     max_line_bytes,
     max_upload_bytes,
 )
-from sched_engine.batch.traces import DEFAULT_MAX_DECOMPRESSED_BYTES, max_decompressed_bytes, read_workload
+from sched_engine.batch.traces import read_workload
+from sched_engine.core.io import DEFAULT_MAX_DECOMPRESSED_BYTES, max_decompressed_bytes
 
 SWF = b"; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 1 -1 -1 -1\n"
 

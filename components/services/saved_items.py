@@ -23,7 +23,7 @@ import binascii
 import json
 
 from sched_engine import ScenarioError
-from sched_engine.batch.traces import size_text
+from sched_engine.core.io import size_text
 
 from .uploads import UploadError
 

@@ -17,6 +17,12 @@ may be); a line of a text file read line by line may be at most
 ``max_line_bytes`` long (``SCHEDSCOPE_MAX_LINE_BYTES``, default 1 MiB; JSON
 documents, where lines mean nothing, are exempt). A refused upload writes
 nothing, and its error names the file and the limit.
+
+A scenario names an upload by content, ``upload:<sha256>``
+(:mod:`sched_engine.core.inputs`), never by its path: every store adds its
+directory to the process's resolver (``PROCESS_INPUTS``), so whichever
+process runs the scenario -- this server, a job process, a worker that
+mounts the data directory elsewhere -- finds the file in its own directory.
 """
 
 from __future__ import annotations
@@ -32,7 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
-from sched_engine.batch.traces import MAX_DECOMPRESSED_ENV, TraceError, env_byte_limit, iter_gunzip, size_text
+from sched_engine.core.inputs import PROCESS_INPUTS, upload_reference
+from sched_engine.core.io import MAX_DECOMPRESSED_ENV, FileError, env_byte_limit, iter_gunzip, size_text
 
 from .storage import atomic_write, remove_stale_temporaries
 
@@ -124,6 +131,7 @@ class UploadStore:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         remove_stale_temporaries(self.directory)   # left by a server killed mid-upload
+        PROCESS_INPUTS.add_directory(self.directory)
         self.max_bytes = max_bytes
         self.max_decompressed_bytes = max_decompressed_bytes
         self.max_line_bytes = max_line_bytes
@@ -150,6 +158,11 @@ class UploadStore:
         if not path.is_file():
             raise UploadError("the uploaded file is no longer in the data directory; upload it again")
         return path
+
+    def reference_of(self, name: str) -> str:
+        """The content reference (``upload:<sha256>``) a scenario uses for the stored file ``name``."""
+        self.path_of(name)
+        return upload_reference(name.partition(".")[0])
 
     def save(self, data: bytes, kind: str, label: str | None = None) -> Path:
         if kind not in UPLOAD_KINDS:
@@ -181,7 +194,7 @@ class UploadStore:
                  else self.max_decompressed_bytes)
         try:
             check_lines(iter_gunzip(data, limit=limit, source=source), max_line=max_line, source=source)
-        except TraceError as exc:
+        except FileError as exc:
             raise UploadError(str(exc)) from None
 
     def skipped(self) -> list[tuple[Path, str]]:

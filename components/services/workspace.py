@@ -22,6 +22,7 @@ from typing import Any, Mapping
 
 from sched_engine import ScenarioError, normalize_scenario
 from sched_engine.batch.model import resolve_path
+from sched_engine.core.inputs import is_reference, with_references
 
 from .storage import atomic_write
 
@@ -51,6 +52,8 @@ def check_input_paths(scenario: Mapping[str, Any], roots, *, source: str | None 
             continue   # the engine's own check names the field
         if "\x00" in path:
             raise ScenarioError(field, "a file path cannot contain a NUL character", source=source)
+        if is_reference(path):
+            continue   # upload:<sha256> / sample:<name>: a stored upload or a sample by construction (checked on use)
         try:
             resolved = resolve_path(path).resolve()
         except (OSError, ValueError, RuntimeError):
@@ -113,7 +116,8 @@ class ScenarioStore:
         if not all(isinstance(v, str) for v in (entry.get("name"), entry.get("saved"), scenario.get("engine"),
                                                  scenario.get("policy"))):
             return None, "not a saved scenario (name, time, engine or policy missing)"
-        return entry, None
+        # Saved before files were named by content: an upload's path becomes its upload:<sha256> reference.
+        return {**entry, "scenario": with_references(scenario)}, None
 
     def listing(self) -> list[dict]:
         """Saved scenarios (without their bodies), newest first; unreadable files are left out (:meth:`skipped`)."""

@@ -3,7 +3,7 @@
 Normalised form (plain JSON, the scenario's ``model``)::
 
     {
-      "trace": {"path": "sample_traces/hpc2n-excerpt.swf", "label": "hpc2n-excerpt.swf",
+      "trace": {"path": "sample:hpc2n-excerpt.swf", "label": "hpc2n-excerpt.swf",
                 "format": "auto", "skip_malformed": false, "max_jobs": null, "sha256": "..."},
       "clusters": [{"name": "seth", "machines": 120, "cpus_per_machine": 2,
                     "speed": 1.0, "properties": []}],
@@ -17,11 +17,14 @@ Normalised form (plain JSON, the scenario's ``model``)::
 
 ``clusters`` may be empty: the trace header's ``MaxNodes``/``MaxProcs``
 then define one cluster. ``machines_path`` (an Alea ``.machines`` file) may
-stand in for ``clusters`` and is read into it. Paths are resolved against
-the working directory, then the project directory; the file's SHA-256 joins
-the model so cached results follow the content, not the name; ``label``
-(default: the file name) names the file in error messages -- uploads are
-stored under their hash, so the label keeps the name the user knows.
+stand in for ``clusters`` and is read into it. Files are named by
+reference (``upload:<sha256>``, ``sample:<name>``) or by a path, resolved
+against the working directory, then the project directory
+(:mod:`sched_engine.core.inputs`; a path to an upload or a sample becomes
+its reference); the file's SHA-256 joins the model so cached results follow
+the content, not the name; ``label`` (default: the file name) names the
+file in error messages -- uploads are stored under their hash, so the label
+keeps the name the user knows.
 ``load_factor`` scales the offered load of any trace: every job's time
 since the first submission is divided by it (2.0 submits the same jobs
 twice as fast; runtimes and sizes unchanged), as load is varied in
@@ -32,8 +35,6 @@ falls at the workload's first submission; ``absolute`` keeps epoch times.
 
 from __future__ import annotations
 
-import hashlib
-import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -42,47 +43,38 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from ..core import inputs, validate
 from ..core.errors import ScenarioError
 from .cluster import ClusterState
 from .failures import SYNTHETIC_DEFAULTS, failure_events, synthetic_failures
+from .machine_files import read_failures, read_machines
 from .requirements import suitable_clusters
-from .traces import TraceError, read_failures, read_machines, read_workload
+from .traces import TraceError, read_workload
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TRACE_FORMATS = ("auto", "swf", "swf-ext", "gwf", "csv")
 FAILURE_KINDS = ("none", "trace", "synthetic")
 ESTIMATES = ("perfect", "trace")
 MIN_LOAD_FACTOR, MAX_LOAD_FACTOR = 0.01, 100.0
+#: Bounds on the hardware a model may describe, checked before anything is built per machine or CPU
+#: (the largest shipped machine file, RICC, has 1,024 machines of 8 CPUs).
+MAX_MACHINES = 1_000_000          # in all clusters together
+MAX_CPUS_PER_MACHINE = 100_000
+MAX_CLUSTERS = 10_000
 
 
 def resolve_path(path: str) -> Path:
-    """An input path: absolute, else relative to the working directory, else to the project."""
-    candidate = Path(path)
-    if candidate.is_absolute() or candidate.exists():
-        return candidate
-    return PROJECT_ROOT / candidate
+    """The local file a model's reference or path names (:meth:`~sched_engine.core.inputs.InputFiles.locate`)."""
+    return inputs.current().locate(path)
 
 
 def file_sha256(path: Path, field: str) -> str:
+    """The SHA-256 of a local file (hashed once per version of it); errors name the file, not its directory."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return inputs.file_sha256(path)
     except OSError as exc:
-        raise ScenarioError(field, f"cannot read {path} ({exc.strerror})") from None
+        raise ScenarioError(field, f"cannot read {path.name} ({exc.strerror})") from None
     except ValueError:   # a NUL byte in the name: no such file can exist
-        raise ScenarioError(field, f"not a usable file name: {str(path)!r}") from None
-
-
-def _number(value: Any, field: str, *, minimum: float | None = None, integer: bool = False, positive=False) -> float:
-    # ``not abs(value) <= max`` also holds for NaN, infinities and integers beyond float range.
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not abs(value) <= sys.float_info.max:
-        raise ScenarioError(field, f"must be a number, got {value!r:.40}")
-    if integer and value != int(value):
-        raise ScenarioError(field, f"must be a whole number, got {value!r}")
-    if positive and value <= 0:
-        raise ScenarioError(field, f"must be positive, got {value!r}")
-    if minimum is not None and value < minimum:
-        raise ScenarioError(field, f"must be at least {minimum}, got {value!r}")
-    return int(value) if integer else float(value)
+        raise ScenarioError(field, f"not a usable file name: {path.name!r}") from None
 
 
 def _normalize_cluster(data: Any, field: str) -> dict:
@@ -91,15 +83,16 @@ def _normalize_cluster(data: Any, field: str) -> dict:
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ScenarioError(f"{field}.name", "must be a non-empty name")
-    machines = _number(data.get("machines"), f"{field}.machines", integer=True, positive=True)
+    machines = validate.whole(data.get("machines"), f"{field}.machines", above=0, maximum=MAX_MACHINES)
     per = data.get("cpus_per_machine")
     if isinstance(per, list):
         if len(per) != machines:
             raise ScenarioError(f"{field}.cpus_per_machine", f"lists {len(per)} machines, machines is {machines}")
-        per = [_number(v, f"{field}.cpus_per_machine[{i}]", integer=True, positive=True) for i, v in enumerate(per)]
+        per = [validate.whole(v, f"{field}.cpus_per_machine[{i}]", above=0, maximum=MAX_CPUS_PER_MACHINE)
+               for i, v in enumerate(per)]
     else:
-        per = _number(per, f"{field}.cpus_per_machine", integer=True, positive=True)
-    speed = _number(data.get("speed", 1.0), f"{field}.speed", positive=True)
+        per = validate.whole(per, f"{field}.cpus_per_machine", above=0, maximum=MAX_CPUS_PER_MACHINE)
+    speed = validate.number(data.get("speed", 1.0), f"{field}.speed", above=0)
     properties = data.get("properties", [])
     if isinstance(properties, str):
         properties = [p.strip() for p in properties.split(",") if p.strip()]
@@ -127,10 +120,15 @@ def normalize_clusters(clusters: Any) -> list[dict]:
     """Check a list of clusters (names unique) and return their canonical form."""
     if not isinstance(clusters, list):
         raise ScenarioError("clusters", "must be a list of clusters")
+    if len(clusters) > MAX_CLUSTERS:
+        raise ScenarioError("clusters", f"lists {len(clusters):,} clusters, at most {MAX_CLUSTERS:,}")
     clusters = [_normalize_cluster(c, f"clusters[{i}]") for i, c in enumerate(clusters)]
     names = [c["name"] for c in clusters]
     if len(set(names)) != len(names):
         raise ScenarioError("clusters", "cluster names must be unique")
+    machines = sum(c["machines"] for c in clusters)
+    if machines > MAX_MACHINES:
+        raise ScenarioError("clusters", f"{machines:,} machines in all, at most {MAX_MACHINES:,}")
     return clusters
 
 
@@ -151,25 +149,28 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
         raise ScenarioError("trace.format", f"unknown format {fmt!r} (known: {', '.join(TRACE_FORMATS)})")
     max_jobs = trace.get("max_jobs")
     if max_jobs is not None:
-        max_jobs = _number(max_jobs, "trace.max_jobs", integer=True, positive=True)
-    trace_path = resolve_path(trace["path"])
+        max_jobs = validate.whole(max_jobs, "trace.max_jobs", above=0)
+    files = inputs.current()
+    reference = files.reference(trace["path"], "trace.path")
     label = trace.get("label")
     if label is not None and not isinstance(label, str):
         raise ScenarioError("trace.label", "must be text (the file's name as shown to people)")
+    label = label or files.name(trace["path"])
     normalized_trace = {
-        "path": trace["path"],
-        "label": label or Path(trace["path"]).name,
+        "path": reference,
+        "label": label,
         "format": fmt,
         "skip_malformed": bool(trace.get("skip_malformed", False)),
         "max_jobs": max_jobs,
-        "sha256": file_sha256(trace_path, "trace.path"),
+        "sha256": files.sha256(reference, "trace.path", label),
     }
 
     clusters = model.get("clusters") or []
     if model.get("machines_path"):
         if not isinstance(model["machines_path"], str):
             raise ScenarioError("machines_path", "name the .machines file")
-        clusters = read_machines(resolve_path(model["machines_path"]), source=Path(model["machines_path"]).name)
+        machines = files.reference(model["machines_path"], "machines_path")
+        clusters = read_machines(files.path(machines, "machines_path"), source=files.name(model["machines_path"]))
     clusters = normalize_clusters(clusters)
 
     failures = model.get("failures") or {"kind": "none"}
@@ -185,15 +186,16 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
         align = failures.get("align", "start")
         if align not in ("start", "absolute"):
             raise ScenarioError("failures.align", "must be 'start' or 'absolute'")
-        normalized_failures = {"kind": "trace", "path": path, "align": align,
-                               "sha256": file_sha256(resolve_path(path), "failures.path")}
+        reference = files.reference(path, "failures.path")
+        normalized_failures = {"kind": "trace", "path": reference, "align": align,
+                               "sha256": files.sha256(reference, "failures.path", files.name(path))}
     else:
         normalized_failures = {"kind": "synthetic"}
         for name, default in SYNTHETIC_DEFAULTS.items():
             value = failures.get(name, default)
-            normalized_failures[name] = _number(
+            normalized_failures[name] = validate.number(
                 value, f"failures.{name}", minimum=0.0, integer=isinstance(default, int),
-                positive=name in ("interarrival_shape", "duration_shape", "duration_scale_s"),
+                above=0 if name in ("interarrival_shape", "duration_shape", "duration_scale_s") else None,
             )
         if normalized_failures["burst_probability"] > 1:
             raise ScenarioError("failures.burst_probability", "must be between 0 and 1")
@@ -202,7 +204,7 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
     if synthetic is not None:
         if not isinstance(synthetic, Mapping):
             raise ScenarioError("synthetic_requirements", "must be an object like {\"share\": 0.5}")
-        share = _number(synthetic.get("share", 0.5), "synthetic_requirements.share", minimum=0.0)
+        share = validate.number(synthetic.get("share", 0.5), "synthetic_requirements.share", minimum=0.0)
         if share > 1:
             raise ScenarioError("synthetic_requirements.share", "must be between 0 and 1")
         synthetic = {"share": share}
@@ -210,7 +212,7 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
     estimates = model.get("estimates", "perfect")
     if estimates not in ESTIMATES:
         raise ScenarioError("estimates", f"must be one of {', '.join(ESTIMATES)}")
-    load_factor = _number(model.get("load_factor", 1.0), "load_factor", positive=True)
+    load_factor = validate.number(model.get("load_factor", 1.0), "load_factor", above=0)
     if not MIN_LOAD_FACTOR <= load_factor <= MAX_LOAD_FACTOR:
         raise ScenarioError("load_factor", f"must be between {MIN_LOAD_FACTOR} and {MAX_LOAD_FACTOR:g} "
                                            f"(1 keeps the trace's arrivals), got {load_factor:g}")
@@ -233,8 +235,9 @@ def _cached_workload(path: str, sha256: str, fmt: str, skip_malformed: bool, sou
 
 def workload_for(trace: Mapping[str, Any]):
     """The parsed workload of a normalised ``trace`` entry (memoised by content hash)."""
-    return _cached_workload(str(resolve_path(trace["path"])), trace["sha256"], trace["format"],
-                            trace["skip_malformed"], trace.get("label") or Path(trace["path"]).name)
+    files = inputs.current()
+    return _cached_workload(str(files.path(trace["path"], "trace.path")), trace["sha256"], trace["format"],
+                            trace["skip_malformed"], trace.get("label") or files.name(trace["path"]))
 
 
 @dataclass
@@ -259,6 +262,14 @@ def header_clusters(header: Mapping[str, Any], source: str) -> list[dict]:
     if isinstance(nodes, int) and nodes > 0 and procs % nodes == 0:
         return [{"name": "cluster", "machines": nodes, "cpus_per_machine": procs // nodes, "speed": 1.0, "properties": []}]
     return [{"name": "cluster", "machines": procs, "cpus_per_machine": 1, "speed": 1.0, "properties": []}]
+
+
+def _checked(clusters: list[dict], source: str) -> list[dict]:
+    """Clusters read from a trace header, held to the bounds of :func:`normalize_clusters`."""
+    try:
+        return normalize_clusters(clusters)
+    except ScenarioError as exc:
+        raise ScenarioError(exc.field, f"the header's cluster: {exc.message}", source=source) from None
 
 
 def synthetic_requirements(
@@ -287,7 +298,7 @@ def synthetic_requirements(
 def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> BatchInput:
     """Read the workload and failures of a normalised model and build the clusters."""
     trace = model["trace"]
-    source = trace.get("label") or Path(trace["path"]).name
+    source = trace.get("label") or inputs.current().name(trace["path"])
     # Independent streams, so switching failures on or off leaves the
     # generated requirements unchanged (and the policy's own draws too).
     failure_rng, requirement_rng = rng.spawn(2)
@@ -303,7 +314,7 @@ def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> BatchInpu
     jobs = jobs.assign(submit_time=since_first / load_factor if load_factor != 1.0 else since_first)
     jobs = jobs.reset_index(drop=True)
 
-    specs = model["clusters"] or header_clusters(workload.header, source)
+    specs = model["clusters"] or _checked(header_clusters(workload.header, source), source)
     clusters = []
     for index, spec in enumerate(specs):
         per = spec["cpus_per_machine"]
@@ -315,9 +326,11 @@ def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> BatchInpu
     failures = model["failures"]
     span = float(jobs["submit_time"].iloc[-1] + jobs["run_time"].max())
     if failures["kind"] == "trace":
-        frame = read_failures(resolve_path(failures["path"]), source=Path(failures["path"]).name)
+        files = inputs.current()
+        name = files.name(failures["path"])
+        frame = read_failures(files.path(failures["path"], "failures.path"), source=name)
         offset = float(frame["start"].min()) if failures["align"] == "start" and len(frame) else origin
-        events = failure_events(frame, names, machine_counts, offset=offset, source=Path(failures["path"]).name)
+        events = failure_events(frame, names, machine_counts, offset=offset, source=name)
     elif failures["kind"] == "synthetic":
         params = {k: v for k, v in failures.items() if k != "kind"}
         frame = synthetic_failures(names, machine_counts, span, failure_rng, **params)

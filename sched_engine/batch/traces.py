@@ -1,4 +1,4 @@
-"""Readers for batch workload, cluster and failure files.
+"""Readers for batch workload files (cluster and failure files: :mod:`.machine_files`).
 
 Every reader returns plain frames or dicts and raises :class:`TraceError`
 naming the file, the 1-based line and the field at fault. Files compressed
@@ -21,19 +21,15 @@ only when that fails does a line-by-line pass run, to name the first bad line
 
 from __future__ import annotations
 
-import gzip
 import io
-import math
-import os
 import re
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..core.errors import ScenarioError
+from ..core.io import MAX_WHOLE, FileError, read_text, text_number
 
 SWF_FIELDS = (
     "job_id", "submit_time", "wait_time", "run_time", "allocated_procs", "avg_cpu_time", "used_memory",
@@ -53,21 +49,13 @@ JOB_COLUMNS = ("job_id", "submit_time", "run_time", "procs", "requested_time", "
 
 CSV_REQUIRED = ("job_id", "submit_time", "run_time", "procs")
 
-#: How far a gzip file may expand when read; ``SCHEDSCOPE_MAX_DECOMPRESSED_BYTES`` overrides it.
-DEFAULT_MAX_DECOMPRESSED_BYTES = 2 * 2**30
-MAX_DECOMPRESSED_ENV = "SCHEDSCOPE_MAX_DECOMPRESSED_BYTES"
-GUNZIP_CHUNK = 2**20
-
-#: Largest magnitude of a whole-number field (ids, processor counts, machine
-#: indices): beyond 2**53 floats skip whole numbers and int64 columns overflow.
-MAX_WHOLE = 2**53
 #: SWF / GWF fields read into whole-number columns (job id, processors, SWF user id).
 SWF_WHOLE = (0, 4, 7, 11)
 GWF_WHOLE = (0, 4, 7)
 
 
-class TraceError(ScenarioError):
-    """A workload, cluster or failure file cannot be read."""
+#: A workload, cluster or failure file cannot be read (the one error of every reader, :mod:`sched_engine.core.io`).
+TraceError = FileError
 
 
 @dataclass(frozen=True)
@@ -85,67 +73,6 @@ class Workload:
     dropped: int = 0
     skipped_lines: int = 0
     first_skipped_line: int | None = None
-
-
-def env_byte_limit(variable: str, default: int) -> int:
-    """A byte limit from the environment variable ``variable`` (a positive integer), else ``default``."""
-    value = os.environ.get(variable, "").strip()
-    if not value:
-        return default
-    if not value.isdigit() or int(value) < 1:
-        raise ValueError(f"{variable} must be a positive whole number of bytes, got {value!r}")
-    return int(value)
-
-
-def max_decompressed_bytes() -> int:
-    """How far a gzip file may expand: ``SCHEDSCOPE_MAX_DECOMPRESSED_BYTES``, else :data:`DEFAULT_MAX_DECOMPRESSED_BYTES`."""
-    return env_byte_limit(MAX_DECOMPRESSED_ENV, DEFAULT_MAX_DECOMPRESSED_BYTES)
-
-
-def size_text(size: int) -> str:
-    return f"{size / 2**20:g} MiB" if size >= 2**20 else f"{size} bytes"
-
-
-def iter_gunzip(raw: bytes, *, limit: int, source: str):
-    """Yield the decompressed chunks of gzip data (every member).
-
-    Raises :class:`TraceError` for broken data and as soon as the output
-    passes ``limit`` bytes, so a gzip bomb stops at the limit instead of exhausting memory.
-    """
-    size = 0
-    try:
-        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
-            while chunk := stream.read(GUNZIP_CHUNK):
-                size += len(chunk)
-                if size > limit:
-                    raise TraceError("", f"decompresses to more than {size_text(limit)}, the limit "
-                                     f"(set {MAX_DECOMPRESSED_ENV} to raise it)", source=source)
-                yield chunk
-    except (OSError, EOFError, zlib.error) as exc:
-        raise TraceError("", f"broken gzip data ({exc})", source=source) from None
-
-
-def read_text(path: str | Path, *, source: str | None = None, max_decompressed: int | None = None) -> str:
-    """The file's text, gunzipped when it starts with gzip's magic bytes.
-
-    ``max_decompressed`` bounds the gunzipped size (default:
-    :func:`max_decompressed_bytes`).
-    """
-    name = source or Path(path).name
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise TraceError("", f"cannot read the file ({exc.strerror})", source=name) from None
-    except ValueError:   # a NUL byte in the name: no such file can exist
-        raise TraceError("", "not a usable file name", source=name) from None
-    if raw[:2] == b"\x1f\x8b":
-        limit = max_decompressed_bytes() if max_decompressed is None else max_decompressed
-        raw = b"".join(iter_gunzip(raw, limit=limit, source=name))
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise TraceError("", f"not UTF-8 text (byte {exc.start})", source=name, line=line) from None
 
 
 def _leading_lines(text: str):
@@ -245,19 +172,6 @@ def _data_lines(text: str, comment: str) -> list[tuple[int, str]]:
     ]
 
 
-def _checked_number(token: str, number: int, field_name: str, source: str, *, whole: bool = False) -> float:
-    """``token`` as a finite float; ``whole`` fields must also stay within :data:`MAX_WHOLE`."""
-    try:
-        value = float(token)
-    except ValueError:
-        raise TraceError(field_name, f"{token!r} is not a number", source=source, line=number) from None
-    if not math.isfinite(value):
-        raise TraceError(field_name, f"{token!r} is not a finite number", source=source, line=number)
-    if whole and abs(value) > MAX_WHOLE:
-        raise TraceError(field_name, f"{token!r} is too large (at most 2**53)", source=source, line=number)
-    return value
-
-
 def _validated_rows(lines, fields, numeric, whole, source, skip_malformed):
     """Line-by-line validation: rows of tokens, the count and first number of skipped lines."""
     rows, skipped, first_skipped = [], 0, None
@@ -272,7 +186,7 @@ def _validated_rows(lines, fields, numeric, whole, source, skip_malformed):
                     source=source, line=number,
                 )
             for index in numeric:
-                _checked_number(tokens[index], number, fields[index], source, whole=index in whole)
+                text_number(tokens[index], number, fields[index], source, whole=index in whole)
         except TraceError:
             if not skip_malformed:
                 raise
@@ -436,113 +350,3 @@ def _parse_csv(text: str, source: str) -> Workload:
         optional("requirement"), optional("site"),
     )
     return Workload(jobs=jobs, format="csv")
-
-
-# --- clusters ---------------------------------------------------------------------------------------
-
-
-def read_machines(path: str | Path, *, source: str | None = None) -> list[dict]:
-    """Read an Alea ``.machines`` file into cluster dicts (see :func:`parse_machines`)."""
-    name = source or Path(path).name
-    return parse_machines(read_text(path, source=name), source=name)
-
-
-def parse_machines(text: str, *, source: str = "machines") -> list[dict]:
-    """Cluster descriptions in either of Alea's two layouts.
-
-    * short (6 columns): id, name, machines, CPUs per machine, speed, memory;
-    * MetaCentrum (11 columns): id, name, CPU speed, memory (KB),
-      architecture, OS, comma-separated properties, machines, CPUs,
-      comma-separated CPUs per machine, machine ids.
-
-    Each cluster becomes ``{name, machines, cpus_per_machine, speed,
-    properties}`` with ``cpus_per_machine`` an int, or a list when machines
-    differ; architecture and OS join the property list (lower case).
-    """
-    clusters = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.lstrip().startswith((";", "#")):
-            continue
-        tokens = line.split()
-        if len(tokens) == 6:
-            _, name, machines, cpus, speed, _memory = tokens
-            cluster = {
-                "name": name,
-                "machines": int(_checked_number(machines, number, "machines", source, whole=True)),
-                "cpus_per_machine": int(_checked_number(cpus, number, "cpus_per_machine", source, whole=True)),
-                "speed": _checked_number(speed, number, "speed", source),
-                "properties": [],
-            }
-        elif len(tokens) >= 10:
-            _, name, speed, _memory, arch, os_name, props, machines, cpus, per_machine = tokens[:10]
-            count = int(_checked_number(machines, number, "machines", source, whole=True))
-            total = int(_checked_number(cpus, number, "cpus", source, whole=True))
-            per = [int(_checked_number(v, number, "cpus_per_machine", source, whole=True))
-                   for v in per_machine.split(",") if v]
-            # The MetaCentrum file lists one machine too many for one cluster
-            # (cluster_11: 19 machines, 152 CPUs, 20 entries of 8); the machine
-            # count and CPU total agree, so they decide.
-            per = per[:count]
-            if len(per) != count or sum(per) != total:
-                raise TraceError("cpus_per_machine", f"lists {len(per)} machines with {sum(per)} CPUs; "
-                                 f"the cluster has {count} machines and {total} CPUs", source=source, line=number)
-            cluster = {
-                "name": name,
-                "machines": count,
-                "cpus_per_machine": per[0] if len(set(per)) == 1 else per,
-                "speed": _checked_number(speed, number, "speed", source),
-                "properties": sorted({arch.lower(), os_name.lower(), *(p for p in props.split(",") if p)}),
-            }
-        else:
-            raise TraceError("", f"expected 6 (short) or 11 (MetaCentrum) fields, found {len(tokens)}",
-                             source=source, line=number)
-        if cluster["machines"] < 1:
-            raise TraceError("machines", "a cluster needs at least one machine", source=source, line=number)
-        clusters.append(cluster)
-    if not clusters:
-        raise TraceError("", "no cluster descriptions in the file", source=source)
-    return clusters
-
-
-# --- failures ---------------------------------------------------------------------------------------
-
-
-def read_failures(path: str | Path, *, source: str | None = None) -> pd.DataFrame:
-    name = source or Path(path).name
-    return parse_failures(read_text(path, source=name), source=name)
-
-
-def parse_failures(text: str, *, source: str = "failures") -> pd.DataFrame:
-    """Alea failure trace: start (s), cluster name, duration (s), failed machine indices.
-
-    Returns one row per failed machine: ``start, cluster, duration, machine``.
-    """
-    starts, clusters, durations, machines = [], [], [], []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.lstrip().startswith((";", "#")):
-            continue
-        tokens = line.split()
-        if len(tokens) < 4:
-            fields = ("start", "cluster", "duration", "machines")
-            raise TraceError(fields[len(tokens)], f"expected start, cluster, duration and machine indices, "
-                             f"found {len(tokens)} field(s)", source=source, line=number)
-        start = _checked_number(tokens[0], number, "start", source)
-        duration = _checked_number(tokens[2], number, "duration", source)
-        if duration < 0:
-            raise TraceError("duration", f"must be non-negative, got {tokens[2]}", source=source, line=number)
-        for token in tokens[3:]:
-            index = _checked_number(token, number, "machines", source, whole=True)
-            if index < 0 or index != int(index):
-                raise TraceError("machines", f"{token!r} is not a machine index", source=source, line=number)
-            starts.append(start)
-            clusters.append(tokens[1])
-            durations.append(duration)
-            machines.append(int(index))
-    return pd.DataFrame(
-        {
-            "start": np.asarray(starts, dtype=float),
-            "cluster": pd.Series(clusters, dtype="string"),
-            "duration": np.asarray(durations, dtype=float),
-            "machine": np.asarray(machines, dtype=np.int64),
-        }
-    )

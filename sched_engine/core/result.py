@@ -50,6 +50,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .inputs import with_references
+
 JOBS_COLUMNS = ("job_id", "submit_time", "start_time", "end_time", "status")
 TIMELINE_COLUMNS = ("time", "entity", "metric", "value")
 SUMMARY_COLUMNS = ("metric", "value", "unit")
@@ -174,7 +176,7 @@ class SimulationResult:
                 raise ValueError(f"not a {BUNDLE_FORMAT} bundle: format {header.get('format')!r}")
             frames = {name: _parquet_frame(bundle.read(f"{name}.parquet")) for name in FRAMES}
         return cls(
-            scenario=header["scenario"],
+            scenario=with_references(header["scenario"]),   # results stored with server paths show references
             scenario_hash=header["scenario_hash"],
             wall_seconds=float(header["wall_seconds"]),
             **frames,
@@ -205,7 +207,7 @@ class SimulationResult:
             for name in ("jobs", "timeline", "summary")
         }
         return cls(
-            scenario=data["scenario"],
+            scenario=with_references(data["scenario"]),
             scenario_hash=data["scenario_hash"],
             jobs=frames["jobs"],
             timeline=frames["timeline"],

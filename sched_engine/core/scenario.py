@@ -6,8 +6,9 @@ same thing hash the same, whatever key order or number spelling (``1`` vs
 hashed (see :func:`sched_engine.runner.normalize_scenario`). The scenario's
 ``name`` is a label and is left out of the hash. So is the ``path`` of every
 file the model names by content (an entry holding a ``sha256``): the same
-trace named by a relative and an absolute path, or uploaded twice, is one
-cache entry. The hash also holds the engine's :func:`code_version`: a result
+trace named by a relative and an absolute path, by its ``upload:`` or
+``sample:`` reference (:mod:`.inputs`), or uploaded twice, is one cache
+entry. The hash also holds the engine's :func:`code_version`: a result
 is served from the cache only to the code that computed it, so a corrected
 engine never shows numbers of the code before.
 """
@@ -70,7 +71,12 @@ def by_content(data: Any) -> Any:
 
 @dataclass(frozen=True)
 class Scenario:
-    """What to simulate: engine, policy (with parameters), model, seed."""
+    """What to simulate: engine, policy (with parameters), model, seed.
+
+    ``normalised`` is set only by :func:`sched_engine.runner.normalize_scenario`:
+    such a scenario is checked, canonical and names its files by content, and
+    is run as it is, never normalised (nor its files hashed) again.
+    """
 
     engine: str
     policy: str
@@ -78,6 +84,7 @@ class Scenario:
     policy_params: Mapping[str, Any] = field(default_factory=dict)
     seed: int = 0
     name: str = ""
+    normalised: bool = field(default=False, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {

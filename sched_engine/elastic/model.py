@@ -13,7 +13,7 @@ Normalised form (plain JSON, the scenario's ``model``)::
              # or {"kind": "generated", "distribution": "uniform", "jobs": 100,
              #     "tasks_per_job": [1, 300], "memory_gb": [1.0, 6.0],
              #     "duration_s": [1.0, 350.0], "arrival_s": [0.0, 1000.0]}
-             # or {"kind": "file", "path": "...", "format": "auto|sls|csv",
+             # or {"kind": "file", "path": "upload:<sha256>", "format": "auto|sls|csv",
              #     "label": "...", "sha256": "..."}
     }
 
@@ -25,22 +25,25 @@ the trace and every policy run with that seed sees the same one.
 
 from __future__ import annotations
 
-import hashlib
-import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 
+from ..core import inputs, validate
 from ..core.errors import ScenarioError
+from ..core.io import read_text
 from .penalty import normalize_penalty
 from .traces import DISTRIBUTIONS, MB_PER_GB, PHASES, Job, TaskGroup, generate_trace, read_trace
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TRACE_KINDS = ("jobs", "generated", "file")
 FILE_FORMATS = ("auto", "sls", "csv")
+#: Bounds checked before anything is built per node or per job, so a preview of the model stays small
+#: (100,000 nodes take a few MB; the paper's cluster has 100, the page-scale benchmark 3,000).
+MAX_NODES = 100_000            # in all node groups together
+MAX_GENERATED_JOBS = 100_000   # jobs a generated trace draws
+MAX_TASKS_PER_JOB = 100_000
 
 
 @dataclass(frozen=True)
@@ -54,26 +57,6 @@ class Inputs:
     jobs: tuple[Job, ...]
 
 
-def _number(value: Any, field: str, *, integer=False, positive=False, minimum=None) -> float:
-    # ``not abs(value) <= max`` also holds for NaN, infinities and integers beyond float range.
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not abs(value) <= sys.float_info.max:
-        raise ScenarioError(field, f"must be a number, got {value!r:.40}")
-    if integer and value != int(value):
-        raise ScenarioError(field, f"must be a whole number, got {value!r}")
-    if positive and value <= 0:
-        raise ScenarioError(field, f"must be greater than 0, got {value!r}")
-    if minimum is not None and value < minimum:
-        raise ScenarioError(field, f"must be at least {minimum}, got {value!r}")
-    return int(value) if integer else float(value)
-
-
-def _check_keys(data: Mapping, known: set[str], field: str) -> None:
-    unknown = sorted(set(data) - known)
-    if unknown:
-        prefix = f"{field}." if field else ""
-        raise ScenarioError(f"{prefix}{unknown[0]}", f"unknown field (known: {', '.join(sorted(known))})")
-
-
 def _normalize_nodes(data: Any) -> list[dict]:
     if not isinstance(data, list) or not data:
         raise ScenarioError("nodes", "must be a non-empty list of node groups {count, cores, memory_mb}")
@@ -82,38 +65,32 @@ def _normalize_nodes(data: Any) -> list[dict]:
         field = f"nodes[{i}]"
         if not isinstance(group, Mapping):
             raise ScenarioError(field, "must be an object with count, cores, memory_mb")
-        _check_keys(group, {"count", "cores", "memory_mb"}, field)
+        validate.known_keys(group, {"count", "cores", "memory_mb"}, field)
         groups.append({
-            "count": _number(group.get("count"), f"{field}.count", integer=True, positive=True),
-            "cores": _number(group.get("cores"), f"{field}.cores", integer=True, positive=True),
-            "memory_mb": _number(group.get("memory_mb"), f"{field}.memory_mb", integer=True, positive=True),
+            "count": validate.whole(group.get("count"), f"{field}.count", above=0, maximum=MAX_NODES),
+            "cores": validate.whole(group.get("cores"), f"{field}.cores", above=0),
+            "memory_mb": validate.whole(group.get("memory_mb"), f"{field}.memory_mb", above=0),
         })
+    total = sum(group["count"] for group in groups)
+    if total > MAX_NODES:
+        raise ScenarioError("nodes", f"{total:,} nodes in all, at most {MAX_NODES:,}")
     return groups
 
 
-def _range(value: Any, field: str, *, integer=False, minimum=0.0) -> list:
-    if not isinstance(value, (list, tuple)) or len(value) != 2:
-        raise ScenarioError(field, "must be [min, max]")
-    low = _number(value[0], f"{field}[0]", integer=integer, minimum=minimum)
-    high = _number(value[1], f"{field}[1]", integer=integer, minimum=minimum)
-    if high < low:
-        raise ScenarioError(field, f"max {high:g} is below min {low:g}")
-    return [low, high]
-
-
 def _normalize_generated(data: Mapping) -> dict:
-    _check_keys(data, {"kind", "distribution", "jobs", "tasks_per_job", "memory_gb", "duration_s", "arrival_s"}, "trace")
+    validate.known_keys(data, {"kind", "distribution", "jobs", "tasks_per_job", "memory_gb", "duration_s", "arrival_s"}, "trace")
     dist = data.get("distribution", "uniform")
     if dist not in DISTRIBUTIONS:
         raise ScenarioError("trace.distribution", f"unknown distribution {dist!r} (known: {', '.join(DISTRIBUTIONS)})")
     spec = {
         "kind": "generated",
         "distribution": dist,
-        "jobs": _number(data.get("jobs"), "trace.jobs", integer=True, positive=True),
-        "tasks_per_job": _range(data.get("tasks_per_job"), "trace.tasks_per_job", integer=True, minimum=1),
-        "memory_gb": _range(data.get("memory_gb"), "trace.memory_gb", minimum=0.1),
-        "duration_s": _range(data.get("duration_s"), "trace.duration_s", minimum=0.001),
-        "arrival_s": _range(data.get("arrival_s", [0.0, 1000.0]), "trace.arrival_s"),
+        "jobs": validate.whole(data.get("jobs"), "trace.jobs", above=0, maximum=MAX_GENERATED_JOBS),
+        "tasks_per_job": validate.number_range(data.get("tasks_per_job"), "trace.tasks_per_job", integer=True,
+                                               minimum=1, maximum=MAX_TASKS_PER_JOB),
+        "memory_gb": validate.number_range(data.get("memory_gb"), "trace.memory_gb", minimum=0.1),
+        "duration_s": validate.number_range(data.get("duration_s"), "trace.duration_s", minimum=0.001),
+        "arrival_s": validate.number_range(data.get("arrival_s", [0.0, 1000.0]), "trace.arrival_s"),
     }
     return spec
 
@@ -121,15 +98,15 @@ def _normalize_generated(data: Mapping) -> dict:
 def _normalize_task(task: Any, field: str) -> dict:
     if not isinstance(task, Mapping):
         raise ScenarioError(field, "must be an object with count, memory_mb, duration")
-    _check_keys(task, {"count", "memory_mb", "duration", "phase", "penalty"}, field)
+    validate.known_keys(task, {"count", "memory_mb", "duration", "phase", "penalty"}, field)
     phase = task.get("phase", "map")
     if phase not in PHASES:
         raise ScenarioError(f"{field}.phase", f"unknown phase {phase!r} (known: {', '.join(PHASES)})")
     penalty = task.get("penalty")
     return {
-        "count": _number(task.get("count", 1), f"{field}.count", integer=True, positive=True),
-        "memory_mb": _number(task.get("memory_mb"), f"{field}.memory_mb", positive=True),
-        "duration": _number(task.get("duration"), f"{field}.duration", positive=True),
+        "count": validate.whole(task.get("count", 1), f"{field}.count", above=0, maximum=MAX_TASKS_PER_JOB),
+        "memory_mb": validate.number(task.get("memory_mb"), f"{field}.memory_mb", above=0),
+        "duration": validate.number(task.get("duration"), f"{field}.duration", above=0),
         "phase": phase,
         "penalty": None if penalty is None else normalize_penalty(penalty, f"{field}.penalty"),
     }
@@ -143,7 +120,7 @@ def _normalize_jobs(data: Any) -> list[dict]:
         field = f"trace.jobs[{i}]"
         if not isinstance(job, Mapping):
             raise ScenarioError(field, "must be an object with job_id, arrival, tasks")
-        _check_keys(job, {"job_id", "arrival", "tasks"}, field)
+        validate.known_keys(job, {"job_id", "arrival", "tasks"}, field)
         job_id = str(job.get("job_id", f"job{i}"))
         if job_id in seen:
             raise ScenarioError(f"{field}.job_id", f"duplicate job id {job_id!r}")
@@ -153,48 +130,32 @@ def _normalize_jobs(data: Any) -> list[dict]:
             raise ScenarioError(f"{field}.tasks", "must be a non-empty list of task groups")
         jobs.append({
             "job_id": job_id,
-            "arrival": _number(job.get("arrival", 0.0), f"{field}.arrival", minimum=0.0),
+            "arrival": validate.number(job.get("arrival", 0.0), f"{field}.arrival", minimum=0.0),
             "tasks": [_normalize_task(t, f"{field}.tasks[{k}]") for k, t in enumerate(tasks)],
         })
     return jobs
 
 
-def resolve_path(path: str) -> Path:
-    """An input path: absolute, else relative to the working directory, else to the project."""
-    candidate = Path(path)
-    if candidate.is_absolute() or candidate.exists():
-        return candidate
-    return PROJECT_ROOT / candidate
-
-
 @lru_cache(maxsize=16)
 def _read_file(path: str, sha256: str, fmt: str, label: str) -> tuple[Job, ...]:
     del sha256  # part of the cache key only: a changed file is read again
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError("trace.path", f"cannot read {label} ({exc})") from None
-    return tuple(read_trace(text, label, fmt))
+    return tuple(read_trace(read_text(path, source=label), label, fmt))
 
 
 def _normalize_file(data: Mapping) -> tuple[dict, tuple[Job, ...]]:
-    _check_keys(data, {"kind", "path", "format", "label", "sha256"}, "trace")
+    validate.known_keys(data, {"kind", "path", "format", "label", "sha256"}, "trace")
     path = data.get("path")
     if not isinstance(path, str) or not path:
         raise ScenarioError("trace.path", "name the trace file (SLS/DSS JSON or CSV)")
     fmt = data.get("format", "auto")
     if fmt not in FILE_FORMATS:
         raise ScenarioError("trace.format", f"unknown format {fmt!r} (known: {', '.join(FILE_FORMATS)})")
-    resolved = resolve_path(path)
-    try:
-        sha = hashlib.sha256(resolved.read_bytes()).hexdigest()
-    except OSError as exc:
-        raise ScenarioError("trace.path", f"cannot read {path} ({exc.strerror})") from None
-    except ValueError:   # a NUL byte in the name: no such file can exist
-        raise ScenarioError("trace.path", f"not a usable file name: {path!r}") from None
-    label = data.get("label") or resolved.name
-    jobs = _read_file(str(resolved), sha, fmt, str(label))
-    return {"kind": "file", "path": path, "format": fmt, "label": str(label), "sha256": sha}, jobs
+    files = inputs.current()
+    reference = files.reference(path, "trace.path")
+    label = str(data.get("label") or files.name(path))
+    sha = files.sha256(reference, "trace.path", label)
+    jobs = _read_file(str(files.path(reference, "trace.path")), sha, fmt, label)
+    return {"kind": "file", "path": reference, "format": fmt, "label": label, "sha256": sha}, jobs
 
 
 def _jobs_from_spec(jobs: list[dict]) -> tuple[Job, ...]:
@@ -224,9 +185,9 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
     """Check an elasticity model and return its canonical form (see the module docstring)."""
     if not isinstance(model, Mapping):
         raise ScenarioError("", "the model must be an object")
-    _check_keys(model, {"nodes", "memory_step_mb", "penalty", "trace"}, "")
+    validate.known_keys(model, {"nodes", "memory_step_mb", "penalty", "trace"}, "")
     nodes = _normalize_nodes(model.get("nodes"))
-    step = _number(model.get("memory_step_mb", 100), "memory_step_mb", integer=True, positive=True)
+    step = validate.whole(model.get("memory_step_mb", 100), "memory_step_mb", above=0)
     penalty = normalize_penalty(model.get("penalty", {"kind": "step", "factor": 1.5}))
     trace = model.get("trace")
     if not isinstance(trace, Mapping) or trace.get("kind") not in TRACE_KINDS:
@@ -237,7 +198,7 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
         if spec["memory_gb"][1] * MB_PER_GB > largest:
             raise ScenarioError("trace.memory_gb", f"max {spec['memory_gb'][1]:g} GB per task exceeds the largest node ({largest} MB)")
     elif trace["kind"] == "jobs":
-        _check_keys(trace, {"kind", "jobs"}, "trace")
+        validate.known_keys(trace, {"kind", "jobs"}, "trace")
         spec = {"kind": "jobs", "jobs": _normalize_jobs(trace.get("jobs"))}
         _check_fits(_jobs_from_spec(spec["jobs"]), nodes, None)
     else:
@@ -255,7 +216,8 @@ def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> Inputs:
     elif trace["kind"] == "jobs":
         jobs = _jobs_from_spec(trace["jobs"])
     else:
-        jobs = _read_file(str(resolve_path(trace["path"])), trace["sha256"], trace["format"], trace["label"])
+        jobs = _read_file(str(inputs.current().path(trace["path"], "trace.path")), trace["sha256"], trace["format"],
+                          trace["label"])
     cores, memory = [], []
     for group in model["nodes"]:
         cores += [group["cores"]] * group["count"]

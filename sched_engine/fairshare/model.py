@@ -24,49 +24,17 @@ field (``tree.children[0].children[1].demand.cpu``) in its
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Mapping
 
+from ..core import validate
 from ..core.errors import ScenarioError
 
 NODE_KEYS = {"name", "weight", "children", "demand", "tasks", "duration", "arrival", "departure"}
-
-
-def _number(value: Any, field: str, *, positive: bool = False, minimum: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        if isinstance(value, str):
-            try:
-                value = float(value.strip())
-            except ValueError:
-                raise ScenarioError(field, f"must be a number, got {value!r}") from None
-        else:
-            raise ScenarioError(field, f"must be a number, got {value!r}")
-    try:
-        value = float(value)
-    except OverflowError:  # an integer beyond float range
-        raise ScenarioError(field, "must be a finite number, got a number too large to compute with") from None
-    if not math.isfinite(value):
-        raise ScenarioError(field, f"must be a finite number, got {value}")
-    if positive and value <= 0:
-        raise ScenarioError(field, f"must be greater than 0, got {value:g}")
-    if minimum is not None and value < minimum:
-        raise ScenarioError(field, f"must be at least {minimum:g}, got {value:g}")
-    return value
-
-
-def _task_count(value: Any, field: str) -> int:
-    number = _number(value, field, positive=True)
-    if number != int(number):
-        raise ScenarioError(field, f"must be a whole number of tasks, got {number:g}")
-    return int(number)
-
-
-def _name(value: Any, field: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ScenarioError(field, "must be a non-empty name")
-    return value.strip()
+#: Bounds on a tree (the engine counts tasks, it never builds one object per task).
+MAX_TREE_NODES = 100_000
+MAX_TASKS_PER_JOB = 10**9
 
 
 def _normalize_resources(raw: Any) -> list[dict]:
@@ -77,11 +45,11 @@ def _normalize_resources(raw: Any) -> list[dict]:
         field = f"resources[{index}]"
         if not isinstance(item, Mapping):
             raise ScenarioError(field, "must be an object with name and capacity")
-        name = _name(item.get("name"), f"{field}.name")
+        name = validate.name(item.get("name"), f"{field}.name")
         if name in seen:
             raise ScenarioError(f"{field}.name", f"resource {name!r} is listed twice")
         seen.add(name)
-        capacity = _number(item.get("capacity"), f"{field}.capacity", positive=True)
+        capacity = validate.number_text(item.get("capacity"), f"{field}.capacity", above=0)
         unit = item.get("unit", "")
         if not isinstance(unit, str):
             raise ScenarioError(f"{field}.unit", "must be text")
@@ -97,11 +65,13 @@ def _normalize_node(raw: Any, field: str, resources: list[dict], names: set[str]
     unknown = sorted(set(raw) - NODE_KEYS)
     if unknown:
         raise ScenarioError(f"{field}.{unknown[0]}", f"unknown field (known: {', '.join(sorted(NODE_KEYS))})")
-    name = _name(raw.get("name"), f"{field}.name")
+    name = validate.name(raw.get("name"), f"{field}.name")
+    if len(names) >= MAX_TREE_NODES:
+        raise ScenarioError(f"{field}.name", f"the tree has more than {MAX_TREE_NODES:,} nodes")
     if name in names:
         raise ScenarioError(f"{field}.name", f"node name {name!r} is used twice; names must be unique")
     names.add(name)
-    weight = _number(raw.get("weight", 1), f"{field}.weight", positive=True)
+    weight = validate.number_text(raw.get("weight", 1), f"{field}.weight", above=0)
     if "demand" not in raw:
         children = raw.get("children", [])
         if not isinstance(children, list):
@@ -125,7 +95,7 @@ def _normalize_node(raw: Any, field: str, resources: list[dict], names: set[str]
         dfield = f"{field}.demand.{resource_name}"
         if resource_name not in known:
             raise ScenarioError(dfield, f"the cluster has no resource {resource_name!r} (it has {', '.join(known)})")
-        value = _number(amount, dfield, minimum=0.0)
+        value = validate.number_text(amount, dfield, minimum=0.0)
         capacity = known[resource_name]["capacity"]
         if value > capacity:
             raise ScenarioError(
@@ -135,10 +105,10 @@ def _normalize_node(raw: Any, field: str, resources: list[dict], names: set[str]
             demand[resource_name] = value
     if not demand:
         raise ScenarioError(f"{field}.demand", f"job {name!r} demands nothing; give at least one resource a positive amount")
-    arrival = _number(raw.get("arrival", 0), f"{field}.arrival", minimum=0.0)
+    arrival = validate.number_text(raw.get("arrival", 0), f"{field}.arrival", minimum=0.0)
     departure = raw.get("departure")
     if departure is not None and departure != "":
-        departure = _number(departure, f"{field}.departure")
+        departure = validate.number_text(departure, f"{field}.departure")
         if departure <= arrival:
             raise ScenarioError(f"{field}.departure", f"must be after the arrival ({arrival:g} s), got {departure:g}")
     else:
@@ -147,8 +117,9 @@ def _normalize_node(raw: Any, field: str, resources: list[dict], names: set[str]
         "name": name,
         "weight": weight,
         "demand": {r["name"]: demand[r["name"]] for r in resources if r["name"] in demand},
-        "tasks": _task_count(raw.get("tasks"), f"{field}.tasks"),
-        "duration": _number(raw.get("duration"), f"{field}.duration", positive=True),
+        "tasks": validate.number_text(raw.get("tasks"), f"{field}.tasks", above=0, maximum=MAX_TASKS_PER_JOB,
+                                      integer=True),
+        "duration": validate.number_text(raw.get("duration"), f"{field}.duration", above=0),
         "arrival": arrival,
         "departure": departure,
     }
@@ -175,7 +146,7 @@ def normalize_model(model: Mapping[str, Any], *, require_jobs: bool = True) -> d
         raise ScenarioError("tree", "the tree is empty: add at least one job under the root")
     horizon = model.get("horizon")
     if horizon is not None:
-        horizon = _number(horizon, "horizon", positive=True)
+        horizon = validate.number_text(horizon, "horizon", above=0)
     return {"resources": resources, "tree": tree, "horizon": horizon}
 
 

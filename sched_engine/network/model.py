@@ -31,12 +31,12 @@ random generator. ``horizon`` (optional) stops the simulation early.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
 
+from ..core import validate
 from ..core.errors import ScenarioError
 
 PATTERNS = {
@@ -50,48 +50,16 @@ CONTAINER_KEYS = {"count", "cpu", "ram", "uplink", "downlink"}
 APP_KEYS = {"name", "arrival", "weight", "pattern", "volume", "containers"}
 GENERATE_KEYS = {"count", "mean_interval", "width", "pattern", "volume", "weight", "container", "start", "prefix"}
 MODEL_KEYS = {"machines", "applications", "generate", "horizon"}
-
-
-def _number(value: Any, field: str, *, positive: bool = False, minimum: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ScenarioError(field, f"must be a number, got {value!r}")
-    try:
-        value = float(value)
-    except OverflowError:  # an integer beyond float range
-        raise ScenarioError(field, "must be a finite number, got a number too large to compute with") from None
-    if not math.isfinite(value):
-        raise ScenarioError(field, f"must be a finite number, got {value}")
-    if positive and value <= 0:
-        raise ScenarioError(field, f"must be greater than 0, got {value:g}")
-    if minimum is not None and value < minimum:
-        raise ScenarioError(field, f"must be at least {minimum:g}, got {value:g}")
-    return value
-
-
-def _count(value: Any, field: str) -> int:
-    number = _number(value, field, positive=True)
-    if number != int(number):
-        raise ScenarioError(field, f"must be a whole number, got {number:g}")
-    return int(number)
-
-
-def _object(raw: Any, field: str, keys: set[str]) -> Mapping[str, Any]:
-    if not isinstance(raw, Mapping):
-        raise ScenarioError(field, f"must be an object with {', '.join(sorted(keys))}")
-    unknown = sorted(set(raw) - keys)
-    if unknown:
-        raise ScenarioError(f"{field}.{unknown[0]}" if field else unknown[0], f"unknown field (known: {', '.join(sorted(keys))})")
-    return raw
-
-
-def _name(value: Any, field: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ScenarioError(field, "must be a non-empty name")
-    return value.strip()
+#: Bounds checked before anything is built per machine, container or flow (the paper's largest set-up,
+#: Fig. 6, has 512 machines and applications of 128 containers; an all-to-all application of width w has
+#: w (w - 1) flows).
+MAX_MACHINES = 100_000          # in all machine groups together
+MAX_WIDTH = 4_096               # containers of one application
+MAX_GENERATED_APPS = 100_000
 
 
 def _bandwidth(raw: Mapping[str, Any], key: str, field: str, *, positive: bool) -> float:
-    value = _number(raw.get(key, 0.0 if not positive else None), f"{field}.{key}")
+    value = validate.number(raw.get(key, 0.0 if not positive else None), f"{field}.{key}")
     if value < 0:
         raise ScenarioError(f"{field}.{key}", f"bandwidth cannot be negative, got {value:g} Gbps")
     if positive and value == 0:
@@ -106,7 +74,7 @@ def _pattern(value: Any, field: str) -> str:
 
 
 def _weight(raw: Mapping[str, Any], field: str) -> float:
-    weight = _number(raw.get("weight", 1.0), f"{field}.weight", positive=True)
+    weight = validate.number(raw.get("weight", 1.0), f"{field}.weight", above=0)
     if weight > 1:
         raise ScenarioError(f"{field}.weight", f"a weight is in (0, 1] (Table I), got {weight:g}")
     return weight
@@ -118,28 +86,32 @@ def _machines(raw: Any) -> list[dict]:
     groups = []
     for index, item in enumerate(raw):
         field = f"machines[{index}]"
-        item = _object(item, field, MACHINE_KEYS)
+        item = validate.mapping(item, field, MACHINE_KEYS)
         groups.append({
-            "name": _name(item.get("name", "M"), f"{field}.name"),
-            "count": _count(item.get("count", 1), f"{field}.count"),
-            "cpu": _number(item.get("cpu"), f"{field}.cpu", positive=True),
-            "ram": _number(item.get("ram"), f"{field}.ram", positive=True),
+            "name": validate.name(item.get("name", "M"), f"{field}.name"),
+            "count": validate.whole(item.get("count", 1), f"{field}.count", above=0, maximum=MAX_MACHINES),
+            "cpu": validate.number(item.get("cpu"), f"{field}.cpu", above=0),
+            "ram": validate.number(item.get("ram"), f"{field}.ram", above=0),
             "uplink": _bandwidth(item, "uplink", field, positive=True),
             "downlink": _bandwidth(item, "downlink", field, positive=True),
         })
-    names = machine_names(groups)
-    if len(set(names)) != len(names):
-        duplicate = next(n for n in names if names.count(n) > 1)
-        raise ScenarioError("machines", f"machine name {duplicate!r} occurs twice; give the groups distinct names")
+    total = sum(group["count"] for group in groups)
+    if total > MAX_MACHINES:
+        raise ScenarioError("machines", f"{total:,} machines in all, at most {MAX_MACHINES:,}")
+    seen: set[str] = set()
+    for name in machine_names(groups):
+        if name in seen:
+            raise ScenarioError("machines", f"machine name {name!r} occurs twice; give the groups distinct names")
+        seen.add(name)
     return groups
 
 
 def _container(raw: Any, field: str, machines: list[dict]) -> dict:
-    raw = _object(raw, field, CONTAINER_KEYS)
+    raw = validate.mapping(raw, field, CONTAINER_KEYS)
     container = {
-        "count": _count(raw.get("count", 1), f"{field}.count"),
-        "cpu": _number(raw.get("cpu"), f"{field}.cpu", minimum=0.0),
-        "ram": _number(raw.get("ram"), f"{field}.ram", minimum=0.0),
+        "count": validate.whole(raw.get("count", 1), f"{field}.count", above=0, maximum=MAX_WIDTH),
+        "cpu": validate.number(raw.get("cpu"), f"{field}.cpu", minimum=0.0),
+        "ram": validate.number(raw.get("ram"), f"{field}.ram", minimum=0.0),
         "downlink": _bandwidth(raw, "downlink", field, positive=False),
         "uplink": _bandwidth(raw, "uplink", field, positive=False),
     }
@@ -163,22 +135,24 @@ def _check_fits_cluster(containers: list[dict], machines: list[dict], field: str
 
 
 def _application(raw: Any, field: str, machines: list[dict]) -> dict:
-    raw = _object(raw, field, APP_KEYS)
+    raw = validate.mapping(raw, field, APP_KEYS)
     items = raw.get("containers")
     if not isinstance(items, list) or not items:
         raise ScenarioError(f"{field}.containers", "an application needs at least one container")
     containers = [_container(c, f"{field}.containers[{i}]", machines) for i, c in enumerate(items)]
     pattern = _pattern(raw.get("pattern", "all-to-all"), f"{field}.pattern")
     width = sum(c["count"] for c in containers)
+    if width > MAX_WIDTH:
+        raise ScenarioError(f"{field}.containers", f"{width:,} containers in all, at most {MAX_WIDTH:,}")
     if pattern != "external" and width < 2:
         raise ScenarioError(f"{field}.containers", f"pattern {pattern!r} needs at least 2 containers")
     _check_fits_cluster(containers, machines, f"{field}.containers")
     return {
-        "name": _name(raw.get("name"), f"{field}.name"),
-        "arrival": _number(raw.get("arrival", 0.0), f"{field}.arrival", minimum=0.0),
+        "name": validate.name(raw.get("name"), f"{field}.name"),
+        "arrival": validate.number(raw.get("arrival", 0.0), f"{field}.arrival", minimum=0.0),
         "weight": _weight(raw, field),
         "pattern": pattern,
-        "volume": _number(raw.get("volume", 1.0), f"{field}.volume", positive=True),
+        "volume": validate.number(raw.get("volume", 1.0), f"{field}.volume", above=0),
         "containers": containers,
     }
 
@@ -187,39 +161,40 @@ def _generate(raw: Any, machines: list[dict]) -> dict | None:
     if raw is None:
         return None
     field = "generate"
-    raw = _object(raw, field, GENERATE_KEYS)
+    raw = validate.mapping(raw, field, GENERATE_KEYS)
     pattern = _pattern(raw.get("pattern", "many-to-many"), f"{field}.pattern")
-    width = _count(raw.get("width"), f"{field}.width")
+    width = validate.whole(raw.get("width"), f"{field}.width", above=0, maximum=MAX_WIDTH)
     if pattern != "external" and width < 2:
         raise ScenarioError(f"{field}.width", f"pattern {pattern!r} needs at least 2 containers")
-    container = _container({**_object(raw.get("container"), f"{field}.container", CONTAINER_KEYS - {"count"}),
+    container = _container({**validate.mapping(raw.get("container"), f"{field}.container", CONTAINER_KEYS - {"count"}),
                             "count": width}, f"{field}.container", machines)
     _check_fits_cluster([container], machines, f"{field}.width")
     return {
-        "count": _count(raw.get("count"), f"{field}.count"),
-        "mean_interval": _number(raw.get("mean_interval"), f"{field}.mean_interval", positive=True),
-        "start": _number(raw.get("start", 0.0), f"{field}.start", minimum=0.0),
+        "count": validate.whole(raw.get("count"), f"{field}.count", above=0, maximum=MAX_GENERATED_APPS),
+        "mean_interval": validate.number(raw.get("mean_interval"), f"{field}.mean_interval", above=0),
+        "start": validate.number(raw.get("start", 0.0), f"{field}.start", minimum=0.0),
         "width": width,
         "pattern": pattern,
-        "volume": _number(raw.get("volume", 1.0), f"{field}.volume", positive=True),
+        "volume": validate.number(raw.get("volume", 1.0), f"{field}.volume", above=0),
         "weight": _weight(raw, field),
         "container": {k: container[k] for k in ("cpu", "ram", "downlink", "uplink")},
-        "prefix": _name(raw.get("prefix", "app-"), f"{field}.prefix"),
+        "prefix": validate.name(raw.get("prefix", "app-"), f"{field}.prefix"),
     }
 
 
 def normalize_model(model: Mapping[str, Any]) -> dict:
     """Validate a network model and return its canonical form (see module doc)."""
-    model = _object(model, "", MODEL_KEYS)
+    model = validate.mapping(model, "", MODEL_KEYS)
     machines = _machines(model.get("machines"))
     raw_apps = model.get("applications", [])
     if not isinstance(raw_apps, list):
         raise ScenarioError("applications", "must be a list of applications")
     apps = [_application(a, f"applications[{i}]", machines) for i, a in enumerate(raw_apps)]
-    names = [a["name"] for a in apps]
-    for i, name in enumerate(names):
-        if name in names[:i]:
-            raise ScenarioError(f"applications[{i}].name", f"application name {name!r} is used twice")
+    names: set[str] = set()
+    for i, app in enumerate(apps):
+        if app["name"] in names:
+            raise ScenarioError(f"applications[{i}].name", f"application name {app['name']!r} is used twice")
+        names.add(app["name"])
     generate = _generate(model.get("generate"), machines)
     if not apps and generate is None:
         raise ScenarioError("applications", "give at least one application or a 'generate' block")
@@ -228,7 +203,7 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
         "machines": machines,
         "applications": apps,
         "generate": generate,
-        "horizon": None if horizon is None else _number(horizon, "horizon", positive=True),
+        "horizon": None if horizon is None else validate.number(horizon, "horizon", above=0),
     }
 
 

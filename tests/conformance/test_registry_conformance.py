@@ -5,7 +5,8 @@ here without a line of test code: same seed, same frames; JSON-safe
 parameters that reproduce the cache key; a schema that declares exactly the
 constructor's parameters and turns a bad value into a ``ScenarioError``
 naming it; every job listed once, with a status from the engine's
-vocabulary and times in order.
+vocabulary and times in order; capacity never exceeded, in each engine's own
+terms (:data:`CAPACITY`).
 """
 
 from __future__ import annotations
@@ -86,6 +87,89 @@ def test_bad_parameters_are_scenario_errors_naming_the_field(entry):
             if below is not None:
                 with pytest.raises(ScenarioError, match="must be"):
                     normalize_scenario(scenario(entry, policy_params={name: below}))
+
+
+def levels(timeline: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """A step series per entity: one row per instant any of them changes, each entity's level then (0 before)."""
+    rows = timeline[timeline["metric"] == metric]
+    table = rows.pivot_table(index="time", columns="entity", values="value", aggfunc="last")
+    return table.sort_index().ffill().fillna(0.0)
+
+
+def running_total(start, end, amount) -> float:
+    """The largest sum of ``amount`` over intervals [start, end) open at once (ends before starts at one instant)."""
+    started = ~np.isnan(start)
+    stop = np.where(np.isnan(end), np.inf, end)
+    events = sorted([(t, 1, a) for t, a in zip(start[started], amount[started])]
+                    + [(t, 0, -a) for t, a in zip(stop[started], amount[started])])
+    return float(max(np.cumsum([a for _, _, a in events]), default=0.0))
+
+
+def fairshare_capacity(result) -> None:
+    """Every resource: the running tasks' demands sum to at most its capacity, at every instant."""
+    model = result.scenario["model"]
+    demand = {}
+    stack = [model["tree"]]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.get("children", ()))
+        if "demand" in node:
+            demand[node["name"]] = node["demand"]
+    running = levels(result.timeline, "running_tasks")
+    for resource in model["resources"]:
+        per_task = pd.Series({leaf: demand[leaf].get(resource["name"], 0.0) for leaf in running.columns})
+        assert (running * per_task).sum(axis=1).max() <= resource["capacity"] * (1 + 1e-9), resource["name"]
+    assert levels(result.timeline, "utilization").to_numpy().max() <= 1 + 1e-9
+
+
+def batch_capacity(result) -> None:
+    """Every cluster: processors of the jobs running at once at most its CPUs; used CPUs at most the CPUs up."""
+    jobs = result.jobs
+    cpus = result.timeline[result.timeline["metric"] == "up_cpus"].groupby("entity")["value"].max()
+    for cluster, part in jobs[jobs["cluster"] != ""].groupby("cluster"):
+        busy = running_total(part["start_time"].to_numpy(float), part["end_time"].to_numpy(float),
+                             part["procs"].to_numpy(float))
+        assert busy <= cpus[cluster], cluster
+    for cluster in cpus.index:
+        rows = result.timeline[result.timeline["entity"] == cluster]
+        both = levels(rows, "used_cpus").join(levels(rows, "up_cpus"), how="outer", lsuffix="_used").ffill()
+        assert (both[f"{cluster}_used"] <= both[cluster]).all(), cluster
+
+
+def network_capacity(result) -> None:
+    """Every access link carries at most its capacity (utilisation at most 1)."""
+    assert levels(result.timeline, "utilisation").to_numpy().max() <= 1 + 1e-9
+
+
+def elastic_capacity(result) -> None:
+    """Every node holds at most its memory (all nodes one pool under a pooled policy); tasks at most the cores."""
+    model = result.scenario["model"]
+    nodes = [group["memory_mb"] for group in model["nodes"] for _ in range(group["count"])]
+    cores = sum(group["cores"] * group["count"] for group in model["nodes"])
+    held = levels(result.timeline, "job_memory_mb")
+    per_node = held.T.groupby(lambda entity: int(entity.split("/")[0].removeprefix("node-"))).sum().T
+    pooled = REGISTRY.create("elastic", result.scenario["policy"], result.scenario["policy_params"]).pooled
+    for node in per_node.columns:
+        assert per_node[node].max() <= (sum(nodes) if pooled else nodes[node]), node
+    assert levels(result.timeline, "memory_used_mb").to_numpy().max() <= sum(nodes)
+    tasks = levels(result.timeline, "regular_tasks").join(levels(result.timeline, "elastic_tasks"), how="outer",
+                                                          lsuffix="_regular").ffill().fillna(0.0)
+    assert tasks.sum(axis=1).max() <= cores
+
+
+#: Each engine's notion of capacity, checked on every run of every policy.
+CAPACITY = {"fairshare": fairshare_capacity, "batch": batch_capacity, "network": network_capacity,
+            "elastic": elastic_capacity}
+
+
+def test_every_engine_has_a_capacity_check():
+    assert set(CAPACITY) == {engine.name for engine in REGISTRY.engines()}
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=IDS)
+def test_capacity_is_never_exceeded(entry):
+    result = run_scenario(scenario(entry))
+    CAPACITY[entry.engine](result)
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=IDS)

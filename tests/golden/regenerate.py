@@ -2,8 +2,9 @@
 
     .venv/bin/python tests/golden/regenerate.py
 
-For every sample scenario in ``GOLDEN_SCENARIOS`` and every registered policy
-of its engine, writes ``<stem>.<policy>.jobs.csv`` and
+For every sample scenario in ``GOLDEN_SCENARIOS``, every preset scenario in
+``PRESET_SCENARIOS`` (engines without a sample scenario file) and every
+registered policy of its engine, writes ``<stem>.<policy>.jobs.csv`` and
 ``<stem>.<policy>.timeline.csv`` next to this file. Machine-dependent
 columns (timings) are not part of golden files.
 """
@@ -19,6 +20,8 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 
 from sched_engine import run_scenario  # noqa: E402
+from sched_engine.elastic.presets import paper_model, two_job_model  # noqa: E402
+from sched_engine.network.presets import fig1_model, fig6_model  # noqa: E402
 from sched_engine.registry import REGISTRY  # noqa: E402
 
 GOLDEN_SCENARIOS = [
@@ -32,11 +35,28 @@ GOLDEN_SCENARIOS = [
 ]
 
 
+def small_table2_model() -> dict:
+    """The YARN-ME paper's Table 2 uniform trace, scaled down: 30 jobs of 1-40 tasks on 20 nodes."""
+    model = paper_model()
+    model["nodes"][0]["count"] = 20
+    model["trace"].update(jobs=30, tasks_per_job=[1, 40])
+    return model
+
+
+#: ``stem -> scenario`` (without policy) for engines whose samples are presets, not scenario files.
+PRESET_SCENARIOS = {
+    "network-fig1": {"engine": "network", "model": fig1_model(), "seed": 0},
+    "network-fig6-small": {"engine": "network", "seed": 1,
+                           "model": fig6_model(mean_interval=0.5, width=16, count=20, machines=32)},
+    "elastic-two-job": {"engine": "elastic", "model": two_job_model(), "seed": 0},
+    "elastic-table2-small": {"engine": "elastic", "model": small_table2_model(), "seed": 1},
+}
+
+
 def golden_cases():
     """``(scenario dict, policy name, file stem)`` for every golden file pair."""
-    for path in GOLDEN_SCENARIOS:
-        scenario = json.loads(path.read_text())
-        stem = path.name.removesuffix(".scenario.json")
+    scenarios = [(json.loads(path.read_text()), path.name.removesuffix(".scenario.json")) for path in GOLDEN_SCENARIOS]
+    for scenario, stem in [*scenarios, *((scenario, stem) for stem, scenario in PRESET_SCENARIOS.items())]:
         for entry in REGISTRY.policies(scenario["engine"]):
             yield {**scenario, "policy": entry.name, "policy_params": {}}, entry.name, stem
 
