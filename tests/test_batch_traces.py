@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sched_engine.batch.machine_files import parse_failures, parse_machines, read_failures, read_machines
@@ -160,3 +161,25 @@ def test_requirement_strings():
     # x86_64 is declared by no cluster: ignored (and counted), not a reason to cancel.
     assert suitable == [(0,), (0, 1), None, (1,)]
     assert ignored == 1
+
+
+def test_what_the_log_recorded_is_kept_beside_the_jobs():
+    swf = ("; MaxProcs: 8\n"
+           "1 0 30 100 4 -1 2048 4 100 4096 1 7 3 -1 2 5 -1 -1\n"
+           "2 5 -1 50 2 -1 1024 2 50 -1 1 8 -1 -1 -1 -1 -1 -1\n")
+    jobs = parse_workload(swf, "swf", source="site.swf").jobs
+    assert jobs["recorded_wait"].tolist()[0] == 30.0 and np.isnan(jobs["recorded_wait"].iloc[1])
+    assert jobs["group"].tolist() == ["3", ""]
+    assert jobs["queue"].tolist() == ["2", ""]
+    assert jobs["partition"].tolist() == ["5", ""]
+    assert jobs["memory_per_cpu_mb"].tolist() == [4.0, 1.0]   # requested 4096 KB; else used 1024 KB
+
+
+def test_csv_recorded_columns_may_be_empty_but_not_text():
+    csv = "job_id,submit_time,run_time,procs,recorded_wait,group\n1,0,10,1,12,physics\n2,1,10,1,,chemistry\n"
+    jobs = parse_workload(csv, "csv", source="log.csv").jobs
+    assert jobs["recorded_wait"].iloc[0] == 12.0 and np.isnan(jobs["recorded_wait"].iloc[1])
+    assert jobs["group"].tolist() == ["physics", "chemistry"]
+    with pytest.raises(TraceError) as error:
+        parse_workload(csv.replace(",12,", ",soon,"), "csv", source="log.csv")
+    assert (error.value.field, error.value.line) == ("recorded_wait", 2)

@@ -45,7 +45,14 @@ GWF_FIELDS = (
 GWF_TEXT_FIELDS = frozenset(GWF_FIELDS[11:])
 
 #: Columns of every workload frame the readers return.
-JOB_COLUMNS = ("job_id", "submit_time", "run_time", "procs", "requested_time", "user", "queue", "requirement", "site")
+JOB_COLUMNS = ("job_id", "submit_time", "run_time", "procs", "requested_time", "user", "queue", "requirement", "site",
+               "recorded_wait", "group", "partition", "memory_per_cpu_mb")
+#: What the log itself recorded, kept for comparisons and the organisation, never used to schedule:
+#: ``recorded_wait`` (s; SWF/GWF field 3, a CSV ``recorded_wait`` column; NaN when unknown),
+#: ``group`` and ``partition`` (SWF/GWF fields 13 and 16; empty when unknown), and
+#: ``memory_per_cpu_mb`` (SWF/GWF field 10, requested memory in KB per processor, else field 7,
+#: used memory; a CSV ``memory_per_cpu_mb`` column; NaN when unknown).
+RECORDED_COLUMNS = JOB_COLUMNS[9:]
 
 CSV_REQUIRED = ("job_id", "submit_time", "run_time", "procs")
 
@@ -218,7 +225,22 @@ def _numeric_block(text: str, comment: str, width: int, whole) -> np.ndarray | N
     return block
 
 
-def _jobs_frame(ids, submit, run, procs, requested_time, user, queue, requirement, site) -> pd.DataFrame:
+def _recorded_numbers(block: np.ndarray) -> dict:
+    """``recorded_wait`` and ``memory_per_cpu_mb`` from the SWF/GWF numeric fields 3, 7 and 10 (-1: unknown)."""
+    wait = block[:, 2]
+    requested, used = block[:, 9], block[:, 6]
+    memory_kb = np.where(requested > 0, requested, np.where(used > 0, used, np.nan))
+    return {"recorded_wait": np.where(wait >= 0, wait, np.nan), "memory_per_cpu_mb": memory_kb / 1024.0}
+
+
+def _id_text(values: np.ndarray) -> list[str]:
+    """Whole-number id fields as text, ``""`` where the log writes -1 (unknown)."""
+    return ["" if v < 0 else str(v) for v in values.astype(np.int64).tolist()]
+
+
+def _jobs_frame(ids, submit, run, procs, requested_time, user, queue, requirement, site, recorded) -> pd.DataFrame:
+    """The workload frame; ``recorded`` holds the :data:`RECORDED_COLUMNS` the file has (others are unknown)."""
+    count = len(submit)
     return pd.DataFrame(
         {
             "job_id": pd.Series(ids, dtype="string"),
@@ -230,6 +252,10 @@ def _jobs_frame(ids, submit, run, procs, requested_time, user, queue, requiremen
             "queue": pd.Series(queue, dtype="string"),
             "requirement": pd.Series(requirement, dtype="string"),
             "site": pd.Series(site, dtype="string"),
+            "recorded_wait": np.asarray(recorded.get("recorded_wait", np.full(count, np.nan)), dtype=float),
+            "group": pd.Series(recorded.get("group", [""] * count), dtype="string"),
+            "partition": pd.Series(recorded.get("partition", [""] * count), dtype="string"),
+            "memory_per_cpu_mb": np.asarray(recorded.get("memory_per_cpu_mb", np.full(count, np.nan)), dtype=float),
         }
     )
 
@@ -260,7 +286,7 @@ def _parse_swf(text: str, source: str, skip_malformed: bool, *, extended: bool) 
         extra = [row[width:] for row in rows]
     procs, usable = _usable(block)
     count = len(block)
-    queue = [""] * count
+    queue = _id_text(block[:, 14])
     requirement = [""] * count
     if extended:
         # Alea's extension: field 19 used node ids, 20 queue name, 21 requirement string.
@@ -270,6 +296,7 @@ def _parse_swf(text: str, source: str, skip_malformed: bool, *, extended: bool) 
     jobs = _jobs_frame(
         ids, block[:, 1], block[:, 3], procs, block[:, 8],
         list(map(str, block[:, 11].astype(np.int64).tolist())), queue, requirement, [""] * count,
+        {**_recorded_numbers(block), "group": _id_text(block[:, 12]), "partition": _id_text(block[:, 15])},
     )[usable].reset_index(drop=True)
     return Workload(
         jobs=jobs, format="swf-ext" if extended else "swf", header=header,
@@ -297,6 +324,7 @@ def _parse_gwf(text: str, source: str, skip_malformed: bool) -> Workload:
     jobs = _jobs_frame(
         block[:, 0].astype(np.int64).astype(str), block[:, 1], block[:, 3], procs, block[:, 8],
         text_field("user"), text_field("queue"), requirement, text_field("last_run_site"),
+        {**_recorded_numbers(block), "group": text_field("group"), "partition": text_field("partition")},
     )[usable].reset_index(drop=True)
     return Workload(
         jobs=jobs, format="gwf", dropped=int(len(block) - usable.sum()),
@@ -320,15 +348,16 @@ def _parse_csv(text: str, source: str) -> Workload:
         raise TraceError(missing[0], f"missing column(s) {', '.join(missing)}; the header has {', '.join(frame.columns)}",
                          source=source, line=1)
     numbers = {}
-    for name in ("submit_time", "run_time", "procs", "requested_time"):
+    for name in ("submit_time", "run_time", "procs", "requested_time", "recorded_wait", "memory_per_cpu_mb"):
         if name not in frame.columns:
             continue
         values = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=float)
-        bad = np.flatnonzero(~np.isfinite(values))
+        known = frame[name].str.strip().ne("").to_numpy() if name in RECORDED_COLUMNS else True
+        bad = np.flatnonzero(~np.isfinite(values) & known)
         if bad.size:
             row = int(bad[0])
             raise TraceError(name, f"{frame[name].iloc[row]!r} is not a number", source=source, line=row + 2)
-        numbers[name] = values
+        numbers[name] = np.where(values >= 0, values, np.nan) if name in RECORDED_COLUMNS else values
     for name in ("run_time", "procs", "submit_time"):
         bad = np.flatnonzero(numbers[name] < (1 if name == "procs" else 0))
         if bad.size:
@@ -348,5 +377,7 @@ def _parse_csv(text: str, source: str) -> Workload:
         frame["job_id"].tolist(), numbers["submit_time"], numbers["run_time"], numbers["procs"].astype(np.int64),
         numbers.get("requested_time", np.full(count, -1.0)), optional("user"), optional("queue"),
         optional("requirement"), optional("site"),
+        {**{name: numbers[name] for name in ("recorded_wait", "memory_per_cpu_mb") if name in numbers},
+         "group": optional("group"), "partition": optional("partition")},
     )
     return Workload(jobs=jobs, format="csv")
