@@ -1,6 +1,7 @@
 """Event-driven simulation of batch jobs on clusters with machine failures.
 
-Events at one instant, in :class:`~sched_engine.core.Priority` order:
+The simulation runs on the kernel's loop (:class:`~sched_engine.core.loop.Simulation`),
+one handler per event kind. Events at one instant, in :class:`~sched_engine.core.Priority` order:
 machine failures (FAILURE: every job running on the machine is killed --
 Klusáček & Rudová §2.2 -- and not resubmitted), machine restarts
 (DEPARTURE: the machine's CPUs are free at once), job completions
@@ -23,12 +24,12 @@ up).
 from __future__ import annotations
 
 from heapq import heappop, heappush
-from time import process_time
 from typing import Callable, Sequence
 
 import numpy as np
 
-from ..core.events import EventQueue, Priority
+from ..core.events import Priority
+from ..core.loop import Simulation, scheduler_clock
 from .cluster import ClusterState
 
 WAITING, RUNNING, COMPLETED, KILLED, CANCELLED = range(5)
@@ -36,7 +37,7 @@ STATUS_NAMES = ("waiting", "running", "completed", "killed", "cancelled")
 NO_SUITABLE_CLUSTER = "no suitable cluster"
 
 
-class BatchSimulation:
+class BatchSimulation(Simulation):
     """One run: jobs, clusters, failures and a policy.
 
     ``candidates[j]`` lists the clusters job ``j`` may use, in the
@@ -58,6 +59,7 @@ class BatchSimulation:
         rng: np.random.Generator,
         progress: Callable[[float], None] | None = None,
     ):
+        super().__init__(progress=progress, total_work=len(submit))
         self.submit = list(map(float, submit))
         self.run_time = list(map(float, run_time))
         self.estimate = list(map(float, estimate))
@@ -65,7 +67,6 @@ class BatchSimulation:
         self.clusters = clusters
         self.rng = rng
         self.policy = policy
-        self.progress = progress
         count = len(self.submit)
         self.start_time = [float("nan")] * count
         self.end_time = [float("nan")] * count
@@ -85,13 +86,15 @@ class BatchSimulation:
                     self.preference if allowed is None else tuple(c for c in preference if c in set(allowed))
                 )
             self.candidates.append(by_set[allowed])
-        self.events = EventQueue()
         self._failures = list(failures)
         failing = {cluster for _, cluster, _, _ in self._failures}
         for cluster in clusters:
             cluster.track_jobs = cluster.index in failing
         self._wakes: set[float] = set()
-        self.scheduler_seconds = 0.0
+        self._changed: set[int] = set()  # clusters whose machines or jobs changed at this instant
+        for kind, handler in (("end", self._end), ("arrive", self._arrive), ("fail", self._fail),
+                              ("restart", self._restart), ("wake", self._wake)):
+            self.on(kind, handler)
         # Timeline samples: (time, cluster index or -1 for the queue, used CPUs or queue length, up CPUs);
         # a list of rows from the event loop, an array of them from the in-order loop.
         self.samples: list[tuple[float, int, int, int]] | np.ndarray = []
@@ -105,7 +108,7 @@ class BatchSimulation:
     def start(self, job: int, cluster_index: int, now: float) -> None:
         end = self._occupy(job, cluster_index, now)
         if end is not None:
-            self.events.push(end, Priority.COMPLETION, "end", job)
+            self.schedule(end, Priority.COMPLETION, "end", job)
 
     def cancel(self, job: int, now: float, reason: str) -> None:
         self.status[job] = CANCELLED
@@ -118,89 +121,78 @@ class BatchSimulation:
         """Ask for a scheduling pass at ``time`` (a reservation starts then)."""
         if time not in self._wakes:
             self._wakes.add(time)
-            self.events.push(time, Priority.SCHEDULE, "wake", None)
+            self.schedule(time, Priority.SCHEDULE, "wake", None)
 
     # --- the loop ---------------------------------------------------------------------------------
 
     def run(self) -> None:
+        """Run to the end: the kernel's loop, or the in-order loop (the kernel's one exemption, see below)."""
         self.policy.bind(self)
         in_order = getattr(self.policy, "starts_in_order", False) and not self._failures
         for cluster in self.clusters:
             cluster.track_running = not in_order  # an in-order policy never looks ahead
         if in_order:
             self._run_in_order()
-        else:
-            self._run_events()
-
-    def _run_events(self) -> None:
-        """The general loop: every event through the heap, every policy hook called."""
+            return
         for cluster in self.clusters:
             self._sample(0.0, cluster)
-        events = self.events
         for job, time in enumerate(self.submit):
-            events.push(time, Priority.ARRIVAL, "arrive", job)
+            self.schedule(time, Priority.ARRIVAL, "arrive", job)
         for time, cluster, machine, duration in self._failures:
-            events.push(time, Priority.FAILURE, "fail", (cluster, machine, duration))
-        total = len(self.submit)
-        next_report = 0
-        policy = self.policy
-        clock = process_time
-        while events:
-            changed: set[int] = set()
-            now = events.peek_time()
-            for event in events.pop_instant():
-                kind = event.kind
-                if kind == "end":
-                    job = event.payload
-                    if self.status[job] != RUNNING:
-                        continue  # killed earlier; its completion is void
-                    cluster_index = self._finish(job, now, COMPLETED)
-                    changed.add(cluster_index)
-                    policy.job_ended(cluster_index, now, now < self.start_time[job] + self.estimate[job])
-                elif kind == "arrive":
-                    job = event.payload
-                    self.queue_length += 1
-                    if not self.candidates[job] or all(
-                        self.procs[job] > self.clusters[c].total for c in self.candidates[job]
-                    ):
-                        self.cancel(job, now, NO_SUITABLE_CLUSTER)
-                        continue
-                    started = clock()
-                    policy.arrive(job, now)
-                    self.scheduler_seconds += clock() - started
-                elif kind == "fail":
-                    cluster_index, machine, duration = event.payload
-                    cluster = self.clusters[cluster_index]
-                    for job in sorted(cluster.fail(machine)):
-                        self._finish(job, now, KILLED)
-                    self.machine_changes.append((now, cluster_index, machine, 1))
-                    events.push(now + duration, Priority.DEPARTURE, "restart", (cluster_index, machine))
-                    changed.add(cluster_index)
-                    started = clock()
-                    policy.capacity_changed(cluster_index, now)
-                    self.scheduler_seconds += clock() - started
-                elif kind == "restart":
-                    cluster_index, machine = event.payload
-                    self.clusters[cluster_index].restart(machine)
-                    down = 0 if self.clusters[cluster_index].up[machine] else 1   # overlapping failures
-                    self.machine_changes.append((now, cluster_index, machine, down))
-                    changed.add(cluster_index)
-                    started = clock()
-                    policy.capacity_changed(cluster_index, now)
-                    self.scheduler_seconds += clock() - started
-                elif kind == "wake":
-                    self._wakes.discard(now)
-            before = [c.free_total for c in self.clusters]
-            started = clock()
-            policy.schedule(now)
-            self.scheduler_seconds += clock() - started
-            for index, cluster in enumerate(self.clusters):
-                if index in changed or cluster.free_total != before[index]:
-                    self.samples.append((now, index, cluster.up_total - cluster.free_total, cluster.up_total))
-            self.samples.append((now, -1, self.queue_length, 0))
-            if self.progress is not None and self.done >= next_report:
-                self.progress(min(self.done / max(total, 1), 1.0))
-                next_report = self.done + max(total // 100, 1)
+            self.schedule(time, Priority.FAILURE, "fail", (cluster, machine, duration))
+        super().run()
+
+    # --- handlers (the general loop: every event through the heap, every policy hook called) ------
+
+    def advance(self, time: float) -> None:
+        self._changed: set[int] = set()
+
+    def _end(self, event) -> None:
+        job, now = event.payload, self.now
+        if self.status[job] != RUNNING:
+            return  # killed earlier; its completion is void
+        cluster_index = self._finish(job, now, COMPLETED)
+        self._changed.add(cluster_index)
+        self.policy.job_ended(cluster_index, now, now < self.start_time[job] + self.estimate[job])
+
+    def _arrive(self, event) -> None:
+        job, now = event.payload, self.now
+        self.queue_length += 1
+        if not self.candidates[job] or all(self.procs[job] > self.clusters[c].total for c in self.candidates[job]):
+            self.cancel(job, now, NO_SUITABLE_CLUSTER)
+            return
+        self.timed(self.policy.arrive, job, now)
+
+    def _fail(self, event) -> None:
+        (cluster_index, machine, duration), now = event.payload, self.now
+        cluster = self.clusters[cluster_index]
+        for job in sorted(cluster.fail(machine)):
+            self._finish(job, now, KILLED)
+        self.machine_changes.append((now, cluster_index, machine, 1))
+        self.schedule(now + duration, Priority.DEPARTURE, "restart", (cluster_index, machine))
+        self._changed.add(cluster_index)
+        self.timed(self.policy.capacity_changed, cluster_index, now)
+
+    def _restart(self, event) -> None:
+        (cluster_index, machine), now = event.payload, self.now
+        self.clusters[cluster_index].restart(machine)
+        down = 0 if self.clusters[cluster_index].up[machine] else 1   # overlapping failures
+        self.machine_changes.append((now, cluster_index, machine, down))
+        self._changed.add(cluster_index)
+        self.timed(self.policy.capacity_changed, cluster_index, now)
+
+    def _wake(self, event) -> None:
+        self._wakes.discard(self.now)
+
+    def after_instant(self, now: float) -> None:
+        before = [c.free_total for c in self.clusters]
+        self.timed(self.policy.schedule, now)
+        changed = self._changed
+        for index, cluster in enumerate(self.clusters):
+            if index in changed or cluster.free_total != before[index]:
+                self.samples.append((now, index, cluster.up_total - cluster.free_total, cluster.up_total))
+        self.samples.append((now, -1, self.queue_length, 0))
+        self.progress.update(self.done)
 
     def _run_in_order(self) -> None:
         """FCFS-like policies on clusters that never fail: one step per job instead of per event.
@@ -212,7 +204,7 @@ class BatchSimulation:
         at the first ``t >= max(submit[j], start of the job before)`` at which
         it fits once every job ending by ``t`` has released its CPUs; while
         it does not fit, ``t`` moves to the next completion. This gives the
-        results of :meth:`_run_events` because
+        results of the kernel's loop because
 
         * there the head is re-examined after the completions of every
           instant and only then (arrivals free nothing), and jobs ending at
@@ -230,10 +222,9 @@ class BatchSimulation:
         choose, occupy, finish, cancel = self.policy.choose, self._occupy, self._finish, self.cancel
         capacity = {allowed: max((clusters[c].total for c in allowed), default=-1) for allowed in set(candidates)}
         total = len(submit)
-        report_every = max(total // 100, 1)
         ends: list[tuple[float, int]] = []  # heap of (completion time, job) of running jobs
         now = float("-inf")  # start time of the previous job
-        started = process_time()
+        started = scheduler_clock()
         for count, job in enumerate(sorted(range(total), key=submit.__getitem__), start=1):
             self.queue_length += 1
             need, allowed = procs[job], candidates[job]
@@ -256,21 +247,19 @@ class BatchSimulation:
             end = occupy(job, choose(fits), now)
             if end is not None:
                 heappush(ends, (end, job))
-            if self.progress is not None and count % report_every == 0:
-                self.progress(count / total)  # jobs placed so far; the rest only end
+            self.progress.update(count)  # jobs placed so far; the rest only end
         while ends:
             end, ended = heappop(ends)
             finish(ended, end, COMPLETED)
         # The whole loop is the policy's work here: there is nothing else to do.
-        self.scheduler_seconds += process_time() - started
+        self.scheduler_seconds += scheduler_clock() - started
         self.samples = self._samples_from_times()
-        if self.progress is not None:
-            self.progress(1.0)
+        self.progress.finish()
 
     def _samples_from_times(self) -> np.ndarray:
         """Timeline samples of a run without failures, from per-job times.
 
-        The rows :meth:`_run_events` records, up to rows that repeat the
+        The rows the kernel's loop records, up to rows that repeat the
         value before them (the timeline drops those): per cluster, used CPUs
         (a job holds its CPUs on ``[start, end)``; zero-length jobs hold
         none) after each instant a job started or ended on it, after a first

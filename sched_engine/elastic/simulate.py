@@ -32,13 +32,15 @@ reserved node").
 A node is offered when a task ends on it, when it loses its reservation,
 and -- if it has a free core and no reservation, or (YARN-ME) a free core
 and a reservation -- when work joins the queue.
-Completions live in one heap of ``(end, seq, node, memory, job, elastic)``
-that is both the event list and the cluster's timeline.
+The loop is the kernel's (:class:`~sched_engine.core.loop.Simulation`):
+``completion`` events carry ``(node, memory, job, elastic)``, ``arrival``
+events a job; each node also lists its running tasks' ``(end, memory)``
+(``node_tasks``), the per-node completion index the timeline generator
+walks.
 
 The timeline generator (§3.2) estimates when job J's current phase ends if
 all its pending tasks run regularly. It merges the per-node timelines
-(running tasks' end times, walked in time order straight out of the
-completion heap, plus the one queued task of another job a node is
+(running tasks' end times from ``node_tasks``, walked in time order, plus the one queued task of another job a node is
 reserved for, §3.3 "Node reservations") and places J's pending tasks
 greedily wherever and whenever they fit, stopping as soon as the last one
 is placed. Its cost depends on J's pending tasks and the releases walked,
@@ -50,9 +52,10 @@ from __future__ import annotations
 
 import math
 from heapq import heapify, heappop, heappush
-from time import process_time
 from typing import Callable
 
+from ..core.events import Priority
+from ..core.loop import Simulation, scheduler_clock
 from .penalty import runtime as penalty_runtime
 from .traces import Job
 
@@ -190,7 +193,7 @@ class JobState:
         return groups[self.gi]
 
 
-class ElasticSimulation:
+class ElasticSimulation(Simulation):
     """One run of a trace on a cluster under a YARN, YARN-ME or Meganode policy.
 
     ``policy`` provides ``order`` (``fair``: least memory in use first;
@@ -204,11 +207,11 @@ class ElasticSimulation:
 
     def __init__(self, cores, memory_mb, step_mb: int, penalty, jobs, policy,
                  progress: Callable[[float], None] | None = None) -> None:
+        super().__init__(progress=progress, total_work=len(jobs))
         self.cores = list(cores)
         self.capacity = list(memory_mb)
-        self.step = step_mb
+        self.step_mb = step_mb
         self.policy = policy
-        self.progress = progress
         self.jobs = [JobState(i, job, step_mb, penalty) for i, job in enumerate(jobs)]
         n = len(self.cores)
         self.free_mem = list(self.capacity)
@@ -221,16 +224,17 @@ class ElasticSimulation:
         self.free_total = sum(self.capacity)
         self.node_tasks: list[list[tuple[float, int]]] = [[] for _ in range(n)]
         self.profile = ReleaseProfile()
-        self.releases: list[tuple] = []
         self.queue: list[tuple] = []
         self.waiting: set[int] = set()  # indices of the queued jobs (the queue without its stale entries)
-        self.seq = 0
-        self.now = 0.0
         self.used_mem = 0
         self.running_regular = 0
         self.running_elastic = 0
         self.estimates = 0
-        self.scheduler_seconds = 0.0
+        self.finished = 0  # jobs whose last task ended
+        self._offer: set[int] = set()  # nodes offered at this instant's pass
+        self._new_work = False  # work joined the queue at this instant
+        self.on("completion", self._completion)
+        self.on("arrival", self._arrival)
         # task records
         self.t_job: list[int] = []
         self.t_node: list[int] = []
@@ -293,9 +297,8 @@ class ElasticSimulation:
             job.elastic_tasks += 1
         else:
             self.running_regular += 1
-        heappush(self.releases, (end, self.seq, node, mem, job.index, elastic))
+        self.schedule(end, Priority.COMPLETION, "completion", (node, mem, job.index, elastic))
         self.node_tasks[node].append((end, mem))
-        self.seq += 1
         group.remaining -= 1
         job.pending -= 1
         job.running += 1
@@ -423,7 +426,7 @@ class ElasticSimulation:
             return True
         if not policy.elastic or self.elastic_running[node] >= self.elastic_cap:
             return False
-        choice = group.best_elastic(self.free_mem[node], self.step, policy.min_fraction)
+        choice = group.best_elastic(self.free_mem[node], self.step_mb, policy.min_fraction)
         if choice is None or now + choice[0] > deadline:
             return False
         granted, estimate = self.elastic_ok(job, group, now + choice[0], node)
@@ -520,65 +523,68 @@ class ElasticSimulation:
             else:
                 self.free_unreserved.discard(node)
 
-    # -- event loop --------------------------------------------------------
+    # -- the kernel's loop -------------------------------------------------
+    def _completion(self, event) -> None:
+        """Priority.COMPLETION: a task frees its memory and core; its job may move on a phase or end."""
+        node, mem, index, elastic = event.payload
+        t = self.now
+        self.free_mem[node] += mem
+        self.node_tasks[node].remove((t, mem))
+        self.free_total += mem
+        self.profile.add(t, -mem)
+        self.free_cores[node] += 1
+        self.used_mem -= mem
+        if elastic:
+            self.elastic_running[node] -= 1
+            self.running_elastic -= 1
+        else:
+            self.running_regular -= 1
+        if self.reserved[node] < 0:
+            self.free_unreserved.add(node)
+        self._offer.add(node)
+        job = self.jobs[index]
+        job.running -= 1
+        job.mem_in_use -= mem
+        if job.queued and self.policy.order == "fair":
+            self._enqueue(job)
+        if job.running == 0 and job.pending == 0:
+            job.phase_done[job.phase] = t
+            if job.phase + 1 < len(job.phases):
+                job.phase += 1
+                job.gi = 0
+                job.pending = sum(g.remaining for g in job.phases[job.phase])
+                self._start_phase(job)
+                self._new_work = True
+            else:
+                job.end = t
+                self.finished += 1
+
+    def _arrival(self, event) -> None:
+        """Priority.ARRIVAL: a job's first phase joins the queue."""
+        self._start_phase(self.jobs[event.payload])
+        self._new_work = True
+
+    def advance(self, time: float) -> None:
+        self._offer: set[int] = set()
+        self._new_work = False
+
+    def after_instant(self, t: float) -> None:
+        """Priority.SCHEDULE: one pass over the offered nodes, then the cluster's sample."""
+        offer = self._offer
+        if self._new_work:
+            offer |= self.free_unreserved
+            if self.policy.reserve_backfill:  # a reserved node's gap may fit the new work
+                offer.update(n for n in self.reserved_nodes if self.free_cores[n] > 0)
+        self._pass(sorted(offer))
+        self.samples.append((t, self.used_mem, self.running_regular, self.running_elastic))
+        self.progress.update(self.finished)
+
     def run(self) -> "ElasticSimulation":
-        started = process_time()
+        """Run to the end; the scheduler's time is the whole run's (every step is the scheduler's work)."""
+        started = scheduler_clock()
         jobs = self.jobs
-        order = sorted(range(len(jobs)), key=lambda i: (jobs[i].job.arrival, i))
-        releases = self.releases
-        next_arrival = 0
-        finished = 0
-        total = len(jobs)
-        while next_arrival < total or releases:
-            t = releases[0][0] if releases else INF
-            if next_arrival < total:
-                t = min(t, jobs[order[next_arrival]].job.arrival)
-            self.now = t
-            offer: set[int] = set()
-            new_work = False
-            while releases and releases[0][0] == t:  # Priority.COMPLETION
-                _, _, node, mem, index, elastic = heappop(releases)
-                self.free_mem[node] += mem
-                self.node_tasks[node].remove((t, mem))
-                self.free_total += mem
-                self.profile.add(t, -mem)
-                self.free_cores[node] += 1
-                self.used_mem -= mem
-                if elastic:
-                    self.elastic_running[node] -= 1
-                    self.running_elastic -= 1
-                else:
-                    self.running_regular -= 1
-                if self.reserved[node] < 0:
-                    self.free_unreserved.add(node)
-                offer.add(node)
-                job = jobs[index]
-                job.running -= 1
-                job.mem_in_use -= mem
-                if job.queued and self.policy.order == "fair":
-                    self._enqueue(job)
-                if job.running == 0 and job.pending == 0:
-                    job.phase_done[job.phase] = t
-                    if job.phase + 1 < len(job.phases):
-                        job.phase += 1
-                        job.gi = 0
-                        job.pending = sum(g.remaining for g in job.phases[job.phase])
-                        self._start_phase(job)
-                        new_work = True
-                    else:
-                        job.end = t
-                        finished += 1
-                        if self.progress is not None and finished % 50 == 0:
-                            self.progress(finished / total)
-            while next_arrival < total and jobs[order[next_arrival]].job.arrival == t:  # Priority.ARRIVAL
-                self._start_phase(jobs[order[next_arrival]])
-                next_arrival += 1
-                new_work = True
-            if new_work:
-                offer |= self.free_unreserved
-                if self.policy.reserve_backfill:  # a reserved node's gap may fit the new work
-                    offer.update(n for n in self.reserved_nodes if self.free_cores[n] > 0)
-            self._pass(sorted(offer))  # Priority.SCHEDULE
-            self.samples.append((t, self.used_mem, self.running_regular, self.running_elastic))
-        self.scheduler_seconds = process_time() - started
+        for i in sorted(range(len(jobs)), key=lambda i: (jobs[i].job.arrival, i)):
+            self.schedule(jobs[i].job.arrival, Priority.ARRIVAL, "arrival", i)
+        super().run()
+        self.scheduler_seconds = scheduler_clock() - started
         return self

@@ -20,7 +20,7 @@ name), ``flat_weight`` per active leaf for policies that flatten the tree
 (recorded when the weights are recomputed).
 
 ``summary`` metrics: ``makespan``, ``decisions`` (tasks handed out),
-``scheduler_seconds`` (wall time inside the policy and its bookkeeping),
+``scheduler_seconds`` (CPU time inside the policy and its bookkeeping),
 ``decisions_per_second``, ``weight_recomputations``, ``tasks_completed``,
 ``tasks_killed``, and ``mean_utilization_<resource>`` (time-weighted over
 ``[0, makespan]``).
@@ -28,13 +28,13 @@ name), ``flat_weight`` per active leaf for policies that flatten the tree
 
 from __future__ import annotations
 
-from time import perf_counter
 from typing import Callable
 
 import numpy as np
 import pandas as pd
 
-from ..core.events import EventQueue, Priority
+from ..core.events import Priority
+from ..core.loop import Simulation, scheduler_clock
 from ..core.result import summary_frame, timeline_frame
 from .model import Tree
 from .state import DecisionCounter, ShareState, fill
@@ -98,97 +98,110 @@ class _Recorder:
         return timeline_frame(self.times, self.entities, self.metrics, self.values)
 
 
+class FairShareSimulation(Simulation):
+    """One run of a share policy on a tree: leaves' task state, counters and the recorder.
+
+    Handlers: ``arrival`` (a leaf's tasks become pending), ``departure``
+    (pending tasks dropped, running ones killed), ``completion`` (one task
+    ends). After each instant one :func:`~.state.fill` pass, then the
+    recorder's rows.
+    """
+
+    def __init__(self, tree: Tree, policy, *, progress: ProgressFn | None, record: bool):
+        super().__init__(horizon=tree.horizon, progress=progress, total_work=sum(tree.tasks))
+        p = tree.leaf_count
+        self.tree = tree
+        self.state = ShareState(tree)
+        self.chooser = policy.chooser(tree)
+        self.counter = DecisionCounter()
+        self.running_events: list[set[int]] = [set() for _ in range(p)]
+        self.start_time = [np.nan] * p
+        self.end_time = [np.nan] * p
+        self.status = ["unfinished"] * p
+        self.completed = [0] * p
+        self.killed = [0] * p
+        self.not_run = [0] * p
+        self.epoch = [-1]
+        self.recorder = _Recorder(tree) if record else None
+        self.done_tasks = 0
+        self.util_area = [0.0] * len(tree.capacity)
+        self.on("arrival", self._arrival)
+        self.on("departure", self._departure)
+        self.on("completion", self._completion)
+        for leaf in range(p):
+            self.schedule(tree.arrival[leaf], Priority.ARRIVAL, "arrival", leaf)
+            if tree.departure[leaf] is not None:
+                self.schedule(tree.departure[leaf], Priority.DEPARTURE, "departure", leaf)
+
+    def _release(self, leaf: int) -> None:
+        t0 = scheduler_clock()
+        self.state.release(leaf)
+        self.chooser.released(self.state, leaf)
+        self.counter.seconds += scheduler_clock() - t0
+
+    def advance(self, time: float) -> None:
+        state, capacity, area, dt = self.state, self.tree.capacity, self.util_area, time - self.now
+        for j, (free, cap) in enumerate(zip(state.free, capacity)):
+            area[j] += dt * (cap - free) / cap
+
+    def _arrival(self, event) -> None:
+        self.state.add_pending(event.payload, self.tree.tasks[event.payload])
+
+    def _completion(self, event) -> None:
+        leaf = event.payload
+        self.running_events[leaf].discard(event.seq)
+        self._release(leaf)
+        self.completed[leaf] += 1
+        self.done_tasks += 1
+        state = self.state
+        if state.pending[leaf] == 0 and state.running[leaf] == 0 and self.status[leaf] == "unfinished":
+            self.status[leaf] = "finished"
+            self.end_time[leaf] = self.now
+
+    def _departure(self, event) -> None:
+        leaf = event.payload
+        if self.status[leaf] != "unfinished":
+            return
+        self.not_run[leaf] = self.state.drop_pending(leaf)
+        for seq in sorted(self.running_events[leaf]):
+            self.cancel_event(seq)
+            self._release(leaf)
+            self.killed[leaf] += 1
+        self.running_events[leaf].clear()
+        self.done_tasks += self.killed[leaf] + self.not_run[leaf]
+        self.status[leaf] = "departed"
+        self.end_time[leaf] = self.now
+
+    def after_instant(self, time: float) -> None:
+        epoch_before = self.epoch[0]
+        duration = self.tree.duration
+        for leaf in fill(self.state, self.chooser, self.counter, self.epoch):
+            if np.isnan(self.start_time[leaf]):
+                self.start_time[leaf] = time
+            self.running_events[leaf].add(self.schedule(time + duration[leaf], Priority.COMPLETION, "completion",
+                                                        leaf))
+        recorder = self.recorder
+        if recorder is not None:
+            if self.epoch[0] != epoch_before:
+                weights = self.chooser.flat_weights()
+                if weights is not None:
+                    recorder.record_weights(time, weights, self.state)
+            recorder.record(time, self.state)
+        self.progress.update(self.done_tasks)
+
+
 def simulate(tree: Tree, policy, *, progress: ProgressFn | None = None, record: bool = True):
     """Run ``policy`` on ``tree``; returns ``(jobs, timeline, summary)`` frames.
 
     With ``record=False`` the timeline stays empty (benchmarks measure the
     decision cost without the recording overhead).
     """
-    state = ShareState(tree)
-    chooser = policy.chooser(tree)
-    counter = DecisionCounter()
-    queue = EventQueue()
-    p = tree.leaf_count
-    for leaf in range(p):
-        queue.push(tree.arrival[leaf], Priority.ARRIVAL, "arrival", leaf)
-        if tree.departure[leaf] is not None:
-            queue.push(tree.departure[leaf], Priority.DEPARTURE, "departure", leaf)
-
-    running_events: list[set[int]] = [set() for _ in range(p)]
-    start_time = [np.nan] * p
-    end_time = [np.nan] * p
-    status = ["unfinished"] * p
-    completed = [0] * p
-    killed = [0] * p
-    not_run = [0] * p
-    epoch = [-1]
-    recorder = _Recorder(tree) if record else None
-    total_tasks = sum(tree.tasks) or 1
-    done_tasks = 0
-    reported = -1.0
-    util_area = [0.0] * len(tree.capacity)
-    last_time = 0.0
-    horizon = tree.horizon
-    clock = perf_counter
-
-    def release(leaf: int) -> None:
-        t0 = clock()
-        state.release(leaf)
-        chooser.released(state, leaf)
-        counter.seconds += clock() - t0
-
-    while queue:
-        now = queue.peek_time()
-        if horizon is not None and now > horizon:
-            now = horizon
-        for j, (free, cap) in enumerate(zip(state.free, tree.capacity)):
-            util_area[j] += (now - last_time) * (cap - free) / cap
-        last_time = now
-        if now == horizon and queue.peek_time() > horizon:
-            break
-        for event in queue.pop_instant():
-            leaf = event.payload
-            if event.kind == "completion":
-                running_events[leaf].discard(event.seq)
-                release(leaf)
-                completed[leaf] += 1
-                done_tasks += 1
-                if state.pending[leaf] == 0 and state.running[leaf] == 0 and status[leaf] == "unfinished":
-                    status[leaf] = "finished"
-                    end_time[leaf] = now
-            elif event.kind == "arrival":
-                state.add_pending(leaf, tree.tasks[leaf])
-            elif event.kind == "departure":
-                if status[leaf] != "unfinished":
-                    continue
-                not_run[leaf] = state.drop_pending(leaf)
-                for seq in sorted(running_events[leaf]):
-                    queue.cancel(seq)
-                    release(leaf)
-                    killed[leaf] += 1
-                running_events[leaf].clear()
-                done_tasks += killed[leaf] + not_run[leaf]
-                status[leaf] = "departed"
-                end_time[leaf] = now
-        activity_before = epoch[0]
-        started = fill(state, chooser, counter, epoch)
-        for leaf in started:
-            if np.isnan(start_time[leaf]):
-                start_time[leaf] = now
-            running_events[leaf].add(queue.push(now + tree.duration[leaf], Priority.COMPLETION, "completion", leaf))
-        if recorder is not None:
-            if epoch[0] != activity_before:
-                weights = chooser.flat_weights()
-                if weights is not None:
-                    recorder.record_weights(now, weights, state)
-            recorder.record(now, state)
-        if progress is not None:
-            fraction = done_tasks / total_tasks
-            if fraction - reported >= 0.01:
-                reported = fraction
-                progress(min(fraction, 1.0))
-
-    end = last_time
+    sim = FairShareSimulation(tree, policy, progress=progress, record=record)
+    sim.run()
+    state, counter, p = sim.state, sim.counter, tree.leaf_count
+    status, completed, killed, not_run = sim.status, sim.completed, sim.killed, sim.not_run
+    start_time, end_time, util_area, recorder = sim.start_time, sim.end_time, sim.util_area, sim.recorder
+    end = sim.now
     for leaf in range(p):
         if status[leaf] == "unfinished":
             not_run[leaf] = state.pending[leaf]
