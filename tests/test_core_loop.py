@@ -1,0 +1,85 @@
+"""The kernel's loop: handlers by kind, one instant per step, the horizon, the progress cadence."""
+
+from sched_engine.core.events import Priority
+from sched_engine.core.loop import Progress, Simulation
+
+
+class Log(Simulation):
+    """Records every hook call as ``(hook, time, detail)``."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.log = []
+        self.on("a", lambda event: self.log.append(("a", self.now, event.payload)))
+        self.on("b", self._b)
+
+    def _b(self, event):
+        self.log.append(("b", self.now, event.payload))
+        if event.payload == "spawn":
+            self.schedule(self.now, Priority.SCHEDULE, "a", "same instant")
+
+    def advance(self, time):
+        self.log.append(("advance", self.now, time))
+
+    def after_instant(self, time):
+        self.log.append(("after", time, None))
+
+
+def test_a_step_advances_handles_the_whole_instant_then_calls_after_instant():
+    sim = Log()
+    sim.schedule(2.0, Priority.ARRIVAL, "a", 1)
+    sim.schedule(2.0, Priority.COMPLETION, "b", "spawn")
+    sim.schedule(5.0, Priority.ARRIVAL, "a", 2)
+    sim.step()
+    assert sim.log == [("advance", 0.0, 2.0), ("b", 2.0, "spawn"), ("a", 2.0, 1), ("a", 2.0, "same instant"),
+                       ("after", 2.0, None)]
+    sim.run()
+    assert sim.log[-3:] == [("advance", 2.0, 5.0), ("a", 5.0, 2), ("after", 5.0, None)]
+    assert sim.now == 5.0 and not sim.events
+
+
+def test_run_stops_at_the_horizon_after_its_events_and_advances_to_it():
+    sim = Log(horizon=4.0)
+    sim.schedule(4.0, Priority.ARRIVAL, "a", "at the horizon")
+    sim.schedule(4.5, Priority.ARRIVAL, "a", "after it")
+    sim.run()
+    assert ("a", 4.0, "at the horizon") in sim.log
+    assert sim.log[-1] == ("advance", 4.0, 4.0)
+    assert sim.now == 4.0 and len(sim.events) == 1
+
+
+def test_run_until_overrides_the_horizon_and_cancelled_events_never_run():
+    sim = Log(horizon=100.0)
+    seq = sim.schedule(1.0, Priority.ARRIVAL, "a", "cancelled")
+    sim.schedule(3.0, Priority.ARRIVAL, "a", "later")
+    sim.cancel_event(seq)
+    sim.run(until=2.0)
+    assert sim.log == [("advance", 0.0, 2.0)]
+    assert sim.now == 2.0
+
+
+def test_timed_counts_cpu_time_and_returns_the_result():
+    sim = Simulation()
+    assert sim.timed(sum, range(200_000)) == sum(range(200_000))
+    assert sim.scheduler_seconds > 0
+
+
+def test_progress_reports_first_every_percent_and_one_at_the_end():
+    heard = []
+    progress = Progress(heard.append, 1000)
+    for done in range(0, 1001, 3):
+        progress.update(done)
+    progress.finish()
+    assert heard[0] == 0.0 and heard[-1] == 1.0
+    steps = heard[:-1]  # the last report is the run's end, however close to the one before
+    assert all(b - a >= 0.01 - 1e-12 for a, b in zip(steps, steps[1:]))
+    assert 1 / (0.01 + 0.003) <= len(heard) <= 101  # updates come in steps of 0.3 %
+    Progress(None, 10).update(5)  # no callback: nothing to call
+
+
+def test_progress_reports_one_once_even_when_the_last_update_reached_it():
+    heard = []
+    progress = Progress(heard.append, 2)
+    progress.update(2)
+    progress.finish()
+    assert heard == [1.0]
