@@ -1,7 +1,10 @@
 """The kernel's loop: handlers by kind, one instant per step, the horizon, the progress cadence."""
 
+import numpy as np
+
 from sched_engine.core.events import Priority
 from sched_engine.core.loop import Progress, Simulation
+from sched_engine.core.observers import INSTANT, TimelineRows
 
 
 class Log(Simulation):
@@ -83,3 +86,25 @@ def test_progress_reports_one_once_even_when_the_last_update_reached_it():
     progress.update(2)
     progress.finish()
     assert heard == [1.0]
+
+
+def test_observers_see_their_kind_after_its_handler_and_every_instant_after_the_pass():
+    sim = Log()
+    seen = []
+    sim.subscribe("a", lambda s, event: seen.append(("a", s.now, event.payload, len(s.log))))
+    sim.subscribe(INSTANT, lambda s, time: seen.append(("instant", time, s.log[-1][0])))
+    sim.schedule(1.0, Priority.ARRIVAL, "a", "x")
+    sim.schedule(1.0, Priority.COMPLETION, "b", "y")
+    sim.run()
+    # "a" is observed after its handler logged it (log: advance, b, a); the instant after "after"
+    assert seen == [("a", 1.0, "x", 3), ("instant", 1.0, "after")]
+
+
+def test_timeline_rows_keep_only_changed_values():
+    rows = TimelineRows()
+    last = np.full(2, np.nan)
+    last = rows.changed(0.0, ["p", "q"], "m", np.array([1.0, 2.0]), last)
+    last = rows.changed(1.0, ["p", "q"], "m", np.array([1.0, 3.0]), last)
+    frame = rows.frame()
+    assert list(zip(frame["time"], frame["entity"], frame["value"])) == [(0.0, "p", 1.0), (0.0, "q", 2.0),
+                                                                          (1.0, "q", 3.0)]

@@ -13,8 +13,8 @@ event):
    (:class:`~.events.Priority`), goes to the handler of its kind; an event
    scheduled at ``t`` meanwhile is handled in the same instant, one
    cancelled meanwhile never is;
-3. :meth:`~Simulation.after_instant` -- the scheduling pass at ``t`` and the
-   recording of what changed.
+3. :meth:`~Simulation.after_instant` -- the scheduling pass at ``t``;
+4. the observers of the instant (:mod:`.observers`) record what changed.
 
 :meth:`~Simulation.run` steps until no event is left or, with a horizon,
 until the next event lies after it: time then advances to the horizon and
@@ -44,6 +44,7 @@ from time import process_time
 from typing import Any, Callable
 
 from .events import Event, EventQueue, Priority
+from .observers import INSTANT
 
 scheduler_clock = process_time
 """The scheduler's clock: CPU seconds of this process."""
@@ -102,10 +103,29 @@ class Simulation:
         self.progress = Progress(progress, total_work)
         self.scheduler_seconds = 0.0
         self.now = 0.0
+        self._instant_observers: list[Callable[[Simulation, float], None]] = []
 
     def on(self, kind: str, handler: Handler) -> None:
         """Send every event of ``kind`` to ``handler``."""
         self.handlers[kind] = handler
+
+    def subscribe(self, kind: str, observer: Callable[..., None]) -> None:
+        """Call ``observer(self, event)`` after each ``kind`` event's handler, or, for
+        :data:`~.observers.INSTANT`, ``observer(self, time)`` after each instant.
+
+        An observer only reads the simulation. Subscribe after the handlers
+        are registered; a kind with no observer costs nothing.
+        """
+        if kind == INSTANT:
+            self._instant_observers.append(observer)
+            return
+        handler = self.handlers[kind]
+
+        def observed(event: Event) -> None:
+            handler(event)
+            observer(self, event)
+
+        self.handlers[kind] = observed
 
     def schedule(self, time: float, priority: Priority | int, kind: str, payload: Any = None) -> int:
         """Schedule an event; returns its sequence number (to cancel it)."""
@@ -129,7 +149,7 @@ class Simulation:
         """Time passes from :attr:`now` to ``time`` (before the instant's events are handled)."""
 
     def after_instant(self, time: float) -> None:
-        """Every event at ``time`` was handled: the scheduling pass and the recording."""
+        """Every event at ``time`` was handled: the scheduling pass."""
 
     # --- the loop ---------------------------------------------------------------------------------
 
@@ -142,6 +162,8 @@ class Simulation:
         for event in events.pop_instant():
             handlers[event.kind](event)
         self.after_instant(time)
+        for observer in self._instant_observers:
+            observer(self, time)
 
     def run(self, until: float | None = None) -> None:
         """Step until no event is left, or until the next one lies after ``until`` (default: the horizon).

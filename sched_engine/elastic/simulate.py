@@ -56,6 +56,7 @@ from typing import Callable
 
 from ..core.events import Priority
 from ..core.loop import Simulation, scheduler_clock
+from ..core.observers import INSTANT
 from .penalty import runtime as penalty_runtime
 from .traces import Job
 
@@ -193,6 +194,16 @@ class JobState:
         return groups[self.gi]
 
 
+class ClusterSampler:
+    """Observer of every instant: the cluster's memory in use and its running regular and elastic tasks."""
+
+    def __init__(self) -> None:
+        self.samples: list[tuple[float, int, int, int]] = []
+
+    def __call__(self, sim: "ElasticSimulation", time: float) -> None:
+        self.samples.append((time, sim.used_mem, sim.running_regular, sim.running_elastic))
+
+
 class ElasticSimulation(Simulation):
     """One run of a trace on a cluster under a YARN, YARN-ME or Meganode policy.
 
@@ -235,6 +246,8 @@ class ElasticSimulation(Simulation):
         self._new_work = False  # work joined the queue at this instant
         self.on("completion", self._completion)
         self.on("arrival", self._arrival)
+        self.sampler = ClusterSampler()
+        self.subscribe(INSTANT, self.sampler)
         # task records
         self.t_job: list[int] = []
         self.t_node: list[int] = []
@@ -243,8 +256,11 @@ class ElasticSimulation(Simulation):
         self.t_mem: list[int] = []
         self.t_ideal: list[int] = []
         self.t_estimate: list[float] = []
-        # cluster samples: time, memory used, regular tasks, elastic tasks
-        self.samples: list[tuple[float, int, int, int]] = []
+
+    @property
+    def samples(self) -> list[tuple[float, int, int, int]]:
+        """One row per instant: time, memory used (MB), regular tasks, elastic tasks."""
+        return self.sampler.samples
 
     # -- job queue -------------------------------------------------------
     def _enqueue(self, job: JobState) -> None:
@@ -569,14 +585,13 @@ class ElasticSimulation(Simulation):
         self._new_work = False
 
     def after_instant(self, t: float) -> None:
-        """Priority.SCHEDULE: one pass over the offered nodes, then the cluster's sample."""
+        """Priority.SCHEDULE: one pass over the offered nodes."""
         offer = self._offer
         if self._new_work:
             offer |= self.free_unreserved
             if self.policy.reserve_backfill:  # a reserved node's gap may fit the new work
                 offer.update(n for n in self.reserved_nodes if self.free_cores[n] > 0)
         self._pass(sorted(offer))
-        self.samples.append((t, self.used_mem, self.running_regular, self.running_elastic))
         self.progress.update(self.finished)
 
     def run(self) -> "ElasticSimulation":

@@ -35,6 +35,7 @@ import pandas as pd
 
 from ..core.events import Priority
 from ..core.loop import Simulation, scheduler_clock
+from ..core.observers import INSTANT, TimelineRows
 from ..core.result import summary_frame, timeline_frame
 from .model import Tree
 from .state import DecisionCounter, ShareState, fill
@@ -42,15 +43,12 @@ from .state import DecisionCounter, ShareState, fill
 ProgressFn = Callable[[float], None]
 
 
-class _Recorder:
-    """Appends timeline rows for values that changed since their last row."""
+class ShareRecorder:
+    """Observer of every instant: timeline rows for the values that changed since their last row."""
 
     def __init__(self, tree: Tree):
         self.tree = tree
-        self.times: list[float] = []
-        self.entities: list[str] = []
-        self.metrics: list[str] = []
-        self.values: list[float] = []
+        self.rows = TimelineRows()
         p, q = tree.leaf_count, tree.node_count
         membership = np.zeros((q, p))
         for leaf, node in enumerate(tree.leaf_node):
@@ -61,53 +59,45 @@ class _Recorder:
         # per resource; dominant share of n = max_j (M @ (t * D))_nj / c_j.
         self._membership = membership
         self._demand_share = np.asarray(tree.demand, dtype=float) / np.asarray(tree.capacity)
+        self._leaf_names = [tree.names[node] for node in tree.leaf_node]
         self._last_share = np.full(q, np.nan)
-        self._last_running = np.full(p, -1)
+        self._last_running = np.full(p, np.nan)
         self._last_util = np.full(len(tree.capacity), np.nan)
+        self._epoch = -1  # the chooser's activity epoch at the last instant
 
-    def _append(self, time: float, entity: str, metric: str, value: float) -> None:
-        self.times.append(time)
-        self.entities.append(entity)
-        self.metrics.append(metric)
-        self.values.append(value)
+    def __call__(self, sim: "FairShareSimulation", time: float) -> None:
+        if sim.epoch[0] != self._epoch:  # the pass recomputed the weights
+            self._epoch = sim.epoch[0]
+            weights = sim.chooser.flat_weights()
+            if weights is not None:
+                self._record_weights(time, weights, sim.state)
+        self._record(time, sim.state)
 
-    def record(self, time: float, state: ShareState) -> None:
-        tree = self.tree
+    def _record(self, time: float, state: ShareState) -> None:
+        tree, rows = self.tree, self.rows
         running = np.asarray(state.running, dtype=float)
         shares = (self._membership @ (running[:, None] * self._demand_share)).max(axis=1)
-        changed = np.flatnonzero(~np.isclose(shares, self._last_share, rtol=0, atol=1e-12))
-        for node in changed:
-            self._append(time, tree.names[node], "dominant_share", float(shares[node]))
-        self._last_share = shares
-        counts = np.asarray(state.running)
-        for leaf in np.flatnonzero(counts != self._last_running):
-            self._append(time, tree.names[tree.leaf_node[leaf]], "running_tasks", float(counts[leaf]))
-        self._last_running = counts
+        self._last_share = rows.changed(time, tree.names, "dominant_share", shares, self._last_share)
+        self._last_running = rows.changed(time, self._leaf_names, "running_tasks", running, self._last_running)
         util = 1.0 - np.asarray(state.free) / np.asarray(tree.capacity)
-        for j in np.flatnonzero(~np.isclose(util, self._last_util, rtol=0, atol=1e-12)):
-            self._append(time, tree.resources[j], "utilization", float(util[j]))
-        self._last_util = util
+        self._last_util = rows.changed(time, tree.resources, "utilization", util, self._last_util)
 
-    def record_weights(self, time: float, weights: list[float], state: ShareState) -> None:
-        tree = self.tree
+    def _record_weights(self, time: float, weights: list[float], state: ShareState) -> None:
         for leaf, weight in enumerate(weights):
             if state.pending[leaf] > 0:
-                self._append(time, tree.names[tree.leaf_node[leaf]], "flat_weight", float(weight))
-
-    def frame(self) -> pd.DataFrame:
-        return timeline_frame(self.times, self.entities, self.metrics, self.values)
+                self.rows.append(time, self._leaf_names[leaf], "flat_weight", float(weight))
 
 
 class FairShareSimulation(Simulation):
-    """One run of a share policy on a tree: leaves' task state, counters and the recorder.
+    """One run of a share policy on a tree: leaves' task state and counters.
 
     Handlers: ``arrival`` (a leaf's tasks become pending), ``departure``
     (pending tasks dropped, running ones killed), ``completion`` (one task
-    ends). After each instant one :func:`~.state.fill` pass, then the
-    recorder's rows.
+    ends). After each instant one :func:`~.state.fill` pass; the timeline is
+    recorded by :class:`ShareRecorder`, an observer of every instant.
     """
 
-    def __init__(self, tree: Tree, policy, *, progress: ProgressFn | None, record: bool):
+    def __init__(self, tree: Tree, policy, *, progress: ProgressFn | None):
         super().__init__(horizon=tree.horizon, progress=progress, total_work=sum(tree.tasks))
         p = tree.leaf_count
         self.tree = tree
@@ -122,7 +112,6 @@ class FairShareSimulation(Simulation):
         self.killed = [0] * p
         self.not_run = [0] * p
         self.epoch = [-1]
-        self.recorder = _Recorder(tree) if record else None
         self.done_tasks = 0
         self.util_area = [0.0] * len(tree.capacity)
         self.on("arrival", self._arrival)
@@ -173,20 +162,12 @@ class FairShareSimulation(Simulation):
         self.end_time[leaf] = self.now
 
     def after_instant(self, time: float) -> None:
-        epoch_before = self.epoch[0]
         duration = self.tree.duration
         for leaf in fill(self.state, self.chooser, self.counter, self.epoch):
             if np.isnan(self.start_time[leaf]):
                 self.start_time[leaf] = time
             self.running_events[leaf].add(self.schedule(time + duration[leaf], Priority.COMPLETION, "completion",
                                                         leaf))
-        recorder = self.recorder
-        if recorder is not None:
-            if self.epoch[0] != epoch_before:
-                weights = self.chooser.flat_weights()
-                if weights is not None:
-                    recorder.record_weights(time, weights, self.state)
-            recorder.record(time, self.state)
         self.progress.update(self.done_tasks)
 
 
@@ -196,11 +177,14 @@ def simulate(tree: Tree, policy, *, progress: ProgressFn | None = None, record: 
     With ``record=False`` the timeline stays empty (benchmarks measure the
     decision cost without the recording overhead).
     """
-    sim = FairShareSimulation(tree, policy, progress=progress, record=record)
+    sim = FairShareSimulation(tree, policy, progress=progress)
+    recorder = ShareRecorder(tree) if record else None
+    if recorder is not None:
+        sim.subscribe(INSTANT, recorder)
     sim.run()
     state, counter, p = sim.state, sim.counter, tree.leaf_count
     status, completed, killed, not_run = sim.status, sim.completed, sim.killed, sim.not_run
-    start_time, end_time, util_area, recorder = sim.start_time, sim.end_time, sim.util_area, sim.recorder
+    start_time, end_time, util_area = sim.start_time, sim.end_time, sim.util_area
     end = sim.now
     for leaf in range(p):
         if status[leaf] == "unfinished":
@@ -240,5 +224,5 @@ def simulate(tree: Tree, policy, *, progress: ProgressFn | None = None, record: 
     ]
     for resource, area in zip(tree.resources, util_area):
         rows.append((f"mean_utilization_{resource}", area / end if end > 0 else 0.0, "fraction"))
-    timeline = recorder.frame() if recorder is not None else timeline_frame([], [], [], [])
+    timeline = recorder.rows.frame() if recorder is not None else timeline_frame([], [], [], [])
     return jobs, timeline, summary_frame(rows)

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..core.events import Priority
 from ..core.loop import Simulation
+from ..core.observers import INSTANT
 from .allocation import ALLOCATIONS, OUTSIDE, Endpoints, Flows, container_rates, isolation
 from .model import Application, Cluster, flow_pairs
 from .placement import ClusterState, LibraPlacer, RoundRobinPlacer
@@ -136,7 +137,8 @@ class NetworkSimulation(Simulation):
 
     Handlers: ``arrival`` (the application waits), ``departure`` (its CPU and
     RAM are released). :meth:`advance` moves the flows; :meth:`after_instant`
-    admits, allocates, re-schedules each application's departure and records.
+    admits, allocates and re-schedules each application's departure;
+    :class:`LinkRecorder`, an observer of every instant, records.
     """
 
     def __init__(self, cluster: Cluster, apps: list[Application], policy, placer, horizon: float | None,
@@ -153,7 +155,6 @@ class NetworkSimulation(Simulation):
         self.running: dict[int, Running] = {}
         self.rates: dict[int, np.ndarray] = {}
         self.current_isolation: dict[int, float] = {}
-        self.last_utilisation = np.full(n_links, np.nan)
         self.departed = 0
         self.on("arrival", self._arrival)
         self.on("departure", self._departure)
@@ -186,10 +187,6 @@ class NetworkSimulation(Simulation):
             left = app_run.unfinished()
             finish = now + (float((app_run.remaining[left] / self.rates[i][left]).max()) if left.any() else 0.0)
             app_run.departure_seq = self.schedule(finish, Priority.DEPARTURE, "departure", i)
-        state = _state(running, apps, cluster, self.cpu_free, self.ram_free, capacity)
-        bottleneck = float(max(state.up_load.max(), state.down_load.max()))
-        self.last_utilisation = _record(self.trace, running, self.rates, self.current_isolation, capacity, now,
-                                        self.last_utilisation, len(self.waiting), bottleneck)
         self.progress.update(self.departed)
 
 
@@ -197,6 +194,7 @@ def simulate(cluster: Cluster, apps: list[Application], policy, rng: np.random.G
              horizon: float | None = None, progress: Callable[[float], None] | None = None) -> Trace:
     """Run the applications on the cluster under ``policy`` (placement + allocation)."""
     sim = NetworkSimulation(cluster, apps, policy, make_placer(policy, rng), horizon, progress)
+    sim.subscribe(INSTANT, LinkRecorder(len(cluster.link_capacity)))
     sim.run()
     sim.trace.end_time = sim.now
     return sim.trace
@@ -304,6 +302,21 @@ def _allocate(apps, running: dict, allocate, capacity) -> tuple[dict, dict]:
         rates[i] = full
     current = {i: float(guarantee[n]) for n, i in enumerate(order) if not np.isnan(guarantee[n])}
     return rates, current
+
+
+class LinkRecorder:
+    """Observer of every instant: each application's isolation, the links whose utilisation changed,
+    the running and waiting applications and the bottleneck's demand-based load, into ``trace.series``."""
+
+    def __init__(self, n_links: int) -> None:
+        self.last_utilisation = np.full(n_links, np.nan)
+
+    def __call__(self, sim: NetworkSimulation, now: float) -> None:
+        running, capacity = sim.running, sim.cluster.link_capacity
+        state = _state(running, sim.apps, sim.cluster, sim.cpu_free, sim.ram_free, capacity)
+        bottleneck = float(max(state.up_load.max(), state.down_load.max()))
+        self.last_utilisation = _record(sim.trace, running, sim.rates, sim.current_isolation, capacity, now,
+                                        self.last_utilisation, len(sim.waiting), bottleneck)
 
 
 def _record(trace: Trace, running: dict, rates: dict, current_isolation: dict, capacity, now: float,
