@@ -11,7 +11,8 @@ scheduling pass is over.
 :class:`TimelineRows` is the growing ``timeline`` frame
 (``time, entity, metric, value``, see :mod:`.result`) a recorder appends to;
 :meth:`TimelineRows.changed` appends only the values that changed since the
-series' last row, the rule every engine's timeline follows.
+series' last row, the rule every engine's timeline follows; samples taken
+at every instant are reduced to that rule by :func:`changes_only`.
 
 Exemption: the batch engine records its samples in its scheduling pass
 (:meth:`sched_engine.batch.simulate.BatchSimulation.after_instant`), and the
@@ -64,3 +65,19 @@ class TimelineRows:
 
     def frame(self) -> pd.DataFrame:
         return timeline_frame(self.times, self.entities, self.metrics, self.values)
+
+
+def changes_only(times, values) -> tuple[np.ndarray, np.ndarray]:
+    """A sampled step series reduced to one row per change.
+
+    Of several samples at one time the last holds (the value after the
+    instant); a sample equal to the one before it is dropped.
+    """
+    times = np.asarray(times, dtype=float)
+    values = np.asarray(values, dtype=float)
+    if times.size == 0:
+        return times, values
+    last_of_instant = np.append(times[1:] != times[:-1], True)
+    times, values = times[last_of_instant], values[last_of_instant]
+    changed = np.insert(values[1:] != values[:-1], 0, True)
+    return times[changed], values[changed]
