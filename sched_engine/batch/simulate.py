@@ -6,15 +6,17 @@ machine failures (FAILURE: every job running on the machine is killed --
 Klusáček & Rudová §2.2 -- and not resubmitted), machine restarts
 (DEPARTURE: the machine's CPUs are free at once), job completions
 (COMPLETION), job arrivals (ARRIVAL) and reservation wake-ups (SCHEDULE).
-After the events of an instant the policy makes one scheduling pass and
-starts jobs through :meth:`BatchSimulation.start`. Policies that start jobs
+After the events of an instant the policy makes one scheduling pass. Every
+policy hook returns decisions as data (``Start``, ``Cancel``, ``Reserve``,
+``Wake``, :mod:`.policies.decisions`) that :meth:`BatchSimulation.apply`
+carries out; policies never call the simulation. Policies that start jobs
 in arrival order only (FCFS, FCFS-LB) run, when no machine can fail, through
 a loop with one step per job and the same results
 (:meth:`BatchSimulation._run_in_order`).
 
-Policies see the simulation through a narrow surface: job arrays
-(``procs``, ``estimate``, ``submit``, ``candidates``), ``clusters``,
-``start``, ``cancel``, ``wake`` and ``rng``.
+Policies read the simulation through a narrow surface: job arrays
+(``procs``, ``estimate``, ``submit``, ``candidates``, ``status``),
+``clusters`` and ``rng``.
 
 Statuses: ``completed``, ``killed`` (by a machine failure), ``cancelled``
 (no suitable cluster, or no reservation possible on the machines that are
@@ -24,13 +26,14 @@ up).
 from __future__ import annotations
 
 from heapq import heappop, heappush
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
 from ..core.events import Priority
 from ..core.loop import Simulation, scheduler_clock
 from .cluster import ClusterState
+from .policies.decisions import Cancel, Decision, Start, Wake
 
 WAITING, RUNNING, COMPLETED, KILLED, CANCELLED = range(5)
 STATUS_NAMES = ("waiting", "running", "completed", "killed", "cancelled")
@@ -58,6 +61,7 @@ class BatchSimulation(Simulation):
         policy,
         rng: np.random.Generator,
         progress: Callable[[float], None] | None = None,
+        keep_decisions: bool = False,
     ):
         super().__init__(progress=progress, total_work=len(submit))
         self.submit = list(map(float, submit))
@@ -91,9 +95,11 @@ class BatchSimulation(Simulation):
         for cluster in clusters:
             cluster.track_jobs = cluster.index in failing
         self._wakes: set[float] = set()
+        # With keep_decisions: every decision the policy made, as (time, decision), in order.
+        self.decision_log: list[tuple[float, Decision]] | None = [] if keep_decisions else None
         self._changed: set[int] = set()  # clusters whose machines or jobs changed at this instant
         for kind, handler in (("end", self._end), ("arrive", self._arrive), ("fail", self._fail),
-                              ("restart", self._restart), ("wake", self._wake)):
+                              ("restart", self._restart), ("wake", self._woken)):
             self.on(kind, handler)
         # Timeline samples: (time, cluster index or -1 for the queue, used CPUs or queue length, up CPUs);
         # a list of rows from the event loop, an array of them from the in-order loop.
@@ -103,27 +109,44 @@ class BatchSimulation(Simulation):
         self.queue_length = 0
         self.done = 0
 
-    # --- surface for policies ---------------------------------------------------------------------
+    # --- applying the policy's decisions ----------------------------------------------------------
 
-    def start(self, job: int, cluster_index: int, now: float) -> None:
+    def apply(self, decisions: Iterable[Decision], now: float) -> None:
+        """Carry out each decision as the policy yields it (it goes on from the state they leave)."""
+        log = self.decision_log
+        for decision in decisions:
+            if log is not None:
+                log.append((now, decision))
+            kind = type(decision)
+            if kind is Start:
+                self._start(decision.job, decision.cluster, now)
+            elif kind is Cancel:
+                self._cancel(decision.job, now, decision.reason)
+            elif kind is Wake:
+                self._wake(decision.time)
+            # Reserve: a plan, kept in the log only
+
+    def _policy_step(self, decisions: Iterable[Decision], now: float) -> None:
+        """Apply a hook's decisions, counting the policy's work (and the engine's applying it) as the scheduler's."""
+        self.timed(self.apply, decisions, now)
+
+    def _start(self, job: int, cluster_index: int, now: float) -> None:
         end = self._occupy(job, cluster_index, now)
         if end is not None:
             self.schedule(end, Priority.COMPLETION, "end", job)
 
-    def cancel(self, job: int, now: float, reason: str) -> None:
+    def _cancel(self, job: int, now: float, reason: str) -> None:
         self.status[job] = CANCELLED
         self.end_time[job] = now
         self.reason[job] = reason
         self.queue_length -= 1
         self.done += 1
 
-    def wake(self, time: float) -> None:
-        """Ask for a scheduling pass at ``time`` (a reservation starts then)."""
+    def _wake(self, time: float) -> None:
+        """A scheduling pass at ``time`` (a reservation starts then)."""
         if time not in self._wakes:
             self._wakes.add(time)
             self.schedule(time, Priority.SCHEDULE, "wake", None)
-
-    # --- the loop ---------------------------------------------------------------------------------
 
     def run(self) -> None:
         """Run to the end: the kernel's loop, or the in-order loop (the kernel's one exemption, see below)."""
@@ -153,15 +176,16 @@ class BatchSimulation(Simulation):
             return  # killed earlier; its completion is void
         cluster_index = self._finish(job, now, COMPLETED)
         self._changed.add(cluster_index)
-        self.policy.job_ended(cluster_index, now, now < self.start_time[job] + self.estimate[job])
+        self._policy_step(self.policy.job_ended(cluster_index, now, now < self.start_time[job] + self.estimate[job]),
+                          now)
 
     def _arrive(self, event) -> None:
         job, now = event.payload, self.now
         self.queue_length += 1
         if not self.candidates[job] or all(self.procs[job] > self.clusters[c].total for c in self.candidates[job]):
-            self.cancel(job, now, NO_SUITABLE_CLUSTER)
+            self._cancel(job, now, NO_SUITABLE_CLUSTER)
             return
-        self.timed(self.policy.arrive, job, now)
+        self._policy_step(self.policy.arrive(job, now), now)
 
     def _fail(self, event) -> None:
         (cluster_index, machine, duration), now = event.payload, self.now
@@ -171,7 +195,7 @@ class BatchSimulation(Simulation):
         self.machine_changes.append((now, cluster_index, machine, 1))
         self.schedule(now + duration, Priority.DEPARTURE, "restart", (cluster_index, machine))
         self._changed.add(cluster_index)
-        self.timed(self.policy.capacity_changed, cluster_index, now)
+        self._policy_step(self.policy.capacity_changed(cluster_index, now), now)
 
     def _restart(self, event) -> None:
         (cluster_index, machine), now = event.payload, self.now
@@ -179,14 +203,14 @@ class BatchSimulation(Simulation):
         down = 0 if self.clusters[cluster_index].up[machine] else 1   # overlapping failures
         self.machine_changes.append((now, cluster_index, machine, down))
         self._changed.add(cluster_index)
-        self.timed(self.policy.capacity_changed, cluster_index, now)
+        self._policy_step(self.policy.capacity_changed(cluster_index, now), now)
 
-    def _wake(self, event) -> None:
+    def _woken(self, event) -> None:
         self._wakes.discard(self.now)
 
     def after_instant(self, now: float) -> None:
         before = [c.free_total for c in self.clusters]
-        self.timed(self.policy.schedule, now)
+        self._policy_step(self.policy.schedule(now), now)
         changed = self._changed
         for index, cluster in enumerate(self.clusters):
             if index in changed or cluster.free_total != before[index]:
@@ -219,7 +243,7 @@ class BatchSimulation(Simulation):
         submit, procs, candidates, clusters = self.submit, self.procs, self.candidates, self.clusters
         if submit and min(submit) < 0:
             raise ValueError(f"cannot schedule an event at {min(submit)} before now (0.0)")  # as the event loop
-        choose, occupy, finish, cancel = self.policy.choose, self._occupy, self._finish, self.cancel
+        choose, occupy, finish, cancel = self.policy.choose, self._occupy, self._finish, self._cancel
         capacity = {allowed: max((clusters[c].total for c in allowed), default=-1) for allowed in set(candidates)}
         total = len(submit)
         ends: list[tuple[float, int]] = []  # heap of (completion time, job) of running jobs
