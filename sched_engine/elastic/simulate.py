@@ -1,4 +1,4 @@
-"""Event loop, node state and timeline generator of the elasticity engine.
+"""Event handlers, node state and scheduling pass of the elasticity engine.
 
 Time advances from instant to instant. At each instant, in the order of
 :class:`sched_engine.core.events.Priority`, finished tasks release their
@@ -38,14 +38,10 @@ events a job; each node also lists its running tasks' ``(end, memory)``
 (``node_tasks``), the per-node completion index the timeline generator
 walks.
 
-The timeline generator (§3.2) estimates when job J's current phase ends if
-all its pending tasks run regularly. It merges the per-node timelines
-(running tasks' end times from ``node_tasks``, walked in time order, plus the one queued task of another job a node is
-reserved for, §3.3 "Node reservations") and places J's pending tasks
-greedily wherever and whenever they fit, stopping as soon as the last one
-is placed. Its cost depends on J's pending tasks and the releases walked,
-not on the cluster size. Like the paper's generator it runs once per
-heartbeat per job; decisions inside that heartbeat reuse the estimate.
+The timeline generator (§3.2, :mod:`.timeline`) estimates when a job's
+current phase ends if all its pending tasks run regularly. Like the paper's
+generator it runs once per heartbeat per job; decisions inside that
+heartbeat reuse the estimate.
 """
 
 from __future__ import annotations
@@ -57,141 +53,8 @@ from typing import Callable
 from ..core.events import Priority
 from ..core.loop import Simulation, scheduler_clock
 from ..core.observers import INSTANT
-from .penalty import runtime as penalty_runtime
-from .traces import Job
-
-INF = math.inf
-
-
-class ReleaseProfile:
-    """Memory released per whole second by running tasks (a Fenwick tree over seconds).
-
-    ``until(t)`` is the memory of running tasks ending in seconds
-    ``0 .. floor(t)`` -- an over-estimate of what is released by ``t``,
-    which is what the capacity bound of :meth:`ElasticSimulation.elastic_ok`
-    needs. The tree doubles when a task ends beyond its range.
-    """
-
-    __slots__ = ("_tree",)
-
-    def __init__(self) -> None:
-        self._tree = [0] * 1025
-
-    def add(self, time: float, memory: int) -> None:
-        index = int(time) + 1
-        tree = self._tree
-        if index >= len(tree):
-            self._grow(index)
-            tree = self._tree
-        size = len(tree)
-        while index < size:
-            tree[index] += memory
-            index += index & -index
-
-    def _grow(self, index: int) -> None:
-        size = len(self._tree) - 1
-        values = [self.until(i) - self.until(i - 1) for i in range(size)]
-        while size < index + 1:
-            size *= 2
-        self._tree = [0] * (size + 1)
-        for second, value in enumerate(values):
-            if value:
-                self.add(second, value)
-
-    def until(self, time: float) -> int:
-        if time < 0:
-            return 0
-        index = min(int(time) + 1, len(self._tree) - 1)
-        total = 0
-        tree = self._tree
-        while index > 0:
-            total += tree[index]
-            index -= index & -index
-        return total
-
-
-class GroupState:
-    """Pending tasks of one task group and its elastic allocation table."""
-
-    __slots__ = ("memory", "duration", "remaining", "penalty", "elastic_min", "max_elastic_runtime", "_table")
-
-    def __init__(self, memory: int, duration: float, count: int, penalty) -> None:
-        self.memory = memory
-        self.duration = duration
-        self.remaining = count
-        self.penalty = penalty
-        self.elastic_min = 0
-        self.max_elastic_runtime = 0.0
-        self._table: list[tuple[float, int]] | None = None
-
-    def best_elastic(self, free_mb: int, step: int, min_fraction: float) -> tuple[float, int] | None:
-        """Lowest-runtime under-sized grant that fits ``free_mb`` (ties: least memory), or None.
-
-        Candidates are ``ceil(min_fraction * ideal)`` rounded up to the step,
-        then every step below the ideal memory (§6.1: 100 MB granularity,
-        at least 10% of ideal). The table holds, for each amount of free
-        memory, the best candidate not above it (a running minimum).
-        """
-        table = self._table
-        if table is None:
-            low = max(step, -(-math.ceil(min_fraction * self.memory - 1e-9) // step) * step)
-            self.elastic_min = low
-            table = []
-            best = None
-            for mem in range(low, self.memory, step):
-                rt = penalty_runtime(self.penalty, mem / self.memory, self.duration)
-                self.max_elastic_runtime = max(self.max_elastic_runtime, rt)
-                if best is None or rt < best[0]:
-                    best = (rt, mem)
-                table.append(best)
-            self._table = table
-        if not table or free_mb < self.elastic_min:
-            return None
-        return table[min((free_mb - self.elastic_min) // step, len(table) - 1)]
-
-
-class JobState:
-    """Mutable per-run state of one job."""
-
-    __slots__ = (
-        "index", "job", "phases", "phase", "gi", "pending", "running", "mem_in_use", "work_left", "version",
-        "queued", "reserved", "phase_end_max", "start", "end", "phase_request", "phase_done", "est_time", "est_value",
-        "est_exact", "elastic_tasks", "tasks",
-    )
-
-    def __init__(self, index: int, job: Job, step: int, penalty) -> None:
-        self.index = index
-        self.job = job
-        phases: list[list[GroupState]] = [[], []]
-        for g in job.groups:
-            memory = -(-g.memory_mb // step) * step
-            phases[g.phase].append(GroupState(memory, g.duration, g.count, g.penalty or penalty))
-        self.phases = [p for p in phases if p]
-        self.phase = 0
-        self.gi = 0
-        self.pending = sum(g.remaining for g in self.phases[0])
-        self.running = 0
-        self.mem_in_use = 0
-        self.work_left = sum(g.remaining * g.duration for p in self.phases for g in p)
-        self.version = 0
-        self.queued = False
-        self.reserved: set[int] = set()
-        self.phase_end_max = 0.0
-        self.start = math.nan
-        self.end = math.nan
-        self.phase_request = [math.nan, math.nan]
-        self.phase_done = [math.nan, math.nan]
-        self.est_time = -INF
-        self.est_value = INF
-        self.est_exact = True
-        self.elastic_tasks = 0
-        self.tasks = sum(g.count for g in job.groups)
-
-    def group(self) -> GroupState:
-        groups = self.phases[self.phase]
-        while groups[self.gi].remaining == 0:
-            self.gi += 1
-        return groups[self.gi]
+from .state import INF, GroupState, JobState, ReleaseProfile
+from .timeline import elastic_ok, phase_end
 
 
 class ClusterSampler:
@@ -207,13 +70,15 @@ class ClusterSampler:
 class ElasticSimulation(Simulation):
     """One run of a trace on a cluster under a YARN, YARN-ME or Meganode policy.
 
-    ``policy`` provides ``order`` (``fair``: least memory in use first;
-    ``srjf``: least remaining task-seconds first), ``reserve`` (whether a
-    node the head job does not fit is reserved for it), ``reserve_backfill``
-    (whether other jobs may use a reserved node's gap), ``elastic`` (bool) and,
-    when elastic, ``min_fraction``, ``heartbeat_s`` and
-    ``elastic_task_limit()`` (the disk-contention limit per node). Task records (lists, one entry per task) and cluster
-    samples (one per instant) are kept for the result frames.
+    ``policy`` provides the job order (``job_key``, ``key_follows_memory``)
+    and the elastic grant (``elastic_grant``) of :mod:`.policies`, and the
+    switches ``reserve`` (whether a node the head job does not fit is
+    reserved for it), ``reserve_backfill`` (whether other jobs may use a
+    reserved node's gap), ``skip_blocked``, ``elastic`` (bool) and, when
+    elastic, ``heartbeat_s`` and ``elastic_task_limit()`` (the
+    disk-contention limit per node). Task records (lists, one entry per
+    task) are kept for the result frames; :class:`ClusterSampler`, an
+    observer of every instant, samples the cluster.
     """
 
     def __init__(self, cores, memory_mb, step_mb: int, penalty, jobs, policy,
@@ -267,7 +132,7 @@ class ElasticSimulation(Simulation):
         job.version += 1
         job.queued = True
         self.waiting.add(job.index)
-        key = job.mem_in_use if self.policy.order == "fair" else job.work_left
+        key = self.policy.job_key(job)
         heappush(self.queue, (key, job.job.arrival, job.index, job.version))
 
     def _head(self) -> JobState | None:
@@ -334,98 +199,12 @@ class ElasticSimulation(Simulation):
 
     # -- timeline generator ----------------------------------------------
     def elastic_ok(self, job: JobState, group: GroupState, end: float, node: int) -> tuple[bool, float]:
-        """Alg. 1, l. 8-9: may a task of ``job`` ending at ``end`` run elastically?
-
-        True iff ``end`` does not exceed the job's estimated (current phase)
-        end. Returns the decision and the estimate it rests on (a lower bound
-        of the generator's estimate when that already decides).
-
-        First a capacity bound: if fewer than all pending tasks could start
-        before ``T = end - d_min`` even using all free memory plus all
-        memory released by then (each unit reused ``floor((T - now) / d_min)
-        + 1`` times), the last one ends at or after ``end``. Otherwise the
-        generator's estimate (:meth:`estimate`).
-        """
-        now = self.now
-        mem, dur = group.memory, group.duration
-        for g in job.phases[job.phase]:
-            if g.remaining:
-                mem, dur = min(mem, g.memory), min(dur, g.duration)
-        latest = end - dur
-        if latest > now:
-            reuse = int((latest - now) // dur) + 1
-            fit = int((self.free_total + self.profile.until(latest)) // mem) * reuse
-        else:
-            fit = 0
-        if fit < job.pending:
-            return True, latest + dur
-        if now - job.est_time >= self.policy.heartbeat_s or (not job.est_exact and end > job.est_value):
-            self.estimates += 1
-            job.est_time = now
-            job.est_value, job.est_exact = self.estimate(job, now + group.max_elastic_runtime, node)
-        return end <= job.est_value, job.est_value
+        """Alg. 1, l. 8-9: may a task of ``job`` ending at ``end`` run elastically (:func:`.timeline.elastic_ok`)?"""
+        return elastic_ok(self, job, group, end, node)
 
     def estimate(self, job: JobState, horizon: float = INF, node: int = -1) -> tuple[float, bool]:
-        """Estimated end of ``job``'s current phase if its pending tasks run regularly (§3.2).
-
-        The job's pending tasks are placed greedily, in time order, on the
-        nodes it can use: the nodes reserved for it, the free unreserved
-        ones and ``node`` (the one being offered), each with its own
-        timeline of running tasks' ends. Returns ``(estimate, exact)``; the
-        walk stops once the estimate is known to exceed ``horizon`` and then
-        returns a lower bound and False.
-        """
-        now = self.now
-        groups = [(g.memory, g.duration, g.remaining) for g in job.phases[job.phase] if g.remaining]
-        d_min = min(g[1] for g in groups)
-        end = max(job.phase_end_max, now)
-        free_mem, free_cores, node_tasks = self.free_mem, self.free_cores, self.node_tasks
-        usable = set(job.reserved)
-        usable.update(self.free_unreserved)
-        if node >= 0:
-            usable.add(node)
-        proj: dict[int, list] = {}
-        timeline: list[tuple] = []
-        seq = 0
-        gi = 0
-        mem, dur, left = groups[0]
-        for n in sorted(usable):
-            p = proj[n] = [free_mem[n], free_cores[n]]
-            timeline.extend((t_end, -1, n, freed) for t_end, freed in node_tasks[n])
-            while p[1] > 0 and p[0] >= mem:
-                p[0] -= mem
-                p[1] -= 1
-                timeline.append((now + dur, seq, n, mem))
-                seq += 1
-                end = max(end, now + dur)
-                left -= 1
-                if left == 0:
-                    gi += 1
-                    if gi == len(groups):
-                        return end, True
-                    mem, dur, left = groups[gi]
-        heapify(timeline)
-        while timeline:
-            t, _, n, freed = heappop(timeline)
-            if t + d_min > horizon:
-                return t + d_min, False
-            p = proj[n]
-            p[0] += freed
-            p[1] += 1
-            while p[1] > 0 and p[0] >= mem:
-                p[0] -= mem
-                p[1] -= 1
-                heappush(timeline, (t + dur, seq, n, mem))
-                seq += 1
-                if t + dur > end:
-                    end = t + dur
-                left -= 1
-                if left == 0:
-                    gi += 1
-                    if gi == len(groups):
-                        return end, True
-                    mem, dur, left = groups[gi]
-        return INF, True
+        """Estimated end of ``job``'s current phase (:func:`.timeline.phase_end`)."""
+        return phase_end(self, job, horizon, node)
 
     # -- scheduling pass ---------------------------------------------------
     def _try(self, node: int, job: JobState, deadline: float = INF) -> bool:
@@ -442,7 +221,7 @@ class ElasticSimulation(Simulation):
             return True
         if not policy.elastic or self.elastic_running[node] >= self.elastic_cap:
             return False
-        choice = group.best_elastic(self.free_mem[node], self.step_mb, policy.min_fraction)
+        choice = policy.elastic_grant(group, self.free_mem[node], self.step_mb)
         if choice is None or now + choice[0] > deadline:
             return False
         granted, estimate = self.elastic_ok(job, group, now + choice[0], node)
@@ -475,7 +254,7 @@ class ElasticSimulation(Simulation):
     def _first_fit(self, node: int, passed: JobState, until: float = INF) -> JobState | None:
         """The first job in queue order, ``passed`` aside, whose next task ``_try`` allocates on ``node``."""
         jobs, now, free = self.jobs, self.now, self.free_mem[node]
-        fair = self.policy.order == "fair"
+        job_key = self.policy.job_key
         waiting = []
         for index in self.waiting:
             job = jobs[index]
@@ -483,7 +262,7 @@ class ElasticSimulation(Simulation):
             # the fastest run of the next task is its regular one, and an elastic one needs its minimum grant
             if job is passed or now + group.duration > until or (group.memory > free and group.elastic_min > free):
                 continue
-            waiting.append((job.mem_in_use if fair else job.work_left, job.job.arrival, index))
+            waiting.append((job_key(job), job.job.arrival, index))
         for _, _, index in sorted(waiting):
             if self._try(node, jobs[index], until):
                 return jobs[index]
@@ -561,7 +340,7 @@ class ElasticSimulation(Simulation):
         job = self.jobs[index]
         job.running -= 1
         job.mem_in_use -= mem
-        if job.queued and self.policy.order == "fair":
+        if job.queued and self.policy.key_follows_memory:
             self._enqueue(job)
         if job.running == 0 and job.pending == 0:
             job.phase_done[job.phase] = t
