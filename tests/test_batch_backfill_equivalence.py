@@ -13,8 +13,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sched_engine.batch.cluster import Profile
 from sched_engine.batch.policies import EASY, Start
+from sched_engine.batch.profile import Profile
 from sched_engine.batch.simulate import WAITING
 from test_batch_properties import build, clusters_strategy, failures_strategy
 

@@ -8,7 +8,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from ...core.registry import Parametrised
-from ..cluster import Profile
+from ..profile import Profile
 from ..simulate import WAITING
 from .decisions import NO_DECISIONS, Cancel, Decision, Reserve, Start, Wake
 from .queue import NO_RESERVATION
