@@ -31,9 +31,9 @@ import numpy as np
 from ..core.events import Priority
 from ..core.loop import Simulation
 from ..core.observers import INSTANT
-from .allocation import ALLOCATIONS, OUTSIDE, Endpoints, Flows, container_rates, isolation
+from .allocation import OUTSIDE, Endpoints, Flows, container_rates, isolation
 from .model import Application, Cluster, flow_pairs
-from .placement import ClusterState, LibraPlacer, RoundRobinPlacer
+from .placement import ClusterState
 
 DONE = 1e-9  # an endpoint is finished when less than this share of its volume is left
 
@@ -127,9 +127,8 @@ class Trace:
 
 
 def make_placer(policy, rng: np.random.Generator):
-    if policy.placement == "libra":
-        return LibraPlacer(policy.candidate_fraction, policy.tabu_iterations)
-    return RoundRobinPlacer(rng)
+    """The scheme's placer for one run (tests put a fixed placement in its place)."""
+    return policy.placer(rng)
 
 
 class NetworkSimulation(Simulation):
@@ -145,7 +144,7 @@ class NetworkSimulation(Simulation):
                  progress: Callable[[float], None] | None) -> None:
         super().__init__(horizon=horizon, progress=progress, total_work=len(apps))
         self.cluster, self.apps, self.placer = cluster, apps, placer
-        self.allocate = ALLOCATIONS[policy.allocation]
+        self.allocate = policy.allocator()
         n_apps, n_links = len(apps), len(cluster.link_capacity)
         self.trace = Trace(start=np.full(n_apps, np.nan), end=np.full(n_apps, np.nan), machines=[None] * n_apps,
                            isolation_area=np.zeros(n_apps), isolation_min=np.full(n_apps, np.nan),
