@@ -62,9 +62,9 @@ def test_a_failure_kills_exactly_the_jobs_on_the_failed_machine(policy):
         failures={"kind": "trace", "path": str(DATA / "failure.failures"), "align": "absolute"},
     )
     assert outcome["1"] == (0, "killed")
-    assert outcome["2"] == (0, "completed")
+    assert outcome["2"] == (0, "finished")
     assert outcome["3"][1] == "cancelled"  # 4 CPUs asked while 3 are up
-    assert outcome["4"] == (20, "completed")
+    assert outcome["4"] == (20, "finished")
 
 
 def test_killed_job_ends_at_the_failure_time_and_is_not_resubmitted():
@@ -83,8 +83,8 @@ def test_killed_job_ends_at_the_failure_time_and_is_not_resubmitted():
     assert result.summary_value("killed") == 1
     assert result.summary_value("cancelled") == 1
     # Averages count completed jobs only: jobs 2 (response 20) and 4 (start 20, submit 7, run 10).
-    assert result.summary_value("avg_response_s") == pytest.approx((20 + 23) / 2)
-    assert result.summary_value("avg_wait_s") == pytest.approx((0 + 13) / 2)
+    assert result.summary_value("mean_response_s") == pytest.approx((20 + 23) / 2)
+    assert result.summary_value("mean_wait_s") == pytest.approx((0 + 13) / 2)
 
 
 def test_requirements_restrict_clusters_and_cancel_unservable_jobs(tmp_path):
@@ -137,7 +137,7 @@ def test_every_policy_is_deterministic_for_a_seed(policy):
     first, second = run_scenario(scenario), run_scenario(scenario)
     columns = ["job_id", "start_time", "end_time", "status", "cluster"]
     assert first.jobs[columns].equals(second.jobs[columns])
-    assert set(first.jobs.status) <= {"completed", "killed", "cancelled"}
+    assert set(first.jobs.status) <= {"finished", "killed", "cancelled"}
 
 
 def test_a_load_factor_divides_the_time_since_the_first_submission():

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from sched_engine.batch.cluster import ClusterState
 from sched_engine.batch.policies import EASY, FCFS, FCFSLB, Reserve
-from sched_engine.batch.simulate import CANCELLED, COMPLETED, KILLED, BatchSimulation
+from sched_engine.batch.simulate import CANCELLED, FINISHED, KILLED, BatchSimulation
 from sched_engine.registry import REGISTRY
 
 POLICIES = [p.name for p in REGISTRY.policies("batch")]
@@ -66,11 +66,11 @@ def test_capacity_time_and_accounting(policy, clusters, jobs, failures, requirem
     count = len(sim.submit)
     for j in range(count):
         # Every job ends exactly once, as completed, killed or cancelled.
-        assert sim.status[j] in (COMPLETED, KILLED, CANCELLED)
+        assert sim.status[j] in (FINISHED, KILLED, CANCELLED)
         if sim.status[j] == CANCELLED:
             continue
         assert sim.start_time[j] >= sim.submit[j]
-        if sim.status[j] == COMPLETED:
+        if sim.status[j] == FINISHED:
             assert sim.end_time[j] == sim.start_time[j] + sim.run_time[j]
         else:
             assert sim.start_time[j] <= sim.end_time[j] <= sim.start_time[j] + sim.run_time[j]

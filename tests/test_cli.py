@@ -22,7 +22,7 @@ def test_run_writes_frames_and_prints_summary(tmp_path):
     assert list(jobs.job_id) == ["n11", "n12", "n21", "n22", "n23", "n31"]
     assert {"time", "entity", "metric", "value"} <= set(pd.read_csv(tmp_path / "timeline.csv").columns)
     summary = pd.read_csv(tmp_path / "summary.csv").set_index("metric")
-    assert summary.loc["makespan", "value"] == 1000
+    assert summary.loc["makespan_s", "value"] == 1000
     assert "decisions_per_second" in done.stdout
     assert json.loads((tmp_path / "scenario.json").read_text())["policy"] == "mch"
 
@@ -62,7 +62,7 @@ def test_batch_command_writes_jobs_and_summary(tmp_path):
     assert done.returncode == 0, done.stderr
     jobs = pd.read_csv(tmp_path / "jobs.csv", dtype={"job_id": str})
     assert {"job_id", "submit_time", "start_time", "end_time", "status", "cluster"} <= set(jobs.columns)
-    assert list(jobs.status) == ["killed", "completed", "cancelled", "completed"]
+    assert list(jobs.status) == ["killed", "finished", "cancelled", "finished"]
     summary = pd.read_csv(tmp_path / "summary.csv").set_index("metric")
     assert summary.loc["killed", "value"] == 1
 

@@ -15,12 +15,12 @@ JOBS = pd.DataFrame({
     "end_time": [100.0, 20.0, 45.0, 35.0],
     "run_time": [100.0, 5.0, 5.0, 0.0],
     "procs": [2, 1, 4, 8],
-    "status": ["completed", "completed", "killed", "cancelled"],
+    "status": ["finished", "finished", "killed", "cancelled"],
 })
 
 
 def test_means_over_the_rows_given():
-    done = metrics.with_status(JOBS, ["completed"])
+    done = metrics.with_status(JOBS, ["finished"])
     assert metrics.mean_wait(done) == 2.5                       # (0 + 5) / 2
     assert metrics.mean_response(done) == 55.0                  # (100 + 10) / 2
     assert metrics.mean_slowdown(done) == 1.5                   # (100/100 + 10/5) / 2
@@ -32,13 +32,13 @@ def test_means_over_the_rows_given():
 def test_makespan_counts_the_ends_asked_for_from_the_first_submission():
     assert metrics.makespan(JOBS) == 100.0
     assert metrics.makespan(JOBS.iloc[1:]) == 35.0                                   # the cancelled end counts
-    assert metrics.makespan(JOBS.iloc[1:], ended=("completed", "killed")) == 35.0    # 45 - 10
-    assert metrics.makespan(JOBS.iloc[3:], ended=("completed", "killed")) == 0.0
+    assert metrics.makespan(JOBS.iloc[1:], ended=("finished", "killed")) == 35.0    # 45 - 10
+    assert metrics.makespan(JOBS.iloc[3:], ended=("finished", "killed")) == 0.0
     assert metrics.makespan(JOBS.assign(end_time=[np.nan, 20.0, 45.0, 35.0])) == 45.0  # no end: skipped
 
 
 def test_utilisation_is_used_cpu_time_over_capacity_times_span():
-    ran = metrics.with_status(JOBS, ("completed", "killed"))
+    ran = metrics.with_status(JOBS, ("finished", "killed"))
     # 2 x 100 + 1 x 5 + 4 x 5 = 225 CPU-seconds on 10 CPUs over 100 s
     assert metrics.utilisation(ran, 10, 100.0) == pytest.approx(0.225)
     assert metrics.utilisation(ran, 10, 0.0) == 0.0

@@ -8,7 +8,7 @@ and specific job requirements.
 ``jobs`` columns (beyond the common ones): ``cluster`` (name, empty if never
 started), ``procs``, ``run_time``, ``estimate``, ``wait_time``, ``user``,
 ``reason`` (why a job was killed or cancelled), ``machines`` (indices of the
-cluster's machines it ran on, comma-separated, empty if never started). ``status``: ``completed``,
+cluster's machines it ran on, comma-separated, empty if never started). ``status``: ``finished``,
 ``killed``, ``cancelled``.
 
 ``timeline`` metrics: ``used_cpus`` and ``up_cpus`` per cluster (entity =
@@ -38,7 +38,7 @@ from .policies import EASY, FCFS, FCFSLB, Conservative, LocalSearch
 from .simulate import KILLED, STATUS_NAMES, BatchSimulation
 
 ENGINE_NAME = "batch"
-RAN = ("completed", "killed")  # statuses of the jobs that held CPUs
+RAN = ("finished", "killed")  # statuses of the jobs that held CPUs
 
 
 def simulate(model: Mapping[str, Any], policy, rng: np.random.Generator, progress=None) -> BatchSimulation:
@@ -120,12 +120,12 @@ def timeline(sim: BatchSimulation) -> pd.DataFrame:
 def summarise(sim: BatchSimulation, jobs: pd.DataFrame) -> pd.DataFrame:
     """Objectives and counts of one run.
 
-    ``avg_response_s``, ``avg_slowdown``, ``avg_bounded_slowdown_tau10``,
-    ``avg_wait_s`` (completed jobs only, as in the paper's §2.3; killed and
+    ``mean_response_s``, ``mean_slowdown``, ``mean_bounded_slowdown_tau10``,
+    ``mean_wait_s`` (finished jobs only, as in the paper's §2.3; killed and
     cancelled jobs are counted apart; see :mod:`sched_engine.core.metrics`);
     the hardware, ``clusters`` and ``cpus`` (all machines, up or down);
-    ``jobs``, ``completed``, ``killed``, ``cancelled``; ``makespan_s`` (the
-    last end of a job that ran, completed or killed, from the first
+    ``jobs``, ``finished``, ``killed``, ``cancelled``; ``makespan_s`` (the
+    last end of a job that ran, finished or killed, from the first
     submission); ``utilisation`` (of all CPUs over the makespan, by the jobs
     that ran; a killed job counts the CPU time it held); ``scheduler_cpu_s``
     (CPU time inside the policy, the paper's "runtime of the scheduling
@@ -135,7 +135,7 @@ def summarise(sim: BatchSimulation, jobs: pd.DataFrame) -> pd.DataFrame:
     cluster declares).
     """
     ran = metrics.with_status(jobs, RAN)
-    done = metrics.with_status(jobs, ["completed"])
+    done = metrics.with_status(jobs, ["finished"])
     span = metrics.makespan(jobs, ended=RAN)
     days = span / 86400.0
     total_cpus = sum(c.total for c in sim.clusters)
@@ -143,13 +143,13 @@ def summarise(sim: BatchSimulation, jobs: pd.DataFrame) -> pd.DataFrame:
         ("clusters", len(sim.clusters), "clusters"),
         ("cpus", total_cpus, "CPUs"),
         ("jobs", len(jobs), "jobs"),
-        ("completed", len(done), "jobs"),
+        ("finished", len(done), "jobs"),
         ("killed", len(metrics.with_status(jobs, ["killed"])), "jobs"),
         ("cancelled", len(metrics.with_status(jobs, ["cancelled"])), "jobs"),
-        ("avg_response_s", metrics.mean_response(done), "s"),
-        ("avg_slowdown", metrics.mean_slowdown(done), "ratio"),
-        ("avg_bounded_slowdown_tau10", metrics.mean_bounded_slowdown(done), "ratio"),
-        ("avg_wait_s", metrics.mean_wait(done), "s"),
+        ("mean_response_s", metrics.mean_response(done), "s"),
+        ("mean_slowdown", metrics.mean_slowdown(done), "ratio"),
+        ("mean_bounded_slowdown_tau10", metrics.mean_bounded_slowdown(done), "ratio"),
+        ("mean_wait_s", metrics.mean_wait(done), "s"),
         ("makespan_s", span, "s"),
         ("utilisation", metrics.utilisation(ran, total_cpus, span), "share"),
         ("scheduler_cpu_s", sim.scheduler_seconds, "s"),

@@ -18,7 +18,7 @@ Policies read the simulation through a narrow surface: job arrays
 (``procs``, ``estimate``, ``submit``, ``candidates``, ``status``),
 ``clusters`` and ``rng``.
 
-Statuses: ``completed``, ``killed`` (by a machine failure), ``cancelled``
+Statuses: ``finished``, ``killed`` (by a machine failure), ``cancelled``
 (no suitable cluster, or no reservation possible on the machines that are
 up).
 """
@@ -35,8 +35,8 @@ from ..core.loop import Simulation, scheduler_clock
 from .cluster import ClusterState
 from .policies.decisions import Cancel, Decision, Start, Wake
 
-WAITING, RUNNING, COMPLETED, KILLED, CANCELLED = range(5)
-STATUS_NAMES = ("waiting", "running", "completed", "killed", "cancelled")
+WAITING, RUNNING, FINISHED, KILLED, CANCELLED = range(5)
+STATUS_NAMES = ("waiting", "running", "finished", "killed", "cancelled")
 NO_SUITABLE_CLUSTER = "no suitable cluster"
 
 
@@ -174,7 +174,7 @@ class BatchSimulation(Simulation):
         job, now = event.payload, self.now
         if self.status[job] != RUNNING:
             return  # killed earlier; its completion is void
-        cluster_index = self._finish(job, now, COMPLETED)
+        cluster_index = self._finish(job, now, FINISHED)
         self._changed.add(cluster_index)
         self._policy_step(self.policy.job_ended(cluster_index, now, now < self.start_time[job] + self.estimate[job]),
                           now)
@@ -260,7 +260,7 @@ class BatchSimulation(Simulation):
             while True:
                 while ends and ends[0][0] <= now:
                     end, ended = heappop(ends)
-                    finish(ended, end, COMPLETED)
+                    finish(ended, end, FINISHED)
                 if len(allowed) == 1:
                     fits = allowed if clusters[allowed[0]].free_total >= need else ()
                 else:
@@ -274,7 +274,7 @@ class BatchSimulation(Simulation):
             self.progress.update(count)  # jobs placed so far; the rest only end
         while ends:
             end, ended = heappop(ends)
-            finish(ended, end, COMPLETED)
+            finish(ended, end, FINISHED)
         # The whole loop is the policy's work here: there is nothing else to do.
         self.scheduler_seconds += scheduler_clock() - started
         self.samples = self._samples_from_times()
@@ -319,7 +319,7 @@ class BatchSimulation(Simulation):
         run_time = self.run_time[job]
         if run_time <= 0:
             # A zero-length job holds no CPUs: it completes as it starts.
-            self.status[job] = COMPLETED
+            self.status[job] = FINISHED
             self.end_time[job] = now
             self.done += 1
             return None

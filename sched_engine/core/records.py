@@ -87,7 +87,7 @@ JOBS_COLUMNS: dict[str, dict[str, Field]] = {
         "reduce_phase_s": Field("float64", "first request of a reduce task to the end of the last one, s"),
     },
 }
-"""Each engine's columns beyond :data:`JOBS_COMMON`, in frame order."""
+"""Each engine's columns beyond :data:`JOBS_COMMON`."""
 
 TIMELINE_METRICS: dict[str, dict[str, Field]] = {
     "fairshare": {
@@ -199,6 +199,18 @@ LEGACY_NAMES: dict[str, dict[str, str]] = {
 """Old name -> new name, per kind of name. A status ``unfinished`` (fair sharing,
 elasticity) became ``running`` when the job had started and ``waiting`` when
 it had not (:func:`migrate_jobs`)."""
+
+
+def new_status(status: str, started: bool) -> str:
+    """The current word for a job's former ``status`` (``started``: it has a start time)."""
+    if status == "unfinished":
+        return "running" if started else "waiting"
+    return LEGACY_NAMES["status"].get(status, status)
+
+
+def new_timeline_metric(name: str) -> str:
+    """The current name of a timeline metric named ``name`` before."""
+    return LEGACY_NAMES["timeline"].get(name, name)
 
 
 def new_summary_name(name: str) -> str:

@@ -73,7 +73,8 @@ def jobs_frame(sim: ElasticSimulation) -> pd.DataFrame:
         "submit_time": submit,
         "start_time": np.array([s.start for s in states], float),
         "end_time": end,
-        "status": pd.Series(["finished" if e == e else "unfinished" for e in end], dtype="string"),
+        "status": pd.Series(["finished" if e == e else "running" if s.start == s.start else "waiting"
+                             for e, s in zip(end, states)], dtype="string"),
         "runtime_s": end - submit,
         "tasks": np.array([s.tasks for s in states], np.int64),
         "elastic_tasks": np.array([s.elastic_tasks for s in states], np.int64),
@@ -112,10 +113,10 @@ def _job_node_series(sim: ElasticSimulation) -> pd.DataFrame:
 def summarise(sim: ElasticSimulation, jobs: pd.DataFrame) -> pd.DataFrame:
     """Metrics of one run.
 
-    ``avg_job_runtime_s`` (mean response time of the finished jobs, §5.1),
+    ``mean_job_runtime_s`` (mean response time of the finished jobs, §5.1),
     ``makespan_s`` (every job's end counts; see
-    :mod:`sched_engine.core.metrics`), ``avg_map_phase_s``,
-    ``avg_reduce_phase_s`` (see :mod:`.metrics`); ``memory_utilisation``
+    :mod:`sched_engine.core.metrics`), ``mean_map_phase_s``,
+    ``mean_reduce_phase_s`` (see :mod:`.metrics`); ``memory_utilisation``
     (time-weighted mean share of all memory in use from the first arrival to
     the last end); ``jobs``, ``tasks``, ``elastic_tasks``,
     ``elastic_share``; ``estimates`` (timeline generator runs) and
@@ -129,10 +130,10 @@ def summarise(sim: ElasticSimulation, jobs: pd.DataFrame) -> pd.DataFrame:
     rows = [
         ("jobs", len(jobs), "jobs"),
         ("tasks", tasks, "tasks"),
-        ("avg_job_runtime_s", core_metrics.mean_response(core_metrics.with_status(jobs, ["finished"])), "s"),
+        ("mean_job_runtime_s", core_metrics.mean_response(core_metrics.with_status(jobs, ["finished"])), "s"),
         ("makespan_s", core_metrics.makespan(jobs), "s"),
-        ("avg_map_phase_s", metrics.average_phase(jobs, "map_phase_s"), "s"),
-        ("avg_reduce_phase_s", metrics.average_phase(jobs, "reduce_phase_s"), "s"),
+        ("mean_map_phase_s", metrics.average_phase(jobs, "map_phase_s"), "s"),
+        ("mean_reduce_phase_s", metrics.average_phase(jobs, "reduce_phase_s"), "s"),
         ("memory_utilisation", utilisation, "share"),
         ("elastic_tasks", elastic, "tasks"),
         ("elastic_share", elastic / tasks if tasks else 0.0, "share"),
@@ -148,7 +149,7 @@ ENGINE = EngineEntry(
     normalize_model=normalize_model,
     run=run,
     description="YARN vs YARN-ME (under-sized, elastic task memory) vs the pooled Meganode.",
-    statuses=("finished", "unfinished"),
+    statuses=("finished", "running", "waiting"),
 )
 
 POLICIES = [

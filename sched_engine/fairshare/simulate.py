@@ -10,20 +10,20 @@ resources out one task at a time to the leaf the policy picks
 ``jobs`` columns (beyond the common ones): ``path``, ``parent``, ``weight``,
 ``demand`` (text), ``tasks``, ``tasks_completed``, ``tasks_killed``,
 ``tasks_not_run``. ``status`` is ``finished`` (every task ran),
-``departed`` (left before its tasks ran), or ``unfinished`` (the horizon
-came first).
+``departed`` (left before its tasks ran), or, when the horizon came first,
+``running`` (it had started) or ``waiting`` (it had not).
 
 ``timeline`` metrics: ``dominant_share`` for every node (departments: the
 dominant share of the summed usage of their subtree, ``max_j U_j / c_j``),
-``running_tasks`` per leaf, ``utilization`` per resource (entity = resource
+``running_tasks`` per leaf, ``utilisation`` per resource (entity = resource
 name), ``flat_weight`` per active leaf for policies that flatten the tree
 (recorded when the weights are recomputed).
 
-``summary`` metrics: ``makespan``, ``decisions`` (tasks handed out),
-``scheduler_seconds`` (CPU time inside the policy and its bookkeeping),
+``summary`` metrics: ``makespan_s``, ``decisions`` (tasks handed out),
+``scheduler_cpu_s`` (CPU time inside the policy and its bookkeeping),
 ``decisions_per_second``, ``weight_recomputations``, ``tasks_completed``,
-``tasks_killed``, and ``mean_utilization_<resource>`` (time-weighted over
-``[0, makespan]``).
+``tasks_killed``, and ``utilisation_<resource>`` (time-weighted over
+``[0, makespan_s]``).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from .model import Tree
 from .state import DecisionCounter, ShareState, fill
 
 ProgressFn = Callable[[float], None]
+OPEN = "open"  # a job that has not ended yet; it ends the run as running or waiting
 
 
 class ShareRecorder:
@@ -80,7 +81,7 @@ class ShareRecorder:
         self._last_share = rows.changed(time, tree.names, "dominant_share", shares, self._last_share)
         self._last_running = rows.changed(time, self._leaf_names, "running_tasks", running, self._last_running)
         util = 1.0 - np.asarray(state.free) / np.asarray(tree.capacity)
-        self._last_util = rows.changed(time, tree.resources, "utilization", util, self._last_util)
+        self._last_util = rows.changed(time, tree.resources, "utilisation", util, self._last_util)
 
     def _record_weights(self, time: float, weights: list[float], state: ShareState) -> None:
         for leaf, weight in enumerate(weights):
@@ -107,7 +108,7 @@ class FairShareSimulation(Simulation):
         self.running_events: list[set[int]] = [set() for _ in range(p)]
         self.start_time = [np.nan] * p
         self.end_time = [np.nan] * p
-        self.status = ["unfinished"] * p
+        self.status = [OPEN] * p
         self.completed = [0] * p
         self.killed = [0] * p
         self.not_run = [0] * p
@@ -143,13 +144,13 @@ class FairShareSimulation(Simulation):
         self.completed[leaf] += 1
         self.done_tasks += 1
         state = self.state
-        if state.pending[leaf] == 0 and state.running[leaf] == 0 and self.status[leaf] == "unfinished":
+        if state.pending[leaf] == 0 and state.running[leaf] == 0 and self.status[leaf] == OPEN:
             self.status[leaf] = "finished"
             self.end_time[leaf] = self.now
 
     def _departure(self, event) -> None:
         leaf = event.payload
-        if self.status[leaf] != "unfinished":
+        if self.status[leaf] != OPEN:
             return
         self.not_run[leaf] = self.state.drop_pending(leaf)
         for seq in sorted(self.running_events[leaf]):
@@ -187,8 +188,9 @@ def simulate(tree: Tree, policy, *, progress: ProgressFn | None = None, record: 
     start_time, end_time, util_area = sim.start_time, sim.end_time, sim.util_area
     end = sim.now
     for leaf in range(p):
-        if status[leaf] == "unfinished":
+        if status[leaf] == OPEN:
             not_run[leaf] = state.pending[leaf]
+            status[leaf] = "waiting" if np.isnan(start_time[leaf]) else "running"
 
     jobs = pd.DataFrame(
         {
@@ -214,15 +216,15 @@ def simulate(tree: Tree, policy, *, progress: ProgressFn | None = None, record: 
         }
     )
     rows = [
-        ("makespan", end, "s"),
+        ("makespan_s", end, "s"),
         ("decisions", counter.decisions, "tasks"),
-        ("scheduler_seconds", counter.seconds, "s"),
+        ("scheduler_cpu_s", counter.seconds, "s"),
         ("decisions_per_second", counter.decisions / counter.seconds if counter.seconds > 0 else 0.0, "1/s"),
         ("weight_recomputations", counter.activity_changes, "count"),
         ("tasks_completed", sum(completed), "tasks"),
         ("tasks_killed", sum(killed), "tasks"),
     ]
     for resource, area in zip(tree.resources, util_area):
-        rows.append((f"mean_utilization_{resource}", area / end if end > 0 else 0.0, "fraction"))
+        rows.append((f"utilisation_{resource}", area / end if end > 0 else 0.0, "share"))
     timeline = recorder.rows.frame() if recorder is not None else timeline_frame([], [], [], [])
     return jobs, timeline, summary_frame(rows)
