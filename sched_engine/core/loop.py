@@ -155,11 +155,13 @@ class Simulation:
 
     def step(self) -> None:
         """Handle the next instant (the queue must not be empty)."""
-        events, handlers = self.events, self.handlers
-        time = events.peek_time()
+        self._instant(self.events.peek_time())
+
+    def _instant(self, time: float) -> None:
+        handlers = self.handlers
         self.advance(time)
         self.now = time
-        for event in events.pop_instant():
+        for event in self.events.pop_instant():
             handlers[event.kind](event)
         self.after_instant(time)
         for observer in self._instant_observers:
@@ -172,11 +174,11 @@ class Simulation:
         there.
         """
         until = self.horizon if until is None else until
-        events = self.events
-        while events:
-            if until is not None and events.peek_time() > until:
+        next_time = self.events.peek_time
+        while (time := next_time()) is not None:
+            if until is not None and time > until:
                 self.advance(until)
                 self.now = until
                 break
-            self.step()
+            self._instant(time)
         self.progress.finish()

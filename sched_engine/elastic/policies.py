@@ -4,11 +4,12 @@ Policies only store their parameters (JSON-safe, part of the cache key);
 :class:`sched_engine.elastic.simulate.ElasticSimulation` asks them through
 two narrow protocols and reads their switches:
 
-* job order, ``job_key(job)``: the queue serves the least key first (ties
-  by arrival, then index). :func:`fair_share_key` -- YARN's fair scheduler
+* job order, ``job_key(job)`` (a field getter, called once per queued job
+  per pass): the queue serves the least key first (ties by arrival, then
+  index). :data:`fair_share_key` -- YARN's fair scheduler
   orders jobs by the memory they hold [paper ref. 1]; the key changes as
   tasks end, so ``key_follows_memory`` re-sorts a queued job then.
-  :func:`shortest_remaining_key` -- shortest remaining job first, remaining
+  :data:`shortest_remaining_key` -- shortest remaining job first, remaining
   = task-seconds not yet started.
 * elastic grant, ``elastic_grant(group, free_mb, step_mb)``: the
   under-sized allocation (runtime, memory) offered to a task that does not
@@ -27,18 +28,15 @@ two narrow protocols and reads their switches:
 from __future__ import annotations
 
 import math
+from operator import attrgetter
 
 from ..core.registry import Parametrised
 
+fair_share_key = attrgetter("mem_in_use")
+"""YARN's fair order: memory the job holds (MB), least first."""
 
-def fair_share_key(job) -> float:
-    """YARN's fair order: memory the job holds (MB), least first."""
-    return job.mem_in_use
-
-
-def shortest_remaining_key(job) -> float:
-    """Shortest remaining job first: task-seconds not yet started."""
-    return job.work_left
+shortest_remaining_key = attrgetter("work_left")
+"""Shortest remaining job first: task-seconds not yet started."""
 
 
 class _Regular:
@@ -51,7 +49,7 @@ class _Regular:
 class YARN(_Regular, Parametrised):
     """Stock YARN: fair-share job order, node reservations, regular allocations only."""
 
-    job_key = staticmethod(fair_share_key)
+    job_key = fair_share_key
     key_follows_memory = True
     reserve = True
     reserve_backfill = False
@@ -82,7 +80,7 @@ class YARNME(Parametrised):
     the smaller holds. See :meth:`elastic_task_limit`.
     """
 
-    job_key = staticmethod(fair_share_key)
+    job_key = fair_share_key
     key_follows_memory = True
     reserve = True
     reserve_backfill = True
@@ -129,7 +127,7 @@ class Meganode(_Regular, Parametrised):
     kept to measure the difference).
     """
 
-    job_key = staticmethod(shortest_remaining_key)
+    job_key = shortest_remaining_key
     key_follows_memory = False
     reserve = False
     reserve_backfill = False

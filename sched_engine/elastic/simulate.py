@@ -178,7 +178,7 @@ class ElasticSimulation(Simulation):
             job.elastic_tasks += 1
         else:
             self.running_regular += 1
-        self.schedule(end, Priority.COMPLETION, "completion", (node, mem, job.index, elastic))
+        self.events.push(end, Priority.COMPLETION, "completion", (node, mem, job.index, elastic))
         self.node_tasks[node].append((end, mem))
         group.remaining -= 1
         job.pending -= 1
