@@ -108,3 +108,24 @@ def test_timeline_rows_keep_only_changed_values():
     frame = rows.frame()
     assert list(zip(frame["time"], frame["entity"], frame["value"])) == [(0.0, "p", 1.0), (0.0, "q", 2.0),
                                                                           (1.0, "q", 3.0)]
+
+
+def test_every_engine_reports_progress_by_the_one_cadence():
+    import json
+    from pathlib import Path
+
+    from sched_engine import run_scenario
+    from sched_engine.elastic.presets import paper_model
+    from sched_engine.fairshare.presets import starter_model
+    from sched_engine.network.presets import fig1_model
+
+    batch = json.loads((Path(__file__).parents[1] / "sample_traces" / "batch-hpc2n.scenario.json").read_text())
+    for engine, policy, model in (("fairshare", "drf", starter_model()), ("network", "libra", fig1_model()),
+                                  ("elastic", "yarn", paper_model()), ("batch", "easy", batch["model"]),
+                                  ("batch", "fcfs", {**batch["model"], "failures": {"kind": "none"}})):
+        heard = []
+        run_scenario({"engine": engine, "policy": policy, "model": model, "seed": 1}, progress=heard.append)
+        assert heard and heard[-1] == 1.0, engine
+        assert heard == sorted(heard) and len(heard) <= 102, engine
+        steps = heard[:-1]
+        assert all(b - a >= 0.01 - 1e-12 for a, b in zip(steps, steps[1:])), (engine, policy)

@@ -248,6 +248,7 @@ class BatchSimulation(Simulation):
         choose, occupy, finish, cancel = self.policy.choose, self._occupy, self._finish, self._cancel
         capacity = {allowed: max((clusters[c].total for c in allowed), default=-1) for allowed in set(candidates)}
         total = len(submit)
+        report = self.progress.callback is not None  # one check per job, not a call
         ends: list[tuple[float, int]] = []  # heap of (completion time, job) of running jobs
         now = float("-inf")  # start time of the previous job
         started = scheduler_clock()
@@ -273,7 +274,8 @@ class BatchSimulation(Simulation):
             end = occupy(job, choose(fits), now)
             if end is not None:
                 heappush(ends, (end, job))
-            self.progress.update(count)  # jobs placed so far; the rest only end
+            if report:
+                self.progress.update(count)  # jobs placed so far; the rest only end
         while ends:
             end, ended = heappop(ends)
             finish(ended, end, FINISHED)
