@@ -635,9 +635,9 @@ def summary_rows(loaded) -> list[dict]:
         rows.append({
             "scenario": record["scenario"], "policy": record["label"], "seed": record["seed"],
             "hardware": record.get("hardware", ""), "jobs": int(value("jobs")), "killed": int(value("killed")), "cancelled": int(value("cancelled")),
-            "avg slowdown": round(value("avg_slowdown"), 2),
-            "avg bounded slowdown": round(value("avg_bounded_slowdown_tau10"), 2),
-            "avg response (s)": round(value("avg_response_s")), "avg wait (s)": round(value("avg_wait_s")),
+            "avg slowdown": round(value("mean_slowdown"), 2),
+            "avg bounded slowdown": round(value("mean_bounded_slowdown_tau10"), 2),
+            "avg response (s)": round(value("mean_response_s")), "avg wait (s)": round(value("mean_wait_s")),
             "utilisation": round(value("utilisation"), 3), "scheduler CPU (s)": round(value("scheduler_cpu_s"), 3),
             "wall (s)": round(record["wall_seconds"], 2), "source": "cached" if record["cached"] else "simulated",
             "open": f"[permalink]({permalink(record['hash'])})",

@@ -296,14 +296,14 @@ def run_all(results, plans: list[dict], report) -> tuple[list[dict], str]:
 
 def summary_rows(loaded) -> list[dict]:
     """One row per scheduler; ``avg runtime / YARN`` is the ratio of average job runtimes to YARN's."""
-    base = next((res.summary_value("avg_job_runtime_s") for rec, res in loaded if rec["policy"] == "yarn"), None)
+    base = next((res.summary_value("mean_job_runtime_s") for rec, res in loaded if rec["policy"] == "yarn"), None)
     rows = []
     for record, result in loaded:
         value = result.summary_value
         rows.append({
             "scheduler": record["label"], "jobs": int(value("jobs")), "tasks": int(value("tasks")),
-            "avg job runtime (s)": round(value("avg_job_runtime_s"), 1), "makespan (s)": round(value("makespan_s"), 1),
-            "avg runtime / YARN": round(value("avg_job_runtime_s") / base, 3) if base else None,
+            "avg job runtime (s)": round(value("mean_job_runtime_s"), 1), "makespan (s)": round(value("makespan_s"), 1),
+            "avg runtime / YARN": round(value("mean_job_runtime_s") / base, 3) if base else None,
             "memory utilisation": round(value("memory_utilisation"), 3),
             "elastic tasks": int(value("elastic_tasks")), "scheduler CPU (s)": round(value("scheduler_cpu_s"), 3),
             "source": "cached" if record["cached"] else "simulated",
@@ -313,7 +313,7 @@ def summary_rows(loaded) -> list[dict]:
 
 def ratio_text(loaded) -> str:
     """The headline: YARN-ME / YARN average job runtime (paper Fig. 6's y axis)."""
-    values = {rec["policy"]: res.summary_value("avg_job_runtime_s") for rec, res in loaded}
+    values = {rec["policy"]: res.summary_value("mean_job_runtime_s") for rec, res in loaded}
     if "yarn" not in values or "yarn-me" not in values:
         return "Run YARN and YARN-ME to get the YARN-ME / YARN ratio."
     return (f"YARN-ME / YARN average job runtime: {values['yarn-me'] / values['yarn']:.3f} "

@@ -488,7 +488,7 @@ def tasks_figure(loaded, instant):
     if not loaded:
         return figures.tasks_at([], [], 0)
     runs, leaves, _ = _share_inputs(loaded)
-    end = max(float(res.summary_value("makespan")) for _, res in loaded)
+    end = max(float(res.summary_value("makespan_s")) for _, res in loaded)
     return figures.tasks_at(runs, leaves, end / 2 if instant is None else float(instant))
 
 
@@ -520,9 +520,9 @@ def summary_rows(loaded) -> list[dict]:
     return [
         {
             "policy": record["label"],
-            "makespan (s)": round(result.summary_value("makespan"), 1),
+            "makespan (s)": round(result.summary_value("makespan_s"), 1),
             "decisions": int(result.summary_value("decisions")),
-            "scheduler (ms)": round(1000 * result.summary_value("scheduler_seconds"), 2),
+            "scheduler (ms)": round(1000 * result.summary_value("scheduler_cpu_s"), 2),
             "wall (s)": round(record["wall_seconds"], 3),
             "source": "cached" if record["cached"] else "simulated",
         }

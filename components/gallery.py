@@ -79,25 +79,25 @@ def _batch_rows(results: dict) -> list[dict]:
         count = sum(bool(holds(seed)) for seed in BATCH_SEEDS)
         return count == len(BATCH_SEEDS), f"{count}/{len(BATCH_SEEDS)} seeds"
 
-    def ext_all(policy, seed, metric="avg_slowdown"):
+    def ext_all(policy, seed, metric="mean_slowdown"):
         return value(f"ext-all-{policy}-{seed}", metric)
 
-    def mean_ext_all(policy, metric="avg_slowdown"):
+    def mean_ext_all(policy, metric="mean_slowdown"):
         return sum(ext_all(policy, seed, metric) for seed in BATCH_SEEDS) / len(BATCH_SEEDS)
 
     utilisation = value("basic-easy", "utilisation")
     fcfs_worst, fcfs_seeds = on_seeds(lambda s: ext_all("fcfs", s) > max(ext_all("easy", s), ext_all("cons", s)))
-    worse, worse_seeds = on_seeds(lambda s: ext_all("easy", s) > value("basic-easy", "avg_slowdown"))
+    worse, worse_seeds = on_seeds(lambda s: ext_all("easy", s) > value("basic-easy", "mean_slowdown"))
     cons_better, cons_seeds = on_seeds(lambda s: ext_all("cons", s) <= ext_all("easy", s))
     killed, killed_seeds = on_seeds(lambda s: ext_all("easy", s, "killed") > 0)
-    basic_cons, basic_easy = value("basic-cons", "avg_slowdown"), value("basic-easy", "avg_slowdown")
+    basic_cons, basic_easy = value("basic-cons", "mean_slowdown"), value("basic-easy", "mean_slowdown")
     return [
         _row("utilisation of the 806 CPUs (BASIC, EASY)", "≈ 0.43", round(utilisation, 3),
              _close(utilisation, 0.43, 0.05)),
         _row("FCFS has the worst slowdown (EXT-ALL)", "yes",
              f"{fcfs_seeds}; mean {mean_ext_all('fcfs'):.1f} vs EASY {mean_ext_all('easy'):.1f}", fcfs_worst),
         _row("EXT-ALL worse than BASIC (EASY slowdown)", "yes",
-             f"{worse_seeds}; mean {mean_ext_all('easy'):.2f} vs {value('basic-easy', 'avg_slowdown'):.2f}", worse),
+             f"{worse_seeds}; mean {mean_ext_all('easy'):.2f} vs {value('basic-easy', 'mean_slowdown'):.2f}", worse),
         _row("CONS ≤ EASY slowdown under requirements (EXT-ALL)", "yes",
              f"{cons_seeds}; mean {mean_ext_all('cons'):.2f} vs {mean_ext_all('easy'):.2f}", cons_better),
         _row("jobs killed by machine failures (EASY, EXT-ALL)", "> 0",
@@ -149,8 +149,8 @@ def _libra_fig6_rows(results: dict) -> list[dict]:
 
 
 def _yarn_me_paper_rows(results: dict) -> list[dict]:
-    yarn = results["yarn"].summary_value("avg_job_runtime_s")
-    elastic = results["yarn-me"].summary_value("avg_job_runtime_s")
+    yarn = results["yarn"].summary_value("mean_job_runtime_s")
+    elastic = results["yarn-me"].summary_value("mean_job_runtime_s")
     return [_row("YARN-ME / YARN average job runtime", "≤ 1 (down to about 0.4)", round(elastic / yarn, 3),
                  elastic / yarn <= 1.0)]
 
@@ -168,8 +168,8 @@ def _sweep_model(ranges: dict) -> dict:
 
 
 def _yarn_me_sweep_rows(results: dict) -> list[dict]:
-    ratios = np.array([results[f"yarn-me-{c}"].summary_value("avg_job_runtime_s")
-                       / results[f"yarn-{c}"].summary_value("avg_job_runtime_s")
+    ratios = np.array([results[f"yarn-me-{c}"].summary_value("mean_job_runtime_s")
+                       / results[f"yarn-{c}"].summary_value("mean_job_runtime_s")
                        for c in range(len(SWEEP_CONFIGURATIONS))])
     median, share = float(np.median(ratios)), float(np.mean(ratios <= 0.7))
     return [_row("median YARN-ME / YARN average job runtime", "≤ 1", round(median, 3), median <= 1.0),

@@ -10,7 +10,7 @@ from sched_engine.analysis.sizing import Target, largest_load, parse_target, sma
 
 
 def test_parse_target():
-    assert parse_target("avg_wait_s<=600") == Target("avg_wait_s", "<=", 600.0)
+    assert parse_target("mean_wait_s<=600") == Target("mean_wait_s", "<=", 600.0)
     assert parse_target(" utilisation >= 0.5 ") == Target("utilisation", ">=", 0.5)
     with pytest.raises(ScenarioError, match="METRIC<=VALUE"):
         parse_target("wait below 600")
@@ -64,12 +64,12 @@ def _tiny_trace(tmp_path):
 
 def _wait(scenario, cpus):
     summary = run_scenario(scenario_at(scenario, "pool", cpus)).summary
-    return float(summary.loc[summary["metric"] == "avg_wait_s", "value"].iloc[0])
+    return float(summary.loc[summary["metric"] == "mean_wait_s", "value"].iloc[0])
 
 
 def test_batch_pool_answer_holds_and_one_cpu_less_does_not(tmp_path):
     scenario = _tiny_trace(tmp_path)
-    target = Target("avg_wait_s", "<=", 0.0)   # nobody waits
+    target = Target("mean_wait_s", "<=", 0.0)   # nobody waits
     result = size_batch(scenario, target, "pool")
     # All five jobs start at once only with 4+4+4+2+2 = 16 CPUs.
     assert result.answer == 16
@@ -78,7 +78,7 @@ def test_batch_pool_answer_holds_and_one_cpu_less_does_not(tmp_path):
 
 
 def test_batch_pool_never_goes_below_the_widest_job(tmp_path):
-    result = size_batch(_tiny_trace(tmp_path), Target("avg_wait_s", "<=", 1e9), "pool")
+    result = size_batch(_tiny_trace(tmp_path), Target("mean_wait_s", "<=", 1e9), "pool")
     assert result.answer == 4
     assert min(p.size for p in result.probes) >= 4
 
@@ -86,7 +86,7 @@ def test_batch_pool_never_goes_below_the_widest_job(tmp_path):
 def test_batch_load_mode_scales_the_arrival_rate(tmp_path):
     scenario = _tiny_trace(tmp_path)
     assert scenario_at(scenario, "load", 2.5)["model"]["load_factor"] == 2.5
-    result = size_batch(scenario, Target("avg_wait_s", "<=", 1e9), "load")
+    result = size_batch(scenario, Target("mean_wait_s", "<=", 1e9), "load")
     assert result.answer == 100.0     # any load meets an unbounded wait
 
 

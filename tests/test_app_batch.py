@@ -171,7 +171,7 @@ def test_gantt_draws_each_job_on_its_machines_and_shades_down_time():
     figure = gantt.gantt(result.jobs, result.timeline)
     by_name = {trace.name: trace for trace in figure.data}
     assert list(by_name["killed"].y) == [0, 1]                 # job 1 held machines 0 and 1
-    assert sorted(by_name["completed"].y) == [0, 1, 2, 2, 3]  # job 2 on 2,3; job 4 on 0,1,2
+    assert sorted(by_name["finished"].y) == [0, 1, 2, 2, 3]  # job 2 on 2,3; job 4 on 0,1,2
     down = by_name["machine down"]
     assert list(down.y) == [1] and list(down.base) == [5 / 3600] and list(down.x) == [10 / 3600]
     windowed = gantt.gantt(result.jobs, result.timeline, window=(21, 40))
@@ -183,9 +183,9 @@ def test_objective_table_means_and_sample_deviation():
                                              "value": [slowdown, 1.0, 2.0, 0.0], "unit": [""] * 4})
     table = figures.objective_table([("BASIC", "LS", summary(2.0)), ("BASIC", "LS", summary(4.0)),
                                      ("BASIC", "EASY", summary(5.0))])
-    row = table[(table.policy == "LS") & (table.metric == "avg_slowdown")].iloc[0]
+    row = table[(table.policy == "LS") & (table.metric == "mean_slowdown")].iloc[0]
     assert (row["mean"], row["std"], row["count"]) == (3.0, pytest.approx(2 ** 0.5), 2)
-    easy = table[(table.policy == "EASY") & (table.metric == "avg_slowdown")].iloc[0]
+    easy = table[(table.policy == "EASY") & (table.metric == "mean_slowdown")].iloc[0]
     assert easy["std"] == 0.0
 
 

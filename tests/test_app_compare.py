@@ -28,7 +28,7 @@ def test_differences_are_relative_to_the_first_run(runs):
     _, pairs = runs
     table, deltas = page.comparison_table(pairs)
     assert deltas == ["Δ% CONS"] and list(table.columns[:3]) == ["metric", "unit", "EASY"]
-    wait = table.set_index("metric").loc["avg_wait_s"]
+    wait = table.set_index("metric").loc["mean_wait_s"]
     # Hand-computed (tests/data/batch/cons_vs_easy.swf): EASY waits 0,9,18,0 -> 6.75; CONS 0,9,8,17 -> 8.5.
     assert (wait["EASY"], wait["CONS"]) == (6.75, 8.5)
     assert wait["Δ% CONS"] == pytest.approx(100 * (8.5 - 6.75) / 6.75, abs=0.01)

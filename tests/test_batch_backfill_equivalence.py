@@ -13,8 +13,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sched_engine.batch.cluster import Profile
-from sched_engine.batch.policies import EASY
+from sched_engine.batch.policies import EASY, Start
+from sched_engine.batch.profile import Profile
 from sched_engine.batch.simulate import WAITING
 from test_batch_properties import build, clusters_strategy, failures_strategy
 
@@ -22,7 +22,7 @@ from test_batch_properties import build, clusters_strategy, failures_strategy
 class ScanningEASY(EASY):
     """EASY whose backfilling reads every waiting job after the head in queue order."""
 
-    def _backfill(self, low: int, now: float) -> None:
+    def _backfill(self, low: int, now: float):
         sim, queue = self.sim, self.queue
         shadow, reserved_cluster, extra = self.reservation
         for position in range(low, len(queue)):
@@ -38,7 +38,7 @@ class ScanningEASY(EASY):
                     continue
                 if c == reserved_cluster and not ends_by_shadow:
                     extra -= need
-                sim.start(job, c, now)
+                yield Start(job, c)
                 self._remove(position)
                 break
         self.reservation = (shadow, reserved_cluster, extra)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sched_engine import ScenarioError
@@ -61,9 +62,9 @@ def test_a_failure_kills_exactly_the_jobs_on_the_failed_machine(policy):
         failures={"kind": "trace", "path": str(DATA / "failure.failures"), "align": "absolute"},
     )
     assert outcome["1"] == (0, "killed")
-    assert outcome["2"] == (0, "completed")
+    assert outcome["2"] == (0, "finished")
     assert outcome["3"][1] == "cancelled"  # 4 CPUs asked while 3 are up
-    assert outcome["4"] == (20, "completed")
+    assert outcome["4"] == (20, "finished")
 
 
 def test_killed_job_ends_at_the_failure_time_and_is_not_resubmitted():
@@ -82,8 +83,8 @@ def test_killed_job_ends_at_the_failure_time_and_is_not_resubmitted():
     assert result.summary_value("killed") == 1
     assert result.summary_value("cancelled") == 1
     # Averages count completed jobs only: jobs 2 (response 20) and 4 (start 20, submit 7, run 10).
-    assert result.summary_value("avg_response_s") == pytest.approx((20 + 23) / 2)
-    assert result.summary_value("avg_wait_s") == pytest.approx((0 + 13) / 2)
+    assert result.summary_value("mean_response_s") == pytest.approx((20 + 23) / 2)
+    assert result.summary_value("mean_wait_s") == pytest.approx((0 + 13) / 2)
 
 
 def test_requirements_restrict_clusters_and_cancel_unservable_jobs(tmp_path):
@@ -136,7 +137,7 @@ def test_every_policy_is_deterministic_for_a_seed(policy):
     first, second = run_scenario(scenario), run_scenario(scenario)
     columns = ["job_id", "start_time", "end_time", "status", "cluster"]
     assert first.jobs[columns].equals(second.jobs[columns])
-    assert set(first.jobs.status) <= {"completed", "killed", "cancelled"}
+    assert set(first.jobs.status) <= {"finished", "killed", "cancelled"}
 
 
 def test_a_load_factor_divides_the_time_since_the_first_submission():
@@ -155,3 +156,44 @@ def test_a_load_factor_out_of_range_names_the_field(value):
     with pytest.raises(ScenarioError) as caught:
         start_times("fcfs", "easy_no_delay.swf", load_factor=value)
     assert caught.value.field == "model.load_factor"
+
+
+def _bound(policy, procs, estimate, cpus=4):
+    """A simulation the policy is bound to, on one ``cpus``-CPU machine (jobs submitted at 0)."""
+    from sched_engine.batch.cluster import ClusterState
+    from sched_engine.batch.simulate import BatchSimulation
+
+    sim = BatchSimulation(submit=[0.0] * len(procs), run_time=estimate, estimate=estimate, procs=procs,
+                          suitable=[None] * len(procs), clusters=[ClusterState(0, "c", [cpus], 1.0)], policy=policy,
+                          rng=np.random.default_rng(0))
+    policy.bind(sim)
+    return sim
+
+
+def test_easy_returns_its_decisions_and_leaves_the_simulation_alone():
+    from sched_engine.batch.policies import EASY, Reserve, Start
+    from sched_engine.batch.simulate import RUNNING
+
+    policy = EASY()
+    sim = _bound(policy, procs=[3, 4, 1, 2], estimate=[10.0, 5.0, 5.0, 20.0])
+    for job in range(4):
+        assert list(policy.arrive(job, 0.0)) == []
+    decisions = []
+    for decision in policy.schedule(0.0):
+        decisions.append(decision)
+        if isinstance(decision, Start):   # what the engine would do: hold the CPUs
+            sim.clusters[0].allocate(decision.job, sim.procs[decision.job], 0.0 + sim.estimate[decision.job])
+            sim.status[decision.job] = RUNNING
+    # job 0 starts; job 1 (4 CPUs) is reserved at 10; job 2 (1 CPU, ends at 5) backfills;
+    # job 3 (2 CPUs) would hold CPUs past 10 and does not fit anyway
+    assert decisions == [Start(0, 0), Reserve(1, 10.0, 0), Start(2, 0)]
+    assert sim.start_time[0] != sim.start_time[0]   # nothing was started by the policy itself
+
+
+def test_conservative_reserves_and_asks_for_a_pass_at_each_reservation():
+    from sched_engine.batch.policies import Conservative, Reserve, Wake
+
+    policy = Conservative()
+    _bound(policy, procs=[3, 4], estimate=[10.0, 5.0])
+    assert list(policy.arrive(0, 0.0)) == [Reserve(0, 0.0, 0), Wake(0.0)]
+    assert list(policy.arrive(1, 0.0)) == [Reserve(1, 10.0, 0), Wake(10.0)]

@@ -16,7 +16,7 @@ from sched_engine.core.result import timeline_frame
 BUDGET = 1.5 * 2**20
 
 
-def jobs_frame(job_id, start, end, procs, machines, cluster="c", status="completed", submit=None, wait=None):
+def jobs_frame(job_id, start, end, procs, machines, cluster="c", status="finished", submit=None, wait=None):
     """A jobs frame with the engine's column types (one cluster, every job as given)."""
     count = len(job_id)
     start = np.asarray(start, dtype=float)
@@ -111,7 +111,7 @@ def test_a_fully_busy_machine_reads_100_percent():
 
 def test_wait_distribution_of_a_window_counts_the_jobs_submitted_in_it():
     jobs = jobs_frame(list("abcde"), [0.0] * 5, [1.0] * 5, [1] * 5, ["0"] * 5,
-                      status=["completed", "completed", "completed", "killed", "completed"],
+                      status=["finished", "finished", "finished", "killed", "finished"],
                       submit=[10.0, 20.0, 30.0, 35.0, 50.0], wait=[5.0, 5.0, 100.0, 1.0, 7.0])
     figure = figures.wait_distribution([("FCFS", jobs)], window=(15.0, 40.0))
     # Completed and submitted in [15, 40]: b (5 s) and c (100 s).
@@ -184,7 +184,7 @@ def test_a_zoomed_window_shows_each_job(large_run):
     window = (6_000_000.0, 6_000_600.0)
     built = detail_figures(jobs, timeline, window)
     gantt = built[-1]
-    bars = [trace for trace in gantt.data if trace.type == "bar" and trace.name == "completed"]
+    bars = [trace for trace in gantt.data if trace.type == "bar" and trace.name == "finished"]
     inside = jobs[(jobs["end_time"] >= window[0]) & (jobs["start_time"] <= window[1])]
     assert bars and len(bars[0].y) == int(inside["procs"].sum())   # a bar per (job, machine)
     assert {str(job) for job in bars[0].customdata[:, 0]} == set(inside["job_id"])

@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from sched_engine.batch.cluster import ClusterState
-from sched_engine.batch.policies import EASY, FCFS, FCFSLB
-from sched_engine.batch.simulate import CANCELLED, COMPLETED, KILLED, BatchSimulation
+from sched_engine.batch.policies import EASY, FCFS, FCFSLB, Reserve
+from sched_engine.batch.simulate import CANCELLED, FINISHED, KILLED, BatchSimulation
 from sched_engine.registry import REGISTRY
 
 POLICIES = [p.name for p in REGISTRY.policies("batch")]
@@ -22,7 +22,7 @@ jobs_strategy = st.lists(
 )
 
 
-def build(cluster_specs, job_specs, failure_specs, policy, use_requirements=False, seed=0):
+def build(cluster_specs, job_specs, failure_specs, policy, use_requirements=False, seed=0, keep_decisions=False):
     clusters = [ClusterState(i, f"c{i}", [cpus] * machines, speed) for i, (machines, cpus, speed) in enumerate(cluster_specs)]
     job_specs = sorted(job_specs, key=lambda j: j[0])
     failures = []
@@ -37,7 +37,7 @@ def build(cluster_specs, job_specs, failure_specs, policy, use_requirements=Fals
         submit=[j[0] for j in job_specs], run_time=[j[1] for j in job_specs],
         estimate=[j[1] for j in job_specs], procs=[j[2] for j in job_specs],
         suitable=suitable, clusters=clusters, failures=sorted(failures), policy=policy,
-        rng=np.random.default_rng(seed),
+        rng=np.random.default_rng(seed), keep_decisions=keep_decisions,
     )
     sim.run()
     return sim, clusters, failures
@@ -66,11 +66,11 @@ def test_capacity_time_and_accounting(policy, clusters, jobs, failures, requirem
     count = len(sim.submit)
     for j in range(count):
         # Every job ends exactly once, as completed, killed or cancelled.
-        assert sim.status[j] in (COMPLETED, KILLED, CANCELLED)
+        assert sim.status[j] in (FINISHED, KILLED, CANCELLED)
         if sim.status[j] == CANCELLED:
             continue
         assert sim.start_time[j] >= sim.submit[j]
-        if sim.status[j] == COMPLETED:
+        if sim.status[j] == FINISHED:
             assert sim.end_time[j] == sim.start_time[j] + sim.run_time[j]
         else:
             assert sim.start_time[j] <= sim.end_time[j] <= sim.start_time[j] + sim.run_time[j]
@@ -85,18 +85,13 @@ def test_capacity_time_and_accounting(policy, clusters, jobs, failures, requirem
             assert used <= up_cpus_at(cluster, failure_list, time)
 
 
-class RecordingEASY(EASY):
-    """EASY that remembers the first reservation each head job was given."""
-
-    def bind(self, sim):
-        super().bind(sim)
-        self.first_reservation: dict[int, float] = {}
-
-    def _reserve(self, job):
-        reservation = super()._reserve(job)
-        if reservation is not None:
-            self.first_reservation.setdefault(job, reservation[0])
-        return reservation
+def first_reservations(sim) -> dict[int, float]:
+    """The start of the first reservation the policy made for each job, from its decisions."""
+    first: dict[int, float] = {}
+    for _, decision in sim.decision_log:
+        if isinstance(decision, Reserve):
+            first.setdefault(decision.job, decision.start)
+    return first
 
 
 @settings(max_examples=60, deadline=None)
@@ -104,13 +99,11 @@ class RecordingEASY(EASY):
 # A wide head job waits for a reservation while a short job backfills beside the running one.
 @example(clusters=[(1, 4, 1.0)], jobs=[(0, 10, 2, 1), (1, 10, 4, 1), (2, 5, 2, 1)], requirements=False)
 def test_easy_backfilling_never_delays_a_reservation(clusters, jobs, requirements):
-    policy = RecordingEASY()
-    sim, *_ = build(clusters, jobs, [], policy, use_requirements=requirements)
-    waited = [j for j in range(len(sim.submit)) if sim.status[j] != CANCELLED and sim.start_time[j] > sim.submit[j]]
-    # Jobs wait only behind a queue head that could not start, and that head was given a reservation:
-    # the check below runs whenever a job waited, never over no reservation for want of recording one.
-    assert not waited or policy.first_reservation
-    for job, reserved in policy.first_reservation.items():
+    sim, *_ = build(clusters, jobs, [], EASY(), use_requirements=requirements, keep_decisions=True)
+    first = first_reservations(sim)
+    assert first or all(sim.start_time[j] == sim.submit[j] or sim.status[j] == CANCELLED
+                        for j in range(len(sim.submit)))
+    for job, reserved in first.items():
         assert sim.start_time[job] <= reserved
 
 
@@ -125,20 +118,10 @@ def test_fcfs_starts_jobs_in_submission_order(clusters, jobs, requirements):
 @settings(max_examples=30, deadline=None)
 @given(clusters=clusters_strategy, jobs=jobs_strategy)
 def test_conservative_starts_no_job_later_than_its_first_reservation(clusters, jobs):
-    policy = REGISTRY.create("batch", "cons")
-    first: dict[int, float] = {}
-    original = policy._commit
-
-    def recording_commit(job, start, cluster):
-        first.setdefault(job, start)
-        original(job, start, cluster)
-
-    policy._commit = recording_commit
-    sim, *_ = build(clusters, jobs, [], policy)
-    started = {job for job in range(len(sim.submit)) if sim.status[job] != CANCELLED}
-    assume(started)   # all cancelled (too large for every cluster): nothing to check, not a pass
-    # Every job that ran was given a start first: the check below cannot pass for want of reservations.
-    assert started <= set(first)
+    sim, *_ = build(clusters, jobs, [], REGISTRY.create("batch", "cons"), keep_decisions=True)
+    first = first_reservations(sim)
+    assume(any(status != CANCELLED for status in sim.status))   # all too large for every cluster: nothing to check
+    assert all(job in first or sim.status[job] == CANCELLED for job in range(len(sim.submit)))
     for job, reserved in first.items():
         assert sim.start_time[job] <= reserved
 

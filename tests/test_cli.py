@@ -24,7 +24,7 @@ def test_run_writes_frames_and_prints_summary(tmp_path):
     assert list(jobs.job_id) == ["n11", "n12", "n21", "n22", "n23", "n31"]
     assert {"time", "entity", "metric", "value"} <= set(pd.read_csv(tmp_path / "timeline.csv").columns)
     summary = pd.read_csv(tmp_path / "summary.csv").set_index("metric")
-    assert summary.loc["makespan", "value"] == 1000
+    assert summary.loc["makespan_s", "value"] == 1000
     assert "decisions_per_second" in done.stdout
     assert json.loads((tmp_path / "scenario.json").read_text())["policy"] == "mch"
 
@@ -64,7 +64,7 @@ def test_batch_command_writes_jobs_and_summary(tmp_path):
     assert done.returncode == 0, done.stderr
     jobs = pd.read_csv(tmp_path / "jobs.csv", dtype={"job_id": str})
     assert {"job_id", "submit_time", "start_time", "end_time", "status", "cluster"} <= set(jobs.columns)
-    assert list(jobs.status) == ["killed", "completed", "cancelled", "completed"]
+    assert list(jobs.status) == ["killed", "finished", "cancelled", "finished"]
     summary = pd.read_csv(tmp_path / "summary.csv").set_index("metric")
     assert summary.loc["killed", "value"] == 1
 
@@ -81,14 +81,14 @@ def test_size_command_writes_the_probes_and_the_answer(tmp_path, capsys):
     trace = tmp_path / "tiny.swf"
     trace.write_text("; MaxProcs: 8\n" + "".join(
         f"{i} 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n" for i in range(1, 4)))
-    status = main(["size", "--trace", str(trace), "--policy", "fcfs", "--target", "avg_wait_s<=0",
+    status = main(["size", "--trace", str(trace), "--policy", "fcfs", "--target", "mean_wait_s<=0",
                    "--out", str(tmp_path / "out")])
     assert status == 0
     summary = pd.read_csv(tmp_path / "out" / "summary.csv").set_index("metric")["value"]
     assert summary["smallest_cpus"] == 12          # three 4-CPU jobs at once
     probes = pd.read_csv(tmp_path / "out" / "sizing.csv")
     assert {11.0, 12.0} <= set(probes["size"]) and not probes.set_index("size").loc[11.0, "holds"]
-    assert "smallest size meeting avg_wait_s<=0: 12" in capsys.readouterr().out
+    assert "smallest size meeting mean_wait_s<=0: 12" in capsys.readouterr().out
 
 
 def test_size_command_rejects_a_malformed_target(tmp_path, capsys):

@@ -36,7 +36,7 @@ def test_yarn_me_starts_the_second_job_at_once_under_sized():
     # the elastic grant is the least memory with the lowest runtime: 10% of 6000 MB
     held = result.timeline.query("entity == 'node-0/b' and metric == 'job_memory_mb'")
     assert held["value"].iloc[0] == 600.0
-    assert result.summary_value("avg_job_runtime_s") == 125.0
+    assert result.summary_value("mean_job_runtime_s") == 125.0
 
 
 def test_yarn_me_declines_when_elastic_would_finish_after_the_regular_estimate():

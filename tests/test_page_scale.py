@@ -182,7 +182,7 @@ def elastic_result(policy: str, seed: int, jobs: int = 3000) -> SimulationResult
               "elastic_tasks": rng.integers(0, 400, SERIES_POINTS).astype(float)}
     timeline = pd.concat([timeline_frame(times, ["cluster"] * times.size, [metric] * times.size, values)
                           for metric, values in series.items()], ignore_index=True)
-    summary = pd.DataFrame({"metric": ["jobs", "tasks", "avg_job_runtime_s", "makespan_s", "memory_utilisation",
+    summary = pd.DataFrame({"metric": ["jobs", "tasks", "mean_job_runtime_s", "makespan_s", "memory_utilisation",
                                        "elastic_tasks", "scheduler_cpu_s"],
                             "value": [jobs, frame["tasks"].sum(), runtime.mean(), 6000.0, 0.9,
                                       frame["elastic_tasks"].sum(), 20.0], "unit": ""})

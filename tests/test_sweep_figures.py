@@ -27,7 +27,7 @@ def elastic_table() -> pd.DataFrame:
 def test_metric_options_per_kind():
     assert [o["value"] for o in figures.metric_options("elastic-fig6")] == ["ratio", "vs_meganode"]
     assert figures.metric_options("batch-ls-seeds")[0] == {"label": "average response time (s)",
-                                                            "value": "avg_response_s"}
+                                                            "value": "mean_response_s"}
     assert [o["value"] for o in figures.metric_options("libra-intervals")] == \
         ["mean_isolation", "mean_duration_s", "link_utilisation", "mean_wait_s"]
     assert figures.metric_options("nope") == []
@@ -60,8 +60,8 @@ def test_elastic_vs_meganode_has_no_0_7_mark():
 def test_seed_scatter_mean_line_and_band():
     table = pd.DataFrame({"point": range(5), "policy": ["ls", "ls", "ls", "cons", "cons"],
                           "variant": ["BASIC"] * 5, "seed": [0, 1, 2, 0, 1],
-                          "avg_wait_s": [10.0, 20.0, 60.0, 30.0, 30.0]})
-    figure = figures.seed_scatter(table, "avg_wait_s")
+                          "mean_wait_s": [10.0, 20.0, 60.0, 30.0, 30.0]})
+    figure = figures.seed_scatter(table, "mean_wait_s")
     names = [t.name for t in figure.data if t.name]
     assert names == ["ls", "ls mean 30.00 ± 26", "cons", "cons mean 30.00 ± 0"]
     ls_points, ls_band, ls_mean = figure.data[:3]
@@ -69,7 +69,7 @@ def test_seed_scatter_mean_line_and_band():
     assert list(ls_mean.y) == [30, 30] and list(ls_mean.x) == [0, 2]
     std = np.std([10, 20, 60], ddof=1)
     assert max(ls_band.y) == pytest.approx(30 + std) and min(ls_band.y) == pytest.approx(30 - std)
-    assert figure.layout.yaxis.title.text == "average wait (s)"
+    assert figure.layout.yaxis.title.text == "mean wait (s)"
     assert list(figure.layout.xaxis.tickvals) == [0, 1, 2]
 
 
@@ -91,9 +91,9 @@ def test_dispatch_and_empty_states():
     assert figures.sweep_figure("libra-intervals", pd.DataFrame()).layout.annotations[0].text.startswith("Run a")
     assert figures.sweep_figure("", pd.DataFrame()).layout.annotations[0].text == "Run a sweep to see its plot."
     table = pd.DataFrame({"point": [0], "policy": ["ls"], "variant": ["BASIC"], "seed": [0],
-                          "avg_response_s": [5.0], "avg_slowdown": [1.5]})
+                          "mean_response_s": [5.0], "mean_slowdown": [1.5]})
     assert figures.sweep_figure("batch-ls-seeds", table).layout.yaxis.title.text == "average response time (s)"
-    assert figures.sweep_figure("batch-ls-seeds", table, "avg_slowdown").layout.yaxis.title.text == \
+    assert figures.sweep_figure("batch-ls-seeds", table, "mean_slowdown").layout.yaxis.title.text == \
         "average slowdown"
     assert figures.sweep_figure("batch-ls-seeds", table, "bogus").layout.yaxis.title.text == \
         "average response time (s)"

@@ -81,7 +81,7 @@ def test_elastic_point_matches_the_engine_run_of_the_same_trace():
     def average(policy, factor):
         scenario = {"engine": "elastic", "policy": policy, "seed": point["seed"],
                     "model": {**model, "penalty": {"kind": "spill", "factor": factor}}}
-        return run_scenario(scenario).summary_value("avg_job_runtime_s")
+        return run_scenario(scenario).summary_value("mean_job_runtime_s")
 
     assert metrics["yarn_s"] == pytest.approx(average("yarn", 1.0), rel=1e-12)
     assert metrics["meganode_s"] == pytest.approx(average("meganode", 1.0), rel=1e-12)
@@ -168,7 +168,7 @@ def test_batch_sweep_is_deterministic_across_executors_but_cpu_time():
     pd.testing.assert_frame_equal(pooled.drop(columns="scheduler_cpu_s"), serial.drop(columns="scheduler_cpu_s"))
     # LS is randomised: different seeds give different schedules on this scenario
     ls = serial[serial.policy == "ls"]
-    assert ls["avg_wait_s"].nunique() == 2
+    assert ls["mean_wait_s"].nunique() == 2
 
 
 def test_elastic_sweep_summary_matches_its_table():
@@ -203,13 +203,13 @@ def test_elastic_summary_by_hand():
 
 
 def test_mean_std_over_seeds():
-    table = pd.DataFrame({"policy": ["ls", "ls", "ls", "cons"], "avg_wait_s": [1.0, 2.0, 6.0, 4.0]})
-    out = sweeps.mean_std(table, ["policy"], ["avg_wait_s"])
+    table = pd.DataFrame({"policy": ["ls", "ls", "ls", "cons"], "mean_wait_s": [1.0, 2.0, 6.0, 4.0]})
+    out = sweeps.mean_std(table, ["policy"], ["mean_wait_s"])
     assert list(out["policy"]) == ["ls", "cons"]
     assert list(out["runs"]) == [3, 1]
-    assert out["avg_wait_s_mean"].tolist() == [3.0, 4.0]
-    assert out["avg_wait_s_std"].iloc[0] == pytest.approx(np.std([1, 2, 6], ddof=1))
-    assert np.isnan(out["avg_wait_s_std"].iloc[1])
+    assert out["mean_wait_s_mean"].tolist() == [3.0, 4.0]
+    assert out["mean_wait_s_std"].iloc[0] == pytest.approx(np.std([1, 2, 6], ddof=1))
+    assert np.isnan(out["mean_wait_s_std"].iloc[1])
     assert "3.000 ± 2.6" in sweeps.format_summary(out)
     assert sweeps.mean_std_text(9716.3, 222.4) == "9716 ± 220" and sweeps.mean_std_text(1.0, 1e-16) == "1.000 ± 0"
 

@@ -23,9 +23,9 @@ from .downsample import ecdf_points, step_points
 HOUR = 3600.0
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 OBJECTIVES = (
-    ("avg_slowdown", "Avg. slowdown"),
-    ("avg_response_s", "Avg. response time (s)"),
-    ("avg_wait_s", "Avg. wait time (s)"),
+    ("mean_slowdown", "Avg. slowdown"),
+    ("mean_response_s", "Avg. response time (s)"),
+    ("mean_wait_s", "Avg. wait time (s)"),
     ("killed", "Killed jobs"),
 )
 SCENARIO_ORDER = ("BASIC", "EXT-FAIL", "EXT-REQ", "EXT-ALL")
@@ -145,7 +145,7 @@ def wait_distribution(runs: list[tuple[str, pd.DataFrame]], window=None) -> go.F
         return empty_figure("No run selected.")
     figure = go.Figure()
     for index, (label, jobs) in enumerate(runs):
-        done = jobs[jobs["status"] == "completed"]
+        done = jobs[jobs["status"] == "finished"]
         if window:
             done = done[(done["submit_time"] >= window[0]) & (done["submit_time"] <= window[1])]
         waits, share = ecdf_points(done["wait_time"].to_numpy(dtype=float))

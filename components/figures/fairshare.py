@@ -243,7 +243,7 @@ def decision_cost(summaries: list[tuple[str, pd.DataFrame]]) -> go.Figure:
     labels = [label for label, _ in summaries]
     values = [s.set_index("metric").value for _, s in summaries]
     figure = make_subplots(rows=1, cols=2, subplot_titles=["scheduler time (ms)", "decisions per second"])
-    figure.add_trace(go.Bar(x=labels, y=[v["scheduler_seconds"] * 1000 for v in values], showlegend=False), 1, 1)
+    figure.add_trace(go.Bar(x=labels, y=[v["scheduler_cpu_s"] * 1000 for v in values], showlegend=False), 1, 1)
     figure.add_trace(go.Bar(x=labels, y=[v["decisions_per_second"] for v in values], showlegend=False), 1, 2)
     figure.update_layout(height=280, margin={"l": 50, "r": 20, "t": 40, "b": 40})
     return figure

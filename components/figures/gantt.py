@@ -114,7 +114,7 @@ def jobs_that_ran(jobs: pd.DataFrame, window=None) -> pd.DataFrame:
     """
     start = jobs["start_time"].to_numpy(dtype=float)
     stop = jobs["end_time"].to_numpy(dtype=float)
-    keep = jobs["status"].isin(["completed", "killed"]).to_numpy(dtype=bool, na_value=False) & (stop > start)
+    keep = jobs["status"].isin(["finished", "killed"]).to_numpy(dtype=bool, na_value=False) & (stop > start)
     if window:
         keep &= (stop >= window[0]) & (start <= window[1])
     return jobs.loc[keep, list(RAN_COLUMNS)]
@@ -205,7 +205,7 @@ def _add_job_bars(figure: go.Figure, ran: pd.DataFrame, machines, counts, offset
     """One bar per (job, machine) it held; killed jobs red with a cross at their end; the highlight outlined."""
     held = ran.iloc[np.repeat(np.arange(len(ran)), counts)].reset_index(drop=True).assign(machine=machines)
     y = held["cluster"].map(offsets) + held["machine"]
-    for status, color in (("completed", "#4c78a8"), ("killed", "#d62728")):
+    for status, color in (("finished", "#4c78a8"), ("killed", "#d62728")):
         part = held[held["status"] == status]
         if part.empty:
             continue

@@ -25,17 +25,16 @@ MARGIN = {"l": 60, "r": 20, "t": 50, "b": 60}
 METRIC_LABELS = {
     "ratio": "YARN-ME / YARN average job runtime",
     "vs_meganode": "YARN-ME / Meganode average job runtime",
-    "avg_response_s": "average response time (s)",
-    "avg_slowdown": "average slowdown",
-    "avg_bounded_slowdown_tau10": "average bounded slowdown (τ = 10 s)",
-    "avg_wait_s": "average wait (s)",
+    "mean_response_s": "average response time (s)",
+    "mean_slowdown": "average slowdown",
+    "mean_bounded_slowdown_tau10": "average bounded slowdown (τ = 10 s)",
+    "mean_wait_s": "mean wait (s)",
     "killed": "killed jobs",
     "cancelled": "cancelled jobs",
     "scheduler_cpu_s": "scheduler CPU time (s)",
     "mean_isolation": "mean isolation guarantee",
     "mean_duration_s": "mean application duration (s)",
     "link_utilisation": "mean link utilisation",
-    "mean_wait_s": "mean wait for slots (s)",
 }
 KIND_METRICS = {
     "elastic-fig6": ("ratio", "vs_meganode"),

@@ -1,6 +1,6 @@
 """Headless analyses: ``size`` (capacity planning) and ``compare`` (two runs job by job).
 
-    python -m sched_engine size --trace T --policy P --target "avg_wait_s<=600" [--mode pool|scale|load] --out DIR
+    python -m sched_engine size --trace T --policy P --target "mean_wait_s<=600" [--mode pool|scale|load] --out DIR
     python -m sched_engine compare A.json B.json [--resamples N] --out DIR
 
 ``size`` writes ``sizing.csv`` (one row per probe: size, metric, whether the
@@ -90,7 +90,7 @@ def _label(scenario: dict) -> str:
 
 def add_size_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``size`` command's own options (the batch workload options are added by the caller)."""
-    parser.add_argument("--target", required=True, help='a bound on one summary metric, e.g. "avg_wait_s<=600"')
+    parser.add_argument("--target", required=True, help='a bound on one summary metric, e.g. "mean_wait_s<=600"')
     parser.add_argument("--mode", default="pool", choices=MODES,
                         help="pool: CPUs of one pool; scale: factor on every cluster; load: largest arrival-rate factor")
 

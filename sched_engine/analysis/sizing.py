@@ -1,6 +1,6 @@
 """Capacity planning, the inverse what-if: how much hardware meets a target, how much load a machine absorbs.
 
-A target is one summary metric against a bound, ``avg_wait_s<=600``. The
+A target is one summary metric against a bound, ``mean_wait_s<=600``. The
 search treats the engine as a black box ``size -> metric`` and finds
 
 * the **smallest size** (CPUs of one pool, or a scale factor applied to
@@ -42,7 +42,7 @@ _TARGET = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(<=|>=|<|>)\s*([-+]?[0-9.]
 
 @dataclass(frozen=True)
 class Target:
-    """A bound on one summary metric, e.g. ``Target("avg_wait_s", "<=", 600.0)``."""
+    """A bound on one summary metric, e.g. ``Target("mean_wait_s", "<=", 600.0)``."""
 
     metric: str
     comparison: str
@@ -57,10 +57,10 @@ class Target:
 
 
 def parse_target(text: str) -> Target:
-    """``"avg_wait_s<=600"`` -> :class:`Target`; a malformed text is a :class:`ScenarioError` on ``target``."""
+    """``"mean_wait_s<=600"`` -> :class:`Target`; a malformed text is a :class:`ScenarioError` on ``target``."""
     match = _TARGET.match(text or "")
     if not match:
-        raise ScenarioError("target", f"write it as METRIC<=VALUE (or <, >=, >), e.g. avg_wait_s<=600; got {text!r}")
+        raise ScenarioError("target", f"write it as METRIC<=VALUE (or <, >=, >), e.g. mean_wait_s<=600; got {text!r}")
     metric, comparison, value = match.groups()
     try:
         number = float(value)

@@ -1,21 +1,24 @@
 """Event-driven simulation of batch jobs on clusters with machine failures.
 
-Events at one instant, in :class:`~sched_engine.core.Priority` order:
+The simulation runs on the kernel's loop (:class:`~sched_engine.core.loop.Simulation`),
+one handler per event kind. Events at one instant, in :class:`~sched_engine.core.Priority` order:
 machine failures (FAILURE: every job running on the machine is killed --
 Klusáček & Rudová §2.2 -- and not resubmitted), machine restarts
 (DEPARTURE: the machine's CPUs are free at once), job completions
 (COMPLETION), job arrivals (ARRIVAL) and reservation wake-ups (SCHEDULE).
-After the events of an instant the policy makes one scheduling pass and
-starts jobs through :meth:`BatchSimulation.start`. Policies that start jobs
+After the events of an instant the policy makes one scheduling pass. Every
+policy hook returns decisions as data (``Start``, ``Cancel``, ``Reserve``,
+``Wake``, :mod:`.policies.decisions`) that :meth:`BatchSimulation.apply`
+carries out; policies never call the simulation. Policies that start jobs
 in arrival order only (FCFS, FCFS-LB) run, when no machine can fail, through
 a loop with one step per job and the same results
 (:meth:`BatchSimulation._run_in_order`).
 
-Policies see the simulation through a narrow surface: job arrays
-(``procs``, ``estimate``, ``submit``, ``candidates``), ``clusters``,
-``start``, ``cancel``, ``wake`` and ``rng``.
+Policies read the simulation through a narrow surface: job arrays
+(``procs``, ``estimate``, ``submit``, ``candidates``, ``status``),
+``clusters`` and ``rng``.
 
-Statuses: ``completed``, ``killed`` (by a machine failure), ``cancelled``
+Statuses: ``finished``, ``killed`` (by a machine failure), ``cancelled``
 (no suitable cluster, or no reservation possible on the machines that are
 up).
 """
@@ -23,20 +26,21 @@ up).
 from __future__ import annotations
 
 from heapq import heappop, heappush
-from time import process_time
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..core.events import EventQueue, Priority
+from ..core.events import Priority
+from ..core.loop import Simulation, scheduler_clock
 from .cluster import ClusterState
+from .policies.decisions import Cancel, Decision, Start, Wake
 
-WAITING, RUNNING, COMPLETED, KILLED, CANCELLED = range(5)
-STATUS_NAMES = ("waiting", "running", "completed", "killed", "cancelled")
+WAITING, RUNNING, FINISHED, KILLED, CANCELLED = range(5)
+STATUS_NAMES = ("waiting", "running", "finished", "killed", "cancelled")
 NO_SUITABLE_CLUSTER = "no suitable cluster"
 
 
-class BatchSimulation:
+class BatchSimulation(Simulation):
     """One run: jobs, clusters, failures and a policy.
 
     ``candidates[j]`` lists the clusters job ``j`` may use, in the
@@ -57,7 +61,9 @@ class BatchSimulation:
         policy,
         rng: np.random.Generator,
         progress: Callable[[float], None] | None = None,
+        keep_decisions: bool = False,
     ):
+        super().__init__(progress=progress, total_work=len(submit))
         self.submit = list(map(float, submit))
         self.run_time = list(map(float, run_time))
         self.estimate = list(map(float, estimate))
@@ -65,7 +71,6 @@ class BatchSimulation:
         self.clusters = clusters
         self.rng = rng
         self.policy = policy
-        self.progress = progress
         count = len(self.submit)
         self.start_time = [float("nan")] * count
         self.end_time = [float("nan")] * count
@@ -85,13 +90,17 @@ class BatchSimulation:
                     self.preference if allowed is None else tuple(c for c in preference if c in set(allowed))
                 )
             self.candidates.append(by_set[allowed])
-        self.events = EventQueue()
         self._failures = list(failures)
         failing = {cluster for _, cluster, _, _ in self._failures}
         for cluster in clusters:
             cluster.track_jobs = cluster.index in failing
         self._wakes: set[float] = set()
-        self.scheduler_seconds = 0.0
+        # With keep_decisions: every decision the policy made, as (time, decision), in order.
+        self.decision_log: list[tuple[float, Decision]] | None = [] if keep_decisions else None
+        self._changed: set[int] = set()  # clusters whose machines or jobs changed at this instant
+        for kind, handler in (("end", self._end), ("arrive", self._arrive), ("fail", self._fail),
+                              ("restart", self._restart), ("wake", self._woken)):
+            self.on(kind, handler)
         # Timeline samples: (time, cluster index or -1 for the queue, used CPUs or queue length, up CPUs);
         # a list of rows from the event loop, an array of them from the in-order loop.
         self.samples: list[tuple[float, int, int, int]] | np.ndarray = []
@@ -100,107 +109,116 @@ class BatchSimulation:
         self.queue_length = 0
         self.done = 0
 
-    # --- surface for policies ---------------------------------------------------------------------
+    # --- applying the policy's decisions ----------------------------------------------------------
 
-    def start(self, job: int, cluster_index: int, now: float) -> None:
+    def apply(self, decisions: Iterable[Decision], now: float) -> None:
+        """Carry out each decision as the policy yields it (it goes on from the state they leave)."""
+        log = self.decision_log
+        for decision in decisions:
+            if log is not None:
+                log.append((now, decision))
+            kind = type(decision)
+            if kind is Start:
+                self._start(decision.job, decision.cluster, now)
+            elif kind is Cancel:
+                self._cancel(decision.job, now, decision.reason)
+            elif kind is Wake:
+                self._wake(decision.time)
+            # Reserve: a plan, kept in the log only
+
+    def _policy_step(self, decisions: Iterable[Decision], now: float) -> None:
+        """Apply a hook's decisions, counting the policy's work (and the engine's applying it) as the scheduler's."""
+        started = scheduler_clock()
+        self.apply(decisions, now)
+        self.scheduler_seconds += scheduler_clock() - started
+
+    def _start(self, job: int, cluster_index: int, now: float) -> None:
         end = self._occupy(job, cluster_index, now)
         if end is not None:
             self.events.push(end, Priority.COMPLETION, "end", job)
 
-    def cancel(self, job: int, now: float, reason: str) -> None:
+    def _cancel(self, job: int, now: float, reason: str) -> None:
         self.status[job] = CANCELLED
         self.end_time[job] = now
         self.reason[job] = reason
         self.queue_length -= 1
         self.done += 1
 
-    def wake(self, time: float) -> None:
-        """Ask for a scheduling pass at ``time`` (a reservation starts then)."""
+    def _wake(self, time: float) -> None:
+        """A scheduling pass at ``time`` (a reservation starts then)."""
         if time not in self._wakes:
             self._wakes.add(time)
-            self.events.push(time, Priority.SCHEDULE, "wake", None)
-
-    # --- the loop ---------------------------------------------------------------------------------
+            self.schedule(time, Priority.SCHEDULE, "wake", None)
 
     def run(self) -> None:
+        """Run to the end: the kernel's loop, or the in-order loop (the kernel's one exemption, see below)."""
         self.policy.bind(self)
         in_order = getattr(self.policy, "starts_in_order", False) and not self._failures
         for cluster in self.clusters:
             cluster.track_running = not in_order  # an in-order policy never looks ahead
         if in_order:
             self._run_in_order()
-        else:
-            self._run_events()
-
-    def _run_events(self) -> None:
-        """The general loop: every event through the heap, every policy hook called."""
+            return
         for cluster in self.clusters:
             self._sample(0.0, cluster)
-        events = self.events
         for job, time in enumerate(self.submit):
-            events.push(time, Priority.ARRIVAL, "arrive", job)
+            self.schedule(time, Priority.ARRIVAL, "arrive", job)
         for time, cluster, machine, duration in self._failures:
-            events.push(time, Priority.FAILURE, "fail", (cluster, machine, duration))
-        total = len(self.submit)
-        next_report = 0
-        policy = self.policy
-        clock = process_time
-        while events:
-            changed: set[int] = set()
-            now = events.peek_time()
-            for event in events.pop_instant():
-                kind = event.kind
-                if kind == "end":
-                    job = event.payload
-                    if self.status[job] != RUNNING:
-                        continue  # killed earlier; its completion is void
-                    cluster_index = self._finish(job, now, COMPLETED)
-                    changed.add(cluster_index)
-                    policy.job_ended(cluster_index, now, now < self.start_time[job] + self.estimate[job])
-                elif kind == "arrive":
-                    job = event.payload
-                    self.queue_length += 1
-                    if not self.candidates[job] or all(
-                        self.procs[job] > self.clusters[c].total for c in self.candidates[job]
-                    ):
-                        self.cancel(job, now, NO_SUITABLE_CLUSTER)
-                        continue
-                    started = clock()
-                    policy.arrive(job, now)
-                    self.scheduler_seconds += clock() - started
-                elif kind == "fail":
-                    cluster_index, machine, duration = event.payload
-                    cluster = self.clusters[cluster_index]
-                    for job in sorted(cluster.fail(machine)):
-                        self._finish(job, now, KILLED)
-                    self.machine_changes.append((now, cluster_index, machine, 1))
-                    events.push(now + duration, Priority.DEPARTURE, "restart", (cluster_index, machine))
-                    changed.add(cluster_index)
-                    started = clock()
-                    policy.capacity_changed(cluster_index, now)
-                    self.scheduler_seconds += clock() - started
-                elif kind == "restart":
-                    cluster_index, machine = event.payload
-                    self.clusters[cluster_index].restart(machine)
-                    down = 0 if self.clusters[cluster_index].up[machine] else 1   # overlapping failures
-                    self.machine_changes.append((now, cluster_index, machine, down))
-                    changed.add(cluster_index)
-                    started = clock()
-                    policy.capacity_changed(cluster_index, now)
-                    self.scheduler_seconds += clock() - started
-                elif kind == "wake":
-                    self._wakes.discard(now)
-            before = [c.free_total for c in self.clusters]
-            started = clock()
-            policy.schedule(now)
-            self.scheduler_seconds += clock() - started
-            for index, cluster in enumerate(self.clusters):
-                if index in changed or cluster.free_total != before[index]:
-                    self.samples.append((now, index, cluster.up_total - cluster.free_total, cluster.up_total))
-            self.samples.append((now, -1, self.queue_length, 0))
-            if self.progress is not None and self.done >= next_report:
-                self.progress(min(self.done / max(total, 1), 1.0))
-                next_report = self.done + max(total // 100, 1)
+            self.schedule(time, Priority.FAILURE, "fail", (cluster, machine, duration))
+        super().run()
+
+    # --- handlers (the general loop: every event through the heap, every policy hook called) ------
+
+    def advance(self, time: float) -> None:
+        self._changed: set[int] = set()
+
+    def _end(self, event) -> None:
+        job, now = event.payload, self.now
+        if self.status[job] != RUNNING:
+            return  # killed earlier; its completion is void
+        cluster_index = self._finish(job, now, FINISHED)
+        self._changed.add(cluster_index)
+        # a job's end is not counted as scheduler time (the measure as it was)
+        self.apply(self.policy.job_ended(cluster_index, now, now < self.start_time[job] + self.estimate[job]), now)
+
+    def _arrive(self, event) -> None:
+        job, now = event.payload, self.now
+        self.queue_length += 1
+        if not self.candidates[job] or all(self.procs[job] > self.clusters[c].total for c in self.candidates[job]):
+            self._cancel(job, now, NO_SUITABLE_CLUSTER)
+            return
+        self._policy_step(self.policy.arrive(job, now), now)
+
+    def _fail(self, event) -> None:
+        (cluster_index, machine, duration), now = event.payload, self.now
+        cluster = self.clusters[cluster_index]
+        for job in sorted(cluster.fail(machine)):
+            self._finish(job, now, KILLED)
+        self.machine_changes.append((now, cluster_index, machine, 1))
+        self.schedule(now + duration, Priority.DEPARTURE, "restart", (cluster_index, machine))
+        self._changed.add(cluster_index)
+        self._policy_step(self.policy.capacity_changed(cluster_index, now), now)
+
+    def _restart(self, event) -> None:
+        (cluster_index, machine), now = event.payload, self.now
+        self.clusters[cluster_index].restart(machine)
+        down = 0 if self.clusters[cluster_index].up[machine] else 1   # overlapping failures
+        self.machine_changes.append((now, cluster_index, machine, down))
+        self._changed.add(cluster_index)
+        self._policy_step(self.policy.capacity_changed(cluster_index, now), now)
+
+    def _woken(self, event) -> None:
+        self._wakes.discard(self.now)
+
+    def after_instant(self, now: float) -> None:
+        before = [c.free_total for c in self.clusters]
+        self._policy_step(self.policy.schedule(now), now)
+        changed = self._changed
+        for index, cluster in enumerate(self.clusters):
+            if index in changed or cluster.free_total != before[index]:
+                self.samples.append((now, index, cluster.up_total - cluster.free_total, cluster.up_total))
+        self.samples.append((now, -1, self.queue_length, 0))
+        self.progress.update(self.done)
 
     def _run_in_order(self) -> None:
         """FCFS-like policies on clusters that never fail: one step per job instead of per event.
@@ -212,7 +230,7 @@ class BatchSimulation:
         at the first ``t >= max(submit[j], start of the job before)`` at which
         it fits once every job ending by ``t`` has released its CPUs; while
         it does not fit, ``t`` moves to the next completion. This gives the
-        results of :meth:`_run_events` because
+        results of the kernel's loop because
 
         * there the head is re-examined after the completions of every
           instant and only then (arrivals free nothing), and jobs ending at
@@ -227,13 +245,13 @@ class BatchSimulation:
         submit, procs, candidates, clusters = self.submit, self.procs, self.candidates, self.clusters
         if submit and min(submit) < 0:
             raise ValueError(f"cannot schedule an event at {min(submit)} before now (0.0)")  # as the event loop
-        choose, occupy, finish, cancel = self.policy.choose, self._occupy, self._finish, self.cancel
+        choose, occupy, finish, cancel = self.policy.choose, self._occupy, self._finish, self._cancel
         capacity = {allowed: max((clusters[c].total for c in allowed), default=-1) for allowed in set(candidates)}
         total = len(submit)
-        report_every = max(total // 100, 1)
+        report = self.progress.callback is not None  # one check per job, not a call
         ends: list[tuple[float, int]] = []  # heap of (completion time, job) of running jobs
         now = float("-inf")  # start time of the previous job
-        started = process_time()
+        started = scheduler_clock()
         for count, job in enumerate(sorted(range(total), key=submit.__getitem__), start=1):
             self.queue_length += 1
             need, allowed = procs[job], candidates[job]
@@ -245,7 +263,7 @@ class BatchSimulation:
             while True:
                 while ends and ends[0][0] <= now:
                     end, ended = heappop(ends)
-                    finish(ended, end, COMPLETED)
+                    finish(ended, end, FINISHED)
                 if len(allowed) == 1:
                     fits = allowed if clusters[allowed[0]].free_total >= need else ()
                 else:
@@ -256,21 +274,20 @@ class BatchSimulation:
             end = occupy(job, choose(fits), now)
             if end is not None:
                 heappush(ends, (end, job))
-            if self.progress is not None and count % report_every == 0:
-                self.progress(count / total)  # jobs placed so far; the rest only end
+            if report:
+                self.progress.update(count)  # jobs placed so far; the rest only end
         while ends:
             end, ended = heappop(ends)
-            finish(ended, end, COMPLETED)
+            finish(ended, end, FINISHED)
         # The whole loop is the policy's work here: there is nothing else to do.
-        self.scheduler_seconds += process_time() - started
+        self.scheduler_seconds += scheduler_clock() - started
         self.samples = self._samples_from_times()
-        if self.progress is not None:
-            self.progress(1.0)
+        self.progress.finish()
 
     def _samples_from_times(self) -> np.ndarray:
         """Timeline samples of a run without failures, from per-job times.
 
-        The rows :meth:`_run_events` records, up to rows that repeat the
+        The rows the kernel's loop records, up to rows that repeat the
         value before them (the timeline drops those): per cluster, used CPUs
         (a job holds its CPUs on ``[start, end)``; zero-length jobs hold
         none) after each instant a job started or ended on it, after a first
@@ -306,7 +323,7 @@ class BatchSimulation:
         run_time = self.run_time[job]
         if run_time <= 0:
             # A zero-length job holds no CPUs: it completes as it starts.
-            self.status[job] = COMPLETED
+            self.status[job] = FINISHED
             self.end_time[job] = now
             self.done += 1
             return None

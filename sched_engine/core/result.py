@@ -57,7 +57,7 @@ TIMELINE_COLUMNS = ("time", "entity", "metric", "value")
 SUMMARY_COLUMNS = ("metric", "value", "unit")
 #: Summary rows that measure the computer running the simulation (the scheduler's own time),
 #: not the simulated system: they differ between two runs of one scenario.
-MEASURED_METRICS = frozenset({"scheduler_seconds", "scheduler_cpu_s", "scheduler_cpu_s_per_day",
+MEASURED_METRICS = frozenset({"scheduler_cpu_s", "scheduler_cpu_s_per_day",
                               "decisions_per_second"})
 
 FRAMES = ("jobs", "timeline", "summary")

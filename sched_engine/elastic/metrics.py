@@ -1,57 +1,22 @@
-"""Metrics of elasticity runs: pure functions of the result frames.
+"""Metrics only elasticity runs have: pure functions of the result frames.
 
-Definitions follow §5.1 of Iorgulescu et al. (ATC'17): a job's runtime is
-the time from its submission to the end of its last task; a map or reduce
+Definitions follow §5.1 of Iorgulescu et al. (ATC'17): a map or reduce
 phase lasts from the first request to launch one of its tasks to the end of
-its last task.
+its last task. A job's runtime (submission to the end of its last task) is
+the shared response time, :func:`sched_engine.core.metrics.mean_response`.
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
-
-
-def job_runtimes(jobs: pd.DataFrame) -> np.ndarray:
-    """``end_time - submit_time`` of every finished job (s)."""
-    done = jobs[jobs["status"] == "finished"]
-    return done["end_time"].to_numpy(float) - done["submit_time"].to_numpy(float)
-
-
-def average_job_runtime(jobs: pd.DataFrame) -> float:
-    """Mean over finished jobs of ``end_time - submit_time`` (§6.1 "average job runtime")."""
-    runtimes = job_runtimes(jobs)
-    return float(runtimes.mean()) if runtimes.size else float("nan")
-
-
-def makespan(jobs: pd.DataFrame) -> float:
-    """``max(end_time) - min(submit_time)`` over all jobs (s)."""
-    if jobs.empty:
-        return 0.0
-    return float(jobs["end_time"].max() - jobs["submit_time"].min())
 
 
 def average_phase(jobs: pd.DataFrame, column: str) -> float:
     """Mean of a phase-duration column (``map_phase_s``/``reduce_phase_s``) over jobs that have the phase."""
     values = jobs[column].dropna()
     return float(values.mean()) if len(values) else float("nan")
-
-
-def time_weighted_mean(times, values, end: float) -> float:
-    """``(1 / (end - t0)) * sum_i v_i * (t_{i+1} - t_i)`` for a step function starting at ``t0 = times[0]``."""
-    times = np.asarray(times, float)
-    values = np.asarray(values, float)
-    if times.size == 0 or end <= times[0]:
-        return float("nan")
-    spans = np.diff(np.append(times, end))
-    return float(np.sum(values * spans) / (end - times[0]))
-
-
-def runtime_ratio(jobs_a: pd.DataFrame, jobs_b: pd.DataFrame) -> float:
-    """``average_job_runtime(a) / average_job_runtime(b)`` (Fig. 6: YARN-ME over YARN)."""
-    return average_job_runtime(jobs_a) / average_job_runtime(jobs_b)
 
 
 def share_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:

@@ -1,11 +1,20 @@
 """The three schedulers compared in §6: YARN, YARN-ME and Meganode.
 
 Policies only store their parameters (JSON-safe, part of the cache key);
-:class:`sched_engine.elastic.simulate.ElasticSimulation` reads them.
+:class:`sched_engine.elastic.simulate.ElasticSimulation` asks them through
+two narrow protocols and reads their switches:
 
-* ``order``: ``fair`` -- YARN's fair scheduler orders jobs by the memory
-  they hold (least first; ties by arrival) [paper ref. 1]; ``srjf`` --
-  shortest remaining job first, remaining = task-seconds not yet started.
+* job order, ``job_key(job)`` (a field getter, called once per queued job
+  per pass): the queue serves the least key first (ties by arrival, then
+  index). :data:`fair_share_key` -- YARN's fair scheduler
+  orders jobs by the memory they hold [paper ref. 1]; the key changes as
+  tasks end, so ``key_follows_memory`` re-sorts a queued job then.
+  :data:`shortest_remaining_key` -- shortest remaining job first, remaining
+  = task-seconds not yet started.
+* elastic grant, ``elastic_grant(group, free_mb, step_mb)``: the
+  under-sized allocation (runtime, memory) offered to a task that does not
+  fit regularly, or None (Alg. 1, l. 7); the engine then applies the
+  "does not delay the job" test (l. 8-9).
 * ``reserve``: YARN's node reservations for the job a node cannot serve.
 * ``elastic``: whether under-sized allocations are made (Alg. 1, l. 7-10).
 * ``reserve_backfill``: whether tasks of other jobs may use a reserved
@@ -19,14 +28,29 @@ Policies only store their parameters (JSON-safe, part of the cache key);
 from __future__ import annotations
 
 import math
+from operator import attrgetter
 
 from ..core.registry import Parametrised
 
+fair_share_key = attrgetter("mem_in_use")
+"""YARN's fair order: memory the job holds (MB), least first."""
 
-class YARN(Parametrised):
+shortest_remaining_key = attrgetter("work_left")
+"""Shortest remaining job first: task-seconds not yet started."""
+
+
+class _Regular:
+    """Regular allocations only: no elastic grant."""
+
+    def elastic_grant(self, group, free_mb: int, step_mb: int) -> tuple[float, int] | None:
+        return None
+
+
+class YARN(_Regular, Parametrised):
     """Stock YARN: fair-share job order, node reservations, regular allocations only."""
 
-    order = "fair"
+    job_key = fair_share_key
+    key_follows_memory = True
     reserve = True
     reserve_backfill = False
     skip_blocked = False
@@ -56,7 +80,8 @@ class YARNME(Parametrised):
     the smaller holds. See :meth:`elastic_task_limit`.
     """
 
-    order = "fair"
+    job_key = fair_share_key
+    key_follows_memory = True
     reserve = True
     reserve_backfill = True
     skip_blocked = False
@@ -70,6 +95,10 @@ class YARNME(Parametrised):
         self.heartbeat_s = heartbeat_s
         self.disk_bandwidth_mb_s = disk_bandwidth_mb_s
         self.elastic_spill_mb_s = elastic_spill_mb_s
+
+    def elastic_grant(self, group, free_mb: int, step_mb: int) -> tuple[float, int] | None:
+        """The lowest-runtime under-sized grant of at least ``min_fraction`` of the ideal memory that fits."""
+        return group.best_elastic(free_mb, step_mb, self.min_fraction)
 
     def elastic_task_limit(self) -> float:
         """Elastic tasks allowed to run at once on one node (``math.inf``: no disk-contention limit).
@@ -85,7 +114,7 @@ class YARNME(Parametrised):
         return limit
 
 
-class Meganode(Parametrised):
+class Meganode(_Regular, Parametrised):
     """§6.2's elasticity-agnostic bound: one node pooling the cluster, shortest remaining job first.
 
     No reservations: whenever resources free up, the job with the least
@@ -98,7 +127,8 @@ class Meganode(Parametrised):
     kept to measure the difference).
     """
 
-    order = "srjf"
+    job_key = shortest_remaining_key
+    key_follows_memory = False
     reserve = False
     reserve_backfill = False
     elastic = False

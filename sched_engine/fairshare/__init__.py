@@ -27,7 +27,7 @@ ENGINE = EngineEntry(
     normalize_model=normalize_model,
     run=run,
     description="Hierarchical multi-resource fair sharing: dominant shares per node over time.",
-    statuses=("finished", "departed", "unfinished"),
+    statuses=("finished", "departed", "running", "waiting"),
 )
 
 #: The one parameter of a collapsed hierarchy: the resource whose shares it compares (none: dominant shares).

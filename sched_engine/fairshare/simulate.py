@@ -10,47 +10,46 @@ resources out one task at a time to the leaf the policy picks
 ``jobs`` columns (beyond the common ones): ``path``, ``parent``, ``weight``,
 ``demand`` (text), ``tasks``, ``tasks_completed``, ``tasks_killed``,
 ``tasks_not_run``. ``status`` is ``finished`` (every task ran),
-``departed`` (left before its tasks ran), or ``unfinished`` (the horizon
-came first).
+``departed`` (left before its tasks ran), or, when the horizon came first,
+``running`` (it had started) or ``waiting`` (it had not).
 
 ``timeline`` metrics: ``dominant_share`` for every node (departments: the
 dominant share of the summed usage of their subtree, ``max_j U_j / c_j``),
-``running_tasks`` per leaf, ``utilization`` per resource (entity = resource
+``running_tasks`` per leaf, ``utilisation`` per resource (entity = resource
 name), ``flat_weight`` per active leaf for policies that flatten the tree
 (recorded when the weights are recomputed).
 
-``summary`` metrics: ``makespan``, ``decisions`` (tasks handed out),
-``scheduler_seconds`` (wall time inside the policy and its bookkeeping),
+``summary`` metrics: ``makespan_s``, ``decisions`` (tasks handed out),
+``scheduler_cpu_s`` (CPU time inside the policy and its bookkeeping),
 ``decisions_per_second``, ``weight_recomputations``, ``tasks_completed``,
-``tasks_killed``, and ``mean_utilization_<resource>`` (time-weighted over
-``[0, makespan]``).
+``tasks_killed``, and ``utilisation_<resource>`` (time-weighted over
+``[0, makespan_s]``).
 """
 
 from __future__ import annotations
 
-from time import perf_counter
 from typing import Callable
 
 import numpy as np
 import pandas as pd
 
-from ..core.events import EventQueue, Priority
+from ..core.events import Priority
+from ..core.loop import Simulation, scheduler_clock
+from ..core.observers import INSTANT, TimelineRows
 from ..core.result import summary_frame, timeline_frame
 from .model import Tree
 from .state import DecisionCounter, ShareState, fill
 
 ProgressFn = Callable[[float], None]
+OPEN = "open"  # a job that has not ended yet; it ends the run as running or waiting
 
 
-class _Recorder:
-    """Appends timeline rows for values that changed since their last row."""
+class ShareRecorder:
+    """Observer of every instant: timeline rows for the values that changed since their last row."""
 
     def __init__(self, tree: Tree):
         self.tree = tree
-        self.times: list[float] = []
-        self.entities: list[str] = []
-        self.metrics: list[str] = []
-        self.values: list[float] = []
+        self.rows = TimelineRows()
         p, q = tree.leaf_count, tree.node_count
         membership = np.zeros((q, p))
         for leaf, node in enumerate(tree.leaf_node):
@@ -61,41 +60,116 @@ class _Recorder:
         # per resource; dominant share of n = max_j (M @ (t * D))_nj / c_j.
         self._membership = membership
         self._demand_share = np.asarray(tree.demand, dtype=float) / np.asarray(tree.capacity)
+        self._leaf_names = [tree.names[node] for node in tree.leaf_node]
         self._last_share = np.full(q, np.nan)
-        self._last_running = np.full(p, -1)
+        self._last_running = np.full(p, np.nan)
         self._last_util = np.full(len(tree.capacity), np.nan)
+        self._epoch = -1  # the chooser's activity epoch at the last instant
 
-    def _append(self, time: float, entity: str, metric: str, value: float) -> None:
-        self.times.append(time)
-        self.entities.append(entity)
-        self.metrics.append(metric)
-        self.values.append(value)
+    def __call__(self, sim: "FairShareSimulation", time: float) -> None:
+        if sim.epoch[0] != self._epoch:  # the pass recomputed the weights
+            self._epoch = sim.epoch[0]
+            weights = sim.chooser.flat_weights()
+            if weights is not None:
+                self._record_weights(time, weights, sim.state)
+        self._record(time, sim.state)
 
-    def record(self, time: float, state: ShareState) -> None:
-        tree = self.tree
+    def _record(self, time: float, state: ShareState) -> None:
+        tree, rows = self.tree, self.rows
         running = np.asarray(state.running, dtype=float)
         shares = (self._membership @ (running[:, None] * self._demand_share)).max(axis=1)
-        changed = np.flatnonzero(~np.isclose(shares, self._last_share, rtol=0, atol=1e-12))
-        for node in changed:
-            self._append(time, tree.names[node], "dominant_share", float(shares[node]))
-        self._last_share = shares
-        counts = np.asarray(state.running)
-        for leaf in np.flatnonzero(counts != self._last_running):
-            self._append(time, tree.names[tree.leaf_node[leaf]], "running_tasks", float(counts[leaf]))
-        self._last_running = counts
+        self._last_share = rows.changed(time, tree.names, "dominant_share", shares, self._last_share)
+        self._last_running = rows.changed(time, self._leaf_names, "running_tasks", running, self._last_running)
         util = 1.0 - np.asarray(state.free) / np.asarray(tree.capacity)
-        for j in np.flatnonzero(~np.isclose(util, self._last_util, rtol=0, atol=1e-12)):
-            self._append(time, tree.resources[j], "utilization", float(util[j]))
-        self._last_util = util
+        self._last_util = rows.changed(time, tree.resources, "utilisation", util, self._last_util)
 
-    def record_weights(self, time: float, weights: list[float], state: ShareState) -> None:
-        tree = self.tree
+    def _record_weights(self, time: float, weights: list[float], state: ShareState) -> None:
         for leaf, weight in enumerate(weights):
             if state.pending[leaf] > 0:
-                self._append(time, tree.names[tree.leaf_node[leaf]], "flat_weight", float(weight))
+                self.rows.append(time, self._leaf_names[leaf], "flat_weight", float(weight))
 
-    def frame(self) -> pd.DataFrame:
-        return timeline_frame(self.times, self.entities, self.metrics, self.values)
+
+class FairShareSimulation(Simulation):
+    """One run of a share policy on a tree: leaves' task state and counters.
+
+    Handlers: ``arrival`` (a leaf's tasks become pending), ``departure``
+    (pending tasks dropped, running ones killed), ``completion`` (one task
+    ends). After each instant one :func:`~.state.fill` pass; the timeline is
+    recorded by :class:`ShareRecorder`, an observer of every instant.
+    """
+
+    def __init__(self, tree: Tree, policy, *, progress: ProgressFn | None):
+        super().__init__(horizon=tree.horizon, progress=progress, total_work=sum(tree.tasks))
+        p = tree.leaf_count
+        self.tree = tree
+        self.state = ShareState(tree)
+        self.chooser = policy.chooser(tree)
+        self.counter = DecisionCounter()
+        self.running_events: list[set[int]] = [set() for _ in range(p)]
+        self.start_time = [np.nan] * p
+        self.end_time = [np.nan] * p
+        self.status = [OPEN] * p
+        self.completed = [0] * p
+        self.killed = [0] * p
+        self.not_run = [0] * p
+        self.epoch = [-1]
+        self.done_tasks = 0
+        self.util_area = [0.0] * len(tree.capacity)
+        self.on("arrival", self._arrival)
+        self.on("departure", self._departure)
+        self.on("completion", self._completion)
+        for leaf in range(p):
+            self.schedule(tree.arrival[leaf], Priority.ARRIVAL, "arrival", leaf)
+            if tree.departure[leaf] is not None:
+                self.schedule(tree.departure[leaf], Priority.DEPARTURE, "departure", leaf)
+
+    def _release(self, leaf: int) -> None:
+        t0 = scheduler_clock()
+        self.state.release(leaf)
+        self.chooser.released(self.state, leaf)
+        self.counter.seconds += scheduler_clock() - t0
+
+    def advance(self, time: float) -> None:
+        state, capacity, area, dt = self.state, self.tree.capacity, self.util_area, time - self.now
+        for j, (free, cap) in enumerate(zip(state.free, capacity)):
+            area[j] += dt * (cap - free) / cap
+
+    def _arrival(self, event) -> None:
+        self.state.add_pending(event.payload, self.tree.tasks[event.payload])
+
+    def _completion(self, event) -> None:
+        leaf = event.payload
+        self.running_events[leaf].discard(event.seq)
+        self._release(leaf)
+        self.completed[leaf] += 1
+        self.done_tasks += 1
+        state = self.state
+        if state.pending[leaf] == 0 and state.running[leaf] == 0 and self.status[leaf] == OPEN:
+            self.status[leaf] = "finished"
+            self.end_time[leaf] = self.now
+
+    def _departure(self, event) -> None:
+        leaf = event.payload
+        if self.status[leaf] != OPEN:
+            return
+        self.not_run[leaf] = self.state.drop_pending(leaf)
+        for seq in sorted(self.running_events[leaf]):
+            self.cancel_event(seq)
+            self._release(leaf)
+            self.killed[leaf] += 1
+        self.running_events[leaf].clear()
+        self.done_tasks += self.killed[leaf] + self.not_run[leaf]
+        self.status[leaf] = "departed"
+        self.end_time[leaf] = self.now
+
+    def after_instant(self, time: float) -> None:
+        duration = self.tree.duration
+        for leaf in fill(self.state, self.chooser, self.counter, self.epoch):
+            if np.isnan(self.start_time[leaf]):
+                self.start_time[leaf] = time
+            self.running_events[leaf].add(self.schedule(time + duration[leaf], Priority.COMPLETION, "completion",
+                                                        leaf))
+        self.progress.update(self.done_tasks)
 
 
 def simulate(tree: Tree, policy, *, progress: ProgressFn | None = None, record: bool = True):
@@ -104,94 +178,19 @@ def simulate(tree: Tree, policy, *, progress: ProgressFn | None = None, record: 
     With ``record=False`` the timeline stays empty (benchmarks measure the
     decision cost without the recording overhead).
     """
-    state = ShareState(tree)
-    chooser = policy.chooser(tree)
-    counter = DecisionCounter()
-    queue = EventQueue()
-    p = tree.leaf_count
+    sim = FairShareSimulation(tree, policy, progress=progress)
+    recorder = ShareRecorder(tree) if record else None
+    if recorder is not None:
+        sim.subscribe(INSTANT, recorder)
+    sim.run()
+    state, counter, p = sim.state, sim.counter, tree.leaf_count
+    status, completed, killed, not_run = sim.status, sim.completed, sim.killed, sim.not_run
+    start_time, end_time, util_area = sim.start_time, sim.end_time, sim.util_area
+    end = sim.now
     for leaf in range(p):
-        queue.push(tree.arrival[leaf], Priority.ARRIVAL, "arrival", leaf)
-        if tree.departure[leaf] is not None:
-            queue.push(tree.departure[leaf], Priority.DEPARTURE, "departure", leaf)
-
-    running_events: list[set[int]] = [set() for _ in range(p)]
-    start_time = [np.nan] * p
-    end_time = [np.nan] * p
-    status = ["unfinished"] * p
-    completed = [0] * p
-    killed = [0] * p
-    not_run = [0] * p
-    epoch = [-1]
-    recorder = _Recorder(tree) if record else None
-    total_tasks = sum(tree.tasks) or 1
-    done_tasks = 0
-    reported = -1.0
-    util_area = [0.0] * len(tree.capacity)
-    last_time = 0.0
-    horizon = tree.horizon
-    clock = perf_counter
-
-    def release(leaf: int) -> None:
-        t0 = clock()
-        state.release(leaf)
-        chooser.released(state, leaf)
-        counter.seconds += clock() - t0
-
-    while queue:
-        now = queue.peek_time()
-        if horizon is not None and now > horizon:
-            now = horizon
-        for j, (free, cap) in enumerate(zip(state.free, tree.capacity)):
-            util_area[j] += (now - last_time) * (cap - free) / cap
-        last_time = now
-        if now == horizon and queue.peek_time() > horizon:
-            break
-        for event in queue.pop_instant():
-            leaf = event.payload
-            if event.kind == "completion":
-                running_events[leaf].discard(event.seq)
-                release(leaf)
-                completed[leaf] += 1
-                done_tasks += 1
-                if state.pending[leaf] == 0 and state.running[leaf] == 0 and status[leaf] == "unfinished":
-                    status[leaf] = "finished"
-                    end_time[leaf] = now
-            elif event.kind == "arrival":
-                state.add_pending(leaf, tree.tasks[leaf])
-            elif event.kind == "departure":
-                if status[leaf] != "unfinished":
-                    continue
-                not_run[leaf] = state.drop_pending(leaf)
-                for seq in sorted(running_events[leaf]):
-                    queue.cancel(seq)
-                    release(leaf)
-                    killed[leaf] += 1
-                running_events[leaf].clear()
-                done_tasks += killed[leaf] + not_run[leaf]
-                status[leaf] = "departed"
-                end_time[leaf] = now
-        activity_before = epoch[0]
-        started = fill(state, chooser, counter, epoch)
-        for leaf in started:
-            if np.isnan(start_time[leaf]):
-                start_time[leaf] = now
-            running_events[leaf].add(queue.push(now + tree.duration[leaf], Priority.COMPLETION, "completion", leaf))
-        if recorder is not None:
-            if epoch[0] != activity_before:
-                weights = chooser.flat_weights()
-                if weights is not None:
-                    recorder.record_weights(now, weights, state)
-            recorder.record(now, state)
-        if progress is not None:
-            fraction = done_tasks / total_tasks
-            if fraction - reported >= 0.01:
-                reported = fraction
-                progress(min(fraction, 1.0))
-
-    end = last_time
-    for leaf in range(p):
-        if status[leaf] == "unfinished":
+        if status[leaf] == OPEN:
             not_run[leaf] = state.pending[leaf]
+            status[leaf] = "waiting" if np.isnan(start_time[leaf]) else "running"
 
     jobs = pd.DataFrame(
         {
@@ -217,15 +216,15 @@ def simulate(tree: Tree, policy, *, progress: ProgressFn | None = None, record: 
         }
     )
     rows = [
-        ("makespan", end, "s"),
+        ("makespan_s", end, "s"),
         ("decisions", counter.decisions, "tasks"),
-        ("scheduler_seconds", counter.seconds, "s"),
+        ("scheduler_cpu_s", counter.seconds, "s"),
         ("decisions_per_second", counter.decisions / counter.seconds if counter.seconds > 0 else 0.0, "1/s"),
         ("weight_recomputations", counter.activity_changes, "count"),
         ("tasks_completed", sum(completed), "tasks"),
         ("tasks_killed", sum(killed), "tasks"),
     ]
     for resource, area in zip(tree.resources, util_area):
-        rows.append((f"mean_utilization_{resource}", area / end if end > 0 else 0.0, "fraction"))
-    timeline = recorder.frame() if recorder is not None else timeline_frame([], [], [], [])
+        rows.append((f"utilisation_{resource}", area / end if end > 0 else 0.0, "share"))
+    timeline = recorder.rows.frame() if recorder is not None else timeline_frame([], [], [], [])
     return jobs, timeline, summary_frame(rows)

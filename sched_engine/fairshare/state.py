@@ -9,9 +9,9 @@ capacity constraint) is enforced in one place.
 
 from __future__ import annotations
 
-from time import perf_counter
 from typing import Protocol
 
+from ..core.loop import scheduler_clock
 from .model import Tree
 
 # Relative slack when comparing a demand with free capacity, so repeated
@@ -133,7 +133,7 @@ def fill(state: ShareState, chooser: ShareChooser, counter: DecisionCounter, epo
     task, in order (a leaf appears once per task).
     """
     started = []
-    clock = perf_counter
+    clock = scheduler_clock
     t0 = clock()
     if epoch[0] != state.activity_epoch:
         chooser.activity_changed(state)

@@ -325,3 +325,15 @@ class LibraPlacer:
                 return None
             size *= 2
         return None
+
+
+def _round_robin(scheme, rng: np.random.Generator) -> RoundRobinPlacer:
+    return RoundRobinPlacer(rng)
+
+
+def _libra(scheme, rng: np.random.Generator) -> LibraPlacer:
+    return LibraPlacer(scheme.candidate_fraction, scheme.tabu_iterations)
+
+
+PLACERS = {"round-robin": _round_robin, "libra": _libra}
+"""Placers by name: ``(scheme, rng) -> placer`` (a placer's ``place(app, state)`` returns machines or None)."""

@@ -1,6 +1,8 @@
 """The network engine's policy: one placement and one allocation (Sec. V's schemes).
 
-The registry lists the paper's four schemes as policies (baseline, DRF, HUG,
+Placers (:data:`.placement.PLACERS`) and allocators
+(:data:`.allocation.ALLOCATIONS`) are registered separately, each by name;
+a :class:`NetworkScheme` composes one of each by name. The registry lists the paper's four schemes as policies (baseline, DRF, HUG,
 Libra); each is a :class:`NetworkScheme` whose parameters can be overridden
 in ``policy_params``, e.g. Libra placement with DRF allocation::
 
@@ -9,10 +11,14 @@ in ``policy_params``, e.g. Libra placement with DRF allocation::
 
 from __future__ import annotations
 
-from ..core.registry import Parametrised
+import numpy as np
 
-PLACEMENTS = ("round-robin", "libra")
-ALLOCATION_NAMES = ("per-flow", "drf", "hug", "libra")
+from ..core.registry import Parametrised
+from .allocation import ALLOCATIONS
+from .placement import PLACERS
+
+PLACEMENTS = tuple(PLACERS)
+ALLOCATION_NAMES = tuple(ALLOCATIONS)
 
 
 class NetworkScheme(Parametrised):
@@ -29,3 +35,11 @@ class NetworkScheme(Parametrised):
         self.allocation = allocation
         self.candidate_fraction = candidate_fraction
         self.tabu_iterations = tabu_iterations
+
+    def placer(self, rng: np.random.Generator):
+        """The placer named by ``placement``, built for one run."""
+        return PLACERS[self.placement](self, rng)
+
+    def allocator(self):
+        """The allocation named by ``allocation``: ``(endpoints, flows, capacity, n_apps) -> rates``."""
+        return ALLOCATIONS[self.allocation]

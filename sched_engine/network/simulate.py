@@ -24,15 +24,16 @@ side of its flows on one link (see :mod:`.allocation`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from time import perf_counter
 from typing import Callable
 
 import numpy as np
 
-from ..core.events import EventQueue, Priority
-from .allocation import ALLOCATIONS, OUTSIDE, Endpoints, Flows, container_rates, isolation
+from ..core.events import Priority
+from ..core.loop import Simulation
+from ..core.observers import INSTANT
+from .allocation import OUTSIDE, Endpoints, Flows, container_rates, isolation
 from .model import Application, Cluster, flow_pairs
-from .placement import ClusterState, LibraPlacer, RoundRobinPlacer
+from .placement import ClusterState
 
 DONE = 1e-9  # an endpoint is finished when less than this share of its volume is left
 
@@ -122,73 +123,80 @@ class Trace:
     series: list = field(default_factory=list)  # (time, entity index, metric, value); entity < 0: cluster
     link_used: np.ndarray = None
     link_busy: np.ndarray = None
-    placement_seconds: list = field(default_factory=list)
     end_time: float = 0.0
 
 
 def make_placer(policy, rng: np.random.Generator):
-    if policy.placement == "libra":
-        return LibraPlacer(policy.candidate_fraction, policy.tabu_iterations)
-    return RoundRobinPlacer(rng)
+    """The scheme's placer for one run (tests put a fixed placement in its place)."""
+    return policy.placer(rng)
+
+
+class NetworkSimulation(Simulation):
+    """Applications' arrivals and departures on the kernel's loop (the steps of the module docstring).
+
+    Handlers: ``arrival`` (the application waits), ``departure`` (its CPU and
+    RAM are released). :meth:`advance` moves the flows; :meth:`after_instant`
+    admits, allocates and re-schedules each application's departure;
+    :class:`LinkRecorder`, an observer of every instant, records.
+    """
+
+    def __init__(self, cluster: Cluster, apps: list[Application], policy, placer, horizon: float | None,
+                 progress: Callable[[float], None] | None) -> None:
+        super().__init__(horizon=horizon, progress=progress, total_work=len(apps))
+        self.cluster, self.apps, self.placer = cluster, apps, placer
+        self.allocate = policy.allocator()
+        n_apps, n_links = len(apps), len(cluster.link_capacity)
+        self.trace = Trace(start=np.full(n_apps, np.nan), end=np.full(n_apps, np.nan), machines=[None] * n_apps,
+                           isolation_area=np.zeros(n_apps), isolation_min=np.full(n_apps, np.nan),
+                           link_used=np.zeros(n_links), link_busy=np.zeros(n_links))
+        self.cpu_free, self.ram_free = cluster.cpu.copy(), cluster.ram.copy()
+        self.waiting: list[int] = []
+        self.running: dict[int, Running] = {}
+        self.rates: dict[int, np.ndarray] = {}
+        self.current_isolation: dict[int, float] = {}
+        self.departed = 0
+        self.on("arrival", self._arrival)
+        self.on("departure", self._departure)
+        for i, app in enumerate(apps):
+            self.schedule(app.arrival, Priority.ARRIVAL, "arrival", i)
+
+    def advance(self, time: float) -> None:
+        _advance(self.trace, self.running, self.rates, self.current_isolation, self.now, time,
+                 len(self.cluster.link_capacity))
+
+    def _arrival(self, event) -> None:
+        self.waiting.append(event.payload)
+
+    def _departure(self, event) -> None:
+        i = event.payload
+        done = self.running.pop(i)
+        np.add.at(self.cpu_free, done.machines, self.apps[i].cpu)
+        np.add.at(self.ram_free, done.machines, self.apps[i].ram)
+        self.trace.end[i] = self.now
+        self.departed += 1
+
+    def after_instant(self, now: float) -> None:
+        apps, running, cluster, capacity = self.apps, self.running, self.cluster, self.cluster.link_capacity
+        _admit(apps, self.waiting, running, self.trace, self.placer, cluster, self.cpu_free, self.ram_free,
+               capacity, now)
+        self.rates, self.current_isolation = _allocate(apps, running, self.allocate, capacity)
+        for i, app_run in running.items():
+            if app_run.departure_seq >= 0:
+                self.cancel_event(app_run.departure_seq)
+            left = app_run.unfinished()
+            finish = now + (float((app_run.remaining[left] / self.rates[i][left]).max()) if left.any() else 0.0)
+            app_run.departure_seq = self.schedule(finish, Priority.DEPARTURE, "departure", i)
+        self.progress.update(self.departed)
 
 
 def simulate(cluster: Cluster, apps: list[Application], policy, rng: np.random.Generator,
              horizon: float | None = None, progress: Callable[[float], None] | None = None) -> Trace:
     """Run the applications on the cluster under ``policy`` (placement + allocation)."""
-    allocate = ALLOCATIONS[policy.allocation]
-    placer = make_placer(policy, rng)
-    n_apps = len(apps)
-    capacity = cluster.link_capacity
-    n_links = len(capacity)
-    trace = Trace(start=np.full(n_apps, np.nan), end=np.full(n_apps, np.nan), machines=[None] * n_apps,
-                  isolation_area=np.zeros(n_apps), isolation_min=np.full(n_apps, np.nan),
-                  link_used=np.zeros(n_links), link_busy=np.zeros(n_links))
-    cpu_free, ram_free = cluster.cpu.copy(), cluster.ram.copy()
-    queue = EventQueue()
-    for i, app in enumerate(apps):
-        queue.push(app.arrival, Priority.ARRIVAL, "arrival", i)
-    waiting: list[int] = []
-    running: dict[int, Running] = {}
-    rates: dict[int, np.ndarray] = {}
-    current_isolation: dict[int, float] = {}
-    last_utilisation = np.full(n_links, np.nan)
-    now = 0.0
-    departed = 0
-
-    while queue:
-        next_time = queue.peek_time()
-        if horizon is not None and next_time > horizon:
-            _advance(trace, running, rates, current_isolation, now, horizon, n_links)
-            now = horizon
-            break
-        _advance(trace, running, rates, current_isolation, now, next_time, n_links)
-        now = next_time
-        for event in queue.pop_instant():
-            i = event.payload
-            if event.kind == "departure":
-                done = running.pop(i)
-                np.add.at(cpu_free, done.machines, apps[i].cpu)
-                np.add.at(ram_free, done.machines, apps[i].ram)
-                trace.end[i] = now
-                departed += 1
-            else:
-                waiting.append(i)
-        _admit(apps, waiting, running, trace, placer, cluster, cpu_free, ram_free, capacity, now)
-        rates, current_isolation = _allocate(apps, running, allocate, capacity)
-        for i, app_run in running.items():
-            if app_run.departure_seq >= 0:
-                queue.cancel(app_run.departure_seq)
-            left = app_run.unfinished()
-            finish = now + (float((app_run.remaining[left] / rates[i][left]).max()) if left.any() else 0.0)
-            app_run.departure_seq = queue.push(finish, Priority.DEPARTURE, "departure", i)
-        state = _state(running, apps, cluster, cpu_free, ram_free, capacity)
-        bottleneck = float(max(state.up_load.max(), state.down_load.max()))
-        last_utilisation = _record(trace, running, rates, current_isolation, capacity, now, last_utilisation,
-                                   len(waiting), bottleneck)
-        if progress is not None:
-            progress(departed / max(n_apps, 1))
-    trace.end_time = now
-    return trace
+    sim = NetworkSimulation(cluster, apps, policy, make_placer(policy, rng), horizon, progress)
+    sim.subscribe(INSTANT, LinkRecorder(len(cluster.link_capacity)))
+    sim.run()
+    sim.trace.end_time = sim.now
+    return sim.trace
 
 
 def _advance(trace: Trace, running, rates, current_isolation, start: float, end: float, n_links: int) -> None:
@@ -241,9 +249,7 @@ def _admit(apps, waiting: list, running: dict, trace: Trace, placer, cluster: Cl
     for i in list(waiting):
         if state is None:
             state = _state(running, apps, cluster, cpu_free, ram_free, capacity)
-        started = perf_counter()
         machines = placer.place(apps[i], state)
-        trace.placement_seconds.append(perf_counter() - started)
         if machines is None:
             continue
         waiting.remove(i)
@@ -295,6 +301,21 @@ def _allocate(apps, running: dict, allocate, capacity) -> tuple[dict, dict]:
         rates[i] = full
     current = {i: float(guarantee[n]) for n, i in enumerate(order) if not np.isnan(guarantee[n])}
     return rates, current
+
+
+class LinkRecorder:
+    """Observer of every instant: each application's isolation, the links whose utilisation changed,
+    the running and waiting applications and the bottleneck's demand-based load, into ``trace.series``."""
+
+    def __init__(self, n_links: int) -> None:
+        self.last_utilisation = np.full(n_links, np.nan)
+
+    def __call__(self, sim: NetworkSimulation, now: float) -> None:
+        running, capacity = sim.running, sim.cluster.link_capacity
+        state = _state(running, sim.apps, sim.cluster, sim.cpu_free, sim.ram_free, capacity)
+        bottleneck = float(max(state.up_load.max(), state.down_load.max()))
+        self.last_utilisation = _record(sim.trace, running, sim.rates, sim.current_isolation, capacity, now,
+                                        self.last_utilisation, len(sim.waiting), bottleneck)
 
 
 def _record(trace: Trace, running: dict, rates: dict, current_isolation: dict, capacity, now: float,

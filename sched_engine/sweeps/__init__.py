@@ -29,8 +29,8 @@ parameters take the kind's defaults (:data:`KINDS`). Four kinds:
     ``failures`` (a failure trace, ``synthetic`` or ``none``),
     ``requirement_share`` (EXT-REQ without recorded requirements: the share
     of jobs given one random cluster property), ``estimates``. Metrics:
-    ``avg_response_s``, ``avg_slowdown``, ``avg_bounded_slowdown_tau10``,
-    ``avg_wait_s``, ``killed``, ``cancelled``, ``scheduler_cpu_s``.
+    ``mean_response_s``, ``mean_slowdown``, ``mean_bounded_slowdown_tau10``,
+    ``mean_wait_s``, ``killed``, ``cancelled``, ``scheduler_cpu_s``.
 ``libra-intervals``
     Libra against the other network schemes over Poisson mean arrival
     ``intervals`` (Libra paper, Fig. 6): ``schemes``, ``width``, ``machines``

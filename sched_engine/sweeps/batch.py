@@ -24,7 +24,7 @@ DEFAULTS = {
 VARIANTS = {  # name: (machine failures, job requirements) -- Klusáček & Rudová §5
     "BASIC": (False, False), "EXT-FAIL": (True, False), "EXT-REQ": (False, True), "EXT-ALL": (True, True),
 }
-METRICS = ("avg_response_s", "avg_slowdown", "avg_bounded_slowdown_tau10", "avg_wait_s", "killed",
+METRICS = ("mean_response_s", "mean_slowdown", "mean_bounded_slowdown_tau10", "mean_wait_s", "killed",
            "cancelled", "scheduler_cpu_s")
 #: Engine field prefix -> the sweep parameter it comes from.
 FIELDS = {"model.trace": "trace", "model.machines_path": "machines", "model.failures": "failures",

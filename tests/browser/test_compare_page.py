@@ -38,7 +38,7 @@ def test_two_batch_runs_side_by_side_with_differences_and_overlay(dash_duo, tmp_
     dash_duo.wait_for_contains_text(f"#{page.TABLE}", "Δ% #2 easy", timeout=TIMEOUT)
     assert "#1 fcfs: batch · fcfs · BASIC · hpc2n-excerpt.swf" in dash_duo.find_element(f"#{page.MESSAGE}").text
     table = dash_duo.find_element(f"#{page.TABLE}").text
-    assert "avg_wait_s" in table and "avg_slowdown" in table
+    assert "mean_wait_s" in table and "mean_slowdown" in table
     dash_duo.wait_for_element(f"#{page.OVERLAY} .scatterlayer .trace:nth-child(2)", timeout=TIMEOUT)
     dash_duo.driver.set_window_size(1500, 1400)
     save_screenshot(dash_duo.driver, "screenshot-compare.png")

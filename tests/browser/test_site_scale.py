@@ -131,7 +131,7 @@ def test_a_200000_job_run_stays_within_the_payload_budget_and_zooming_shows_each
         f"Plotly.relayout(document.querySelector('#{page.QUEUE} .js-plotly-plot'), "
         "{'xaxis.range[0]': 500, 'xaxis.range[1]': 502});")
     dash_duo.wait_for_contains_text(f"#{page.WINDOW_MSG}", "window 500.0–502.0 h", timeout=TIMEOUT)
-    _wait_until(dash_duo, f"{gantt}.data.some(t => t.type === 'bar' && t.name === 'completed')")
+    _wait_until(dash_duo, f"{gantt}.data.some(t => t.type === 'bar' && t.name === 'finished')")
     largest = max(size for size, _ in responses)
     assert largest <= BUDGET_BYTES, f"largest response {largest / 2**20:.1f} MB"
     assert dash_duo.get_logs() == []

@@ -1,0 +1,105 @@
+"""Conservative backfilling (Klusáček & Rudová §5; Mu'alem & Feitelson 2001)."""
+
+from __future__ import annotations
+
+import heapq
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from ...core.registry import Parametrised
+from ..profile import Profile
+from ..simulate import WAITING
+from .decisions import NO_DECISIONS, Cancel, Decision, Reserve, Start, Wake
+from .queue import NO_RESERVATION
+
+
+class Conservative(Parametrised):
+    """Conservative backfilling (Mu'alem & Feitelson 2001): a reservation for every job.
+
+    An arriving job is reserved at its earliest start in the per-cluster CPU
+    profiles (``Profile``), given every earlier reservation -- the schedule
+    (§5). Reservations never move later for later arrivals. When a cluster's
+    capacity changes (failure, restart) or a job ends before its estimate,
+    the jobs reserved on that cluster are re-backfilled in their order
+    (§5); the others keep theirs. A job that cannot be reserved anywhere is
+    cancelled.
+    """
+
+    def __init__(self):
+        pass
+
+    def bind(self, sim) -> None:
+        self.sim = sim
+        self.profiles = [Profile.from_running(0.0, c, sim.procs) for c in sim.clusters]
+        # Per cluster, the jobs reserved on it in priority order. A job that
+        # started keeps its entry until the list is compacted: the waiting
+        # jobs are exactly those in ``reserved``.
+        self.order: list[list[int]] = [[] for _ in sim.clusters]
+        self.started_entries = [0] * len(sim.clusters)
+        self.reserved: dict[int, tuple[float, int]] = {}  # job -> (start, cluster)
+        self.due: list[tuple[float, int]] = []  # heap of (start, job); stale entries skipped
+
+    def arrive(self, job: int, now: float) -> Iterator[Decision]:
+        return self._place(job, now)
+
+    def job_ended(self, cluster: int, now: float, early: bool) -> Iterable[Decision]:
+        return self._rebackfill(cluster, now) if early else NO_DECISIONS
+
+    def capacity_changed(self, cluster: int, now: float) -> Iterator[Decision]:
+        return self._rebackfill(cluster, now)
+
+    def schedule(self, now: float) -> Iterator[Decision]:
+        sim, due = self.sim, self.due
+        while due and due[0][0] <= now:
+            start, job = heapq.heappop(due)
+            if sim.status[job] != WAITING or self.reserved.get(job, (None,))[0] != start:
+                continue
+            _, cluster = self.reserved.pop(job)
+            self.started_entries[cluster] += 1
+            if self.started_entries[cluster] * 2 > len(self.order[cluster]):
+                self._compact(cluster)
+            yield Start(job, cluster)
+
+    # --- the schedule ----------------------------------------------------------------------------
+
+    def _place(self, job: int, now: float) -> Iterator[Decision]:
+        """Reserve ``job`` at its earliest start over its clusters; cancel it if none can hold it."""
+        sim = self.sim
+        procs, duration = sim.procs[job], sim.estimate[job]
+        best = None
+        for c in sim.candidates[job]:
+            start = self.profiles[c].earliest(now, procs, duration, np.inf if best is None else best[0])
+            if start is not None:
+                best = (start, c)   # strictly earlier than the best so far (§5 tie rule: first listed wins)
+        if best is None:
+            yield Cancel(job, NO_RESERVATION)
+            return
+        start, cluster = best
+        self.profiles[cluster].reserve(start, start + duration, procs)
+        self.order[cluster].append(job)
+        self.reserved[job] = (start, cluster)
+        heapq.heappush(self.due, (start, job))
+        yield Reserve(job, start, cluster)
+        yield Wake(start)
+
+    def _fresh_profile(self, cluster: int, now: float) -> Profile:
+        sim = self.sim
+        return Profile.from_running(now, sim.clusters[cluster], sim.procs)
+
+    def _compact(self, cluster: int) -> list[int]:
+        """Drop the entries of started jobs from ``order[cluster]``; returns the list."""
+        reserved = self.reserved
+        self.order[cluster] = [job for job in self.order[cluster] if job in reserved]
+        self.started_entries[cluster] = 0
+        return self.order[cluster]
+
+    def _rebackfill(self, cluster: int, now: float) -> Iterator[Decision]:
+        """Re-plan, in their order, the jobs reserved on ``cluster`` (§5)."""
+        jobs = self._compact(cluster)
+        self.order[cluster] = []
+        self.profiles[cluster] = self._fresh_profile(cluster, now)
+        for job in jobs:
+            del self.reserved[job]
+        for job in jobs:
+            yield from self._place(job, now)

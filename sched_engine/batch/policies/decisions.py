@@ -1,0 +1,48 @@
+"""What a batch policy decides, as data: the engine applies each record as the policy yields it.
+
+A policy's hooks return an iterable of these records (usually a
+generator); :meth:`sched_engine.batch.simulate.BatchSimulation.apply`
+carries each one out before the policy goes on, so the policy reads the
+clusters as its earlier decisions left them. Policies never call the
+simulation.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Union
+
+
+class Start(NamedTuple):
+    """Start ``job`` now on cluster ``cluster`` (it fits there now)."""
+
+    job: int
+    cluster: int
+
+
+class Cancel(NamedTuple):
+    """Drop waiting ``job`` from the queue for good, for ``reason``."""
+
+    job: int
+    reason: str
+
+
+class Reserve(NamedTuple):
+    """``job`` is planned to start at ``start`` on ``cluster`` (EASY: the head's shadow time).
+
+    A record of the plan; the engine keeps it in its decision log when
+    asked to. A pass at that time is asked for with :class:`Wake`.
+    """
+
+    job: int
+    start: float
+    cluster: int
+
+
+class Wake(NamedTuple):
+    """Make a scheduling pass at ``time`` even if nothing else happens then."""
+
+    time: float
+
+
+Decision = Union[Start, Cancel, Reserve, Wake]
+NO_DECISIONS: tuple[Decision, ...] = ()

@@ -1,0 +1,224 @@
+"""EASY backfilling (Klusáček & Rudová §5; Lifka 1995; Mu'alem & Feitelson 2001)."""
+
+from __future__ import annotations
+
+import bisect
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from .decisions import NO_DECISIONS, Cancel, Decision, Reserve, Start
+from .queue import NO_RESERVATION, QueuePolicy
+
+
+class EASY(QueuePolicy):
+    """EASY backfilling (Lifka 1995; Mu'alem & Feitelson 2001), textbook form.
+
+    When the head cannot start it gets a reservation at its shadow time: the
+    earliest estimated end of running jobs after which enough CPUs are free
+    on a suitable cluster (earliest over clusters, §5 tie rule). A later job
+    may start now iff it fits now and does not delay that reservation: it
+    runs on another cluster, or ends (by its estimate) by the shadow time, or
+    uses no more than the CPUs left over at the shadow time ("extra").
+    Reservation invariant: no backfilled job ever makes the head start later
+    than its reservation.
+    """
+
+    def __init__(self):
+        pass
+
+    def bind(self, sim) -> None:
+        super().bind(sim)
+        self.reservation: tuple[float, int, int] | None = None  # shadow, cluster, extra CPUs
+        self.reserved_job = -1
+        self.reservation_stale = True
+        self.sizes: list[int] = []  # distinct sizes (CPUs) of the queue's jobs, ascending
+        self.buckets: dict[int, _Positions] = {}
+
+    def job_ended(self, cluster: int, now: float, early: bool) -> Sequence[Decision]:
+        self.resources_changed = True
+        # A job ending at its estimate leaves the head's shadow time and extra
+        # CPUs unchanged (its CPUs move from "freed by the shadow time" to
+        # "free now"); one ending early frees them sooner than reserved.
+        self.reservation_stale |= early
+        return NO_DECISIONS
+
+    def capacity_changed(self, cluster: int, now: float) -> Sequence[Decision]:
+        self.resources_changed = True
+        self.reservation_stale = True
+        return NO_DECISIONS
+
+    def schedule(self, now: float) -> Iterator[Decision]:
+        queue = self.queue
+        first_new = len(queue) - self.new_jobs
+        self.new_jobs = 0
+        if self.resources_changed or self.reservation is None or first_new <= self.head:
+            yield from self._start_heads(now)
+            if self.head < len(queue) and (self.reservation_stale or queue[self.head] != self.reserved_job):
+                self.reservation = None
+            while self.head < len(queue) and self.reservation is None:
+                self.reservation = self._reserve(queue[self.head])
+                if self.reservation is not None:
+                    self.reserved_job = queue[self.head]
+                    self.reservation_stale = False
+                    yield Reserve(self.reserved_job, self.reservation[0], self.reservation[1])
+                    break
+                yield Cancel(queue[self.head], NO_RESERVATION)
+                self._remove(self.head)
+                yield from self._start_heads(now)
+            if self.head >= len(queue):
+                self.reservation = None
+            low = self.head + 1
+        else:
+            # Nothing was freed since the last pass: the jobs already scanned
+            # still cannot start, so only the newcomers are candidates.
+            low = first_new
+        self.resources_changed = False
+        if self.reservation is not None and low < len(queue):
+            yield from self._backfill(low, now)
+        self._compact()
+
+    def _reserve(self, job: int) -> tuple[float, int, int] | None:
+        best = None
+        procs = self.sim.procs[job]
+        for c in self.sim.candidates[job]:
+            shadow = self.sim.clusters[c].shadow(procs, self.sim.procs)
+            if shadow is not None and (best is None or shadow[0] < best[0]):
+                best = (shadow[0], c, shadow[1])
+        return best
+
+    # --- the waiting jobs indexed by size ---------------------------------------------------------
+    # Under a long backlog almost every waiting job is larger than the CPUs
+    # free now (RICC on 806 CPUs: ~150,000 waiting, typically 1 CPU free), so
+    # a scan of the queue tail finds its candidate tens of thousands of
+    # entries in. Each distinct size keeps the queue positions of its jobs in
+    # order ("bucket"); a pass reads only the buckets of sizes that fit now,
+    # which makes its cost follow the jobs that could start, not the backlog.
+
+    def _enqueue(self, job: int) -> None:
+        super()._enqueue(job)
+        size = int(self.sim.procs[job])
+        bucket = self.buckets.get(size)
+        if bucket is None:
+            bucket = self.buckets[size] = _Positions()
+            bisect.insort(self.sizes, size)
+        bucket.append(len(self.queue) - 1)
+
+    def _compact(self) -> bool:
+        if not super()._compact():
+            return False
+        self._index_queue()   # positions changed
+        return True
+
+    def _index_queue(self) -> None:
+        """Rebuild the buckets from the (compacted) queue."""
+        size_of = self.q_procs[: len(self.queue)].astype(np.int64)
+        order = np.argsort(size_of, kind="stable")
+        sizes, firsts = np.unique(size_of[order], return_index=True)
+        self.sizes = sizes.tolist()
+        self.buckets = {size: _Positions(positions)
+                        for size, positions in zip(self.sizes, np.split(order, firsts[1:]))}
+
+    def _first_candidate(self, low: int, max_free: int, any_length: int, limit: float) -> int:
+        """Queue position of the first live job at or after ``low`` that may start now, or -1.
+
+        "May start": needs at most ``max_free`` CPUs and either at most
+        ``any_length`` CPUs or an estimate of at most ``limit`` -- the
+        necessary condition of :meth:`_backfill`, read bucket by bucket.
+        """
+        best = -1
+        for size in self.sizes[: bisect.bisect_right(self.sizes, max_free)]:
+            found = self.buckets[size].first(low, best, self.q_procs,
+                                             None if size <= any_length else (self.q_estimate, limit))
+            if found >= 0:
+                best = found
+        return best
+
+    def _backfill(self, low: int, now: float) -> Iterator[Decision]:
+        """Backfill selection: start, in queue order, every job after the head that fits now and spares
+        the reservation."""
+        sim, queue = self.sim, self.queue
+        clusters, procs_of, estimate, candidates_of = sim.clusters, sim.procs, sim.estimate, sim.candidates
+        shadow, reserved_cluster, extra = self.reservation
+        position = low
+        while position < len(queue):
+            free = [c.free_total for c in clusters]
+            max_free = max(free)
+            if max_free == 0:
+                break
+            # Necessary condition to start now: fits the largest free block, and
+            # either ends by the shadow time, fits in the extra CPUs, or fits on
+            # another cluster. The job it finds is then checked exactly,
+            # cluster by cluster.
+            max_free_other = max((f for i, f in enumerate(free) if i != reserved_cluster), default=0)
+            position = self._first_candidate(position, max_free, max(extra, max_free_other), shadow - now)
+            if position < 0:
+                break
+            job = queue[position]
+            need = procs_of[job]
+            ends_by_shadow = now + estimate[job] <= shadow
+            for c in candidates_of[job]:
+                if clusters[c].free_total < need:
+                    continue
+                if c == reserved_cluster and not ends_by_shadow:
+                    if need > extra:
+                        continue
+                    extra -= need
+                yield Start(job, c)
+                self._remove(position)
+                break
+            position += 1
+        self.reservation = (shadow, reserved_cluster, extra)
+
+
+class _Positions:
+    """Ascending queue positions of the waiting jobs of one size (a growable array).
+
+    Entries of jobs that left the queue stay until the queue is compacted;
+    ``live_from`` skips those at the front for good.
+    """
+
+    __slots__ = ("positions", "length", "live_from")
+
+    def __init__(self, positions: np.ndarray | None = None):
+        # Given positions come ascending (a stable sort by size keeps queue order within a size).
+        self.positions = np.empty(16, dtype=np.int64) if positions is None else positions
+        self.length = 0 if positions is None else len(positions)
+        self.live_from = 0
+
+    def append(self, position: int) -> None:
+        if self.length == len(self.positions):
+            self.positions = np.resize(self.positions, 2 * self.length)
+        self.positions[self.length] = position
+        self.length += 1
+
+    def first(self, low: int, before: int, q_procs: np.ndarray, length_limit) -> int:
+        """The first live position in ``[low, before)`` (``before`` < 0: no bound) whose job meets
+        ``length_limit`` (``None``, or ``(estimates, limit)``: estimate ≤ limit); -1 if none.
+
+        Reads the positions in growing chunks, so the cost follows the
+        distance to the answer.
+        """
+        positions, length = self.positions, self.length
+        start = self.live_from
+        while start < length and q_procs[positions[start]] == np.inf:
+            start += 1
+        self.live_from = start
+        if start < length and positions[start] < low:
+            start = int(positions[start:length].searchsorted(low)) + start
+        chunk = 32
+        while start < length:
+            stop = min(start + chunk, length)
+            window = positions[start:stop]
+            ok = q_procs[window] != np.inf
+            if length_limit is not None:
+                estimates, limit = length_limit
+                ok &= estimates[window] <= limit
+            hit = int(ok.argmax())
+            if ok[hit]:
+                found = int(window[hit])
+                return found if before < 0 or found < before else -1
+            if 0 <= before <= int(window[-1]):
+                return -1
+            start, chunk = stop, chunk * 4
+        return -1

@@ -1,0 +1,110 @@
+"""The arrival-ordered queue FCFS-like policies share (FCFS, FCFS-LB, EASY)."""
+
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from ...core.registry import Parametrised
+from ..simulate import WAITING
+from .decisions import NO_DECISIONS, Cancel, Decision, Start
+
+NO_RESERVATION = "no reservation possible on the machines that are up"
+
+
+class QueuePolicy(Parametrised):
+    """Waiting jobs in arrival order, and starting the queue's heads while they fit.
+
+    The queue is an append-only list with lazy deletion: started or
+    cancelled jobs stay in place as dead entries (``procs`` set to infinity
+    in the parallel numpy arrays) until more than half are dead, then it is
+    compacted. ``head`` is the position of the first live job.
+    """
+
+    def bind(self, sim) -> None:
+        self.sim = sim
+        self.queue: list[int] = []
+        self.q_procs = np.empty(1024)
+        self.q_estimate = np.empty(1024)
+        self.head = 0
+        self.dead = 0
+        self.new_jobs = 0
+        self.resources_changed = True
+
+    def arrive(self, job: int, now: float) -> Sequence[Decision]:
+        self._enqueue(job)
+        return NO_DECISIONS
+
+    def _enqueue(self, job: int) -> None:
+        position = len(self.queue)
+        if position == len(self.q_procs):
+            self.q_procs = np.resize(self.q_procs, 2 * position)
+            self.q_estimate = np.resize(self.q_estimate, 2 * position)
+        self.q_procs[position] = self.sim.procs[job]
+        self.q_estimate[position] = self.sim.estimate[job]
+        self.queue.append(job)
+        self.new_jobs += 1
+
+    def job_ended(self, cluster: int, now: float, early: bool) -> Sequence[Decision]:
+        self.resources_changed = True
+        return NO_DECISIONS
+
+    def capacity_changed(self, cluster: int, now: float) -> Sequence[Decision]:
+        self.resources_changed = True
+        return NO_DECISIONS
+
+    def _remove(self, position: int) -> None:
+        self.q_procs[position] = np.inf
+        self.dead += 1
+        if position == self.head:
+            queue, status = self.queue, self.sim.status
+            while self.head < len(queue) and status[queue[self.head]] != WAITING:
+                self.head += 1
+
+    def _compact(self) -> bool:
+        """Drop the dead entries once more than half are dead; returns whether it did."""
+        if self.dead * 2 <= len(self.queue) or self.dead < 64:
+            return False
+        live = np.flatnonzero(np.isfinite(self.q_procs[: len(self.queue)]))
+        self.queue = [self.queue[i] for i in live.tolist()]
+        size = max(1024, 2 * len(self.queue))
+        procs, estimate = np.empty(size), np.empty(size)
+        procs[: len(live)] = self.q_procs[live]
+        estimate[: len(live)] = self.q_estimate[live]
+        self.q_procs, self.q_estimate = procs, estimate
+        self.head = 0
+        self.dead = 0
+        return True
+
+    def _fits_now(self, job: int) -> list[int]:
+        procs = self.sim.procs[job]
+        clusters = self.sim.clusters
+        return [c for c in self.sim.candidates[job] if clusters[c].free_total >= procs]
+
+    def _can_ever_fit(self, job: int) -> bool:
+        procs = self.sim.procs[job]
+        return any(self.sim.clusters[c].up_total >= procs for c in self.sim.candidates[job])
+
+    def _start_heads(self, now: float) -> Iterator[Decision]:
+        """Start queue heads while they fit; stop at the first blocked one.
+
+        A head that cannot fit even on every up machine of its clusters is
+        cancelled (§5: jobs that cannot get a reservation are cancelled).
+        """
+        queue = self.queue
+        while self.head < len(queue):
+            position = self.head
+            job = queue[position]
+            fits = self._fits_now(job)
+            if fits:
+                yield Start(job, self.choose(fits))
+            elif not self._can_ever_fit(job):
+                yield Cancel(job, NO_RESERVATION)
+            else:
+                return
+            self._remove(position)
+
+    def choose(self, fits: Sequence[int]) -> int:
+        """Cluster choice: the cluster for a job that fits now on each of ``fits`` (in preference order)."""
+        return fits[0]

@@ -1,0 +1,75 @@
+"""The result vocabulary: the mapping from former names, and every engine's frames within the declared names."""
+
+import numpy as np
+import pandas as pd
+
+from sched_engine.core import records
+
+
+def test_former_statuses_metrics_and_units_map_to_the_current_ones():
+    jobs = pd.DataFrame({"status": pd.Series(["completed", "unfinished", "unfinished", "killed"], dtype="string"),
+                         "start_time": [0.0, 5.0, np.nan, 1.0]})
+    assert records.migrate_jobs(jobs)["status"].tolist() == ["finished", "running", "waiting", "killed"]
+    timeline = pd.DataFrame({"metric": pd.Series(["utilization", "dominant_share"], dtype="string")})
+    assert records.migrate_timeline(timeline)["metric"].tolist() == ["utilisation", "dominant_share"]
+    summary = pd.DataFrame({"metric": pd.Series(["makespan", "mean_utilization_cpu", "avg_wait_s", "jobs"],
+                                                dtype="string"),
+                            "value": [1.0, 0.5, 2.0, 3.0],
+                            "unit": pd.Series(["s", "fraction", "s", "jobs"], dtype="string")})
+    migrated = records.migrate_summary(summary)
+    assert migrated["metric"].tolist() == ["makespan_s", "utilisation_cpu", "mean_wait_s", "jobs"]
+    assert migrated["unit"].tolist() == ["s", "share", "s", "jobs"]
+    assert migrated["value"].tolist() == summary["value"].tolist()
+
+
+def test_every_current_name_is_declared_once_and_no_former_name_is_current():
+    for engine, metrics in records.SUMMARY_METRICS.items():
+        assert not set(metrics) & set(records.LEGACY_NAMES["summary"]), engine
+    for engine, metrics in records.TIMELINE_METRICS.items():
+        assert not set(metrics) & set(records.LEGACY_NAMES["timeline"]), engine
+    assert not set(records.STATUSES) & set(records.LEGACY_NAMES["status"])
+
+
+def _runs():
+    """One run of every registered policy on a small preset or sample of its engine."""
+    import json
+    from pathlib import Path
+
+    from sched_engine import run_scenario
+    from sched_engine.elastic.presets import two_job_model
+    from sched_engine.fairshare.presets import fig4_model
+    from sched_engine.network.presets import fig1_model
+    from sched_engine.registry import REGISTRY
+
+    batch = json.loads((Path(__file__).parents[1] / "sample_traces" / "batch-hpc2n.scenario.json").read_text())
+    models = {"fairshare": fig4_model(), "network": fig1_model(), "elastic": two_job_model(),
+              "batch": {**batch["model"], "trace": {**batch["model"]["trace"], "max_jobs": 150}}}
+    for engine, model in models.items():
+        for entry in REGISTRY.policies(engine):
+            yield engine, run_scenario({"engine": engine, "policy": entry.name, "model": model, "seed": 1})
+
+
+def test_every_engine_uses_only_the_declared_columns_statuses_and_metrics():
+    for engine, result in _runs():
+        jobs, timeline, summary = result.jobs, result.timeline, result.summary
+        declared = {**records.JOBS_COMMON, **records.JOBS_COLUMNS[engine]}
+        assert set(jobs.columns) == set(declared), engine
+        assert {c: str(t) for c, t in jobs.dtypes.items()} == {c: f.kind for c, f in declared.items()}, engine
+        assert set(jobs["status"]) <= set(records.STATUSES), engine
+        assert set(timeline["metric"]) <= set(records.TIMELINE_METRICS[engine]), engine
+        metrics = records.SUMMARY_METRICS[engine]
+        for name, unit in zip(summary["metric"], summary["unit"]):
+            pattern = name if name in metrics else next(
+                (m for m in metrics if "<" in m and name.startswith(m.split("<")[0])), None)
+            assert pattern is not None, (engine, name)
+            assert unit == metrics[pattern].kind, (engine, name, unit)
+
+
+def test_the_results_page_documents_every_declared_name():
+    from pathlib import Path
+
+    page = (Path(__file__).parents[1] / "docs" / "results.md").read_text()
+    names = [*records.STATUSES, *records.JOBS_COMMON]
+    for table in (records.JOBS_COLUMNS, records.TIMELINE_METRICS, records.SUMMARY_METRICS):
+        names += [name for engine in table.values() for name in engine]
+    assert [name for name in names if f"`{name}`" not in page] == []
