@@ -119,7 +119,7 @@ def fairshare_capacity(result) -> None:
     for resource in model["resources"]:
         per_task = pd.Series({leaf: demand[leaf].get(resource["name"], 0.0) for leaf in running.columns})
         assert (running * per_task).sum(axis=1).max() <= resource["capacity"] * (1 + 1e-9), resource["name"]
-    assert levels(result.timeline, "utilization").to_numpy().max() <= 1 + 1e-9
+    assert levels(result.timeline, "utilisation").to_numpy().max() <= 1 + 1e-9
 
 
 def batch_capacity(result) -> None:
