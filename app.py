@@ -20,14 +20,15 @@ from components import (
     batch_page,
     compare_page,
     elastic_page,
-    fairshare_page,
     gallery_page,
+    home_page,
     network_page,
     scenario_page,
     shell,
     sweep_page,
     workspace_page,
 )
+from components.pages import Page, Services, fairshare
 from components.scaleout import celery_app as scaleout
 from components.services import downloads, image_export, request_guard
 from components.services.data_check import open_job_store, skipped_files
@@ -37,6 +38,24 @@ from components.services.run_cap import install_client_cookie, max_runs_per_clie
 from components.services.runs import ResultCache, ResultStoreUnreachable
 from components.services.uploads import UploadStore, max_upload_bytes
 from components.services.workspace import SAMPLE_TRACES, ScenarioStore
+
+#: Every page, in the navigation's order: the one list the shell's routes and the callbacks come from.
+PAGES = [
+    Page("/", None, home_page.layout, lambda app, services: None),
+    fairshare.PAGE,
+    Page("/batch", "Batch & failures", batch_page.layout,
+         lambda app, s: batch_page.register_callbacks(app, s.results, s.uploads)),
+    Page("/network", "Network isolation", network_page.layout,
+         lambda app, s: network_page.register_callbacks(app, s.results, s.uploads)),
+    Page("/memory", "Memory elasticity", elastic_page.layout,
+         lambda app, s: elastic_page.register_callbacks(app, s.results, s.uploads)),
+    Page("/compare", "Compare", compare_page.layout, lambda app, s: compare_page.register_callbacks(app, s.results)),
+    Page("/gallery", "Gallery", gallery_page.layout, lambda app, s: gallery_page.register_callbacks(app, s.results)),
+    Page("/workspace", "Workspace", workspace_page.layout,
+         lambda app, s: workspace_page.register_callbacks(app, s.results, s.uploads, s.scenarios, skipped=s.skipped)),
+    Page("/sweeps", "Sweeps", sweep_page.layout, lambda app, s: sweep_page.register_callbacks(app, s.sweeps),
+         layout_for_query=lambda query: sweep_page.layout((query.get("kind") or [None])[0])),
+]
 
 
 def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
@@ -59,21 +78,17 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     results = ResultCache(data / "results", redis_url=url)
     uploads = UploadStore(data / "uploads", max_bytes=max_upload_bytes())
     scenarios = ScenarioStore(data / "scenarios", input_roots=(data / "uploads", SAMPLE_TRACES))
-    app.layout = shell.layout()
-    shell.register_callbacks(app)
+    services = Services(results=results, uploads=uploads, scenarios=scenarios,
+                        sweeps=sweep_page.SweepStore(data / "sweeps"),
+                        skipped=lambda: skipped_files(data, scenarios, results, uploads))
+    app.layout = shell.layout(PAGES)
+    shell.register_callbacks(app, PAGES)
     image_export.register(app.server)
     install_client_cookie(app.server)
     downloads.register(app.server, results)
-    fairshare_page.register_callbacks(app, results, uploads)
-    batch_page.register_callbacks(app, results, uploads)
-    network_page.register_callbacks(app, results, uploads)
-    elastic_page.register_callbacks(app, results, uploads)
-    compare_page.register_callbacks(app, results)
-    gallery_page.register_callbacks(app, results)
-    workspace_page.register_callbacks(app, results, uploads, scenarios,
-                                      skipped=lambda: skipped_files(data, scenarios, results, uploads))
+    for page in PAGES:
+        page.register(app, services)
     scenario_page.register_callbacks(app, results, scenarios)
-    sweep_page.register_callbacks(app, sweep_page.SweepStore(data / "sweeps"))
     request_guard.install(app.server, app.callback_map, uploads.max_bytes)
     _report_unreadable(data, scenarios, results, uploads)
     settle_lazy_set_ups()

@@ -38,8 +38,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from components import elastic_page, fairshare_page, network_page  # noqa: E402
+from components import elastic_page, network_page  # noqa: E402
 from components.figures import elastic as elastic_figures  # noqa: E402
+from components.pages import fairshare as fairshare_page  # noqa: E402
 from components.services.runs import ResultCache  # noqa: E402
 from fairshare_cost import hierarchy_model  # noqa: E402
 
@@ -73,7 +74,7 @@ def _loaded(results, records) -> list[tuple[dict, object]]:
 
 
 def fairshare_runs(results, model: dict) -> list[tuple[dict, object]]:
-    records, _ = fairshare_page.run_policies(results, model, FAIRSHARE_POLICIES, lambda done, total: None)
+    records, _ = fairshare_page.run.run_policies(results, model, FAIRSHARE_POLICIES, lambda done, total: None)
     return _loaded(results, records)
 
 
@@ -93,10 +94,10 @@ def fairshare_callbacks(model: dict, loaded) -> dict:
     """Callback name -> a function building its outputs (as the page's callbacks call them)."""
     hovered = str(loaded[0][1].jobs["job_id"].iloc[len(loaded[0][1].jobs) // 2])
     return {
-        "tree elements": lambda: (fairshare_page.tree_elements(model),),
-        "charts": lambda: fairshare_page.chart_outputs(loaded, None),
-        "tasks at instant": lambda: (fairshare_page.tasks_figure(loaded, None),),
-        "hover highlight": lambda: (fairshare_page.share_highlight(loaded, hovered),),
+        "tree elements": lambda: (fairshare_page.tree.tree_elements(model),),
+        "charts": lambda: fairshare_page.charts.chart_outputs(loaded, None),
+        "tasks at instant": lambda: (fairshare_page.charts.tasks_figure(loaded, None),),
+        "hover highlight": lambda: (fairshare_page.charts.share_highlight(loaded, hovered),),
     }
 
 

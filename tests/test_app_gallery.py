@@ -2,6 +2,7 @@
 
 import pytest
 
+from app import PAGES
 from components import gallery_page
 from components.gallery import CARDS, HUG_IDLE_ROW, run_card
 from components.services.runs import ResultCache
@@ -51,10 +52,10 @@ def test_the_fig6_card_links_to_its_sensitivity_sweep():
     text, href = card.link
     assert href == "/sweeps?kind=libra-sensitivity" and "libra-sensitivity" in KINDS
     assert "libra-sensitivity" in card.source and href in str(gallery_page._card(card))
-    page = shell.page_for("/sweeps", "?kind=libra-sensitivity")
+    page = shell.page_for(PAGES, "/sweeps", "?kind=libra-sensitivity")
     radio = next(c for c in _walk(page) if getattr(c, "id", None) == sweep_page.KIND)
     assert radio.value == "libra-sensitivity"
-    unknown = shell.page_for("/sweeps", "?kind=nope")
+    unknown = shell.page_for(PAGES, "/sweeps", "?kind=nope")
     assert next(c for c in _walk(unknown) if getattr(c, "id", None) == sweep_page.KIND).value == "elastic-fig6"
 
 

@@ -20,10 +20,11 @@ import pandas as pd
 import pytest
 from plotly.io.json import to_json_plotly
 
-from components import elastic_page, fairshare_page, network_page
+from components import elastic_page, network_page
 from components.figures import fairshare as fairshare_figures
 from components.figures import network as network_figures
 from components.figures.downsample import ECDF_POINTS, TIME_BINS
+from components.pages import fairshare as fairshare_page
 from components.services.runs import ResultCache
 from sched_engine.core.result import SimulationResult, timeline_frame
 
@@ -51,7 +52,7 @@ def fairshare(tmp_path_factory):
     """The benchmark tree and its MCH run shown as four policies (the page draws one panel each)."""
     model = page_scale.fairshare_model()
     results = ResultCache(tmp_path_factory.mktemp("fairshare"))
-    [record], _ = fairshare_page.run_policies(results, model, ["mch"], lambda done, total: None)
+    [record], _ = fairshare_page.run.run_policies(results, model, ["mch"], lambda done, total: None)
     result = results.get(record["hash"])
     loaded = [({**record, "label": label}, result) for label in ("MCH", "H-DRF", "C-CH", "M-CH")]
     return model, loaded
@@ -59,21 +60,21 @@ def fairshare(tmp_path_factory):
 
 def test_fairshare_page_draws_a_large_tree_folded_and_its_shares_per_department(fairshare):
     model, loaded = fairshare
-    leaves = fairshare_page.leaves_of(model)
+    leaves = fairshare_page.tree.leaves_of(model)
     assert len(leaves) == 1024
-    departments = fairshare_page.share_nodes(model)
+    departments = fairshare_page.tree.share_nodes(model)
     assert len(departments) == 32 and departments[:2] == ["d0.0.0.0.0", "d0.0.0.0.1"]  # the bottom departments
-    charts = fairshare_page.chart_outputs(loaded, departments[5])
+    charts = fairshare_page.charts.chart_outputs(loaded, departments[5])
     assert_within_budget(charts)
     shares = charts[0]
     assert [trace.type for trace in shares.data] == ["heatmap"] * 4
     assert list(shares.data[0].y) == departments
     assert shares.data[0].z.shape == (32, fairshare_figures.HEATMAP_COLUMNS)
     assert len(shares.layout.shapes) == 4 and shares.layout.shapes[0].y0 == 4.5   # the hovered row outlined
-    tasks = fairshare_page.tasks_figure(loaded, None)
+    tasks = fairshare_page.charts.tasks_figure(loaded, None)
     assert_within_budget([tasks])
     assert "of 1024 jobs running" in tasks.layout.xaxis.title.text and len(tasks.data[0].x) < len(leaves)
-    elements = fairshare_page.tree_elements(model)
+    elements = fairshare_page.tree.tree_elements(model)
     assert_within_budget([elements])
     assert len(elements) == 2 * 63 - 1 and not any(e.get("classes") == "job" for e in elements)
     assert next(e for e in elements if e["data"].get("id") == departments[0])["data"]["label"].endswith("32 jobs")
@@ -92,13 +93,13 @@ def test_fairshare_heatmap_of_every_leaf_stays_within_budget(fairshare):
 def test_fairshare_hover_patches_the_highlight_and_finds_the_heatmap_row(fairshare):
     _, loaded = fairshare
     point = {"points": [{"x": 100.0, "y": "d0.0.1.0.1", "z": 0.12, "curveNumber": 0}]}
-    assert fairshare_page.hovered_leaf(point) == "d0.0.1.0.1"
-    patch = fairshare_page.share_highlight(loaded, "d0.0.1.0.1")
+    assert fairshare_page.charts.hovered_leaf(point) == "d0.0.1.0.1"
+    patch = fairshare_page.charts.share_highlight(loaded, "d0.0.1.0.1")
     assert_within_budget([patch])
     operations = patch.to_plotly_json()["operations"]
     assert [op["location"] for op in operations] == [["layout", "shapes"]]
     assert [shape["y0"] for shape in operations[0]["params"]["value"]] == [4.5] * 4
-    assert fairshare_page.tree_stylesheet("d0.1")[-1]["selector"] == 'node[id = "d0.1"]'
+    assert fairshare_page.tree.tree_stylesheet("d0.1")[-1]["selector"] == 'node[id = "d0.1"]'
 
 
 def test_fairshare_lines_keep_a_bounded_number_of_points():

@@ -7,11 +7,12 @@ import json
 
 import pytest
 
-from components import batch_page, elastic_page, fairshare_page, network_page
+from components import batch_page, elastic_page, network_page
+from components.pages import fairshare as fairshare_page
 from components.services.saved_items import HIERARCHY, clean_name, load_item, save_item, saved_choices
 from components.services.uploads import UploadStore
 from sched_engine import ScenarioError
-from sched_engine.fairshare.presets import fig4_model
+from sched_engine.fairshare.presets import fig4_model, starter_model
 
 
 @pytest.fixture
@@ -97,10 +98,10 @@ def test_batch_failure_traces_uploaded_earlier_are_offered(uploads):
 
 def test_hierarchy_saved_then_opened_restores_the_draft(uploads):
     draft = fig4_model()
-    out = fairshare_page.hierarchy_action(fairshare_page.SAVE_HIER, draft, {"name": "fig 4"}, uploads)
+    out = fairshare_page.draft.hierarchy_action(fairshare_page.ids.SAVE_HIER, draft, {"name": "fig 4"}, uploads)
     assert "Saved the hierarchy as 'fig 4'" in out["message"].children
     choice = saved_choices(uploads, HIERARCHY)[0]["value"]
-    out = fairshare_page.hierarchy_action(fairshare_page.HIER_CHOICE, fairshare_page.starter_model(),
+    out = fairshare_page.draft.hierarchy_action(fairshare_page.ids.HIER_CHOICE, starter_model(),
                                           {"choice": choice}, uploads)
     assert out["draft"] == draft
 
@@ -108,7 +109,7 @@ def test_hierarchy_saved_then_opened_restores_the_draft(uploads):
 def test_hierarchy_upload_accepts_a_scenario_and_saves_its_model(uploads):
     scenario = {"engine": "fairshare", "policy": "drf", "model": fig4_model()}
     payload = {"contents": data_url(json.dumps(scenario).encode()), "filename": "fig4.scenario.json"}
-    out = fairshare_page.hierarchy_action(fairshare_page.HIER_UPLOAD, {}, payload, uploads)
+    out = fairshare_page.draft.hierarchy_action(fairshare_page.ids.HIER_UPLOAD, {}, payload, uploads)
     assert out["draft"] == fig4_model()
     assert [e["label"] for e in uploads.listing()] == ["fig4.scenario"]
 
@@ -121,14 +122,14 @@ def test_hierarchy_upload_accepts_a_scenario_and_saves_its_model(uploads):
 ])
 def test_bad_hierarchy_uploads_say_why_and_keep_the_draft(uploads, document, expected):
     payload = {"contents": data_url(document), "filename": "fig.json"}
-    out = fairshare_page.hierarchy_action(fairshare_page.HIER_UPLOAD, fig4_model(), payload, uploads)
+    out = fairshare_page.draft.hierarchy_action(fairshare_page.ids.HIER_UPLOAD, fig4_model(), payload, uploads)
     assert set(out) == {"message"} and out["message"].className == "error"
     assert expected in out["message"].children and "unchanged" in out["message"].children
     assert uploads.listing() == []
 
 
 def test_hierarchy_download_is_the_draft_as_json(uploads):
-    out = fairshare_page.hierarchy_action(fairshare_page.EXPORT_HIER, fig4_model(), {}, uploads)
+    out = fairshare_page.draft.hierarchy_action(fairshare_page.ids.EXPORT_HIER, fig4_model(), {}, uploads)
     assert json.loads(out["download"]["content"]) == fig4_model()
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from app import create_app
+from app import PAGES, create_app
 from components import batch_page, elastic_page, scenario_page, shell, workspace_page
 from components.services import saved_items
 from components.services.runs import ResultCache
@@ -164,7 +164,7 @@ def test_scenario_hashes_from_urls_never_reach_the_file_system(tmp_path, scenari
     (tmp_path / "etc" / "passwd.json").write_text(json.dumps({"scenario": {"engine": "batch"}}))
     assert store.get(scenario_hash) is None
     assert scenario_page.find_scenario(scenario_hash, store, results) is None
-    stored = shell.page_for(f"/scenario/{scenario_hash}").children[0]
+    stored = shell.page_for(PAGES, f"/scenario/{scenario_hash}").children[0]
     assert stored.id == scenario_page.HASH and stored.data == scenario_hash   # only ever data in a Store
 
 

@@ -21,7 +21,8 @@ import pytest
 import redis
 
 from app import create_app
-from components import fairshare_page, scenario_page
+from components import scenario_page
+from components.pages import fairshare as fairshare_page
 from components.services.jobs import JOB_LOST
 from components.services.runs import ResultCache
 from components.services.workspace import ScenarioStore, permalink
@@ -102,17 +103,17 @@ def test_runs_are_executed_by_a_worker_and_results_shared_through_redis(dash_duo
     web = tmp_path / "web-data"
     dash_duo.start_server(create_app(web))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/fairshare")
-    dash_duo.wait_for_element(f"#{fairshare_page.PRESET}", timeout=TIMEOUT)
-    dash_duo.find_element(f"#{fairshare_page.PRESET}").click()
-    dash_duo.find_element(f"#{fairshare_page.RUN}").click()
-    dash_duo.wait_for_contains_text(f"#{fairshare_page.RUN_MSG}", "4 run(s): 4 simulated", timeout=TIMEOUT)
+    dash_duo.wait_for_element(f"#{fairshare_page.ids.PRESET}", timeout=TIMEOUT)
+    dash_duo.find_element(f"#{fairshare_page.ids.PRESET}").click()
+    dash_duo.find_element(f"#{fairshare_page.ids.PANEL.run}").click()
+    dash_duo.wait_for_contains_text(f"#{fairshare_page.ids.PANEL.message}", "4 run(s): 4 simulated", timeout=TIMEOUT)
     # The page's tables come from results the web server read back from Redis.
-    dash_duo.wait_for_contains_text(f"#{fairshare_page.PAPER}", "n31", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{fairshare_page.ids.PAPER}", "n31", timeout=TIMEOUT)
 
     log = worker.text()
     assert f"Task {TASK}" in log and "succeeded" in log, log[-3000:]
     listed = ResultCache(tmp_path / "unused", redis_url=url).listing()
-    assert sorted(e["policy"] for e in listed) == sorted(fairshare_page.FIG4_POLICIES), listed
+    assert sorted(e["policy"] for e in listed) == sorted(fairshare_page.draft.FIG4_POLICIES), listed
     assert {e["engine"] for e in listed} == {"fairshare"}
     # Neither side kept results or job state on disk.
     for data in (web, tmp_path / "worker-data"):
