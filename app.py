@@ -17,7 +17,6 @@ from pathlib import Path
 from dash import Dash
 
 from components import (
-    batch_page,
     compare_page,
     elastic_page,
     gallery_page,
@@ -28,7 +27,7 @@ from components import (
     sweep_page,
     workspace_page,
 )
-from components.pages import Page, Services, fairshare
+from components.pages import Page, Services, batch, fairshare
 from components.scaleout import celery_app as scaleout
 from components.services import downloads, image_export, request_guard
 from components.services.data_check import open_job_store, skipped_files
@@ -43,8 +42,7 @@ from components.services.workspace import SAMPLE_TRACES, ScenarioStore
 PAGES = [
     Page("/", None, home_page.layout, lambda app, services: None),
     fairshare.PAGE,
-    Page("/batch", "Batch & failures", batch_page.layout,
-         lambda app, s: batch_page.register_callbacks(app, s.results, s.uploads)),
+    batch.PAGE,
     Page("/network", "Network isolation", network_page.layout,
          lambda app, s: network_page.register_callbacks(app, s.results, s.uploads)),
     Page("/memory", "Memory elasticity", elastic_page.layout,

@@ -29,7 +29,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from components import batch_page, scenario_page, workspace_page
+from components import scenario_page, workspace_page
+from components.pages import batch as batch_page
 from components.services.runs import ResultCache
 from components.services.uploads import STORED_NAME, UploadStore
 from components.services.workspace import ScenarioStore
@@ -133,12 +134,12 @@ def snapshot(directory: Path) -> dict[str, bytes]:
 
 def upload_trace_over_http(client: DashClient, data: bytes, name: str) -> dict:
     """The batch page's trace upload, as the browser sends it; returns the new draft's trace reference."""
-    outputs = client.call(client.callback(batch_page.TRACE_UPLOAD, "contents"),
-                          {(batch_page.TRACE_UPLOAD, "contents"): data_url(data),
-                           (batch_page.TRACE_UPLOAD, "filename"): name,
-                           (batch_page.DRAFT, "data"): batch_page.initial_draft()},
-                          (batch_page.TRACE_UPLOAD, "contents"))
-    return outputs[batch_page.DRAFT]["data"]["trace"]
+    outputs = client.call(client.callback(batch_page.ids.TRACE_UPLOAD, "contents"),
+                          {(batch_page.ids.TRACE_UPLOAD, "contents"): data_url(data),
+                           (batch_page.ids.TRACE_UPLOAD, "filename"): name,
+                           (batch_page.ids.DRAFT, "data"): batch_page.draft.initial_draft()},
+                          (batch_page.ids.TRACE_UPLOAD, "contents"))
+    return outputs[batch_page.ids.DRAFT]["data"]["trace"]
 
 
 def upload_scenario_over_http(client: DashClient, scenario: dict, name: str) -> dict:
@@ -280,13 +281,13 @@ def test_kill_during_an_upload_leaves_no_partial_file(servers):
     ScenarioStore(data / "scenarios").save(load_scenario(3), "kept")
     before = {"uploads": snapshot(data / "uploads"), "scenarios": snapshot(data / "scenarios")}
     listed = UploadStore(data / "uploads").listing()
-    dependency = client.callback(batch_page.TRACE_UPLOAD, "contents")
+    dependency = client.callback(batch_page.ids.TRACE_UPLOAD, "contents")
     big = big_trace(24)
     body = json.dumps(client.payload(
-        dependency, {(batch_page.TRACE_UPLOAD, "contents"): data_url(big),
-                     (batch_page.TRACE_UPLOAD, "filename"): "big.swf",
-                     (batch_page.DRAFT, "data"): batch_page.initial_draft()},
-        (batch_page.TRACE_UPLOAD, "contents"))).encode()
+        dependency, {(batch_page.ids.TRACE_UPLOAD, "contents"): data_url(big),
+                     (batch_page.ids.TRACE_UPLOAD, "filename"): "big.swf",
+                     (batch_page.ids.DRAFT, "data"): batch_page.draft.initial_draft()},
+        (batch_page.ids.TRACE_UPLOAD, "contents"))).encode()
     big_name = f"{hashlib.sha256(big).hexdigest()}.trace"
 
     # 1. Killed while the upload's body is still arriving.

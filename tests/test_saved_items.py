@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from components import batch_page, elastic_page, network_page
+from components import elastic_page, network_page
+from components.pages import batch as batch_page
 from components.pages import fairshare as fairshare_page
 from components.services.saved_items import HIERARCHY, clean_name, load_item, save_item, saved_choices
 from components.services.uploads import UploadStore
@@ -53,45 +54,45 @@ def test_an_item_of_another_kind_is_refused(uploads):
 
 
 def test_batch_clusters_saved_then_opened_are_the_same_table(uploads):
-    rows, label = batch_page.load_cluster_choice("sample:metacentrum-2009.machines", uploads)
+    rows, label = batch_page.clusters.load_cluster_choice("sample:metacentrum-2009.machines", uploads)
     assert label == "metacentrum-2009.machines" and len(rows) == 14
     rows[0] = {**rows[0], "machines": 3}
-    assert batch_page.save_cluster_rows(rows, "  my  grid ", uploads) == "my grid"
-    saved = [o for o in batch_page.cluster_choices(uploads) if o["label"].startswith("my grid")]
+    assert batch_page.clusters.save_cluster_rows(rows, "  my  grid ", uploads) == "my grid"
+    saved = [o for o in batch_page.sources.cluster_choices(uploads) if o["label"].startswith("my grid")]
     assert len(saved) == 1
-    reopened, reopened_label = batch_page.load_cluster_choice(saved[0]["value"], uploads)
+    reopened, reopened_label = batch_page.clusters.load_cluster_choice(saved[0]["value"], uploads)
     assert reopened == rows and reopened_label == "my grid"
 
 
 def test_batch_clusters_with_a_bad_cell_are_not_saved(uploads):
     rows = [{"name": "a", "machines": "two", "cpus_per_machine": "4", "speed": 1, "properties": ""}]
     with pytest.raises(ScenarioError, match="clusters row 1, machines"):
-        batch_page.save_cluster_rows(rows, "broken", uploads)
+        batch_page.clusters.save_cluster_rows(rows, "broken", uploads)
     with pytest.raises(ScenarioError, match="table is empty"):
-        batch_page.save_cluster_rows([], "empty", uploads)
+        batch_page.clusters.save_cluster_rows([], "empty", uploads)
     assert uploads.listing() == []
 
 
 def test_batch_page_opens_a_saved_definition_and_keeps_the_table_on_error(uploads):
-    draft = batch_page.initial_draft()
+    draft = batch_page.draft.initial_draft()
     rows = draft["clusters"][:2]
-    batch_page.save_cluster_rows(rows, "two clusters", uploads)
-    value = next(o["value"] for o in batch_page.cluster_choices(uploads) if o["label"].startswith("two clusters"))
+    batch_page.clusters.save_cluster_rows(rows, "two clusters", uploads)
+    value = next(o["value"] for o in batch_page.sources.cluster_choices(uploads) if o["label"].startswith("two clusters"))
     payload = {"cluster_choice": value, "rows": draft["clusters"]}
-    out = batch_page.edit_draft(batch_page.CLUSTER_CHOICE, draft, payload, uploads)
+    out = batch_page.draft.edit_draft(batch_page.ids.CLUSTER_CHOICE, draft, payload, uploads)
     assert out["clusters"] == rows and out["draft"]["clusters_label"] == "two clusters"
     broken = {"cluster_choice": "upload:" + "f" * 64 + ".clusters", "rows": draft["clusters"]}
-    out = batch_page.edit_draft(batch_page.CLUSTER_CHOICE, draft, broken, uploads)
+    out = batch_page.draft.edit_draft(batch_page.ids.CLUSTER_CHOICE, draft, broken, uploads)
     assert set(out) == {"clusters_msg"} and "table is unchanged" in str(out["clusters_msg"].children)
 
 
 def test_batch_failure_traces_uploaded_earlier_are_offered(uploads):
     text = open("sample_traces/metacentrum-2009.failures", "rb").read()
     stored = uploads.save(text, "failures", "site.failures").name
-    values = [o["value"] for o in batch_page.failure_choices(uploads)]
+    values = [o["value"] for o in batch_page.sources.failure_choices(uploads)]
     assert values == ["sample:metacentrum-2009.failures", "upload:" + stored]
-    draft = batch_page.initial_draft()
-    out = batch_page.edit_draft(batch_page.FAILURE_CHOICE, draft, {"failure_choice": values[1]}, uploads)
+    draft = batch_page.draft.initial_draft()
+    out = batch_page.draft.edit_draft(batch_page.ids.FAILURE_CHOICE, draft, {"failure_choice": values[1]}, uploads)
     assert out["draft"]["failure_trace"] == {"source": "upload", "kind": "failures", "name": stored,
                                              "label": "site.failures"}
 

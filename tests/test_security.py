@@ -13,7 +13,8 @@ import psutil
 import pytest
 
 from app import PAGES, create_app
-from components import batch_page, elastic_page, scenario_page, shell, workspace_page
+from components import elastic_page, scenario_page, shell, workspace_page
+from components.pages import batch as batch_page
 from components.services import saved_items
 from components.services.runs import ResultCache
 from components.services.uploads import STORED_NAME, UploadError, UploadStore
@@ -120,7 +121,7 @@ def test_an_upload_is_stored_under_its_hash_whatever_its_name(tmp_path, label):
 def test_the_batch_page_upload_keeps_a_traversal_name_as_a_label_only(tmp_path):
     uploads = UploadStore(tmp_path / "uploads")
     swf = (ROOT / "tests" / "data" / "batch" / "cons_vs_easy.swf").read_bytes()
-    draft, _ = batch_page.apply_upload(batch_page.initial_draft(), data_url(swf), "../../../escape.swf", "trace",
+    draft, _ = batch_page.draft.apply_upload(batch_page.draft.initial_draft(), data_url(swf), "../../../escape.swf", "trace",
                                        uploads)
     assert draft["trace"]["label"] == "../../../escape.swf" and STORED_NAME.fullmatch(draft["trace"]["name"])
     assert not (tmp_path.parent / "escape.swf").exists() and not (tmp_path / "escape.swf").exists()
@@ -136,7 +137,7 @@ def test_upload_ids_from_the_browser_resolve_only_to_stored_uploads(tmp_path, na
         uploads.path_of(name)
     ref = {"source": "upload", "kind": "trace", "name": name, "label": "x"}
     with pytest.raises(ScenarioError):
-        batch_page.ref_path(ref, uploads)
+        batch_page.sources.ref_path(ref, uploads)
     with pytest.raises(ScenarioError):
         elastic_page.trace_spec({"source": "loaded"}, {"kind": "file", "name": name, "label": "x"}, uploads)
     with pytest.raises(ScenarioError):
@@ -145,15 +146,15 @@ def test_upload_ids_from_the_browser_resolve_only_to_stored_uploads(tmp_path, na
 
 @pytest.mark.parametrize("value", ["upload:../../etc/passwd", "upload:/etc/passwd", "upload:" + "0" * 64 + ".trace",
                                    "../../etc/passwd", "/etc/passwd", "upload:x\x00y"])
-@pytest.mark.parametrize("trigger, field, message", [(batch_page.SAMPLE, "sample", "trace_msg"),
-                                                     (batch_page.FAILURE_CHOICE, "failure_choice", "failure_msg"),
-                                                     (batch_page.CLUSTER_CHOICE, "cluster_choice", "clusters_msg")])
+@pytest.mark.parametrize("trigger, field, message", [(batch_page.ids.SAMPLE, "sample", "trace_msg"),
+                                                     (batch_page.ids.FAILURE_CHOICE, "failure_choice", "failure_msg"),
+                                                     (batch_page.ids.CLUSTER_CHOICE, "cluster_choice", "clusters_msg")])
 def test_a_forged_dropdown_choice_is_refused_and_the_draft_kept(tmp_path, value, trigger, field, message):
     uploads = UploadStore(tmp_path / "uploads")
-    draft = batch_page.initial_draft()
+    draft = batch_page.draft.initial_draft()
     payload = {"sample": None, "failure_choice": None, "cluster_choice": None, "format": "auto", "skip": False,
                "rows": draft["clusters"], field: value}
-    out = batch_page.edit_draft(trigger, draft, payload, uploads)
+    out = batch_page.draft.edit_draft(trigger, draft, payload, uploads)
     assert "draft" not in out and message in out, out
 
 
@@ -434,9 +435,9 @@ def test_only_trusted_hosts_are_answered(tmp_path, monkeypatch, bind, listed, ho
 @pytest.mark.parametrize("contents, filename", [({"a": 1}, "t.swf"), (42, "t.swf"), (["x"], "t.swf"),
                                                 ("data:;base64,AAAA", {"name": 1}), ("data:;base64,AAAA", 7)])
 def test_upload_contents_of_the_wrong_type_are_a_message_not_a_500(client, contents, filename):
-    status, outputs = fire(client, batch_page.TRACE_UPLOAD, "contents",
-                           {(batch_page.TRACE_UPLOAD, "contents"): contents,
-                            (batch_page.TRACE_UPLOAD, "filename"): filename})
+    status, outputs = fire(client, batch_page.ids.TRACE_UPLOAD, "contents",
+                           {(batch_page.ids.TRACE_UPLOAD, "contents"): contents,
+                            (batch_page.ids.TRACE_UPLOAD, "filename"): filename})
     assert status == 200
     assert "not loaded" in json.dumps(outputs)
 

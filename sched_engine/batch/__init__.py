@@ -32,9 +32,21 @@ import pandas as pd
 from ..core.registry import EngineEntry, Param, PolicyEntry
 from ..core.result import summary_frame, timeline_frame
 from . import metrics
-from .model import load_inputs, normalize_model
+from .failures import SYNTHETIC_DEFAULTS
+from .model import (
+    TRACE_FORMATS,
+    cluster_cpus,
+    describe_hardware,
+    file_sha256,
+    header_clusters,
+    load_inputs,
+    normalize_clusters,
+    normalize_model,
+    workload_for,
+)
 from .policies import EASY, FCFS, FCFSLB, Conservative, LocalSearch
 from .simulate import KILLED, STATUS_NAMES, BatchSimulation
+from .traces import TraceError, read_failures, read_machines
 
 ENGINE_NAME = "batch"
 
@@ -190,4 +202,9 @@ POLICIES = [
                 randomised=True),
 ]
 
-__all__ = ["ENGINE", "POLICIES", "normalize_model", "run", "simulate"]
+__all__ = [
+    "ENGINE", "POLICIES", "normalize_model", "run", "simulate",
+    # readers and the hardware of a model (the Batch page's forms)
+    "SYNTHETIC_DEFAULTS", "TRACE_FORMATS", "TraceError", "cluster_cpus", "describe_hardware", "file_sha256",
+    "header_clusters", "normalize_clusters", "read_failures", "read_machines", "workload_for",
+]

@@ -5,8 +5,8 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from app import create_app
-from components import batch_page
 from components import compare_page as page
+from components.pages import batch as batch_page
 from components.services.runs import ResultCache
 from screenshots import save_screenshot
 
@@ -17,15 +17,15 @@ TIMEOUT = 120
 def test_two_batch_runs_side_by_side_with_differences_and_overlay(dash_duo, tmp_path):
     dash_duo.start_server(create_app(tmp_path))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/batch")
-    dash_duo.wait_for_element(f"#{batch_page.RUN}", timeout=TIMEOUT)
-    for box in dash_duo.find_elements(f"#{batch_page.POLICIES} input:checked"):
+    dash_duo.wait_for_element(f"#{batch_page.ids.PANEL.run}", timeout=TIMEOUT)
+    for box in dash_duo.find_elements(f"#{batch_page.ids.POLICIES} input:checked"):
         box.click()
     for index in (0, 2):                                              # FCFS and EASY
-        dash_duo.find_elements(f"#{batch_page.POLICIES} input")[index].click()
-    for box in dash_duo.find_elements(f"#{batch_page.SCENARIOS} input:checked")[1:]:
+        dash_duo.find_elements(f"#{batch_page.ids.POLICIES} input")[index].click()
+    for box in dash_duo.find_elements(f"#{batch_page.ids.SCENARIOS} input:checked")[1:]:
         box.click()                                                   # BASIC only
-    dash_duo.find_element(f"#{batch_page.RUN}").click()
-    dash_duo.wait_for_contains_text(f"#{batch_page.RUN_MSG}", "2 run(s)", timeout=TIMEOUT)
+    dash_duo.find_element(f"#{batch_page.ids.PANEL.run}").click()
+    dash_duo.wait_for_contains_text(f"#{batch_page.ids.PANEL.message}", "2 run(s)", timeout=TIMEOUT)
 
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/compare")
     dash_duo.wait_for_element(f"#{page.RUNS}", timeout=TIMEOUT)

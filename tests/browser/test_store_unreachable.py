@@ -8,8 +8,8 @@ import time
 import pytest
 
 from app import create_app
-from components import batch_page
 from components import scenario_page as page
+from components.pages import batch as batch_page
 from components.services.workspace import ScenarioStore, permalink
 from test_load import load_scenario
 from test_runs_redis import free_port
@@ -36,6 +36,6 @@ def test_an_unreachable_redis_is_named_on_the_page_and_pages_keep_loading(dash_d
         time.sleep(0.1)
 
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/batch")
-    dash_duo.wait_for_contains_text(f"#{batch_page.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{batch_page.ids.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
     logs = dash_duo.get_logs()
     assert logs == [], "\n".join(entry["message"][:600] for entry in logs)

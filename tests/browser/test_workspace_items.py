@@ -3,7 +3,8 @@
 import pytest
 
 from app import create_app
-from components import batch_page, workspace_page
+from components import workspace_page
+from components.pages import batch as batch_page
 from components.pages import fairshare as fairshare_page
 from screenshots import save_screenshot
 
@@ -22,12 +23,12 @@ def test_saved_clusters_and_hierarchy_reopen_after_a_restart(dash_duo, tmp_path)
     dash_duo.start_server(create_app(data))
 
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/batch")
-    dash_duo.wait_for_contains_text(f"#{batch_page.TRACE_INFO}", "Jobs", timeout=TIMEOUT)
-    dash_duo.find_element(f"#{batch_page.SAVE_CLUSTERS}").click()
-    dash_duo.wait_for_contains_text(f"#{batch_page.CLUSTERS_MSG}", "give the item a name", timeout=TIMEOUT)
-    _type(dash_duo, f"#{batch_page.CLUSTERS_NAME}", "MetaCentrum copy")
-    dash_duo.find_element(f"#{batch_page.SAVE_CLUSTERS}").click()
-    dash_duo.wait_for_contains_text(f"#{batch_page.CLUSTERS_MSG}", "Saved the clusters as 'MetaCentrum copy'",
+    dash_duo.wait_for_contains_text(f"#{batch_page.ids.TRACE_INFO}", "Jobs", timeout=TIMEOUT)
+    dash_duo.find_element(f"#{batch_page.ids.SAVE_CLUSTERS}").click()
+    dash_duo.wait_for_contains_text(f"#{batch_page.ids.CLUSTERS_MSG}", "give the item a name", timeout=TIMEOUT)
+    _type(dash_duo, f"#{batch_page.ids.CLUSTERS_NAME}", "MetaCentrum copy")
+    dash_duo.find_element(f"#{batch_page.ids.SAVE_CLUSTERS}").click()
+    dash_duo.wait_for_contains_text(f"#{batch_page.ids.CLUSTERS_MSG}", "Saved the clusters as 'MetaCentrum copy'",
                                     timeout=TIMEOUT)
 
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/fairshare")
@@ -46,13 +47,13 @@ def test_saved_clusters_and_hierarchy_reopen_after_a_restart(dash_duo, tmp_path)
     assert "two departments" in dash_duo.find_element(f"#{workspace_page.UPLOADS}").text
 
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/batch")
-    dash_duo.wait_for_contains_text(f"#{batch_page.TRACE_INFO}", "Jobs", timeout=TIMEOUT)
-    dash_duo.select_dcc_dropdown(f"#{batch_page.CLUSTER_CHOICE}", index=0)   # hpc2n-excerpt.machines: one cluster
-    dash_duo.wait_for_contains_text(f"#{batch_page.CLUSTERS_MSG}", "Loaded 1 clusters", timeout=TIMEOUT)
-    dash_duo.select_dcc_dropdown(f"#{batch_page.CLUSTER_CHOICE}", index=3)   # the saved definition
-    dash_duo.wait_for_contains_text(f"#{batch_page.CLUSTERS_MSG}", "Loaded 14 clusters from MetaCentrum copy",
+    dash_duo.wait_for_contains_text(f"#{batch_page.ids.TRACE_INFO}", "Jobs", timeout=TIMEOUT)
+    dash_duo.select_dcc_dropdown(f"#{batch_page.ids.CLUSTER_CHOICE}", index=0)   # hpc2n-excerpt.machines: one cluster
+    dash_duo.wait_for_contains_text(f"#{batch_page.ids.CLUSTERS_MSG}", "Loaded 1 clusters", timeout=TIMEOUT)
+    dash_duo.select_dcc_dropdown(f"#{batch_page.ids.CLUSTER_CHOICE}", index=3)   # the saved definition
+    dash_duo.wait_for_contains_text(f"#{batch_page.ids.CLUSTERS_MSG}", "Loaded 14 clusters from MetaCentrum copy",
                                     timeout=TIMEOUT)
-    dash_duo.wait_for_contains_text(f"#{batch_page.CLUSTERS}", "cluster_0", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{batch_page.ids.CLUSTERS}", "cluster_0", timeout=TIMEOUT)
 
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/fairshare")
     dash_duo.wait_for_element(f"#{fairshare_page.ids.TREE}", timeout=TIMEOUT)

@@ -10,8 +10,8 @@ from ...services.csv_export import send_csv
 from ...services.runs import loaded_runs
 from ...services.saved_items import HIERARCHY, saved_choices
 from ...widgets import run_panel
+from ...widgets.fields import field
 from . import charts, draft, ids, run, tree, tree_edit
-from .layout import field
 
 RUNS = ids.PANEL.runs
 

@@ -10,6 +10,7 @@ from sched_engine.registry import REGISTRY
 
 from ...chart_config import GRAPH_CONFIG
 from ...widgets import run_panel
+from ...widgets.fields import field
 from . import ids
 from .tree import TREE_STYLE
 
@@ -21,9 +22,6 @@ MCH_EXACTNESS = ("MCH gives H-DRF's allocation exactly (up to whole tasks) when 
                  "(per-leaf dominant shares up to 0.24 apart).")
 FRAMES = ("jobs", "timeline", "summary")
 
-
-def field(label, component):
-    return html.Label([html.Span(label), component], className="field")
 
 
 def layout() -> html.Div:
