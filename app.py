@@ -21,13 +21,12 @@ from components import (
     elastic_page,
     gallery_page,
     home_page,
-    network_page,
     scenario_page,
     shell,
     sweep_page,
     workspace_page,
 )
-from components.pages import Page, Services, batch, fairshare
+from components.pages import Page, Services, batch, fairshare, network
 from components.scaleout import celery_app as scaleout
 from components.services import downloads, image_export, request_guard
 from components.services.data_check import open_job_store, skipped_files
@@ -43,8 +42,7 @@ PAGES = [
     Page("/", None, home_page.layout, lambda app, services: None),
     fairshare.PAGE,
     batch.PAGE,
-    Page("/network", "Network isolation", network_page.layout,
-         lambda app, s: network_page.register_callbacks(app, s.results, s.uploads)),
+    network.PAGE,
     Page("/memory", "Memory elasticity", elastic_page.layout,
          lambda app, s: elastic_page.register_callbacks(app, s.results, s.uploads)),
     Page("/compare", "Compare", compare_page.layout, lambda app, s: compare_page.register_callbacks(app, s.results)),

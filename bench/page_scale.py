@@ -38,9 +38,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from components import elastic_page, network_page  # noqa: E402
+from components import elastic_page  # noqa: E402
 from components.figures import elastic as elastic_figures  # noqa: E402
 from components.pages import fairshare as fairshare_page  # noqa: E402
+from components.pages import network as network_page  # noqa: E402
 from components.services.runs import ResultCache  # noqa: E402
 from fairshare_cost import hierarchy_model  # noqa: E402
 
@@ -57,7 +58,7 @@ def fairshare_model(jobs: int = 1024, levels: int = 5, seed: int = 2019) -> dict
 
 def network_settings(apps: int = 100) -> dict:
     """The page's Fig. 6 preset with ``apps`` applications instead of the page's modest default."""
-    settings = network_page.preset(network_page.FIG6)
+    settings = network_page.setups.preset(network_page.setups.FIG6)
     return {**settings, "app_gen": {**settings["app_gen"], "count": apps}}
 
 
@@ -79,8 +80,8 @@ def fairshare_runs(results, model: dict) -> list[tuple[dict, object]]:
 
 
 def network_runs(results, settings: dict) -> list[tuple[dict, object]]:
-    model = network_page.build_model(settings, {"machines": [], "apps": [], "upload": None}, None)
-    records, _ = network_page.run_schemes(results, model, NETWORK_SCHEMES, "paper", 0, lambda done, total: None)
+    model = network_page.setups.build_model(settings, {"machines": [], "apps": [], "upload": None}, None)
+    records, _ = network_page.run.run_schemes(results, model, NETWORK_SCHEMES, "paper", 0, lambda done, total: None)
     return _loaded(results, records)
 
 
@@ -105,11 +106,11 @@ def network_callbacks(loaded) -> dict:
     label = loaded[-1][0]["label"]
     app = str(loaded[0][1].jobs["job_id"].iloc[0])
     return {
-        "summary": lambda: network_page.summary_outputs(loaded, None),
-        "compare": lambda: network_page.compare_outputs(loaded, None, None),
-        "compare, app selected": lambda: network_page.compare_outputs(loaded, app, None),
-        "heatmap": lambda: (network_page.heatmap_figure(loaded, label, app, None),),
-        "placement": lambda: (network_page.placement_figure(loaded, label, app, None),),
+        "summary": lambda: network_page.charts.summary_outputs(loaded, None),
+        "compare": lambda: network_page.charts.compare_outputs(loaded, None, None),
+        "compare, app selected": lambda: network_page.charts.compare_outputs(loaded, app, None),
+        "heatmap": lambda: (network_page.charts.heatmap_figure(loaded, label, app, None),),
+        "placement": lambda: (network_page.charts.placement_figure(loaded, label, app, None),),
     }
 
 

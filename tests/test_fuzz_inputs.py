@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from components.network_page import APP_COLUMNS, check_app_list, read_app_list
+from components.pages.network.setups import check_app_list
 from components.services.workspace import parse_scenario_upload
 from sched_engine import ScenarioError, normalize_scenario
 from sched_engine.batch.traces import (
@@ -38,6 +38,7 @@ from sched_engine.elastic import presets as elastic_presets
 from sched_engine.elastic.traces import CSV_COLUMNS as ELASTIC_CSV_COLUMNS
 from sched_engine.elastic.traces import read_trace
 from sched_engine.fairshare import presets as fairshare_presets
+from sched_engine.network import APP_COLUMNS, read_app_list
 from sched_engine.network import presets as network_presets
 from sched_engine.registry import REGISTRY
 

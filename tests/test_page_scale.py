@@ -20,11 +20,12 @@ import pandas as pd
 import pytest
 from plotly.io.json import to_json_plotly
 
-from components import elastic_page, network_page
+from components import elastic_page
 from components.figures import fairshare as fairshare_figures
 from components.figures import network as network_figures
 from components.figures.downsample import ECDF_POINTS, TIME_BINS
 from components.pages import fairshare as fairshare_page
+from components.pages import network as network_page
 from components.services.runs import ResultCache
 from sched_engine.core.result import SimulationResult, timeline_frame
 
@@ -129,19 +130,19 @@ def network(tmp_path_factory):
 def test_network_page_at_the_fig6_benchmark_stays_within_budget(network):
     labels = [record["label"] for record, _ in network]
     app = str(network[0][1].jobs["job_id"].iloc[3])
-    summary = network_page.summary_outputs(network, None)
+    summary = network_page.charts.summary_outputs(network, None)
     assert_within_budget(summary)
     assert len(summary[4]) == 100                                             # one choice per application
-    compare = network_page.compare_outputs(network, app, None)
+    compare = network_page.charts.compare_outputs(network, app, None)
     assert_within_budget(compare)
     lines = compare[0].data
     assert sum(len(trace.x) for trace in lines) <= network_figures.ISOLATION_POINTS + 2 * len(lines)
-    heatmap = network_page.heatmap_figure(network, labels[-1], app, None)
+    heatmap = network_page.charts.heatmap_figure(network, labels[-1], app, None)
     assert_within_budget([heatmap])
     heat = [trace for trace in heatmap.data if trace.type == "heatmap"]
     assert len(heat[0].y) == 512 and heat[0].z.size <= network_figures.HEATMAP_MAX_CELLS
     assert heat[0].customdata is None                                         # hover names the machine by its row
-    assert_within_budget([network_page.placement_figure(network, labels[-1], app, None)])
+    assert_within_budget([network_page.charts.placement_figure(network, labels[-1], app, None)])
 
 
 def test_network_heatmap_rows_are_bounded_beyond_512_machines():

@@ -7,9 +7,10 @@ import json
 
 import pytest
 
-from components import elastic_page, network_page
+from components import elastic_page
 from components.pages import batch as batch_page
 from components.pages import fairshare as fairshare_page
+from components.pages import network as network_page
 from components.services.saved_items import HIERARCHY, clean_name, load_item, save_item, saved_choices
 from components.services.uploads import UploadStore
 from sched_engine import ScenarioError
@@ -137,11 +138,11 @@ def test_hierarchy_download_is_the_draft_as_json(uploads):
 def test_network_application_lists_uploaded_earlier_can_be_reopened(uploads):
     csv = b"name,arrival,pattern,volume,weight,count,cpu,ram,downlink,uplink\na,0,all-to-all,1,1,2,1,1,0.5,0.5\n"
     stored = uploads.save(csv, "apps", "two.csv").name
-    assert [o["value"] for o in network_page.app_list_choices(uploads)] == [stored]
-    draft = network_page.initial_draft()
-    out = network_page.edit_draft(network_page.APPS_CHOICE, draft, {"choice": stored}, uploads)
+    assert [o["value"] for o in network_page.draft.app_list_choices(uploads)] == [stored]
+    draft = network_page.setups.initial_draft()
+    out = network_page.draft.edit_draft(network_page.ids.APPS_CHOICE, draft, {"choice": stored}, uploads)
     assert out["draft"]["upload"]["name"] == stored, out
-    out = network_page.edit_draft(network_page.APPS_CHOICE, draft, {"choice": "x" * 64 + ".apps"}, uploads)
+    out = network_page.draft.edit_draft(network_page.ids.APPS_CHOICE, draft, {"choice": "x" * 64 + ".apps"}, uploads)
     assert set(out) == {"apps_msg"}
 
 
