@@ -18,7 +18,6 @@ from dash import Dash
 
 from components import (
     compare_page,
-    elastic_page,
     gallery_page,
     home_page,
     scenario_page,
@@ -26,7 +25,7 @@ from components import (
     sweep_page,
     workspace_page,
 )
-from components.pages import Page, Services, batch, fairshare, network
+from components.pages import Page, Services, batch, elastic, fairshare, network
 from components.scaleout import celery_app as scaleout
 from components.services import downloads, image_export, request_guard
 from components.services.data_check import open_job_store, skipped_files
@@ -43,8 +42,7 @@ PAGES = [
     fairshare.PAGE,
     batch.PAGE,
     network.PAGE,
-    Page("/memory", "Memory elasticity", elastic_page.layout,
-         lambda app, s: elastic_page.register_callbacks(app, s.results, s.uploads)),
+    elastic.PAGE,
     Page("/compare", "Compare", compare_page.layout, lambda app, s: compare_page.register_callbacks(app, s.results)),
     Page("/gallery", "Gallery", gallery_page.layout, lambda app, s: gallery_page.register_callbacks(app, s.results)),
     Page("/workspace", "Workspace", workspace_page.layout,

@@ -38,8 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from components import elastic_page  # noqa: E402
 from components.figures import elastic as elastic_figures  # noqa: E402
+from components.pages import elastic as elastic_page  # noqa: E402
 from components.pages import fairshare as fairshare_page  # noqa: E402
 from components.pages import network as network_page  # noqa: E402
 from components.services.runs import ResultCache  # noqa: E402
@@ -86,9 +86,9 @@ def network_runs(results, settings: dict) -> list[tuple[dict, object]]:
 
 
 def elastic_runs(results, form: dict) -> list[tuple[dict, object]]:
-    plans = elastic_page.scenarios(elastic_page.build_model(form, None, None), ELASTIC_POLICIES, 1)
-    records, _ = elastic_page.run_all(results, plans, lambda done, total: None)
-    return elastic_page.load(results, records)
+    plans = elastic_page.run.scenarios(elastic_page.form.build_model(form, None, None), ELASTIC_POLICIES, 1)
+    records, _ = elastic_page.run.run_all(results, plans, lambda done, total: None)
+    return _loaded(results, records)
 
 
 def fairshare_callbacks(model: dict, loaded) -> dict:
@@ -115,14 +115,14 @@ def network_callbacks(loaded) -> dict:
 
 
 def elastic_callbacks(loaded) -> dict:
-    job_ids = elastic_page.job_ids(loaded)
-    chosen = elastic_page.default_job(loaded, None)
+    job_ids = elastic_page.charts.job_ids(loaded)
+    chosen = elastic_page.charts.default_job(loaded, None)
     runs = [(record["label"], result.timeline) for record, result in loaded]
     return {
-        "results": lambda: elastic_page.results_outputs(loaded, None),
-        "job table page": lambda: elastic_page.job_table(loaded, 0, [{"column_id": "tasks", "direction": "desc"}]),
-        "job choices": lambda: (elastic_page.job_options(job_ids, "", chosen),),
-        "over time": lambda: elastic_page.over_time_outputs(loaded, None),
+        "results": lambda: elastic_page.charts.results_outputs(loaded, None),
+        "job table page": lambda: elastic_page.charts.job_table(loaded, 0, [{"column_id": "tasks", "direction": "desc"}]),
+        "job choices": lambda: (elastic_page.charts.job_options(job_ids, "", chosen),),
+        "over time": lambda: elastic_page.charts.over_time_outputs(loaded, None),
         "node timeline": lambda: (elastic_figures.job_node_timeline(runs, chosen, None),),
     }
 

@@ -20,11 +20,11 @@ from sched_engine.registry import REGISTRY
 
 from . import compare_page
 from .chart_config import GRAPH_CONFIG
-from .run_feedback import EMPTY_PROGRESS
 from .services.downloads import download_href
 from .services.progress import POLL_MS, throttled
 from .services.report import html_report
 from .services.workspace import permalink
+from .widgets.run_panel import EMPTY_PROGRESS
 
 HASH = "scenario-hash-store"
 VERSION = "scenario-version-store"

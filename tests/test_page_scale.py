@@ -20,10 +20,10 @@ import pandas as pd
 import pytest
 from plotly.io.json import to_json_plotly
 
-from components import elastic_page
 from components.figures import fairshare as fairshare_figures
 from components.figures import network as network_figures
 from components.figures.downsample import ECDF_POINTS, TIME_BINS
+from components.pages import elastic as elastic_page
 from components.pages import fairshare as fairshare_page
 from components.pages import network as network_page
 from components.services.runs import ResultCache
@@ -199,31 +199,31 @@ def elastic():
 
 
 def test_elastic_page_at_3000_jobs_stays_within_budget(elastic):
-    outputs = elastic_page.results_outputs(elastic, None)
+    outputs = elastic_page.charts.results_outputs(elastic, None)
     assert_within_budget(outputs)
     cdf = outputs[4]
     assert all(len(trace.x) <= ECDF_POINTS + 1 for trace in cdf.data)
-    over_time = elastic_page.over_time_outputs(elastic, None)
+    over_time = elastic_page.charts.over_time_outputs(elastic, None)
     assert_within_budget(over_time)
     assert all(len(trace.x) <= 4 * TIME_BINS + 2 for figure in over_time[:2] for trace in figure.data)
-    windowed = elastic_page.over_time_outputs(elastic, [1000.0, 1100.0])
+    windowed = elastic_page.charts.over_time_outputs(elastic, [1000.0, 1100.0])
     assert all(trace.x[0] == 1000.0 and trace.x[-2] <= 1100.0 for trace in windowed[0].data)
 
 
 def test_elastic_job_table_is_paged_and_sorted_on_the_server(elastic):
-    rows, columns, pages = elastic_page.job_table(elastic, 2, [{"column_id": "tasks", "direction": "desc"}])
+    rows, columns, pages = elastic_page.charts.job_table(elastic, 2, [{"column_id": "tasks", "direction": "desc"}])
     assert_within_budget([rows, columns])
-    assert pages == 300 and len(rows) == elastic_page.JOB_PAGE_SIZE
+    assert pages == 300 and len(rows) == elastic_page.charts.JOB_PAGE_SIZE
     tasks = np.sort(elastic[0][1].jobs["tasks"].to_numpy())[::-1]
     assert [row["tasks"] for row in rows] == list(tasks[20:30])
     assert "YARN-ME elastic tasks" in [column["id"] for column in columns]
-    last, _, _ = elastic_page.job_table(elastic, 999, [])
+    last, _, _ = elastic_page.charts.job_table(elastic, 999, [])
     assert [row["job"] for row in last] == [f"job{i}" for i in range(2990, 3000)]
 
 
 def test_elastic_job_choices_are_bounded_and_searchable(elastic):
     job_ids = list(elastic[0][1].jobs["job_id"])
-    assert len(elastic_page.job_options(job_ids, None, None)) == elastic_page.JOB_OPTIONS
-    found = elastic_page.job_options(job_ids, "job299", "job7")
+    assert len(elastic_page.charts.job_options(job_ids, None, None)) == elastic_page.charts.JOB_OPTIONS
+    found = elastic_page.charts.job_options(job_ids, "job299", "job7")
     assert found[0] == "job7" and set(found[1:]) == {"job299", *(f"job299{i}" for i in range(10))}
-    assert elastic_page.job_options(job_ids[:5], None, None) == job_ids[:5]
+    assert elastic_page.charts.job_options(job_ids[:5], None, None) == job_ids[:5]

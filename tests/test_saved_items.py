@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from components import elastic_page
 from components.pages import batch as batch_page
+from components.pages import elastic as elastic_page
 from components.pages import fairshare as fairshare_page
 from components.pages import network as network_page
 from components.services.saved_items import HIERARCHY, clean_name, load_item, save_item, saved_choices
@@ -151,6 +151,6 @@ def test_elastic_page_offers_only_its_own_trace_formats(uploads):
                        "job.tasks": [{"c.nr": 2, "c.dur": 100000, "c.mem": 2048, "c.type": "map"}]}]).encode()
     stored = uploads.save(sls, "trace", "jobs.json").name
     uploads.save(b"; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 1 -1 -1 -1\n", "trace", "batch.swf")
-    assert [o["value"] for o in elastic_page.trace_choices(uploads)] == [stored]
-    ref, message = elastic_page.open_stored_trace(stored, uploads)
+    assert [o["value"] for o in elastic_page.trace.trace_choices(uploads)] == [stored]
+    ref, message = elastic_page.trace.open_stored_trace(stored, uploads)
     assert ref == {"kind": "upload", "name": stored, "label": "jobs.json"} and "1 jobs" in message

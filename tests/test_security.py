@@ -13,8 +13,9 @@ import psutil
 import pytest
 
 from app import PAGES, create_app
-from components import elastic_page, scenario_page, shell, workspace_page
+from components import scenario_page, shell, workspace_page
 from components.pages import batch as batch_page
+from components.pages import elastic as elastic_page
 from components.services import saved_items
 from components.services.runs import ResultCache
 from components.services.uploads import STORED_NAME, UploadError, UploadStore
@@ -139,7 +140,7 @@ def test_upload_ids_from_the_browser_resolve_only_to_stored_uploads(tmp_path, na
     with pytest.raises(ScenarioError):
         batch_page.sources.ref_path(ref, uploads)
     with pytest.raises(ScenarioError):
-        elastic_page.trace_spec({"source": "loaded"}, {"kind": "file", "name": name, "label": "x"}, uploads)
+        elastic_page.form.trace_spec({"source": "loaded"}, {"kind": "file", "name": name, "label": "x"}, uploads)
     with pytest.raises(ScenarioError):
         saved_items.load_item(uploads, "clusters", name)
 

@@ -157,10 +157,10 @@ def store(ids: Ids) -> dcc.Store:
     return dcc.Store(id=ids.runs, storage_type="local", data=[])
 
 
-def controls(ids: Ids) -> list:
-    """Run and Cancel, the progress bar and the run message."""
+def controls(ids: Ids, before: Sequence = ()) -> list:
+    """Run and Cancel (after the components ``before``, in one row), the progress bar and the run message."""
     return [
-        html.Div([html.Button("Run", id=ids.run, className="primary"),
+        html.Div([*before, html.Button("Run", id=ids.run, className="primary"),
                   html.Button("Cancel", id=ids.cancel, disabled=True)], className="button-row"),
         html.Progress(id=ids.progress, value="0", max="100"),
         html.Div(id=ids.message, className="message"),
