@@ -22,10 +22,10 @@ from components import (
     home_page,
     scenario_page,
     shell,
-    sweep_page,
     workspace_page,
 )
-from components.pages import Page, Services, batch, elastic, fairshare, network
+from components.pages import Page, Services, batch, elastic, fairshare, network, sweeps
+from components.pages.sweeps.store import SweepStore
 from components.scaleout import celery_app as scaleout
 from components.services import downloads, image_export, request_guard
 from components.services.data_check import open_job_store, skipped_files
@@ -47,8 +47,7 @@ PAGES = [
     Page("/gallery", "Gallery", gallery_page.layout, lambda app, s: gallery_page.register_callbacks(app, s.results)),
     Page("/workspace", "Workspace", workspace_page.layout,
          lambda app, s: workspace_page.register_callbacks(app, s.results, s.uploads, s.scenarios, skipped=s.skipped)),
-    Page("/sweeps", "Sweeps", sweep_page.layout, lambda app, s: sweep_page.register_callbacks(app, s.sweeps),
-         layout_for_query=lambda query: sweep_page.layout((query.get("kind") or [None])[0])),
+    sweeps.PAGE,
 ]
 
 
@@ -73,7 +72,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     uploads = UploadStore(data / "uploads", max_bytes=max_upload_bytes())
     scenarios = ScenarioStore(data / "scenarios", input_roots=(data / "uploads", SAMPLE_TRACES))
     services = Services(results=results, uploads=uploads, scenarios=scenarios,
-                        sweeps=sweep_page.SweepStore(data / "sweeps"),
+                        sweeps=SweepStore(data / "sweeps"),
                         skipped=lambda: skipped_files(data, scenarios, results, uploads))
     app.layout = shell.layout(PAGES)
     shell.register_callbacks(app, PAGES)

@@ -45,7 +45,8 @@ def test_the_batch_card_runs_at_the_papers_load_over_three_seeds():
 
 
 def test_the_fig6_card_links_to_its_sensitivity_sweep():
-    from components import shell, sweep_page
+    from components import shell
+    from components.pages import sweeps as sweep_page
     from sched_engine.sweeps import KINDS
 
     card = next(card for card in CARDS if card.key == "libra-fig6")
@@ -53,10 +54,10 @@ def test_the_fig6_card_links_to_its_sensitivity_sweep():
     assert href == "/sweeps?kind=libra-sensitivity" and "libra-sensitivity" in KINDS
     assert "libra-sensitivity" in card.source and href in str(gallery_page._card(card))
     page = shell.page_for(PAGES, "/sweeps", "?kind=libra-sensitivity")
-    radio = next(c for c in _walk(page) if getattr(c, "id", None) == sweep_page.KIND)
+    radio = next(c for c in _walk(page) if getattr(c, "id", None) == sweep_page.ids.KIND)
     assert radio.value == "libra-sensitivity"
     unknown = shell.page_for(PAGES, "/sweeps", "?kind=nope")
-    assert next(c for c in _walk(unknown) if getattr(c, "id", None) == sweep_page.KIND).value == "elastic-fig6"
+    assert next(c for c in _walk(unknown) if getattr(c, "id", None) == sweep_page.ids.KIND).value == "elastic-fig6"
 
 
 def _walk(component):
