@@ -17,14 +17,13 @@ from pathlib import Path
 from dash import Dash
 
 from components import (
-    compare_page,
     gallery_page,
     home_page,
     scenario_page,
     shell,
     workspace_page,
 )
-from components.pages import Page, Services, batch, elastic, fairshare, network, sweeps
+from components.pages import Page, Services, batch, compare, elastic, fairshare, network, sweeps
 from components.pages.sweeps.store import SweepStore
 from components.scaleout import celery_app as scaleout
 from components.services import downloads, image_export, request_guard
@@ -43,7 +42,7 @@ PAGES = [
     batch.PAGE,
     network.PAGE,
     elastic.PAGE,
-    Page("/compare", "Compare", compare_page.layout, lambda app, s: compare_page.register_callbacks(app, s.results)),
+    compare.PAGE,
     Page("/gallery", "Gallery", gallery_page.layout, lambda app, s: gallery_page.register_callbacks(app, s.results)),
     Page("/workspace", "Workspace", workspace_page.layout,
          lambda app, s: workspace_page.register_callbacks(app, s.results, s.uploads, s.scenarios, skipped=s.skipped)),

@@ -18,8 +18,9 @@ from sched_engine import ScenarioError
 from sched_engine.batch.model import describe_hardware
 from sched_engine.registry import REGISTRY
 
-from . import compare_page
 from .chart_config import GRAPH_CONFIG
+from .figures.compare import overlay_figure
+from .pages.compare import table as compare_table
 from .services.downloads import download_href
 from .services.progress import POLL_MS, throttled
 from .services.report import html_report
@@ -163,7 +164,7 @@ def register_callbacks(app, results, store) -> None:
             rows, metrics = [], []
         else:
             status = html.Span(f"Result from the cache (simulated in {result.wall_seconds:.2f} s).", className="ok")
-            rows, metrics = result.summary.to_dict("records"), compare_page.metric_options([("run", result)])
+            rows, metrics = result.summary.to_dict("records"), compare_table.metric_options([("run", result)])
         name = scenario.get("name") or f"{scenario['engine']} · {scenario['policy']}"
         return (name, describe(scenario, scenario_hash, saved["name"] if saved else None), status,
                 json.dumps(scenario, indent=2, sort_keys=True), rows,
@@ -194,14 +195,14 @@ def register_callbacks(app, results, store) -> None:
     @app.callback(Output(ENTITY, "options"), Output(ENTITY, "value"), Input(METRIC, "value"), State(HASH, "data"))
     def _entities(metric, scenario_hash):
         result = results.get(scenario_hash)
-        options = compare_page.entity_options([("run", result)], metric) if result is not None else []
+        options = compare_table.entity_options([("run", result)], metric) if result is not None else []
         return options, options[0]["value"] if options else None
 
     @app.callback(Output(CHART, "figure"), Input(ENTITY, "value"), State(METRIC, "value"), State(HASH, "data"))
     def _chart(entity, metric, scenario_hash):
         result = results.get(scenario_hash)
         runs = [(result.scenario.get("name") or "run", result)] if result is not None else []
-        return compare_page.overlay_figure(runs, metric, entity)
+        return overlay_figure(runs, metric, entity)
 
     @app.callback(Output(SAVE_MSG, "children"), Input(SAVE, "n_clicks"), State(SAVE_NAME, "value"),
                   State(HASH, "data"), prevent_initial_call=True)
@@ -228,13 +229,13 @@ def register_callbacks(app, results, store) -> None:
             changed, cached = results.run(what_if(scenario, policy, seed))
         except ScenarioError as exc:
             return no_update, no_update, no_update, html.Span(f"Not run: {exc}", className="error")
-        table, deltas = compare_page.comparison_table([("original", original), ("what-if", changed)])
+        table, deltas = compare_table.comparison_table([("original", original), ("what-if", changed)])
         table = table.round(6)
         link = permalink(changed.scenario_hash)
         message = html.Span([f"What-if {'from the cache' if cached else 'simulated'}: ", dcc.Link(link, href=link)],
                             className="ok")
         return (table.to_dict("records"), [{"name": c, "id": c} for c in table.columns],
-                compare_page.delta_styles(deltas), message)
+                compare_table.delta_styles(deltas), message)
 
     @app.callback(Output(DOWNLOAD, "data"), Input({"type": EXPORT, "file": ALL}, "n_clicks"), State(HASH, "data"),
                   prevent_initial_call=True)

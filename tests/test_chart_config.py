@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from dash import dcc
 
-from components import compare_page, scenario_page
+from components import scenario_page
 from components.chart_config import GRAPH_CONFIG
 from components.pages import batch as batch_page
+from components.pages import compare as compare_page
 from components.pages import elastic as elastic_page
 from components.pages import fairshare as fairshare_page
 from components.pages import network as network_page
@@ -24,7 +25,7 @@ def graphs(component):
             yield from graphs(child)
 
 
-@pytest.mark.parametrize("layout", [batch_page.layout.layout, compare_page.layout, elastic_page.layout.layout,
+@pytest.mark.parametrize("layout", [batch_page.layout.layout, compare_page.layout.layout, elastic_page.layout.layout,
                                     fairshare_page.layout.layout, network_page.layout.layout, sweep_page.layout.layout,
                                     lambda: scenario_page.layout("0" * 64)])
 def test_every_chart_on_a_page_has_no_cloud_button(layout):

@@ -5,8 +5,8 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from app import create_app
-from components import compare_page as page
 from components.pages import batch as batch_page
+from components.pages import compare as page
 from components.services.runs import ResultCache
 from screenshots import save_screenshot
 
@@ -28,18 +28,18 @@ def test_two_batch_runs_side_by_side_with_differences_and_overlay(dash_duo, tmp_
     dash_duo.wait_for_contains_text(f"#{batch_page.ids.PANEL.message}", "2 run(s)", timeout=TIMEOUT)
 
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/compare")
-    dash_duo.wait_for_element(f"#{page.RUNS}", timeout=TIMEOUT)
-    labels = {o["value"]: o["label"] for o in page.run_options(ResultCache(tmp_path / "results").listing())}
+    dash_duo.wait_for_element(f"#{page.ids.RUNS}", timeout=TIMEOUT)
+    labels = {o["value"]: o["label"] for o in page.table.run_options(ResultCache(tmp_path / "results").listing())}
     by_policy = {e["policy"]: e["hash"] for e in ResultCache(tmp_path / "results").listing()}
     for policy in ("fcfs", "easy"):
-        dash_duo.select_dcc_dropdown(f"#{page.RUNS}", value=labels[by_policy[policy]])
+        dash_duo.select_dcc_dropdown(f"#{page.ids.RUNS}", value=labels[by_policy[policy]])
         ActionChains(dash_duo.driver).send_keys(Keys.ESCAPE).perform()   # close the multi-select menu
         dash_duo.find_element("h2").click()
-    dash_duo.wait_for_contains_text(f"#{page.TABLE}", "Δ% #2 easy", timeout=TIMEOUT)
-    assert "#1 fcfs: batch · fcfs · BASIC · hpc2n-excerpt.swf" in dash_duo.find_element(f"#{page.MESSAGE}").text
-    table = dash_duo.find_element(f"#{page.TABLE}").text
+    dash_duo.wait_for_contains_text(f"#{page.ids.TABLE}", "Δ% #2 easy", timeout=TIMEOUT)
+    assert "#1 fcfs: batch · fcfs · BASIC · hpc2n-excerpt.swf" in dash_duo.find_element(f"#{page.ids.MESSAGE}").text
+    table = dash_duo.find_element(f"#{page.ids.TABLE}").text
     assert "avg_wait_s" in table and "avg_slowdown" in table
-    dash_duo.wait_for_element(f"#{page.OVERLAY} .scatterlayer .trace:nth-child(2)", timeout=TIMEOUT)
+    dash_duo.wait_for_element(f"#{page.ids.OVERLAY} .scatterlayer .trace:nth-child(2)", timeout=TIMEOUT)
     dash_duo.driver.set_window_size(1500, 1400)
     save_screenshot(dash_duo.driver, "screenshot-compare.png")
     assert dash_duo.get_logs() == []
