@@ -18,12 +18,10 @@ from dash import Dash
 
 from components import (
     gallery_page,
-    home_page,
-    scenario_page,
     shell,
     workspace_page,
 )
-from components.pages import Page, Services, batch, compare, elastic, fairshare, network, sweeps
+from components.pages import Page, Services, batch, compare, elastic, fairshare, home, network, scenario, sweeps
 from components.pages.sweeps.store import SweepStore
 from components.scaleout import celery_app as scaleout
 from components.services import downloads, image_export, request_guard
@@ -37,7 +35,8 @@ from components.services.workspace import SAMPLE_TRACES, ScenarioStore
 
 #: Every page, in the navigation's order: the one list the shell's routes and the callbacks come from.
 PAGES = [
-    Page("/", None, home_page.layout, lambda app, services: None),
+    scenario.PAGE,   # first: its permalinks (/?scenario=<hash>) take any path
+    home.PAGE,
     fairshare.PAGE,
     batch.PAGE,
     network.PAGE,
@@ -79,8 +78,8 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     install_client_cookie(app.server)
     downloads.register(app.server, results)
     for page in PAGES:
-        page.register(app, services)
-    scenario_page.register_callbacks(app, results, scenarios)
+        if page.register:
+            page.register(app, services)
     request_guard.install(app.server, app.callback_map, uploads.max_bytes)
     _report_unreadable(data, scenarios, results, uploads)
     settle_lazy_set_ups()

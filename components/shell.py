@@ -8,13 +8,13 @@ from urllib.parse import parse_qs
 
 from dash import Input, Output, dcc, html
 
-from . import scenario_page
+from .pages import scenario
 
 LOCATION = "shell-location"
 CONTENT = "shell-page-content"
 TITLE_SINK = "shell-title-sink"
 
-SCENARIO_PREFIX = "/scenario/"
+SCENARIO_PREFIX = scenario.PREFIX
 
 
 def layout(pages) -> html.Div:
@@ -36,20 +36,19 @@ def layout(pages) -> html.Div:
 
 
 def page_for(pages, path: str | None, search: str | None = None):
-    """The layout for a URL: a page, or a scenario's permalink (``/scenario/<hash>`` or ``/?scenario=<hash>``).
+    """The layout for a URL: the page whose ``layout_for_url`` takes it, else the page at that route.
 
-    ``/sweeps?kind=<kind>`` opens the Sweeps page on that kind.
+    So ``/scenario/<hash>`` and ``/?scenario=<hash>`` open a scenario's
+    permalink and ``/sweeps?kind=<kind>`` the Sweeps page on that kind.
     """
-    wanted = parse_qs((search or "").lstrip("?")).get("scenario")
-    if wanted:
-        return scenario_page.layout(wanted[0])
-    if path and path.startswith(SCENARIO_PREFIX):
-        return scenario_page.layout(path[len(SCENARIO_PREFIX):])
-    page = {page.route: page for page in pages}.get(path or "/")
+    query = parse_qs((search or "").lstrip("?"))
+    for page in pages:
+        found = page.layout_for_url(path or "/", query) if page.layout_for_url else None
+        if found is not None:
+            return found
+    page = {page.route: page for page in pages if page.layout}.get(path or "/")
     if page is None:
         return html.Section([html.H2("Not found"), html.P(f"No page at {path}.")], className="panel")
-    if page.layout_for_query:   # e.g. /sweeps?kind=<kind> opens that sweep (the gallery links there)
-        return page.layout_for_query(parse_qs((search or "").lstrip("?")))
     return page.layout()
 
 
@@ -67,7 +66,7 @@ def register_callbacks(app, pages) -> None:
     """Route the URL to one of ``pages`` and keep the tab's title and the navigation's current page in step."""
     app.callback(Output(CONTENT, "children"), Input(LOCATION, "pathname"),
                  Input(LOCATION, "search"))(partial(page_for, pages))
-    titles = {page.route: page_title(pages, page.route) for page in pages}
+    titles = {page.route: page_title(pages, page.route) for page in pages if page.layout}
     # The tab title and the nav's current page follow the URL, in the browser (no round trip).
     app.clientside_callback(
         f"""function(path, search) {{

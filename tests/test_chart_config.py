@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from dash import dcc
 
-from components import scenario_page
 from components.chart_config import GRAPH_CONFIG
 from components.pages import batch as batch_page
 from components.pages import compare as compare_page
 from components.pages import elastic as elastic_page
 from components.pages import fairshare as fairshare_page
 from components.pages import network as network_page
+from components.pages import scenario as scenario_page
 from components.pages import sweeps as sweep_page
 from components.services import report
 
@@ -27,7 +27,7 @@ def graphs(component):
 
 @pytest.mark.parametrize("layout", [batch_page.layout.layout, compare_page.layout.layout, elastic_page.layout.layout,
                                     fairshare_page.layout.layout, network_page.layout.layout, sweep_page.layout.layout,
-                                    lambda: scenario_page.layout("0" * 64)])
+                                    lambda: scenario_page.layout.layout("0" * 64)])
 def test_every_chart_on_a_page_has_no_cloud_button(layout):
     found = list(graphs(layout()))
     assert found and all(graph.config == GRAPH_CONFIG for graph in found)

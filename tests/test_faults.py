@@ -29,8 +29,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from components import scenario_page, workspace_page
+from components import workspace_page
 from components.pages import batch as batch_page
+from components.pages import scenario as scenario_page
 from components.services.runs import ResultCache
 from components.services.uploads import STORED_NAME, UploadStore
 from components.services.workspace import ScenarioStore
@@ -161,14 +162,14 @@ class Interrupt(Exception):
 
 
 def run_values(scenario_hash: str) -> dict:
-    return {(scenario_page.RUN, "n_clicks"): 1, (scenario_page.HASH, "data"): scenario_hash,
-            (scenario_page.VERSION, "data"): 0}
+    return {(scenario_page.ids.RUN, "n_clicks"): 1, (scenario_page.ids.HASH, "data"): scenario_hash,
+            (scenario_page.ids.VERSION, "data"): 0}
 
 
 def run_to_completion(client: DashClient, scenario_hash: str) -> dict:
-    outputs = client.run_background(client.callback(scenario_page.RUN, "n_clicks"), run_values(scenario_hash),
-                                    (scenario_page.RUN, "n_clicks"))
-    assert outputs.get(scenario_page.VERSION) == {"data": 1}, f"the run did not finish: {outputs}"
+    outputs = client.run_background(client.callback(scenario_page.ids.RUN, "n_clicks"), run_values(scenario_hash),
+                                    (scenario_page.ids.RUN, "n_clicks"))
+    assert outputs.get(scenario_page.ids.VERSION) == {"data": 1}, f"the run did not finish: {outputs}"
     return outputs
 
 
@@ -210,8 +211,8 @@ def test_kill_during_a_run_keeps_uploads_scenarios_and_cached_results(servers):
         progress.append(values)
         raise Interrupt
     with pytest.raises(Interrupt):
-        client.run_background(client.callback(scenario_page.RUN, "n_clicks"), run_values(long_hash),
-                              (scenario_page.RUN, "n_clicks"), on_progress=stop_at_first_progress)
+        client.run_background(client.callback(scenario_page.ids.RUN, "n_clicks"), run_values(long_hash),
+                              (scenario_page.ids.RUN, "n_clicks"), on_progress=stop_at_first_progress)
     assert len(first.group_members()) >= 2, "the long run's job process should be running beside the server"
     first.kill()
     assert first.group_members() == [], "no process of the killed server may survive"

@@ -34,7 +34,8 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from werkzeug.serving import WSGIRequestHandler, make_server
 
 from app import create_app
-from components import scenario_page, shell
+from components import shell
+from components.pages import scenario as scenario_page
 from components.services.progress import JobStore, ThrottledProgress
 from components.services.runs import ResultCache
 from components.services.workspace import ScenarioStore
@@ -238,21 +239,21 @@ def session(base_url: str, scenario_hash: str, deadline: float) -> dict:
     content = client.call(client.callback(shell.LOCATION, "pathname"),
                           {(shell.LOCATION, "pathname"): path, (shell.LOCATION, "search"): ""})
     page = content[shell.CONTENT]["children"]
-    assert find_component(page, scenario_page.HASH)["props"]["data"] == scenario_hash
-    show = client.callback(scenario_page.HASH, "data")
-    before = client.call(show, {(scenario_page.HASH, "data"): scenario_hash, (scenario_page.VERSION, "data"): 0})
-    assert before[scenario_page.SUMMARY]["data"] == [], "the scenario must not be cached before its run"
+    assert find_component(page, scenario_page.ids.HASH)["props"]["data"] == scenario_hash
+    show = client.callback(scenario_page.ids.HASH, "data")
+    before = client.call(show, {(scenario_page.ids.HASH, "data"): scenario_hash, (scenario_page.ids.VERSION, "data"): 0})
+    assert before[scenario_page.ids.SUMMARY]["data"] == [], "the scenario must not be cached before its run"
     clicked = time.monotonic()
     progress = []
     outputs = client.run_background(
-        client.callback(scenario_page.RUN, "n_clicks"),
-        {(scenario_page.RUN, "n_clicks"): 1, (scenario_page.HASH, "data"): scenario_hash,
-         (scenario_page.VERSION, "data"): 0},
-        (scenario_page.RUN, "n_clicks"), on_progress=progress.append)
+        client.callback(scenario_page.ids.RUN, "n_clicks"),
+        {(scenario_page.ids.RUN, "n_clicks"): 1, (scenario_page.ids.HASH, "data"): scenario_hash,
+         (scenario_page.ids.VERSION, "data"): 0},
+        (scenario_page.ids.RUN, "n_clicks"), on_progress=progress.append)
     finished = time.monotonic()
-    assert outputs.get(scenario_page.VERSION) == {"data": 1}, f"the run did not finish: {outputs}"
-    after = client.call(show, {(scenario_page.HASH, "data"): scenario_hash, (scenario_page.VERSION, "data"): 1})
-    rows = {row["metric"]: row["value"] for row in after[scenario_page.SUMMARY]["data"]}
+    assert outputs.get(scenario_page.ids.VERSION) == {"data": 1}, f"the run did not finish: {outputs}"
+    after = client.call(show, {(scenario_page.ids.HASH, "data"): scenario_hash, (scenario_page.ids.VERSION, "data"): 1})
+    rows = {row["metric"]: row["value"] for row in after[scenario_page.ids.SUMMARY]["data"]}
     assert rows["jobs"] == 300
     return {"run_s": finished - clicked, "session_s": time.monotonic() - started, "progress_reports": len(progress)}
 

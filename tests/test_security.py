@@ -13,9 +13,10 @@ import psutil
 import pytest
 
 from app import PAGES, create_app
-from components import scenario_page, shell, workspace_page
+from components import shell, workspace_page
 from components.pages import batch as batch_page
 from components.pages import elastic as elastic_page
+from components.pages import scenario as scenario_page
 from components.services import saved_items
 from components.services.runs import ResultCache
 from components.services.uploads import STORED_NAME, UploadError, UploadStore
@@ -165,9 +166,9 @@ def test_scenario_hashes_from_urls_never_reach_the_file_system(tmp_path, scenari
     (tmp_path / "etc").mkdir()
     (tmp_path / "etc" / "passwd.json").write_text(json.dumps({"scenario": {"engine": "batch"}}))
     assert store.get(scenario_hash) is None
-    assert scenario_page.find_scenario(scenario_hash, store, results) is None
+    assert scenario_page.content.find_scenario(scenario_hash, store, results) is None
     stored = shell.page_for(PAGES, f"/scenario/{scenario_hash}").children[0]
-    assert stored.id == scenario_page.HASH and stored.data == scenario_hash   # only ever data in a Store
+    assert stored.id == scenario_page.ids.HASH and stored.data == scenario_hash   # only ever data in a Store
 
 
 @pytest.fixture
@@ -197,10 +198,10 @@ def fire(client, component_id: str, prop: str, values: dict, changed: str | None
 
 @pytest.mark.parametrize("scenario_hash", TRAVERSALS)
 def test_the_scenario_page_answers_not_found_for_any_forged_hash(client, scenario_hash):
-    status, outputs = fire(client, scenario_page.HASH, "data",
-                           {(scenario_page.HASH, "data"): scenario_hash, (scenario_page.VERSION, "data"): 0})
+    status, outputs = fire(client, scenario_page.ids.HASH, "data",
+                           {(scenario_page.ids.HASH, "data"): scenario_hash, (scenario_page.ids.VERSION, "data"): 0})
     assert status == 200
-    assert outputs[scenario_page.TITLE]["children"] == "Scenario not found"
+    assert outputs[scenario_page.ids.TITLE]["children"] == "Scenario not found"
 
 
 @pytest.mark.parametrize("url", ["/scenario/..%2F..%2Fetc%2Fpasswd", "/scenario/%2Fetc%2Fpasswd",
@@ -353,7 +354,7 @@ def test_an_app_over_a_planted_job_store_starts_and_serves(tmp_path):
 
 def _valid_body(client):
     dependency = next(d for d in client.dependencies
-                      if {"id": scenario_page.HASH, "property": "data"} in d["inputs"])
+                      if {"id": scenario_page.ids.HASH, "property": "data"} in d["inputs"])
     outputs = split_output(dependency["output"])
 
     def filled(items):
@@ -361,7 +362,7 @@ def _valid_body(client):
     return {"output": dependency["output"],
             "outputs": outputs if dependency["output"].startswith("..") else outputs[0],
             "inputs": filled(dependency["inputs"]), "state": filled(dependency["state"]),
-            "changedPropIds": [f"{scenario_page.HASH}.data"]}
+            "changedPropIds": [f"{scenario_page.ids.HASH}.data"]}
 
 
 MALFORMED = {

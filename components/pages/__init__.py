@@ -33,14 +33,17 @@ class Services:
 class Page:
     """One page: its ``route``, its ``label`` in the navigation (none: not listed), its layout and callbacks.
 
-    ``layout()`` builds the page; ``register(app, services)`` adds its
-    callbacks. A page that opens on what the URL's query asks for (the
-    Sweeps page on ``?kind=``) gives ``layout_for_query(query)`` too, with
-    the query parsed by :func:`urllib.parse.parse_qs`.
+    ``layout()`` builds the page at its route; ``register(app, services)``
+    adds its callbacks (none: the page has no callbacks). A page that also
+    answers other URLs -- a permalink ``/scenario/<hash>``, or its route
+    with a query such as ``/sweeps?kind=...`` -- gives
+    ``layout_for_url(path, query)``, which builds the page for such a URL
+    (the query parsed by :func:`urllib.parse.parse_qs`) or returns ``None``
+    when the URL is not one of its own.
     """
 
     route: str
     label: str | None
-    layout: Callable[[], Any]
-    register: Callable[[Any, Services], None]
-    layout_for_query: Callable[[dict[str, list[str]]], Any] | None = None
+    layout: Callable[[], Any] | None
+    register: Callable[[Any, Services], None] | None = None
+    layout_for_url: Callable[[str, dict[str, list[str]]], Any] | None = None

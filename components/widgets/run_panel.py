@@ -211,7 +211,7 @@ def register(app, ids: Ids, results, plan: Callable[..., list[Planned]], states:
         progress_default=EMPTY_PROGRESS,
         prevent_initial_call=True,
     )
-    def _run(set_progress, _clicks, *values):
+    def _run(set_progress, _clicks, *values):   # a function of its own: Dash names a background job by its source
         return on_run(results, plan, set_progress, values, noun=noun, timed=timed, refused_note=refused_note)
 
 

@@ -21,8 +21,8 @@ import pytest
 import redis
 
 from app import create_app
-from components import scenario_page
 from components.pages import fairshare as fairshare_page
+from components.pages import scenario as scenario_page
 from components.services.jobs import JOB_LOST
 from components.services.runs import ResultCache
 from components.services.workspace import ScenarioStore, permalink
@@ -130,22 +130,22 @@ def test_a_worker_killed_mid_run_shows_the_failed_state_and_another_worker_retri
     first = start_worker("bravo", data)
     dash_duo.start_server(create_app(data))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}{permalink(scenario_hash)}")
-    dash_duo.wait_for_contains_text(f"#{scenario_page.STATUS}", "Not run yet", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{scenario_page.ids.STATUS}", "Not run yet", timeout=TIMEOUT)
 
-    dash_duo.find_element(f"#{scenario_page.RUN}").click()
+    dash_duo.find_element(f"#{scenario_page.ids.RUN}").click()
     first.wait_for(f"Task {TASK}")                          # received by the worker
     time.sleep(2)                                           # well into the simulation
     assert "succeeded" not in first.text()
     first.kill()
-    dash_duo.wait_for_contains_text(f"#{scenario_page.STATUS}", JOB_LOST, timeout=TIMEOUT)
-    dash_duo.wait_for_element(f"#{scenario_page.RUN}:not([disabled])", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{scenario_page.ids.STATUS}", JOB_LOST, timeout=TIMEOUT)
+    dash_duo.wait_for_element(f"#{scenario_page.ids.RUN}:not([disabled])", timeout=TIMEOUT)
     assert ResultCache(data / "results", redis_url=url).get(scenario_hash) is None
     # The lost task was acknowledged when the worker took it: no other worker will run it again later.
     assert redis.Redis.from_url(url).hlen("unacked") == 0
 
     second = start_worker("charlie", data)
-    dash_duo.find_element(f"#{scenario_page.RUN}").click()
-    dash_duo.wait_for_contains_text(f"#{scenario_page.STATUS}", "Result from the cache", timeout=TIMEOUT)
+    dash_duo.find_element(f"#{scenario_page.ids.RUN}").click()
+    dash_duo.wait_for_contains_text(f"#{scenario_page.ids.STATUS}", "Result from the cache", timeout=TIMEOUT)
     assert "succeeded" in second.text()
     assert ResultCache(data / "results", redis_url=url).get(scenario_hash) is not None
     assert dash_duo.get_logs() == []

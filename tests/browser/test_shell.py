@@ -4,8 +4,9 @@ import pytest
 from selenium.webdriver.support.ui import WebDriverWait
 
 from app import PAGES, create_app
-from components import home_page, shell
+from components import shell
 from components.pages import fairshare as fairshare_page
+from components.pages import home
 from screenshots import save_screenshot
 
 pytestmark = pytest.mark.browser
@@ -21,7 +22,7 @@ def test_landing_page_titles_and_the_current_page(dash_duo, tmp_path):
     dash_duo.start_server(create_app(tmp_path))
     dash_duo.wait_for_contains_text(".home-page", "What would change", timeout=TIMEOUT)
     cards = dash_duo.find_elements(".home-card")
-    assert len(cards) == len(home_page.CARDS)
+    assert len(cards) == len(home.layout.CARDS)
     dash_duo.driver.set_window_size(1024, 768)
     save_screenshot(dash_duo.driver, "screenshot-home.png")
     assert dash_duo.driver.title == shell.page_title(PAGES, "/")

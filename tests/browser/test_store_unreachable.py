@@ -8,8 +8,8 @@ import time
 import pytest
 
 from app import create_app
-from components import scenario_page as page
 from components.pages import batch as batch_page
+from components.pages import scenario as page
 from components.services.workspace import ScenarioStore, permalink
 from test_load import load_scenario
 from test_runs_redis import free_port
@@ -26,12 +26,12 @@ def test_an_unreachable_redis_is_named_on_the_page_and_pages_keep_loading(dash_d
     scenario_hash = ScenarioStore(data / "scenarios").save(load_scenario(1), "quick")["hash"]
     dash_duo.start_server(create_app(data))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}{permalink(scenario_hash)}")
-    dash_duo.wait_for_contains_text(f"#{page.STATUS}", sentence, timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.STATUS}", sentence, timeout=TIMEOUT)
 
-    dash_duo.find_element(f"#{page.RUN}").click()   # the run callback answers with the same sentence (no 500)
-    dash_duo.wait_for_contains_text(f"#{page.STATUS}", sentence, timeout=TIMEOUT)
+    dash_duo.find_element(f"#{page.ids.RUN}").click()   # the run callback answers with the same sentence (no 500)
+    dash_duo.wait_for_contains_text(f"#{page.ids.STATUS}", sentence, timeout=TIMEOUT)
     deadline = time.monotonic() + TIMEOUT
-    while not dash_duo.find_element(f"#{page.RUN}").is_enabled():   # the run has ended: Run is offered again
+    while not dash_duo.find_element(f"#{page.ids.RUN}").is_enabled():   # the run has ended: Run is offered again
         assert time.monotonic() < deadline, "Run stayed disabled"
         time.sleep(0.1)
 

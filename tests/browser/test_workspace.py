@@ -5,7 +5,8 @@ import json
 import pytest
 
 from app import create_app
-from components import scenario_page, workspace_page
+from components import workspace_page
+from components.pages import scenario as scenario_page
 from components.services.workspace import permalink
 from sched_engine import normalize_scenario
 from screenshots import save_screenshot
@@ -38,25 +39,25 @@ def test_save_restart_reopen_by_permalink_and_what_if(dash_duo, tmp_path):
     scenario_hash = normalize_scenario(SCENARIO).content_hash()
 
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}{permalink(scenario_hash)}")
-    dash_duo.wait_for_contains_text(f"#{scenario_page.STATUS}", "Not run yet", timeout=TIMEOUT)
-    dash_duo.find_element(f"#{scenario_page.RUN}").click()
-    dash_duo.wait_for_contains_text(f"#{scenario_page.STATUS}", "from the cache", timeout=TIMEOUT)
-    dash_duo.wait_for_contains_text(f"#{scenario_page.SUMMARY}", "avg_slowdown", timeout=TIMEOUT)
-    before = dash_duo.find_element(f"#{scenario_page.SUMMARY}").text
+    dash_duo.wait_for_contains_text(f"#{scenario_page.ids.STATUS}", "Not run yet", timeout=TIMEOUT)
+    dash_duo.find_element(f"#{scenario_page.ids.RUN}").click()
+    dash_duo.wait_for_contains_text(f"#{scenario_page.ids.STATUS}", "from the cache", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{scenario_page.ids.SUMMARY}", "avg_slowdown", timeout=TIMEOUT)
+    before = dash_duo.find_element(f"#{scenario_page.ids.SUMMARY}").text
 
     # Restart: a new server process state on the same data directory.
     dash_duo.server.stop()
     dash_duo.start_server(create_app(data))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?scenario={scenario_hash}")
-    dash_duo.wait_for_contains_text(f"#{scenario_page.STATUS}", "from the cache", timeout=TIMEOUT)
-    dash_duo.wait_for_contains_text(f"#{scenario_page.SUMMARY}", "avg_slowdown", timeout=TIMEOUT)
-    assert dash_duo.find_element(f"#{scenario_page.SUMMARY}").text == before
-    assert "Saved as\ntwo-cluster test" in dash_duo.find_element(f"#{scenario_page.META}").text
+    dash_duo.wait_for_contains_text(f"#{scenario_page.ids.STATUS}", "from the cache", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{scenario_page.ids.SUMMARY}", "avg_slowdown", timeout=TIMEOUT)
+    assert dash_duo.find_element(f"#{scenario_page.ids.SUMMARY}").text == before
+    assert "Saved as\ntwo-cluster test" in dash_duo.find_element(f"#{scenario_page.ids.META}").text
 
-    dash_duo.select_dcc_dropdown(f"#{scenario_page.WHATIF_POLICY}", value="Conservative")
-    dash_duo.find_element(f"#{scenario_page.WHATIF_RUN}").click()
-    dash_duo.wait_for_contains_text(f"#{scenario_page.WHATIF_TABLE}", "Δ% what-if", timeout=TIMEOUT)
-    assert "/scenario/" in dash_duo.find_element(f"#{scenario_page.WHATIF_MSG}").text
+    dash_duo.select_dcc_dropdown(f"#{scenario_page.ids.WHATIF_POLICY}", value="Conservative")
+    dash_duo.find_element(f"#{scenario_page.ids.WHATIF_RUN}").click()
+    dash_duo.wait_for_contains_text(f"#{scenario_page.ids.WHATIF_TABLE}", "Δ% what-if", timeout=TIMEOUT)
+    assert "/scenario/" in dash_duo.find_element(f"#{scenario_page.ids.WHATIF_MSG}").text
     dash_duo.driver.set_window_size(1400, 1500)
     save_screenshot(dash_duo.driver, "screenshot-scenario.png")
 

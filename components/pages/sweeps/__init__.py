@@ -16,10 +16,11 @@ from .. import Page
 from . import callbacks, form, ids, layout, results, store
 
 
-def layout_for_query(query: dict[str, list[str]]):
-    return layout.layout((query.get("kind") or [None])[0])
+def layout_for_url(path: str, query: dict[str, list[str]]):
+    """``/sweeps?kind=<kind>``: the page opened on that kind."""
+    return layout.layout((query.get("kind") or [None])[0]) if path == PAGE.route else None
 
 
-PAGE = Page("/sweeps", "Sweeps", layout.layout, callbacks.register, layout_for_query=layout_for_query)
+PAGE = Page("/sweeps", "Sweeps", layout.layout, callbacks.register, layout_for_url=layout_for_url)
 
 __all__ = ["PAGE", "callbacks", "form", "ids", "layout", "results", "store"]

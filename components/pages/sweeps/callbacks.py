@@ -86,7 +86,7 @@ def register(app, services) -> None:
         progress=[Output(ids.PROGRESS, "value"), Output(ids.PROGRESS, "max"), Output(ids.PROGRESS_TEXT, "children")],
         prevent_initial_call=True,
     )
-    def _run(set_progress, clicks, kind, values, param_ids):   # a background job: Dash reads its source
+    def _run(set_progress, clicks, kind, values, param_ids):   # a function of its own: Dash names a background job by its source
         return run(sweeps, set_progress, clicks, kind, values, param_ids)
 
     app.callback(Output(ids.PROGRESS, "value", allow_duplicate=True), Output(ids.PROGRESS, "max", allow_duplicate=True),

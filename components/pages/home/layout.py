@@ -1,4 +1,4 @@
-"""The landing page: what the tool answers, and one card per question it can answer now."""
+"""The landing page's layout: what the tool answers, and one card per question it can answer now."""
 
 from __future__ import annotations
 
@@ -48,7 +48,3 @@ def layout() -> html.Div:
 def _card(title: str, question: str, first_click: str, path: str) -> html.Div:
     return html.Div([html.H3(dcc.Link(title, href=path)), html.P(question), html.P(first_click, className="hint"),
                      dcc.Link("Open", href=path, className="button primary")], className="panel home-card")
-
-
-def register_callbacks(app) -> None:
-    """The landing page has no callbacks of its own."""
