@@ -17,11 +17,22 @@ from pathlib import Path
 from dash import Dash
 
 from components import (
-    gallery_page,
     shell,
     workspace_page,
 )
-from components.pages import Page, Services, batch, compare, elastic, fairshare, home, network, scenario, sweeps
+from components.pages import (
+    Page,
+    Services,
+    batch,
+    compare,
+    elastic,
+    fairshare,
+    gallery,
+    home,
+    network,
+    scenario,
+    sweeps,
+)
 from components.pages.sweeps.store import SweepStore
 from components.scaleout import celery_app as scaleout
 from components.services import downloads, image_export, request_guard
@@ -42,7 +53,7 @@ PAGES = [
     network.PAGE,
     elastic.PAGE,
     compare.PAGE,
-    Page("/gallery", "Gallery", gallery_page.layout, lambda app, s: gallery_page.register_callbacks(app, s.results)),
+    gallery.PAGE,
     Page("/workspace", "Workspace", workspace_page.layout,
          lambda app, s: workspace_page.register_callbacks(app, s.results, s.uploads, s.scenarios, skipped=s.skipped)),
     sweeps.PAGE,

@@ -3,8 +3,9 @@
 import pytest
 
 from app import PAGES
-from components import gallery_page
-from components.gallery import CARDS, HUG_IDLE_ROW, run_card
+from components.pages.gallery import callbacks as gallery_page
+from components.pages.gallery.cards import CARDS, HUG_IDLE_ROW, run_card
+from components.pages.gallery.layout import card_section
 from components.services.runs import ResultCache
 
 # Where our numbers differ from the paper's, the card must say so rather than hide it. Fig. 6
@@ -52,7 +53,7 @@ def test_the_fig6_card_links_to_its_sensitivity_sweep():
     card = next(card for card in CARDS if card.key == "libra-fig6")
     text, href = card.link
     assert href == "/sweeps?kind=libra-sensitivity" and "libra-sensitivity" in KINDS
-    assert "libra-sensitivity" in card.source and href in str(gallery_page._card(card))
+    assert "libra-sensitivity" in card.source and href in str(card_section(card))
     page = shell.page_for(PAGES, "/sweeps", "?kind=libra-sensitivity")
     radio = next(c for c in _walk(page) if getattr(c, "id", None) == sweep_page.ids.KIND)
     assert radio.value == "libra-sensitivity"

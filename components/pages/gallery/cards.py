@@ -13,12 +13,12 @@ from typing import Callable
 
 import numpy as np
 
-from sched_engine.elastic.presets import paper_model, two_job_model
-from sched_engine.fairshare.presets import FIG4_AFTER_N12_AT, FIG4_ALL_ACTIVE_AT, FIG4_PAPER_SHARES, fig4_model
-from sched_engine.network.presets import FIG1_CANDIDATE_FRACTION, FIG6_SLOTS, FIG6_VOLUME, fig1_model, fig6_model
+from sched_engine.elastic import paper_model, two_job_model
+from sched_engine.fairshare import FIG4_AFTER_N12_AT, FIG4_ALL_ACTIVE_AT, FIG4_PAPER_SHARES, fig4_model
+from sched_engine.network import FIG1_CANDIDATE_FRACTION, FIG6_SLOTS, FIG6_VOLUME, fig1_model, fig6_model
 from sched_engine.sweeps import SEED_STRIDE, elastic_configurations
 
-from .figures.fairshare import step_value
+from ...figures.fairshare import step_value
 
 # The set-up of bench/batch_matrix.py at the paper's load: the paper's workload kept the MetaCentrum
 # clusters about 43% busy (Klusáček & Rudová §3); the HPC2N excerpt's first 3,000 jobs, submitted 5
