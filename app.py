@@ -16,12 +16,8 @@ from pathlib import Path
 
 from dash import Dash
 
-from components import (
-    shell,
-    workspace_page,
-)
+from components import shell
 from components.pages import (
-    Page,
     Services,
     batch,
     compare,
@@ -32,6 +28,7 @@ from components.pages import (
     network,
     scenario,
     sweeps,
+    workspace,
 )
 from components.pages.sweeps.store import SweepStore
 from components.scaleout import celery_app as scaleout
@@ -54,8 +51,7 @@ PAGES = [
     elastic.PAGE,
     compare.PAGE,
     gallery.PAGE,
-    Page("/workspace", "Workspace", workspace_page.layout,
-         lambda app, s: workspace_page.register_callbacks(app, s.results, s.uploads, s.scenarios, skipped=s.skipped)),
+    workspace.PAGE,
     sweeps.PAGE,
 ]
 

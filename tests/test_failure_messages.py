@@ -16,8 +16,9 @@ import pytest
 import redis
 
 from app import create_app
-from components import shell, workspace_page
+from components import shell
 from components.pages import scenario as scenario_page
+from components.pages import workspace as workspace_page
 from components.services.jobs import TAKEN, WAITING, CeleryJobManager, Heartbeat
 from components.services.runs import ResultCache, ResultStoreUnreachable, redis_address
 from components.services.workspace import ScenarioStore
@@ -102,9 +103,9 @@ def test_with_redis_unreachable_a_run_says_so_and_the_server_keeps_serving_pages
     content = client.call(client.callback(shell.LOCATION, "pathname"),
                           {(shell.LOCATION, "pathname"): "/workspace", (shell.LOCATION, "search"): ""})
     assert content[shell.CONTENT]["children"]
-    listed = client.call(client.callback(workspace_page.REFRESH, "n_clicks"),
-                         {(workspace_page.REFRESH, "n_clicks"): 1}, (workspace_page.REFRESH, "n_clicks"))
-    assert sentence in text_of(listed[workspace_page.UPLOAD_MSG]["children"])
+    listed = client.call(client.callback(workspace_page.ids.REFRESH, "n_clicks"),
+                         {(workspace_page.ids.REFRESH, "n_clicks"): 1}, (workspace_page.ids.REFRESH, "n_clicks"))
+    assert sentence in text_of(listed[workspace_page.ids.UPLOAD_MSG]["children"])
 
 
 def poll(client: DashClient, dependency: dict, values: dict, handles: dict) -> dict:

@@ -29,9 +29,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from components import workspace_page
 from components.pages import batch as batch_page
 from components.pages import scenario as scenario_page
+from components.pages import workspace as workspace_page
 from components.services.runs import ResultCache
 from components.services.uploads import STORED_NAME, UploadStore
 from components.services.workspace import ScenarioStore
@@ -145,16 +145,16 @@ def upload_trace_over_http(client: DashClient, data: bytes, name: str) -> dict:
 
 def upload_scenario_over_http(client: DashClient, scenario: dict, name: str) -> dict:
     """The Workspace page's scenario upload; returns the callback's outputs."""
-    return client.call(client.callback(workspace_page.SCENARIO_UPLOAD, "contents"),
-                       {(workspace_page.SCENARIO_UPLOAD, "contents"): data_url(json.dumps(scenario).encode()),
-                        (workspace_page.SCENARIO_UPLOAD, "filename"): name},
-                       (workspace_page.SCENARIO_UPLOAD, "contents"))
+    return client.call(client.callback(workspace_page.ids.SCENARIO_UPLOAD, "contents"),
+                       {(workspace_page.ids.SCENARIO_UPLOAD, "contents"): data_url(json.dumps(scenario).encode()),
+                        (workspace_page.ids.SCENARIO_UPLOAD, "filename"): name},
+                       (workspace_page.ids.SCENARIO_UPLOAD, "contents"))
 
 
 def workspace_tables(client: DashClient) -> dict:
-    outputs = client.call(client.callback(workspace_page.REFRESH, "n_clicks"),
-                          {(workspace_page.REFRESH, "n_clicks"): 1}, (workspace_page.REFRESH, "n_clicks"))
-    return {table: outputs[table]["data"] for table in (workspace_page.SCENARIOS, workspace_page.UPLOADS)}
+    outputs = client.call(client.callback(workspace_page.ids.REFRESH, "n_clicks"),
+                          {(workspace_page.ids.REFRESH, "n_clicks"): 1}, (workspace_page.ids.REFRESH, "n_clicks"))
+    return {table: outputs[table]["data"] for table in (workspace_page.ids.SCENARIOS, workspace_page.ids.UPLOADS)}
 
 
 class Interrupt(Exception):
@@ -227,7 +227,7 @@ def test_kill_during_a_run_keeps_uploads_scenarios_and_cached_results(servers):
     client = DashClient(second.url, deadline)
     client.open_page("/workspace")
     tables = workspace_tables(client)
-    assert len(tables[workspace_page.SCENARIOS]) == 2 and len(tables[workspace_page.UPLOADS]) == 2
+    assert len(tables[workspace_page.ids.SCENARIOS]) == 2 and len(tables[workspace_page.ids.UPLOADS]) == 2
     client.open_page(f"/scenario/{quick}")
     run_to_completion(client, quick)
     assert (data / "results" / "index" / f"{quick}.json").read_bytes() == index_entry, \
@@ -338,5 +338,5 @@ def test_kill_during_an_upload_leaves_no_partial_file(servers):
     assert_uploads_whole(uploads_dir)
     assert (uploads_dir / big_name).read_bytes() == big
     client.open_page("/workspace")
-    labels = sorted(row["file"] for row in workspace_tables(client)[workspace_page.UPLOADS])
+    labels = sorted(row["file"] for row in workspace_tables(client)[workspace_page.ids.UPLOADS])
     assert labels == ["big.swf", "small.swf"]

@@ -13,10 +13,11 @@ import psutil
 import pytest
 
 from app import PAGES, create_app
-from components import shell, workspace_page
+from components import shell
 from components.pages import batch as batch_page
 from components.pages import elastic as elastic_page
 from components.pages import scenario as scenario_page
+from components.pages import workspace as workspace_page
 from components.services import saved_items
 from components.services.runs import ResultCache
 from components.services.uploads import STORED_NAME, UploadError, UploadStore
@@ -249,7 +250,7 @@ def test_an_uploaded_scenario_cannot_name_a_server_file(app_store, case, monkeyp
     monkeypatch.setattr("sched_engine.batch.model.file_sha256", lambda path, field: opened.append(path) or "0")
     contents = data_url(json.dumps(batch_scenario(**OUTSIDE[case])).encode())
     with pytest.raises(ScenarioError) as caught:
-        workspace_page.save_uploaded_scenario(contents, "evil.json", store)
+        workspace_page.lists.save_uploaded_scenario(contents, "evil.json", store)
     assert caught.value.source == "evil.json" and caught.value.field.startswith("model.")
     assert caught.value.field.endswith("path"), caught.value.field
     assert opened == [], "a refused file must not be opened"
@@ -284,12 +285,12 @@ def test_scenarios_on_samples_and_uploads_are_still_saved(app_store):
 
 def test_the_workspace_upload_reports_a_forbidden_path_over_http(client):
     scenario = batch_scenario(trace={"path": "/etc/passwd"})
-    status, outputs = fire(client, workspace_page.SCENARIO_UPLOAD, "contents",
-                           {(workspace_page.SCENARIO_UPLOAD, "contents"): data_url(json.dumps(scenario).encode()),
-                            (workspace_page.SCENARIO_UPLOAD, "filename"): "evil.json"})
-    message = json.dumps(outputs[workspace_page.UPLOAD_MSG])
+    status, outputs = fire(client, workspace_page.ids.SCENARIO_UPLOAD, "contents",
+                           {(workspace_page.ids.SCENARIO_UPLOAD, "contents"): data_url(json.dumps(scenario).encode()),
+                            (workspace_page.ids.SCENARIO_UPLOAD, "filename"): "evil.json"})
+    message = json.dumps(outputs[workspace_page.ids.UPLOAD_MSG])
     assert status == 200 and "Not saved" in message and "evil.json" in message and "model.trace.path" in message
-    assert outputs[workspace_page.SCENARIOS]["data"] == []
+    assert outputs[workspace_page.ids.SCENARIOS]["data"] == []
     assert not any((client.data_dir / "scenarios").iterdir())
 
 

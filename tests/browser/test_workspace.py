@@ -5,8 +5,8 @@ import json
 import pytest
 
 from app import create_app
-from components import workspace_page
 from components.pages import scenario as scenario_page
+from components.pages import workspace as workspace_page
 from components.services.workspace import permalink
 from sched_engine import normalize_scenario
 from screenshots import save_screenshot
@@ -19,7 +19,7 @@ SCENARIO = {"engine": "batch", "policy": "easy", "seed": 1, "name": "two-cluster
 
 
 def _upload(dash_duo, path):
-    dash_duo.find_element(f"#{workspace_page.SCENARIO_UPLOAD} input[type=file]").send_keys(str(path))
+    dash_duo.find_element(f"#{workspace_page.ids.SCENARIO_UPLOAD} input[type=file]").send_keys(str(path))
 
 
 def test_save_restart_reopen_by_permalink_and_what_if(dash_duo, tmp_path):
@@ -29,13 +29,13 @@ def test_save_restart_reopen_by_permalink_and_what_if(dash_duo, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"engine": "batch",\n "policy": "easy",\n "model": {"trace": {"path": 7}}\n')
     _upload(dash_duo, bad)
-    dash_duo.wait_for_contains_text(f"#{workspace_page.UPLOAD_MSG}", "Not saved", timeout=TIMEOUT)
-    assert "bad.json" in dash_duo.find_element(f"#{workspace_page.UPLOAD_MSG}").text
+    dash_duo.wait_for_contains_text(f"#{workspace_page.ids.UPLOAD_MSG}", "Not saved", timeout=TIMEOUT)
+    assert "bad.json" in dash_duo.find_element(f"#{workspace_page.ids.UPLOAD_MSG}").text
 
     good = tmp_path / "good.json"
     good.write_text(json.dumps(SCENARIO))
     _upload(dash_duo, good)
-    dash_duo.wait_for_contains_text(f"#{workspace_page.UPLOAD_MSG}", "Saved two-cluster test", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{workspace_page.ids.UPLOAD_MSG}", "Saved two-cluster test", timeout=TIMEOUT)
     scenario_hash = normalize_scenario(SCENARIO).content_hash()
 
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}{permalink(scenario_hash)}")
@@ -62,8 +62,8 @@ def test_save_restart_reopen_by_permalink_and_what_if(dash_duo, tmp_path):
     save_screenshot(dash_duo.driver, "screenshot-scenario.png")
 
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/workspace")
-    dash_duo.wait_for_contains_text(f"#{workspace_page.SCENARIOS}", "two-cluster test", timeout=TIMEOUT)
-    dash_duo.wait_for_contains_text(f"#{workspace_page.RUNS}", "what if cons", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{workspace_page.ids.SCENARIOS}", "two-cluster test", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{workspace_page.ids.RUNS}", "what if cons", timeout=TIMEOUT)
     dash_duo.driver.set_window_size(1400, 1300)
     save_screenshot(dash_duo.driver, "screenshot-workspace.png")
     assert dash_duo.get_logs() == []

@@ -3,9 +3,9 @@
 import pytest
 
 from app import create_app
-from components import workspace_page
 from components.pages import batch as batch_page
 from components.pages import fairshare as fairshare_page
+from components.pages import workspace as workspace_page
 from screenshots import save_screenshot
 
 pytestmark = pytest.mark.browser
@@ -43,8 +43,8 @@ def test_saved_clusters_and_hierarchy_reopen_after_a_restart(dash_duo, tmp_path)
     dash_duo.server.stop()
     dash_duo.start_server(create_app(data))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/workspace")
-    dash_duo.wait_for_contains_text(f"#{workspace_page.UPLOADS}", "MetaCentrum copy", timeout=TIMEOUT)
-    assert "two departments" in dash_duo.find_element(f"#{workspace_page.UPLOADS}").text
+    dash_duo.wait_for_contains_text(f"#{workspace_page.ids.UPLOADS}", "MetaCentrum copy", timeout=TIMEOUT)
+    assert "two departments" in dash_duo.find_element(f"#{workspace_page.ids.UPLOADS}").text
 
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/batch")
     dash_duo.wait_for_contains_text(f"#{batch_page.ids.TRACE_INFO}", "Jobs", timeout=TIMEOUT)
