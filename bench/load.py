@@ -40,8 +40,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from components import shell  # noqa: E402
 from components.pages import scenario as scenario_page  # noqa: E402
 from components.services.workspace import ScenarioStore  # noqa: E402
-from test_load import DashClient, concurrent_sessions, percentile  # noqa: E402
-from test_runs_redis import free_port  # noqa: E402
+from test_load import concurrent_sessions, percentile  # noqa: E402
+from tests.support.dash_client import DashClient  # noqa: E402
+from tests.support.processes import free_port  # noqa: E402
 
 PAGES = ("/", "/batch", "/fairshare", "/workspace", "/compare")
 

@@ -21,7 +21,8 @@ from components.services import data_check
 from components.services.runs import ResultCache
 from components.services.uploads import UploadStore
 from components.services.workspace import ScenarioStore
-from test_load import DashClient, load_scenario, served_app
+from tests.support.dash_client import DashClient, load_scenario
+from tests.support.served import served_app
 
 pytestmark = pytest.mark.system   # a served app
 TRUNCATED = "a" * 64

@@ -22,8 +22,9 @@ from components.pages import workspace as workspace_page
 from components.services.jobs import TAKEN, WAITING, CeleryJobManager, Heartbeat
 from components.services.runs import ResultCache, ResultStoreUnreachable, redis_address
 from components.services.workspace import ScenarioStore
-from test_load import DashClient, load_scenario, served_app
-from test_runs_redis import free_port, redis_server
+from tests.support.dash_client import DashClient, load_scenario
+from tests.support.processes import free_port, redis_server
+from tests.support.served import served_app
 
 pytestmark = pytest.mark.system   # served apps, and a redis-server for the waiting run
 DEADLINE_S = 60.0

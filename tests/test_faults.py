@@ -17,16 +17,10 @@ import base64
 import hashlib
 import http.client
 import json
-import os
-import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 
 from components.pages import batch as batch_page
@@ -35,75 +29,12 @@ from components.pages import workspace as workspace_page
 from components.services.runs import ResultCache
 from components.services.uploads import STORED_NAME, UploadStore
 from components.services.workspace import ScenarioStore
-from test_load import DashClient, load_scenario
+from tests.support.dash_client import DashClient, load_scenario
+from tests.support.processes import ROOT, AppProcess
 
 pytestmark = pytest.mark.system   # the app as a real process, killed and restarted
-ROOT = Path(__file__).resolve().parents[1]
-START_TIMEOUT_S = 90.0
 TEST_DEADLINE_S = 240.0
 SAMPLE_SWF = (ROOT / "sample_traces" / "hpc2n-excerpt.swf").read_bytes()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class AppProcess:
-    """``python app.py`` in its own process group, serving ``data`` on a free loopback port."""
-
-    def __init__(self, data: Path, log: Path, extra_env: dict | None = None):
-        self.data, self.log_path, self.port = data, log, free_port()
-        env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "SCHEDSCOPE_HOST")}
-        env.update({"SCHEDSCOPE_DATA": str(data), "SCHEDSCOPE_PORT": str(self.port), "PYTHONUNBUFFERED": "1",
-                    "PYTHONPATH": str(ROOT)}, **(extra_env or {}))
-        self._log = open(log, "ab")
-        self.process = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=self._log,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
-        self.url = f"http://127.0.0.1:{self.port}"
-        self._wait_until_serving()
-
-    def _wait_until_serving(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the server exited ({self.process.returncode}):\n{self.log_tail()}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                    pass
-                DashClient(self.url, time.monotonic() + 10).request("/")
-                return
-            except OSError:
-                time.sleep(0.1)
-        self.kill()
-        raise TimeoutError(f"the server did not answer within {START_TIMEOUT_S:.0f} s:\n{self.log_tail()}")
-
-    def log_tail(self) -> str:
-        return self.log_path.read_bytes()[-3000:].decode("utf-8", "replace")
-
-    def group_members(self) -> list[int]:
-        """Live processes of the server's process group (the server and its job processes)."""
-        members = []
-        for process in psutil.process_iter(["pid", "status"]):
-            try:
-                if os.getpgid(process.pid) == self.process.pid and process.status() != psutil.STATUS_ZOMBIE:
-                    members.append(process.pid)
-            except (ProcessLookupError, psutil.Error):
-                continue
-        return members
-
-    def kill(self) -> None:
-        """SIGKILL the whole process group (server and job processes) and reap the server."""
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.process.wait(timeout=30)
-        deadline = time.monotonic() + 10
-        while self.group_members() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        self._log.close()
 
 
 @pytest.fixture

@@ -20,7 +20,8 @@ from app import create_app
 from components.pages import scenario as scenario_page
 from components.services.run_cap import CLIENT_COOKIE, REFUSED, max_runs_per_client
 from components.services.workspace import ScenarioStore
-from test_load import CallbackFailed, DashClient, served_app
+from tests.support.dash_client import CallbackFailed, DashClient
+from tests.support.served import served_app
 
 pytestmark = pytest.mark.system   # a served app and forked job processes
 REFUSED_START = REFUSED.split("{count}")[0]

@@ -23,8 +23,8 @@ from components.services.runs import ResultCache
 from components.services.uploads import STORED_NAME, UploadError, UploadStore
 from components.services.workspace import SAMPLE_TRACES, ScenarioStore, check_input_paths
 from sched_engine import ScenarioError
-from test_faults import AppProcess
-from test_load import CONFIG, split_output
+from tests.support.dash_client import CONFIG, split_output
+from tests.support.processes import AppProcess
 
 ROOT = Path(__file__).resolve().parents[1]
 OUR_CODE = [ROOT / "app.py", *sorted((ROOT / "components").glob("*.py")),

@@ -27,7 +27,7 @@ from components.services.jobs import JOB_LOST
 from components.services.runs import ResultCache
 from components.services.workspace import ScenarioStore, permalink
 from tests.browser.test_job_failure import LONG_RUN
-from tests.test_runs_redis import redis_server
+from tests.support.processes import redis_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.system]   # redis-server and Celery workers
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,8 +11,8 @@ from app import create_app
 from components.pages import batch as batch_page
 from components.pages import scenario as page
 from components.services.workspace import ScenarioStore, permalink
-from test_load import load_scenario
-from test_runs_redis import free_port
+from tests.support.dash_client import load_scenario
+from tests.support.processes import free_port
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 60
