@@ -201,18 +201,24 @@ def register(app, ids: Ids, results, plan: Callable[..., list[Planned]], states:
     """
     register_cancel_feedback(app, ids)
 
-    @app.callback(
-        Output(ids.runs, "data"), Output(ids.message, "children"),
-        Input(ids.run, "n_clicks"), *states,
-        background=True, interval=POLL_MS,
-        running=[(Output(ids.run, "disabled"), True, False), (Output(ids.cancel, "disabled"), False, True)],
-        cancel=[Input(ids.cancel, "n_clicks")],
-        progress=[Output(ids.progress, "value"), Output(ids.progress, "max")],
-        progress_default=EMPTY_PROGRESS,
-        prevent_initial_call=True,
-    )
+    @app.callback(Output(ids.runs, "data"), Output(ids.message, "children"), Input(ids.run, "n_clicks"), *states,
+                  **background_run(ids.run, ids.cancel, ids.progress))
     def _run(set_progress, _clicks, *values):   # a function of its own: Dash names a background job by its source
         return on_run(results, plan, set_progress, values, noun=noun, timed=timed, refused_note=refused_note)
+
+
+def background_run(run: str, cancel: str, progress: str) -> dict:
+    """The keywords of a background callback started by the button ``run``.
+
+    Run and ``cancel`` swap being disabled while it runs, Cancel stops it,
+    its progress reports fill the ``progress`` bar, which is empty again
+    once it ends (see :data:`EMPTY_PROGRESS`).
+    """
+    return {"background": True, "interval": POLL_MS,
+            "running": [(Output(run, "disabled"), True, False), (Output(cancel, "disabled"), False, True)],
+            "cancel": [Input(cancel, "n_clicks")],
+            "progress": [Output(progress, "value"), Output(progress, "max")],
+            "progress_default": EMPTY_PROGRESS, "prevent_initial_call": True}
 
 
 def register_cancel_feedback(app, ids: Ids) -> None:

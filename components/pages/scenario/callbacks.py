@@ -16,7 +16,7 @@ from ...services.progress import POLL_MS, throttled
 from ...services.report import html_report
 from ...services.workspace import permalink
 from ...widgets.fields import error
-from ...widgets.run_panel import EMPTY_PROGRESS
+from ...widgets.run_panel import background_run
 from ..compare import table as compare_table
 from . import content, ids
 
@@ -124,16 +124,9 @@ def register(app, services) -> None:
         Input(ids.HASH, "data"), Input(ids.VERSION, "data"),
     )(partial(show, results, store))
 
-    @app.callback(
-        Output(ids.VERSION, "data"), Output(ids.STATUS, "children", allow_duplicate=True),
-        Input(ids.RUN, "n_clicks"), State(ids.HASH, "data"), State(ids.VERSION, "data"),
-        background=True, interval=POLL_MS,
-        running=[(Output(ids.RUN, "disabled"), True, False), (Output(ids.CANCEL, "disabled"), False, True)],
-        cancel=[Input(ids.CANCEL, "n_clicks")],
-        progress=[Output(ids.PROGRESS, "value"), Output(ids.PROGRESS, "max")],
-        progress_default=EMPTY_PROGRESS,
-        prevent_initial_call=True,
-    )
+    @app.callback(Output(ids.VERSION, "data"), Output(ids.STATUS, "children", allow_duplicate=True),
+                  Input(ids.RUN, "n_clicks"), State(ids.HASH, "data"), State(ids.VERSION, "data"),
+                  **background_run(ids.RUN, ids.CANCEL, ids.PROGRESS))
     def _run(set_progress, _, scenario_hash, version):   # a function of its own: Dash names a background job by its source
         return run(results, store, set_progress, scenario_hash, version)
 
