@@ -19,19 +19,31 @@ from ...widgets.fields import error
 from . import charts, clusters, draft, ids, run, sources
 
 RUNS = ids.PANEL.runs
-#: The outputs of :func:`edit` that :func:`draft.edit_draft` names, in order.
-EDITED = ("draft", "trace_msg", "clusters_msg", "failure_msg", "clusters")
+#: What :func:`draft.edit_draft` reads of the form, each ``None`` unless the callback's inputs give it.
+PAYLOAD = ("sample", "format", "skip", "trace_contents", "trace_name", "machines_contents", "machines_name",
+           "failure_contents", "failure_name", "rows", "cluster_choice", "clusters_name", "failure_choice")
+
+# The draft changes through three callbacks, one per group of inputs: the trace (with the presets, which
+# replace it), the clusters and the failure trace. Each applies draft.edit_draft to its trigger and sets
+# the outputs that group can change.
 
 
-def edit(uploads, _c, _e, sample, fmt, skip, trace_contents, machines_contents, failure_contents, _a, _t,
-         cluster_choice, _s, failure_choice, trace_name, machines_name, failure_name, rows, clusters_name, model):
-    """One input action on the draft (see :func:`draft.edit_draft`); a preset also sets the form's controls."""
-    payload = {"sample": sample, "format": fmt, "skip": bool(skip), "trace_contents": trace_contents,
-               "trace_name": trace_name, "machines_contents": machines_contents, "machines_name": machines_name,
-               "failure_contents": failure_contents, "failure_name": failure_name, "rows": rows or [],
-               "cluster_choice": cluster_choice, "clusters_name": clusters_name, "failure_choice": failure_choice}
+def edited(uploads, model, **given) -> tuple[dict, dict]:
+    """``(changes by name, draft before)`` of the action that fired (see :func:`draft.edit_draft`)."""
+    payload = {**dict.fromkeys(PAYLOAD), **given}
+    payload["rows"] = payload["rows"] or []
     model = model if isinstance(model, dict) else draft.initial_draft()   # the page's own store, unless forged
-    out = draft.edit_draft(ctx.triggered_id, model, payload, uploads)
+    return draft.edit_draft(ctx.triggered_id, model, payload, uploads), model
+
+
+def edit_trace(uploads, _complete, _cerit, sample, fmt, skip, contents, filename, model):
+    """A preset, a sample or earlier upload, the trace's format, an uploaded trace: the draft and the form.
+
+    Outputs: draft, trace, clusters and failure messages, cluster rows, the
+    format controls, and the settings a preset sets (:data:`draft.PRESET_FIELDS`).
+    """
+    out, model = edited(uploads, model, sample=sample, format=fmt, skip=bool(skip), trace_contents=contents,
+                        trace_name=filename)
     settings = out.get("settings")
     preset = [settings[k] for k in draft.PRESET_FIELDS] if settings else [no_update] * len(draft.PRESET_FIELDS)
     # The format controls follow the trace in use. They are set here, not from the draft by another
@@ -40,7 +52,21 @@ def edit(uploads, _c, _e, sample, fmt, skip, trace_contents, machines_contents, 
     trace = out["draft"]["trace"] if "draft" in out else None
     controls = ((trace.get("format", "auto"), ["skip"] if trace.get("skip_malformed") else [])
                 if trace and trace != model["trace"] else (no_update, no_update))
-    return (*[out.get(name, no_update) for name in EDITED], *controls, *preset)
+    changed = [out.get(name, no_update) for name in ("draft", "trace_msg", "clusters_msg", "failure_msg", "clusters")]
+    return (*changed, *controls, *preset)
+
+
+def edit_clusters(uploads, contents, _add, _edited, choice, _save, filename, rows, name, model):
+    """A .machines upload, an added or edited row, a definition opened or saved: draft, messages, cluster rows."""
+    out, _ = edited(uploads, model, machines_contents=contents, machines_name=filename, rows=rows,
+                    cluster_choice=choice, clusters_name=name)
+    return tuple(out.get(key, no_update) for key in ("draft", "trace_msg", "clusters_msg", "clusters"))
+
+
+def edit_failures(uploads, contents, choice, filename, model):
+    """An uploaded or chosen failure trace: draft and messages."""
+    out, _ = edited(uploads, model, failure_contents=contents, failure_name=filename, failure_choice=choice)
+    return tuple(out.get(key, no_update) for key in ("draft", "trace_msg", "failure_msg"))
 
 
 def choices(uploads, _, __):
@@ -120,21 +146,33 @@ def register(app, services) -> None:
     time_window.register(app, ids.WINDOW, (ids.UTILISATION, ids.QUEUE, ids.KILLED, ids.GANTT), ids.RESET_WINDOW,
                          unit_seconds=figures.HOUR)
     app.callback(
-        Output(ids.DRAFT, "data"), Output(ids.TRACE_MSG, "children"), Output(ids.CLUSTERS_MSG, "children"),
-        Output(ids.FAILURE_MSG, "children"), Output(ids.CLUSTERS, "data"), Output(ids.FORMAT, "value"),
-        Output(ids.SKIP_MALFORMED, "value"), Output(ids.MAX_JOBS, "value"), Output(ids.FAILURE_KIND, "value"),
-        Output(ids.REQ_SHARE, "value"), Output(ids.LOAD_FACTOR, "value"), Output(ids.POLICIES, "value"),
-        Output(ids.SCENARIOS, "value"), Output(ids.SEEDS, "value"),
+        Output(ids.DRAFT, "data", allow_duplicate=True), Output(ids.TRACE_MSG, "children", allow_duplicate=True),
+        Output(ids.CLUSTERS_MSG, "children", allow_duplicate=True),
+        Output(ids.FAILURE_MSG, "children", allow_duplicate=True), Output(ids.CLUSTERS, "data", allow_duplicate=True),
+        Output(ids.FORMAT, "value"), Output(ids.SKIP_MALFORMED, "value"), Output(ids.MAX_JOBS, "value"),
+        Output(ids.FAILURE_KIND, "value"), Output(ids.REQ_SHARE, "value"), Output(ids.LOAD_FACTOR, "value"),
+        Output(ids.POLICIES, "value"), Output(ids.SCENARIOS, "value"), Output(ids.SEEDS, "value"),
         Input(ids.PRESET_COMPLETE, "n_clicks"), Input(ids.PRESET_CERIT, "n_clicks"), Input(ids.SAMPLE, "value"),
         Input(ids.FORMAT, "value"), Input(ids.SKIP_MALFORMED, "value"), Input(ids.TRACE_UPLOAD, "contents"),
-        Input(ids.MACHINES_UPLOAD, "contents"), Input(ids.FAILURE_UPLOAD, "contents"),
-        Input(ids.ADD_CLUSTER, "n_clicks"), Input(ids.CLUSTERS, "data_timestamp"),
-        Input(ids.CLUSTER_CHOICE, "value"), Input(ids.SAVE_CLUSTERS, "n_clicks"), Input(ids.FAILURE_CHOICE, "value"),
-        State(ids.TRACE_UPLOAD, "filename"), State(ids.MACHINES_UPLOAD, "filename"),
-        State(ids.FAILURE_UPLOAD, "filename"), State(ids.CLUSTERS, "data"), State(ids.CLUSTERS_NAME, "value"),
+        State(ids.TRACE_UPLOAD, "filename"), State(ids.DRAFT, "data"),
+        prevent_initial_call=True,
+    )(partial(edit_trace, uploads))
+    app.callback(
+        Output(ids.DRAFT, "data", allow_duplicate=True), Output(ids.TRACE_MSG, "children", allow_duplicate=True),
+        Output(ids.CLUSTERS_MSG, "children", allow_duplicate=True), Output(ids.CLUSTERS, "data", allow_duplicate=True),
+        Input(ids.MACHINES_UPLOAD, "contents"), Input(ids.ADD_CLUSTER, "n_clicks"),
+        Input(ids.CLUSTERS, "data_timestamp"), Input(ids.CLUSTER_CHOICE, "value"), Input(ids.SAVE_CLUSTERS, "n_clicks"),
+        State(ids.MACHINES_UPLOAD, "filename"), State(ids.CLUSTERS, "data"), State(ids.CLUSTERS_NAME, "value"),
         State(ids.DRAFT, "data"),
         prevent_initial_call=True,
-    )(partial(edit, uploads))
+    )(partial(edit_clusters, uploads))
+    app.callback(
+        Output(ids.DRAFT, "data", allow_duplicate=True), Output(ids.TRACE_MSG, "children", allow_duplicate=True),
+        Output(ids.FAILURE_MSG, "children", allow_duplicate=True),
+        Input(ids.FAILURE_UPLOAD, "contents"), Input(ids.FAILURE_CHOICE, "value"),
+        State(ids.FAILURE_UPLOAD, "filename"), State(ids.DRAFT, "data"),
+        prevent_initial_call=True,
+    )(partial(edit_failures, uploads))
     app.callback(Output(ids.SAMPLE, "options"), Output(ids.CLUSTER_CHOICE, "options"),
                  Output(ids.FAILURE_CHOICE, "options"),
                  Input(ids.SAMPLE, "id"), Input(ids.DRAFT, "data"))(partial(choices, uploads))
