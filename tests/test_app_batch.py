@@ -17,6 +17,7 @@ from components.services.runs import ResultCache
 from components.services.uploads import UploadError, UploadStore
 from components.widgets.time_window import window_from_relayout
 from sched_engine import ScenarioError, run_scenario
+from tests.support.callbacks import fired
 
 DATA = Path(__file__).parent / "data" / "batch"
 GOOD_SWF = (DATA / "cons_vs_easy.swf").read_bytes()
@@ -222,3 +223,21 @@ def test_an_earlier_upload_can_be_picked_again_from_the_dropdown(uploads):
     out = page.draft.edit_draft(page.ids.SAMPLE, page.draft.initial_draft(), {"sample": mine["value"]}, uploads)
     assert out["draft"]["trace"]["label"] == "mine.swf" and out["draft"]["trace"]["source"] == "upload"
     assert "4 jobs" in str(out["trace_msg"].children)
+
+
+def test_the_draft_callbacks_each_set_only_what_their_inputs_change(uploads):
+    draft = page.draft.initial_draft()
+    with fired(page.ids.ADD_CLUSTER):
+        new, trace_msg, clusters_msg, rows = page.callbacks.edit_clusters(
+            uploads, None, 1, None, None, None, None, draft["clusters"], None, draft)
+    assert len(rows) == len(draft["clusters"]) + 1 and new["clusters"] == rows and new["clusters_chosen"]
+    assert trace_msg is no_update and "Added a cluster" in clusters_msg
+    with fired(page.ids.PRESET_CERIT):
+        outputs = page.callbacks.edit_trace(uploads, None, 1, None, "auto", [], None, None, draft)
+    settings = page.draft.PRESET_SETTINGS["cerit"]
+    assert outputs[0]["trace"]["name"] == "cerit-sc-2013-slice.swf"
+    assert list(outputs[7:]) == [settings[k] for k in page.draft.PRESET_FIELDS]
+    with fired(page.ids.FORMAT, "value", "auto"):   # the trace in use is read that way already
+        assert set(page.callbacks.edit_trace(uploads, None, None, None, "auto", [], None, None, draft)) == {no_update}
+    with fired(page.ids.FAILURE_CHOICE, "value", None):
+        assert page.callbacks.edit_failures(uploads, None, None, None, draft) == (no_update,) * 3

@@ -16,6 +16,7 @@ from sched_engine.fairshare.presets import (
     fig4_model,
     starter_model,
 )
+from tests.support.callbacks import fired
 
 
 def test_add_job_under_selected_department_and_apply_form():
@@ -102,3 +103,17 @@ def test_tree_elements_mark_jobs_and_edges():
     jobs = [e["data"]["id"] for e in elements if e.get("classes") == "job"]
     assert jobs == ["n11", "n12", "n21", "n22", "n23", "n31"]
     assert sum("source" in e["data"] for e in elements) == 9
+
+
+def test_the_draft_callbacks_each_set_only_what_their_inputs_change():
+    with fired(page.ids.PRESET):
+        model, selected, rows, tree_msg, capacity_msg, policies = page.callbacks.apply_preset(1, None)
+    assert model == fig4_model() and rows == model["resources"] and policies == page.draft.FIG4_POLICIES
+    with fired(page.ids.ADD_DEPT):
+        new, chosen, message = page.callbacks.edit_tree(1, None, None, None, starter_model(), None,
+                                                        *[None] * 6, [], [])
+    assert chosen in page.tree.leaves_of(new) + [n["data"].get("id") for n in page.tree.tree_elements(new)]
+    assert "Added department" in message
+    with fired(page.ids.ADD_RESOURCE):
+        new, rows, message = page.callbacks.edit_capacity(None, 1, starter_model(), starter_model()["resources"])
+    assert new is no_update and rows[-1] == {"name": "", "capacity": None, "unit": ""} and "Name" in message

@@ -17,6 +17,7 @@ from components.services.uploads import UploadStore
 from components.widgets.time_window import window_from_relayout
 from sched_engine import ScenarioError
 from sched_engine.network import apps_from_rows
+from tests.support.callbacks import fired
 
 
 def data_url(data: bytes) -> str:
@@ -267,3 +268,18 @@ def test_empty_inputs_give_placeholder_figures():
 def test_an_error_on_an_odd_field_of_an_uploaded_list_still_names_the_file():
     error = page.setups.ui_error(ScenarioError("applications[0].\n0", "unknown field"), None, {(0, 0): 2}, "apps.json")
     assert error.source == "apps.json" and error.field == "applications[0].\n0"
+
+
+def test_the_draft_callbacks_each_set_only_what_their_inputs_change():
+    draft = page.setups.initial_draft()
+    with fired(page.ids.ADD_MACHINE):
+        new, machines, apps, machines_msg, apps_msg = page.callbacks.edit_tables(
+            None, 1, None, None, None, draft["machines"], draft["apps"], draft)
+    assert len(machines) == len(draft["machines"]) + 1 and new["machines"] == machines
+    assert apps is no_update and machines_msg is no_update and apps_msg is no_update
+    with fired(page.ids.PRESET_FIG6):
+        outputs = page.callbacks.apply_preset(None, None, 1, draft)
+    settings = page.setups.preset(page.setups.FIG6)
+    assert outputs[5:12] == tuple(settings[k] for k in page.callbacks.PRESET_CONTROLS)
+    with fired(page.ids.APPS_CHOICE, "value", None):
+        assert page.callbacks.edit_upload(None, None, None, None, draft) == (no_update, no_update)

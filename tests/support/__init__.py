@@ -5,6 +5,8 @@
   renderer polls them), and the load scenario.
 - ``served``: :func:`~tests.support.served.served_app`, a built app on a
   loopback port in this process, its job processes killed at the end.
+- ``callbacks``: :func:`~tests.support.callbacks.fired`, to call a page's
+  callback function as Dash calls it, with the input that fired it.
 - ``processes``: a free port, ``redis-server`` and ``python app.py`` as real
   processes (:func:`~tests.support.processes.redis_server`,
   :class:`~tests.support.processes.AppProcess`).

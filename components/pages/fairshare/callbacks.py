@@ -40,12 +40,30 @@ def node_form(selected, model):
             {"display": "block"} if values["job"] else {"display": "none"})
 
 
-def edit(*args):
-    """An editor action (the button or table that fired) applied to the draft: see :func:`draft.edit_draft`."""
-    model, selected, rows, name, weight, tasks, duration, arrival, departure, amounts, demand_ids = args[8:]
+# The draft changes through three callbacks, one per group of inputs: the presets, the tree editor, the
+# capacity table. Each applies draft.edit_draft to its trigger; its outputs, in order, are
+# (draft, selected, capacity rows, tree message, capacity message, policies), and each callback sets those
+# its group changes.
+
+
+def apply_preset(_preset, _reset):
+    """"MCH paper, Fig. 4" or "Example": every output of :func:`draft.edit_draft`."""
+    return draft.edit_draft(ctx.triggered_id, None, None, {}, [])
+
+
+def edit_tree(_add_dept, _add_job, _remove, _apply, model, selected, name, weight, tasks, duration, arrival,
+              departure, amounts, demand_ids):
+    """A node added, removed or changed from the form: the draft, the selected node and the tree's message."""
     form = {"name": name, "weight": weight, "tasks": tasks, "duration": duration, "arrival": arrival,
             "departure": departure, "demand": {i["resource"]: a for i, a in zip(demand_ids, amounts)}}
-    return draft.edit_draft(ctx.triggered_id, model, selected, form, rows)
+    new, chosen, _, message, _, _ = draft.edit_draft(ctx.triggered_id, model, selected, form, [])
+    return new, chosen, message
+
+
+def edit_capacity(_edited, _add, model, rows):
+    """The capacity table edited or a resource added: the draft, the table's rows and its message."""
+    new, _, rows, _, message, _ = draft.edit_draft(ctx.triggered_id, model, None, {}, rows)
+    return new, rows, message
 
 
 def hierarchy(uploads, choice, _save, contents, _export, name, filename, model):
@@ -106,15 +124,25 @@ def register(app, services) -> None:
     app.callback(
         Output(ids.DRAFT, "data"), Output(ids.SELECTED, "data"), Output(ids.CAPACITY, "data"),
         Output(ids.TREE_MSG, "children"), Output(ids.CAPACITY_MSG, "children"), Output(ids.POLICIES, "value"),
-        Input(ids.PRESET, "n_clicks"), Input(ids.RESET, "n_clicks"), Input(ids.ADD_DEPT, "n_clicks"),
-        Input(ids.ADD_JOB, "n_clicks"), Input(ids.REMOVE, "n_clicks"), Input(ids.APPLY, "n_clicks"),
-        Input(ids.CAPACITY, "data_timestamp"), Input(ids.ADD_RESOURCE, "n_clicks"),
-        State(ids.DRAFT, "data"), State(ids.SELECTED, "data"), State(ids.CAPACITY, "data"), State(ids.NAME, "value"),
-        State(ids.WEIGHT, "value"), State(ids.TASKS, "value"), State(ids.DURATION, "value"),
-        State(ids.ARRIVAL, "value"), State(ids.DEPARTURE, "value"),
-        State({"type": ids.DEMAND, "resource": ALL}, "value"), State({"type": ids.DEMAND, "resource": ALL}, "id"),
+        Input(ids.PRESET, "n_clicks"), Input(ids.RESET, "n_clicks"), prevent_initial_call=True,
+    )(apply_preset)
+    app.callback(
+        Output(ids.DRAFT, "data", allow_duplicate=True), Output(ids.SELECTED, "data", allow_duplicate=True),
+        Output(ids.TREE_MSG, "children", allow_duplicate=True),
+        Input(ids.ADD_DEPT, "n_clicks"), Input(ids.ADD_JOB, "n_clicks"), Input(ids.REMOVE, "n_clicks"),
+        Input(ids.APPLY, "n_clicks"),
+        State(ids.DRAFT, "data"), State(ids.SELECTED, "data"), State(ids.NAME, "value"), State(ids.WEIGHT, "value"),
+        State(ids.TASKS, "value"), State(ids.DURATION, "value"), State(ids.ARRIVAL, "value"),
+        State(ids.DEPARTURE, "value"), State({"type": ids.DEMAND, "resource": ALL}, "value"),
+        State({"type": ids.DEMAND, "resource": ALL}, "id"),
         prevent_initial_call=True,
-    )(edit)
+    )(edit_tree)
+    app.callback(
+        Output(ids.DRAFT, "data", allow_duplicate=True), Output(ids.CAPACITY, "data", allow_duplicate=True),
+        Output(ids.CAPACITY_MSG, "children", allow_duplicate=True),
+        Input(ids.CAPACITY, "data_timestamp"), Input(ids.ADD_RESOURCE, "n_clicks"),
+        State(ids.DRAFT, "data"), State(ids.CAPACITY, "data"), prevent_initial_call=True,
+    )(edit_capacity)
     app.callback(
         Output(ids.DRAFT, "data", allow_duplicate=True), Output(ids.SELECTED, "data", allow_duplicate=True),
         Output(ids.CAPACITY, "data", allow_duplicate=True), Output(ids.HIER_MSG, "children"),
