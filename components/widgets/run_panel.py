@@ -44,8 +44,7 @@ from dataclasses import dataclass, field
 
 from dash import Input, Output, State, dash_table, dcc, html, no_update
 
-from sched_engine import ScenarioError
-from sched_engine.runner import normalize_scenario
+from sched_engine import ScenarioError, normalize_scenario
 
 from ..services.progress import POLL_MS, throttled
 

@@ -29,7 +29,7 @@ from ..core.registry import EngineEntry, Param, PolicyEntry
 from ..core.result import summary_frame, timeline_frame
 from . import metrics
 from .model import load_inputs, normalize_model
-from .penalty import normalize_penalty
+from .penalty import normalize_penalty, runtime
 from .policies import YARN, YARNME, Meganode
 from .presets import paper_model, two_job_model
 from .simulate import ElasticSimulation
@@ -188,5 +188,6 @@ POLICIES = [
 __all__ = [
     "ENGINE", "POLICIES", "normalize_model", "run", "simulate", "simulate_jobs",
     # presets, the trace reader and the penalty model (the Memory elasticity page's forms)
-    "DISTRIBUTIONS", "MB_PER_GB", "load_inputs", "normalize_penalty", "paper_model", "read_trace", "two_job_model",
+    "DISTRIBUTIONS", "MB_PER_GB", "load_inputs", "normalize_penalty", "paper_model", "read_trace", "runtime",
+    "two_job_model",
 ]

@@ -12,7 +12,7 @@ import copy
 from typing import Any
 
 from sched_engine import ScenarioError
-from sched_engine.fairshare.model import normalize_model
+from sched_engine.fairshare import normalize_model
 
 
 def find(node: dict, name: str) -> dict | None:
