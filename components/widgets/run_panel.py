@@ -31,9 +31,18 @@ callback reads those records and loads the results from the cache
 the browser. A refused or failed run leaves the Store as it was: the
 previous results stay on the page.
 
+What the runs show is the page's: its callbacks fill the summary table
+(``ids.summary``; :func:`summary_columns` for its columns) from the runs
+Store (``ids.runs``) and answer the export buttons into ``ids.download``.
+``register``'s ``noun``, ``timed`` and ``refused_note`` shape the message
+("3 scheme(s): 2 simulated in 1.4 s, 1 from the cache.";
+"Not run: <field>: <why>. Earlier results stay.").
+
 Ids are plain strings ``<page>-<thing>-<widget>`` (the browser tests and
 ``bench/site_scale.py`` find components by them); the export buttons are
 pattern-matching ids ``{"type": "<page>-export-button", "frame": <name>}``.
+A page with a Run button of its own (a permalink's single run) takes the
+same background-callback keywords from :func:`background_run`.
 """
 
 from __future__ import annotations
