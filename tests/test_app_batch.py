@@ -225,19 +225,24 @@ def test_an_earlier_upload_can_be_picked_again_from_the_dropdown(uploads):
     assert "4 jobs" in str(out["trace_msg"].children)
 
 
-def test_the_draft_callbacks_each_set_only_what_their_inputs_change(uploads):
+def _edit_values(draft, **given) -> dict:
+    """The draft callback's inputs and states by name: nothing typed, ``given`` set."""
+    names = [*page.callbacks.TRACE_INPUTS, *page.callbacks.CLUSTER_INPUTS, *page.callbacks.FAILURE_INPUTS,
+             *page.callbacks.EDIT_STATES]
+    return {**dict.fromkeys(names), "format": "auto", "skip": [], "rows": draft["clusters"], "model": draft, **given}
+
+
+def test_the_draft_callback_names_its_outputs_and_sets_only_what_an_action_changes(uploads):
     draft = page.draft.initial_draft()
     with fired(page.ids.ADD_CLUSTER):
-        new, trace_msg, clusters_msg, rows = page.callbacks.edit_clusters(
-            uploads, None, 1, None, None, None, None, draft["clusters"], None, draft)
-    assert len(rows) == len(draft["clusters"]) + 1 and new["clusters"] == rows and new["clusters_chosen"]
-    assert trace_msg is no_update and "Added a cluster" in clusters_msg
+        out = page.callbacks.edit(uploads, **_edit_values(draft, add_cluster=1))
+    assert set(out) == set(page.callbacks.EDIT_OUTPUTS)
+    assert len(out["clusters"]) == len(draft["clusters"]) + 1 and out["draft"]["clusters"] == out["clusters"]
+    assert "Added a cluster" in out["clusters_msg"] and out["trace_msg"] is no_update and out["seeds"] is no_update
     with fired(page.ids.PRESET_CERIT):
-        outputs = page.callbacks.edit_trace(uploads, None, 1, None, "auto", [], None, None, draft)
-    settings = page.draft.PRESET_SETTINGS["cerit"]
-    assert outputs[0]["trace"]["name"] == "cerit-sc-2013-slice.swf"
-    assert list(outputs[7:]) == [settings[k] for k in page.draft.PRESET_FIELDS]
+        out = page.callbacks.edit(uploads, **_edit_values(draft, cerit=1))
+    assert out["draft"]["trace"]["name"] == "cerit-sc-2013-slice.swf"
+    assert [out[k] for k in page.draft.PRESET_FIELDS] == [page.draft.PRESET_SETTINGS["cerit"][k]
+                                                          for k in page.draft.PRESET_FIELDS]
     with fired(page.ids.FORMAT, "value", "auto"):   # the trace in use is read that way already
-        assert set(page.callbacks.edit_trace(uploads, None, None, None, "auto", [], None, None, draft)) == {no_update}
-    with fired(page.ids.FAILURE_CHOICE, "value", None):
-        assert page.callbacks.edit_failures(uploads, None, None, None, draft) == (no_update,) * 3
+        assert set(page.callbacks.edit(uploads, **_edit_values(draft)).values()) == {no_update}

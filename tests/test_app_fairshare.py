@@ -105,15 +105,17 @@ def test_tree_elements_mark_jobs_and_edges():
     assert sum("source" in e["data"] for e in elements) == 9
 
 
-def test_the_draft_callbacks_each_set_only_what_their_inputs_change():
+def test_the_draft_callback_names_its_outputs_and_sets_only_what_an_action_changes():
+    names = [*page.callbacks.PRESET_INPUTS, *page.callbacks.TREE_INPUTS, *page.callbacks.CAPACITY_INPUTS,
+             *page.callbacks.EDIT_STATES]
+    values = {**dict.fromkeys(names), "model": starter_model(), "rows": starter_model()["resources"],
+              "amounts": [], "demand_ids": []}
     with fired(page.ids.PRESET):
-        model, selected, rows, tree_msg, capacity_msg, policies = page.callbacks.apply_preset(1, None)
-    assert model == fig4_model() and rows == model["resources"] and policies == page.draft.FIG4_POLICIES
-    with fired(page.ids.ADD_DEPT):
-        new, chosen, message = page.callbacks.edit_tree(1, None, None, None, starter_model(), None,
-                                                        *[None] * 6, [], [])
-    assert chosen in page.tree.leaves_of(new) + [n["data"].get("id") for n in page.tree.tree_elements(new)]
-    assert "Added department" in message
+        out = page.callbacks.edit(**{**values, "preset": 1})
+    assert set(out) == set(page.callbacks.EDIT_OUTPUTS)
+    assert out["draft"] == fig4_model() and out["rows"] == fig4_model()["resources"]
+    assert out["policies"] == page.draft.FIG4_POLICIES
     with fired(page.ids.ADD_RESOURCE):
-        new, rows, message = page.callbacks.edit_capacity(None, 1, starter_model(), starter_model()["resources"])
-    assert new is no_update and rows[-1] == {"name": "", "capacity": None, "unit": ""} and "Name" in message
+        out = page.callbacks.edit(**{**values, "add_resource": 1})
+    assert out["draft"] is no_update and out["rows"][-1] == {"name": "", "capacity": None, "unit": ""}
+    assert "Name" in out["capacity_msg"] and out["tree_msg"] is no_update

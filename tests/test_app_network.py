@@ -270,16 +270,20 @@ def test_an_error_on_an_odd_field_of_an_uploaded_list_still_names_the_file():
     assert error.source == "apps.json" and error.field == "applications[0].\n0"
 
 
-def test_the_draft_callbacks_each_set_only_what_their_inputs_change():
+def test_the_draft_callback_names_its_outputs_and_sets_only_what_an_action_changes():
     draft = page.setups.initial_draft()
+    names = [*page.callbacks.PRESET_INPUTS, *page.callbacks.TABLE_INPUTS, *page.callbacks.UPLOAD_INPUTS,
+             *page.callbacks.EDIT_STATES]
+    values = {**dict.fromkeys(names), "machines": draft["machines"], "apps": draft["apps"], "model": draft}
     with fired(page.ids.ADD_MACHINE):
-        new, machines, apps, machines_msg, apps_msg = page.callbacks.edit_tables(
-            None, 1, None, None, None, draft["machines"], draft["apps"], draft)
-    assert len(machines) == len(draft["machines"]) + 1 and new["machines"] == machines
-    assert apps is no_update and machines_msg is no_update and apps_msg is no_update
+        out = page.callbacks.edit(None, **{**values, "add_machine": 1})
+    assert set(out) == set(page.callbacks.EDIT_OUTPUTS)
+    assert len(out["machines"]) == len(draft["machines"]) + 1 and out["draft"]["machines"] == out["machines"]
+    assert out["apps"] is no_update and out["seed"] is no_update and out["machine_gen"] == [no_update] * 5
     with fired(page.ids.PRESET_FIG6):
-        outputs = page.callbacks.apply_preset(None, None, 1, draft)
+        out = page.callbacks.edit(None, **{**values, "fig6": 1})
     settings = page.setups.preset(page.setups.FIG6)
-    assert outputs[5:12] == tuple(settings[k] for k in page.callbacks.PRESET_CONTROLS)
+    assert [out[k] for k in page.callbacks.PRESET_CONTROLS] == [settings[k] for k in page.callbacks.PRESET_CONTROLS]
     with fired(page.ids.APPS_CHOICE, "value", None):
-        assert page.callbacks.edit_upload(None, None, None, None, draft) == (no_update, no_update)
+        assert out["draft"] is not no_update
+        assert page.callbacks.edit(None, **values)["draft"] is no_update

@@ -19,54 +19,60 @@ from ...widgets.fields import error
 from . import charts, clusters, draft, ids, run, sources
 
 RUNS = ids.PANEL.runs
-#: What :func:`draft.edit_draft` reads of the form, each ``None`` unless the callback's inputs give it.
-PAYLOAD = ("sample", "format", "skip", "trace_contents", "trace_name", "machines_contents", "machines_name",
-           "failure_contents", "failure_name", "rows", "cluster_choice", "clusters_name", "failure_choice")
+# The draft's one callback, its inputs in three groups. It stays one callback: a second callback setting
+# the draft would set it with allow_duplicate, and the browser does not hold back a Run pressed while such
+# an edit is on its way (it waits only for outputs set without it), so a run could miss the edit.
+#: The inputs that change the trace in use; a preset replaces the trace too.
+TRACE_INPUTS = {"complete": Input(ids.PRESET_COMPLETE, "n_clicks"), "cerit": Input(ids.PRESET_CERIT, "n_clicks"),
+                "sample": Input(ids.SAMPLE, "value"), "format": Input(ids.FORMAT, "value"),
+                "skip": Input(ids.SKIP_MALFORMED, "value"), "trace_contents": Input(ids.TRACE_UPLOAD, "contents")}
+#: The inputs that change the clusters.
+CLUSTER_INPUTS = {"machines_contents": Input(ids.MACHINES_UPLOAD, "contents"),
+                  "add_cluster": Input(ids.ADD_CLUSTER, "n_clicks"), "edited": Input(ids.CLUSTERS, "data_timestamp"),
+                  "cluster_choice": Input(ids.CLUSTER_CHOICE, "value"),
+                  "save_clusters": Input(ids.SAVE_CLUSTERS, "n_clicks")}
+#: The inputs that change the failure trace.
+FAILURE_INPUTS = {"failure_contents": Input(ids.FAILURE_UPLOAD, "contents"),
+                  "failure_choice": Input(ids.FAILURE_CHOICE, "value")}
+EDIT_STATES = {"trace_name": State(ids.TRACE_UPLOAD, "filename"), "machines_name": State(ids.MACHINES_UPLOAD, "filename"),
+               "failure_name": State(ids.FAILURE_UPLOAD, "filename"), "rows": State(ids.CLUSTERS, "data"),
+               "clusters_name": State(ids.CLUSTERS_NAME, "value"), "model": State(ids.DRAFT, "data")}
+#: What an edit may change, by the names :func:`draft.edit_draft` gives them; then the format controls and
+#: the settings a preset sets (:data:`draft.PRESET_FIELDS`).
+EDIT_OUTPUTS = {"draft": Output(ids.DRAFT, "data"), "trace_msg": Output(ids.TRACE_MSG, "children"),
+                "clusters_msg": Output(ids.CLUSTERS_MSG, "children"),
+                "failure_msg": Output(ids.FAILURE_MSG, "children"), "clusters": Output(ids.CLUSTERS, "data"),
+                "format": Output(ids.FORMAT, "value"), "skip": Output(ids.SKIP_MALFORMED, "value"),
+                **{name: Output(component, "value") for name, component in zip(draft.PRESET_FIELDS, (
+                    ids.MAX_JOBS, ids.FAILURE_KIND, ids.REQ_SHARE, ids.LOAD_FACTOR, ids.POLICIES, ids.SCENARIOS,
+                    ids.SEEDS))}}
 
-# The draft changes through three callbacks, one per group of inputs: the trace (with the presets, which
-# replace it), the clusters and the failure trace. Each applies draft.edit_draft to its trigger and sets
-# the outputs that group can change.
 
+def edit(uploads, model, rows, **form) -> dict:
+    """One input action on the draft (see :func:`draft.edit_draft`): what it changes, by output name.
 
-def edited(uploads, model, **given) -> tuple[dict, dict]:
-    """``(changes by name, draft before)`` of the action that fired (see :func:`draft.edit_draft`)."""
-    payload = {**dict.fromkeys(PAYLOAD), **given}
-    payload["rows"] = payload["rows"] or []
-    model = model if isinstance(model, dict) else draft.initial_draft()   # the page's own store, unless forged
-    return draft.edit_draft(ctx.triggered_id, model, payload, uploads), model
-
-
-def edit_trace(uploads, _complete, _cerit, sample, fmt, skip, contents, filename, model):
-    """A preset, a sample or earlier upload, the trace's format, an uploaded trace: the draft and the form.
-
-    Outputs: draft, trace, clusters and failure messages, cluster rows, the
-    format controls, and the settings a preset sets (:data:`draft.PRESET_FIELDS`).
+    ``form`` holds the callback's inputs and states by name; a preset also
+    sets the form's settings, and a new trace the format controls.
     """
-    out, model = edited(uploads, model, sample=sample, format=fmt, skip=bool(skip), trace_contents=contents,
-                        trace_name=filename)
-    settings = out.get("settings")
-    preset = [settings[k] for k in draft.PRESET_FIELDS] if settings else [no_update] * len(draft.PRESET_FIELDS)
+    payload = {"sample": form["sample"], "format": form["format"], "skip": bool(form["skip"]),
+               "trace_contents": form["trace_contents"], "trace_name": form["trace_name"],
+               "machines_contents": form["machines_contents"], "machines_name": form["machines_name"],
+               "failure_contents": form["failure_contents"], "failure_name": form["failure_name"],
+               "rows": rows or [], "cluster_choice": form["cluster_choice"], "clusters_name": form["clusters_name"],
+               "failure_choice": form["failure_choice"]}
+    model = model if isinstance(model, dict) else draft.initial_draft()   # the page's own store, unless forged
+    out = draft.edit_draft(ctx.triggered_id, model, payload, uploads)
+    changes = {name: out[name] for name in ("draft", "trace_msg", "clusters_msg", "failure_msg", "clusters")
+               if name in out}
+    if out.get("settings"):
+        changes.update({name: out["settings"][name] for name in draft.PRESET_FIELDS})
     # The format controls follow the trace in use. They are set here, not from the draft by another
     # callback: that would close a loop of callbacks, and Dash then skips a re-run (an upload made while
     # the page loads was shown as loaded while the page kept describing the old trace).
     trace = out["draft"]["trace"] if "draft" in out else None
-    controls = ((trace.get("format", "auto"), ["skip"] if trace.get("skip_malformed") else [])
-                if trace and trace != model["trace"] else (no_update, no_update))
-    changed = [out.get(name, no_update) for name in ("draft", "trace_msg", "clusters_msg", "failure_msg", "clusters")]
-    return (*changed, *controls, *preset)
-
-
-def edit_clusters(uploads, contents, _add, _edited, choice, _save, filename, rows, name, model):
-    """A .machines upload, an added or edited row, a definition opened or saved: draft, messages, cluster rows."""
-    out, _ = edited(uploads, model, machines_contents=contents, machines_name=filename, rows=rows,
-                    cluster_choice=choice, clusters_name=name)
-    return tuple(out.get(key, no_update) for key in ("draft", "trace_msg", "clusters_msg", "clusters"))
-
-
-def edit_failures(uploads, contents, choice, filename, model):
-    """An uploaded or chosen failure trace: draft and messages."""
-    out, _ = edited(uploads, model, failure_contents=contents, failure_name=filename, failure_choice=choice)
-    return tuple(out.get(key, no_update) for key in ("draft", "trace_msg", "failure_msg"))
+    if trace and trace != model["trace"]:
+        changes.update(format=trace.get("format", "auto"), skip=["skip"] if trace.get("skip_malformed") else [])
+    return {**dict.fromkeys(EDIT_OUTPUTS, no_update), **changes}
 
 
 def choices(uploads, _, __):
@@ -145,34 +151,8 @@ def register(app, services) -> None:
         State(ids.SCENARIOS, "value"), State(ids.SEEDS, "value")])
     time_window.register(app, ids.WINDOW, (ids.UTILISATION, ids.QUEUE, ids.KILLED, ids.GANTT), ids.RESET_WINDOW,
                          unit_seconds=figures.HOUR)
-    app.callback(
-        Output(ids.DRAFT, "data", allow_duplicate=True), Output(ids.TRACE_MSG, "children", allow_duplicate=True),
-        Output(ids.CLUSTERS_MSG, "children", allow_duplicate=True),
-        Output(ids.FAILURE_MSG, "children", allow_duplicate=True), Output(ids.CLUSTERS, "data", allow_duplicate=True),
-        Output(ids.FORMAT, "value"), Output(ids.SKIP_MALFORMED, "value"), Output(ids.MAX_JOBS, "value"),
-        Output(ids.FAILURE_KIND, "value"), Output(ids.REQ_SHARE, "value"), Output(ids.LOAD_FACTOR, "value"),
-        Output(ids.POLICIES, "value"), Output(ids.SCENARIOS, "value"), Output(ids.SEEDS, "value"),
-        Input(ids.PRESET_COMPLETE, "n_clicks"), Input(ids.PRESET_CERIT, "n_clicks"), Input(ids.SAMPLE, "value"),
-        Input(ids.FORMAT, "value"), Input(ids.SKIP_MALFORMED, "value"), Input(ids.TRACE_UPLOAD, "contents"),
-        State(ids.TRACE_UPLOAD, "filename"), State(ids.DRAFT, "data"),
-        prevent_initial_call=True,
-    )(partial(edit_trace, uploads))
-    app.callback(
-        Output(ids.DRAFT, "data", allow_duplicate=True), Output(ids.TRACE_MSG, "children", allow_duplicate=True),
-        Output(ids.CLUSTERS_MSG, "children", allow_duplicate=True), Output(ids.CLUSTERS, "data", allow_duplicate=True),
-        Input(ids.MACHINES_UPLOAD, "contents"), Input(ids.ADD_CLUSTER, "n_clicks"),
-        Input(ids.CLUSTERS, "data_timestamp"), Input(ids.CLUSTER_CHOICE, "value"), Input(ids.SAVE_CLUSTERS, "n_clicks"),
-        State(ids.MACHINES_UPLOAD, "filename"), State(ids.CLUSTERS, "data"), State(ids.CLUSTERS_NAME, "value"),
-        State(ids.DRAFT, "data"),
-        prevent_initial_call=True,
-    )(partial(edit_clusters, uploads))
-    app.callback(
-        Output(ids.DRAFT, "data", allow_duplicate=True), Output(ids.TRACE_MSG, "children", allow_duplicate=True),
-        Output(ids.FAILURE_MSG, "children", allow_duplicate=True),
-        Input(ids.FAILURE_UPLOAD, "contents"), Input(ids.FAILURE_CHOICE, "value"),
-        State(ids.FAILURE_UPLOAD, "filename"), State(ids.DRAFT, "data"),
-        prevent_initial_call=True,
-    )(partial(edit_failures, uploads))
+    app.callback(output=EDIT_OUTPUTS, inputs={**TRACE_INPUTS, **CLUSTER_INPUTS, **FAILURE_INPUTS},
+                 state=EDIT_STATES, prevent_initial_call=True)(partial(edit, uploads))
     app.callback(Output(ids.SAMPLE, "options"), Output(ids.CLUSTER_CHOICE, "options"),
                  Output(ids.FAILURE_CHOICE, "options"),
                  Input(ids.SAMPLE, "id"), Input(ids.DRAFT, "data"))(partial(choices, uploads))

@@ -40,30 +40,32 @@ def node_form(selected, model):
             {"display": "block"} if values["job"] else {"display": "none"})
 
 
-# The draft changes through three callbacks, one per group of inputs: the presets, the tree editor, the
-# capacity table. Each applies draft.edit_draft to its trigger; its outputs, in order, are
-# (draft, selected, capacity rows, tree message, capacity message, policies), and each callback sets those
-# its group changes.
+# The draft's one callback, its inputs in three groups (presets, tree editor, capacity table). It stays one
+# callback: a second callback setting the draft would set it with allow_duplicate, and the browser does not
+# hold back a Run pressed while such an edit is on its way, so a run could miss the edit.
+PRESET_INPUTS = {"preset": Input(ids.PRESET, "n_clicks"), "reset": Input(ids.RESET, "n_clicks")}
+TREE_INPUTS = {"add_department": Input(ids.ADD_DEPT, "n_clicks"), "add_job": Input(ids.ADD_JOB, "n_clicks"),
+               "remove": Input(ids.REMOVE, "n_clicks"), "apply": Input(ids.APPLY, "n_clicks")}
+CAPACITY_INPUTS = {"edited": Input(ids.CAPACITY, "data_timestamp"), "add_resource": Input(ids.ADD_RESOURCE, "n_clicks")}
+EDIT_STATES = {"model": State(ids.DRAFT, "data"), "selected": State(ids.SELECTED, "data"),
+               "rows": State(ids.CAPACITY, "data"), "name": State(ids.NAME, "value"),
+               "weight": State(ids.WEIGHT, "value"), "tasks": State(ids.TASKS, "value"),
+               "duration": State(ids.DURATION, "value"), "arrival": State(ids.ARRIVAL, "value"),
+               "departure": State(ids.DEPARTURE, "value"),
+               "amounts": State({"type": ids.DEMAND, "resource": ALL}, "value"),
+               "demand_ids": State({"type": ids.DEMAND, "resource": ALL}, "id")}
+#: What an edit may change, in the order :func:`draft.edit_draft` returns it.
+EDIT_OUTPUTS = {"draft": Output(ids.DRAFT, "data"), "selected": Output(ids.SELECTED, "data"),
+                "rows": Output(ids.CAPACITY, "data"), "tree_msg": Output(ids.TREE_MSG, "children"),
+                "capacity_msg": Output(ids.CAPACITY_MSG, "children"), "policies": Output(ids.POLICIES, "value")}
 
 
-def apply_preset(_preset, _reset):
-    """"MCH paper, Fig. 4" or "Example": every output of :func:`draft.edit_draft`."""
-    return draft.edit_draft(ctx.triggered_id, None, None, {}, [])
-
-
-def edit_tree(_add_dept, _add_job, _remove, _apply, model, selected, name, weight, tasks, duration, arrival,
-              departure, amounts, demand_ids):
-    """A node added, removed or changed from the form: the draft, the selected node and the tree's message."""
+def edit(model, selected, rows, name, weight, tasks, duration, arrival, departure, amounts, demand_ids,
+         **_clicks) -> dict:
+    """An editor action (the button or table that fired) applied to the draft, by output name (see :func:`draft.edit_draft`)."""
     form = {"name": name, "weight": weight, "tasks": tasks, "duration": duration, "arrival": arrival,
             "departure": departure, "demand": {i["resource"]: a for i, a in zip(demand_ids, amounts)}}
-    new, chosen, _, message, _, _ = draft.edit_draft(ctx.triggered_id, model, selected, form, [])
-    return new, chosen, message
-
-
-def edit_capacity(_edited, _add, model, rows):
-    """The capacity table edited or a resource added: the draft, the table's rows and its message."""
-    new, _, rows, _, message, _ = draft.edit_draft(ctx.triggered_id, model, None, {}, rows)
-    return new, rows, message
+    return dict(zip(EDIT_OUTPUTS, draft.edit_draft(ctx.triggered_id, model, selected, form, rows)))
 
 
 def hierarchy(uploads, choice, _save, contents, _export, name, filename, model):
@@ -121,28 +123,8 @@ def register(app, services) -> None:
         Output(ids.ARRIVAL, "value"), Output(ids.DEPARTURE, "value"), Output(ids.JOB_FIELDS, "style"),
         Input(ids.SELECTED, "data"), Input(ids.DRAFT, "data"),
     )(node_form)
-    app.callback(
-        Output(ids.DRAFT, "data"), Output(ids.SELECTED, "data"), Output(ids.CAPACITY, "data"),
-        Output(ids.TREE_MSG, "children"), Output(ids.CAPACITY_MSG, "children"), Output(ids.POLICIES, "value"),
-        Input(ids.PRESET, "n_clicks"), Input(ids.RESET, "n_clicks"), prevent_initial_call=True,
-    )(apply_preset)
-    app.callback(
-        Output(ids.DRAFT, "data", allow_duplicate=True), Output(ids.SELECTED, "data", allow_duplicate=True),
-        Output(ids.TREE_MSG, "children", allow_duplicate=True),
-        Input(ids.ADD_DEPT, "n_clicks"), Input(ids.ADD_JOB, "n_clicks"), Input(ids.REMOVE, "n_clicks"),
-        Input(ids.APPLY, "n_clicks"),
-        State(ids.DRAFT, "data"), State(ids.SELECTED, "data"), State(ids.NAME, "value"), State(ids.WEIGHT, "value"),
-        State(ids.TASKS, "value"), State(ids.DURATION, "value"), State(ids.ARRIVAL, "value"),
-        State(ids.DEPARTURE, "value"), State({"type": ids.DEMAND, "resource": ALL}, "value"),
-        State({"type": ids.DEMAND, "resource": ALL}, "id"),
-        prevent_initial_call=True,
-    )(edit_tree)
-    app.callback(
-        Output(ids.DRAFT, "data", allow_duplicate=True), Output(ids.CAPACITY, "data", allow_duplicate=True),
-        Output(ids.CAPACITY_MSG, "children", allow_duplicate=True),
-        Input(ids.CAPACITY, "data_timestamp"), Input(ids.ADD_RESOURCE, "n_clicks"),
-        State(ids.DRAFT, "data"), State(ids.CAPACITY, "data"), prevent_initial_call=True,
-    )(edit_capacity)
+    app.callback(output=EDIT_OUTPUTS, inputs={**PRESET_INPUTS, **TREE_INPUTS, **CAPACITY_INPUTS},
+                 state=EDIT_STATES, prevent_initial_call=True)(edit)
     app.callback(
         Output(ids.DRAFT, "data", allow_duplicate=True), Output(ids.SELECTED, "data", allow_duplicate=True),
         Output(ids.CAPACITY, "data", allow_duplicate=True), Output(ids.HIER_MSG, "children"),

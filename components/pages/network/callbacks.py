@@ -14,40 +14,46 @@ from . import charts, draft, ids, run
 from .setups import APP_GEN_FIELDS, MACHINE_GEN_FIELDS
 
 RUNS = ids.PANEL.runs
-#: The controls a preset sets, in the order of :func:`apply_preset`'s outputs after the draft and its tables.
+# The draft's one callback, its inputs in three groups (presets, tables, uploaded list). It stays one
+# callback: a second callback setting the draft would set it with allow_duplicate, and the browser does not
+# hold back a Run pressed while such an edit is on its way, so a run could miss the edit.
+PRESET_INPUTS = {"fig1": Input(ids.PRESET_FIG1, "n_clicks"), "fig6": Input(ids.PRESET_FIG6, "n_clicks")}
+TABLE_INPUTS = {"add_machine": Input(ids.ADD_MACHINE, "n_clicks"), "add_app": Input(ids.ADD_APP, "n_clicks"),
+                "machines_edited": Input(ids.MACHINES, "data_timestamp"),
+                "apps_edited": Input(ids.APPS, "data_timestamp")}
+UPLOAD_INPUTS = {"contents": Input(ids.APPS_UPLOAD, "contents"), "choice": Input(ids.APPS_CHOICE, "value")}
+EDIT_STATES = {"filename": State(ids.APPS_UPLOAD, "filename"), "machines": State(ids.MACHINES, "data"),
+               "apps": State(ids.APPS, "data"), "model": State(ids.DRAFT, "data")}
+#: What an edit may change, by the names :func:`draft.edit_draft` gives them; then what a preset sets.
+EDIT_OUTPUTS = {"draft": Output(ids.DRAFT, "data"), "machines": Output(ids.MACHINES, "data"),
+                "apps": Output(ids.APPS, "data"), "machines_msg": Output(ids.MACHINES_MSG, "children"),
+                "apps_msg": Output(ids.APPS_MSG, "children"),
+                **{name: Output(component, "value") for name, component in (
+                    ("machine_mode", ids.MACHINE_MODE), ("app_mode", ids.APP_MODE), ("arrivals", ids.ARRIVALS),
+                    ("pattern", ids.PATTERN), ("schemes", ids.SCHEMES), ("placement", ids.PLACEMENT),
+                    ("seed", ids.SEED))},
+                "machine_gen": Output({"type": ids.MACHINE_GEN, "name": ALL}, "value"),
+                "app_gen": Output({"type": ids.APP_GEN, "name": ALL}, "value")}
+#: The controls a preset sets.
 PRESET_CONTROLS = ("machine_mode", "app_mode", "arrivals", "pattern", "schemes", "placement", "seed")
 
-# The draft changes through three callbacks, one per group of inputs: the presets, the two tables, the
-# uploaded application list. Each applies draft.edit_draft to its trigger and sets what its group changes.
 
+def edit(uploads, contents, choice, filename, machines, apps, model, **_clicks) -> dict:
+    """One input action on the draft (see :func:`draft.edit_draft`): what it changes, by output name.
 
-def edited(uploads, model, **given) -> dict:
-    """The changes, by name, of the action that fired (see :func:`draft.edit_draft`)."""
-    payload = {"contents": None, "filename": None, "choice": None, "machines": [], "apps": [],
-               **{key: value for key, value in given.items() if value is not None}}
-    return draft.edit_draft(ctx.triggered_id, model, payload, uploads)
-
-
-def apply_preset(uploads, _fig1, _fig6, model):
-    """A preset: the draft, its tables and messages, and the form's controls and generator fields."""
-    out = edited(uploads, model)
-    settings = out["settings"]
-    return (*[out[name] for name in ("draft", "machines", "apps", "machines_msg", "apps_msg")],
-            *[settings[k] for k in PRESET_CONTROLS],
-            [settings["machine_gen"][k] for k, _ in MACHINE_GEN_FIELDS],
-            [settings["app_gen"][k] for k, _ in APP_GEN_FIELDS])
-
-
-def edit_tables(uploads, _add_machine, _add_app, _machines_edited, _apps_edited, machines, apps, model):
-    """A row added or a table edited: the draft, the table rows and the tables' messages."""
-    out = edited(uploads, model, machines=machines, apps=apps)
-    return tuple(out.get(name, no_update) for name in ("draft", "machines", "apps", "machines_msg", "apps_msg"))
-
-
-def edit_upload(uploads, contents, choice, filename, model):
-    """An application list uploaded or opened: the draft and the applications' message."""
-    out = edited(uploads, model, contents=contents, choice=choice, filename=filename)
-    return out.get("draft", no_update), out.get("apps_msg", no_update)
+    A preset also sets the form's controls and generator fields.
+    """
+    payload = {"contents": contents, "filename": filename, "machines": machines or [], "apps": apps or [],
+               "choice": choice}
+    out = draft.edit_draft(ctx.triggered_id, model, payload, uploads)
+    changes = {name: out[name] for name in ("draft", "machines", "apps", "machines_msg", "apps_msg") if name in out}
+    settings = out.get("settings")
+    if settings:
+        changes.update({name: settings[name] for name in PRESET_CONTROLS},
+                       machine_gen=[settings["machine_gen"][k] for k, _ in MACHINE_GEN_FIELDS],
+                       app_gen=[settings["app_gen"][k] for k, _ in APP_GEN_FIELDS])
+    return {**dict.fromkeys(EDIT_OUTPUTS, no_update), "machine_gen": [no_update] * len(MACHINE_GEN_FIELDS),
+            "app_gen": [no_update] * len(APP_GEN_FIELDS), **changes}
 
 
 def list_choices(uploads, _, __):
@@ -117,32 +123,8 @@ def register(app, services) -> None:
         refused_note=". Earlier results stay.", **run.MESSAGE)
     # runs of seconds: the window to 0.1 ms
     time_window.register(app, ids.WINDOW, (ids.ISOLATION, ids.HEATMAP), ids.RESET_WINDOW, decimals=4)
-    app.callback(
-        Output(ids.DRAFT, "data", allow_duplicate=True), Output(ids.MACHINES, "data", allow_duplicate=True),
-        Output(ids.APPS, "data", allow_duplicate=True), Output(ids.MACHINES_MSG, "children", allow_duplicate=True),
-        Output(ids.APPS_MSG, "children", allow_duplicate=True),
-        Output(ids.MACHINE_MODE, "value"), Output(ids.APP_MODE, "value"), Output(ids.ARRIVALS, "value"),
-        Output(ids.PATTERN, "value"), Output(ids.SCHEMES, "value"), Output(ids.PLACEMENT, "value"),
-        Output(ids.SEED, "value"),
-        Output({"type": ids.MACHINE_GEN, "name": ALL}, "value"), Output({"type": ids.APP_GEN, "name": ALL}, "value"),
-        Input(ids.PRESET_FIG1, "n_clicks"), Input(ids.PRESET_FIG6, "n_clicks"), State(ids.DRAFT, "data"),
-        prevent_initial_call=True,
-    )(partial(apply_preset, uploads))
-    app.callback(
-        Output(ids.DRAFT, "data", allow_duplicate=True), Output(ids.MACHINES, "data", allow_duplicate=True),
-        Output(ids.APPS, "data", allow_duplicate=True), Output(ids.MACHINES_MSG, "children", allow_duplicate=True),
-        Output(ids.APPS_MSG, "children", allow_duplicate=True),
-        Input(ids.ADD_MACHINE, "n_clicks"), Input(ids.ADD_APP, "n_clicks"), Input(ids.MACHINES, "data_timestamp"),
-        Input(ids.APPS, "data_timestamp"),
-        State(ids.MACHINES, "data"), State(ids.APPS, "data"), State(ids.DRAFT, "data"),
-        prevent_initial_call=True,
-    )(partial(edit_tables, uploads))
-    app.callback(
-        Output(ids.DRAFT, "data", allow_duplicate=True), Output(ids.APPS_MSG, "children", allow_duplicate=True),
-        Input(ids.APPS_UPLOAD, "contents"), Input(ids.APPS_CHOICE, "value"),
-        State(ids.APPS_UPLOAD, "filename"), State(ids.DRAFT, "data"),
-        prevent_initial_call=True,
-    )(partial(edit_upload, uploads))
+    app.callback(output=EDIT_OUTPUTS, inputs={**PRESET_INPUTS, **TABLE_INPUTS, **UPLOAD_INPUTS},
+                 state=EDIT_STATES, prevent_initial_call=True)(partial(edit, uploads))
     app.callback(Output(ids.APPS_CHOICE, "options"), Input(ids.APPS_CHOICE, "id"),
                  Input(ids.DRAFT, "data"))(partial(list_choices, uploads))
     app.callback(Output(ids.MACHINES, "data", allow_duplicate=True), Output(ids.APPS, "data", allow_duplicate=True),
