@@ -16,18 +16,21 @@ from pathlib import Path
 
 from dash import Dash
 
-from components import (
-    batch_page,
-    compare_page,
-    elastic_page,
-    fairshare_page,
-    gallery_page,
-    network_page,
-    scenario_page,
-    shell,
-    sweep_page,
-    workspace_page,
+from components import shell
+from components.pages import (
+    Services,
+    batch,
+    compare,
+    elastic,
+    fairshare,
+    gallery,
+    home,
+    network,
+    scenario,
+    sweeps,
+    workspace,
 )
+from components.pages.sweeps.store import SweepStore
 from components.scaleout import celery_app as scaleout
 from components.services import downloads, image_export, login, request_guard
 from components.services.data_check import open_job_store, skipped_files
@@ -38,6 +41,20 @@ from components.services.runs import ResultCache, ResultStoreUnreachable
 from components.services.secret_key import server_secret
 from components.services.uploads import UploadStore, max_upload_bytes
 from components.services.workspace import SAMPLE_TRACES, ScenarioStore
+
+#: Every page, in the navigation's order: the one list the shell's routes and the callbacks come from.
+PAGES = [
+    scenario.PAGE,   # first: its permalinks (/?scenario=<hash>) take any path
+    home.PAGE,
+    fairshare.PAGE,
+    batch.PAGE,
+    network.PAGE,
+    elastic.PAGE,
+    compare.PAGE,
+    gallery.PAGE,
+    workspace.PAGE,
+    sweeps.PAGE,
+]
 
 
 def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
@@ -62,21 +79,17 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     results = ResultCache(data / "results", redis_url=url)
     uploads = UploadStore(data / "uploads", max_bytes=max_upload_bytes())
     scenarios = ScenarioStore(data / "scenarios", input_roots=(data / "uploads", SAMPLE_TRACES))
-    app.layout = shell.layout()
-    shell.register_callbacks(app)
+    services = Services(results=results, uploads=uploads, scenarios=scenarios,
+                        sweeps=SweepStore(data / "sweeps"),
+                        skipped=lambda: skipped_files(data, scenarios, results, uploads))
+    app.layout = shell.layout(PAGES)
+    shell.register_callbacks(app, PAGES)
     image_export.register(app.server)
     install_client_cookie(app.server)
     downloads.register(app.server, results)
-    fairshare_page.register_callbacks(app, results, uploads)
-    batch_page.register_callbacks(app, results, uploads)
-    network_page.register_callbacks(app, results, uploads)
-    elastic_page.register_callbacks(app, results, uploads)
-    compare_page.register_callbacks(app, results)
-    gallery_page.register_callbacks(app, results)
-    workspace_page.register_callbacks(app, results, uploads, scenarios,
-                                      skipped=lambda: skipped_files(data, scenarios, results, uploads))
-    scenario_page.register_callbacks(app, results, scenarios)
-    sweep_page.register_callbacks(app, sweep_page.SweepStore(data / "sweeps"))
+    for page in PAGES:
+        if page.register:
+            page.register(app, services)
     request_guard.install(app.server, app.callback_map, uploads.max_bytes)
     _report_unreadable(data, scenarios, results, uploads)
     settle_lazy_set_ups()

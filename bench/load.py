@@ -37,10 +37,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from components import scenario_page, shell  # noqa: E402
+from components import shell  # noqa: E402
+from components.pages import scenario as scenario_page  # noqa: E402
 from components.services.workspace import ScenarioStore  # noqa: E402
-from test_load import DashClient, concurrent_sessions, percentile  # noqa: E402
-from test_runs_redis import free_port  # noqa: E402
+from test_load import concurrent_sessions, percentile  # noqa: E402
+from tests.support.dash_client import DashClient  # noqa: E402
+from tests.support.processes import free_port  # noqa: E402
 
 PAGES = ("/", "/batch", "/fairshare", "/workspace", "/compare")
 
@@ -108,16 +110,16 @@ def mixed(url: str, data: Path, seconds: float, every: float, readers: int) -> N
     def flooder():
         client = DashClient(url, time.monotonic() + seconds + 120)
         client.open_page("/scenario/" + store.save(long_scenario(10_000), "flood")["hash"])
-        run = client.callback(scenario_page.RUN, "n_clicks")
+        run = client.callback(scenario_page.ids.RUN, "n_clicks")
         seed = 10_000
         while not stop.is_set():
             seed += 1
             scenario_hash = store.save(long_scenario(seed), f"flood {seed}")["hash"]
-            values = {(scenario_page.RUN, "n_clicks"): 1, (scenario_page.HASH, "data"): scenario_hash,
-                      (scenario_page.VERSION, "data"): 0}
+            values = {(scenario_page.ids.RUN, "n_clicks"): 1, (scenario_page.ids.HASH, "data"): scenario_hash,
+                      (scenario_page.ids.VERSION, "data"): 0}
             try:
                 _, body = client.request("/_dash-update-component",
-                                         client.payload(run, values, (scenario_page.RUN, "n_clicks")),
+                                         client.payload(run, values, (scenario_page.ids.RUN, "n_clicks")),
                                          [("endId", client.end_id)])
                 answer = json.loads(body)
                 flood["started" if "cacheKey" in answer else "refused" if "Not started" in body.decode() else "other"] += 1

@@ -38,8 +38,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from components import elastic_page, fairshare_page, network_page  # noqa: E402
 from components.figures import elastic as elastic_figures  # noqa: E402
+from components.pages import elastic as elastic_page  # noqa: E402
+from components.pages import fairshare as fairshare_page  # noqa: E402
+from components.pages import network as network_page  # noqa: E402
 from components.services.runs import ResultCache  # noqa: E402
 from fairshare_cost import hierarchy_model  # noqa: E402
 
@@ -56,7 +58,7 @@ def fairshare_model(jobs: int = 1024, levels: int = 5, seed: int = 2019) -> dict
 
 def network_settings(apps: int = 100) -> dict:
     """The page's Fig. 6 preset with ``apps`` applications instead of the page's modest default."""
-    settings = network_page.preset(network_page.FIG6)
+    settings = network_page.setups.preset(network_page.setups.FIG6)
     return {**settings, "app_gen": {**settings["app_gen"], "count": apps}}
 
 
@@ -73,30 +75,30 @@ def _loaded(results, records) -> list[tuple[dict, object]]:
 
 
 def fairshare_runs(results, model: dict) -> list[tuple[dict, object]]:
-    records, _ = fairshare_page.run_policies(results, model, FAIRSHARE_POLICIES, lambda done, total: None)
+    records, _ = fairshare_page.run.run_policies(results, model, FAIRSHARE_POLICIES, lambda done, total: None)
     return _loaded(results, records)
 
 
 def network_runs(results, settings: dict) -> list[tuple[dict, object]]:
-    model = network_page.build_model(settings, {"machines": [], "apps": [], "upload": None}, None)
-    records, _ = network_page.run_schemes(results, model, NETWORK_SCHEMES, "paper", 0, lambda done, total: None)
+    model = network_page.setups.build_model(settings, {"machines": [], "apps": [], "upload": None}, None)
+    records, _ = network_page.run.run_schemes(results, model, NETWORK_SCHEMES, "paper", 0, lambda done, total: None)
     return _loaded(results, records)
 
 
 def elastic_runs(results, form: dict) -> list[tuple[dict, object]]:
-    plans = elastic_page.scenarios(elastic_page.build_model(form, None, None), ELASTIC_POLICIES, 1)
-    records, _ = elastic_page.run_all(results, plans, lambda done, total: None)
-    return elastic_page.load(results, records)
+    plans = elastic_page.run.scenarios(elastic_page.form.build_model(form, None, None), ELASTIC_POLICIES, 1)
+    records, _ = elastic_page.run.run_all(results, plans, lambda done, total: None)
+    return _loaded(results, records)
 
 
 def fairshare_callbacks(model: dict, loaded) -> dict:
     """Callback name -> a function building its outputs (as the page's callbacks call them)."""
     hovered = str(loaded[0][1].jobs["job_id"].iloc[len(loaded[0][1].jobs) // 2])
     return {
-        "tree elements": lambda: (fairshare_page.tree_elements(model),),
-        "charts": lambda: fairshare_page.chart_outputs(loaded, None),
-        "tasks at instant": lambda: (fairshare_page.tasks_figure(loaded, None),),
-        "hover highlight": lambda: (fairshare_page.share_highlight(loaded, hovered),),
+        "tree elements": lambda: (fairshare_page.tree.tree_elements(model),),
+        "charts": lambda: fairshare_page.charts.chart_outputs(loaded, None),
+        "tasks at instant": lambda: (fairshare_page.charts.tasks_figure(loaded, None),),
+        "hover highlight": lambda: (fairshare_page.charts.share_highlight(loaded, hovered),),
     }
 
 
@@ -104,23 +106,23 @@ def network_callbacks(loaded) -> dict:
     label = loaded[-1][0]["label"]
     app = str(loaded[0][1].jobs["job_id"].iloc[0])
     return {
-        "summary": lambda: network_page.summary_outputs(loaded, None),
-        "compare": lambda: network_page.compare_outputs(loaded, None, None),
-        "compare, app selected": lambda: network_page.compare_outputs(loaded, app, None),
-        "heatmap": lambda: (network_page.heatmap_figure(loaded, label, app, None),),
-        "placement": lambda: (network_page.placement_figure(loaded, label, app, None),),
+        "summary": lambda: network_page.charts.summary_outputs(loaded, None),
+        "compare": lambda: network_page.charts.compare_outputs(loaded, None, None),
+        "compare, app selected": lambda: network_page.charts.compare_outputs(loaded, app, None),
+        "heatmap": lambda: (network_page.charts.heatmap_figure(loaded, label, app, None),),
+        "placement": lambda: (network_page.charts.placement_figure(loaded, label, app, None),),
     }
 
 
 def elastic_callbacks(loaded) -> dict:
-    job_ids = elastic_page.job_ids(loaded)
-    chosen = elastic_page.default_job(loaded, None)
+    job_ids = elastic_page.charts.job_ids(loaded)
+    chosen = elastic_page.charts.default_job(loaded, None)
     runs = [(record["label"], result.timeline) for record, result in loaded]
     return {
-        "results": lambda: elastic_page.results_outputs(loaded, None),
-        "job table page": lambda: elastic_page.job_table(loaded, 0, [{"column_id": "tasks", "direction": "desc"}]),
-        "job choices": lambda: (elastic_page.job_options(job_ids, "", chosen),),
-        "over time": lambda: elastic_page.over_time_outputs(loaded, None),
+        "results": lambda: elastic_page.charts.results_outputs(loaded, None),
+        "job table page": lambda: elastic_page.charts.job_table(loaded, 0, [{"column_id": "tasks", "direction": "desc"}]),
+        "job choices": lambda: (elastic_page.charts.job_options(job_ids, "", chosen),),
+        "over time": lambda: elastic_page.charts.over_time_outputs(loaded, None),
         "node timeline": lambda: (elastic_figures.job_node_timeline(runs, chosen, None),),
     }
 

@@ -53,11 +53,11 @@ from selenium.webdriver.common.keys import Keys
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from components import batch_page as page  # noqa: E402
+from components.pages import batch as page  # noqa: E402
 
 DEFAULT_RICC = ROOT.parent / "shared" / "traces" / "RICC-2010-2.swf.gz"
 TIMEOUT_S = 900
-CHARTS = (page.UTILISATION, page.QUEUE, page.WAITS, page.GANTT)
+CHARTS = (page.ids.UTILISATION, page.ids.QUEUE, page.ids.WAITS, page.ids.GANTT)
 
 
 def free_port() -> int:
@@ -170,49 +170,49 @@ def text_of(driver, element_id: str) -> str:
 
 
 def choose_easy_basic_all_jobs(driver) -> None:
-    for box in driver.find_elements(By.CSS_SELECTOR, f"#{page.POLICIES} input"):
+    for box in driver.find_elements(By.CSS_SELECTOR, f"#{page.ids.POLICIES} input"):
         if box.is_selected() != (box.get_attribute("value") == "easy"):
             box.click()
-    for box in driver.find_elements(By.CSS_SELECTOR, f"#{page.SCENARIOS} input"):
+    for box in driver.find_elements(By.CSS_SELECTOR, f"#{page.ids.SCENARIOS} input"):
         if box.is_selected() != (box.get_attribute("value") == "BASIC"):
             box.click()
-    field = driver.find_element(By.ID, page.MAX_JOBS)
+    field = driver.find_element(By.ID, page.ids.MAX_JOBS)
     field.send_keys(Keys.CONTROL, "a")
     field.send_keys(Keys.BACKSPACE)   # empty: every job
 
 
 def upload(driver, trace: Path) -> float:
     """Seconds from choosing ``trace`` in the upload field to its workload summary on the page."""
-    field = driver.find_element(By.CSS_SELECTOR, f"#{page.TRACE_UPLOAD} input[type=file]")
+    field = driver.find_element(By.CSS_SELECTOR, f"#{page.ids.TRACE_UPLOAD} input[type=file]")
     started = time.perf_counter()
     field.send_keys(str(trace))
-    wait_until(driver, f"return document.getElementById('{page.TRACE_INFO}').innerText.includes('{trace.name}')")
+    wait_until(driver, f"return document.getElementById('{page.ids.TRACE_INFO}').innerText.includes('{trace.name}')")
     return time.perf_counter() - started
 
 
 def run_and_wait(driver, expected_message: str) -> None:
-    driver.find_element(By.ID, page.RUN).click()
-    wait_until(driver, f"return document.getElementById('{page.RUN_MSG}').innerText.includes('{expected_message}')")
+    driver.find_element(By.ID, page.ids.PANEL.run).click()
+    wait_until(driver, f"return document.getElementById('{page.ids.PANEL.message}').innerText.includes('{expected_message}')")
 
 
 def measure(driver, server: Server, trace: Path, other: Path, label: str) -> dict:
     driver.get(server.url + "/batch")
     driver.execute_script("window.localStorage.clear()")
     driver.get(server.url + "/batch")
-    wait_until(driver, f"return document.getElementById('{page.TRACE_INFO}')?.innerText.includes('hpc2n')", 60)
+    wait_until(driver, f"return document.getElementById('{page.ids.TRACE_INFO}')?.innerText.includes('hpc2n')", 60)
     choose_easy_basic_all_jobs(driver)
     driver.get_log("performance")
     server.reset_peak()
     upload_s = upload(driver, trace)
-    hardware = text_of(driver, page.HARDWARE)
+    hardware = text_of(driver, page.ids.HARDWARE)
     driver.execute_script("window.__marker = 'before-run'")
     started = time.perf_counter()
-    driver.find_element(By.ID, page.RUN).click()
-    wait_until(driver, f"return document.getElementById('{page.RUN_MSG}').innerText.includes('run(s)')")
+    driver.find_element(By.ID, page.ids.PANEL.run).click()
+    wait_until(driver, f"return document.getElementById('{page.ids.PANEL.message}').innerText.includes('run(s)')")
     wait_until(driver, charts_drawn("none"))
     cold_s = time.perf_counter() - started
     engine_s = float(driver.execute_script(
-        f"const t = document.getElementById('{page.SUMMARY}'); const cells = [...t.querySelectorAll('th')]"
+        f"const t = document.getElementById('{page.ids.PANEL.summary}'); const cells = [...t.querySelectorAll('th')]"
         ".map(c => c.innerText.trim()); const i = cells.indexOf('wall (s)');"
         " return t.querySelector('tbody tr:last-child').children[i].innerText;"))
     largest_cold = largest_response(driver)

@@ -3,42 +3,22 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from urllib.parse import parse_qs
 
 from dash import Input, Output, dcc, html
 
-from . import (
-    batch_page,
-    compare_page,
-    elastic_page,
-    fairshare_page,
-    gallery_page,
-    home_page,
-    network_page,
-    scenario_page,
-    sweep_page,
-    workspace_page,
-)
+from .pages import scenario
 
 LOCATION = "shell-location"
 CONTENT = "shell-page-content"
 TITLE_SINK = "shell-title-sink"
 
-HOME = ("/", "Home", home_page)
-PAGES = [
-    ("/fairshare", "Fair sharing", fairshare_page),
-    ("/batch", "Batch & failures", batch_page),
-    ("/network", "Network isolation", network_page),
-    ("/memory", "Memory elasticity", elastic_page),
-    ("/compare", "Compare", compare_page),
-    ("/gallery", "Gallery", gallery_page),
-    ("/workspace", "Workspace", workspace_page),
-    ("/sweeps", "Sweeps", sweep_page),
-]
-SCENARIO_PREFIX = "/scenario/"
+SCENARIO_PREFIX = scenario.PREFIX
 
 
-def layout() -> html.Div:
+def layout(pages) -> html.Div:
+    """The frame around every page: the header with a link to each of ``pages`` that has a label."""
     return html.Div(
         [
             dcc.Location(id=LOCATION),
@@ -46,7 +26,7 @@ def layout() -> html.Div:
             html.Header(
                 [
                     dcc.Link("schedscope", href="/", className="brand"),
-                    html.Nav([dcc.Link(label, href=path, className="nav-link") for path, label, _ in PAGES]),
+                    html.Nav([dcc.Link(page.label, href=page.route, className="nav-link") for page in pages if page.label]),
                 ],
                 className="app-header",
             ),
@@ -55,38 +35,38 @@ def layout() -> html.Div:
     )
 
 
-def page_for(path: str | None, search: str | None = None):
-    """The layout for a URL: a page, or a scenario's permalink (``/scenario/<hash>`` or ``/?scenario=<hash>``).
+def page_for(pages, path: str | None, search: str | None = None):
+    """The layout for a URL: the page whose ``layout_for_url`` takes it, else the page at that route.
 
-    ``/sweeps?kind=<kind>`` opens the Sweeps page on that kind.
+    So ``/scenario/<hash>`` and ``/?scenario=<hash>`` open a scenario's
+    permalink and ``/sweeps?kind=<kind>`` the Sweeps page on that kind.
     """
-    wanted = parse_qs((search or "").lstrip("?")).get("scenario")
-    if wanted:
-        return scenario_page.layout(wanted[0])
-    if path and path.startswith(SCENARIO_PREFIX):
-        return scenario_page.layout(path[len(SCENARIO_PREFIX):])
-    pages = {route: page for route, _, page in [HOME, *PAGES]}
-    page = pages.get(path or "/")
+    query = parse_qs((search or "").lstrip("?"))
+    for page in pages:
+        found = page.layout_for_url(path or "/", query) if page.layout_for_url else None
+        if found is not None:
+            return found
+    page = {page.route: page for page in pages if page.layout}.get(path or "/")
     if page is None:
         return html.Section([html.H2("Not found"), html.P(f"No page at {path}.")], className="panel")
-    if page is sweep_page:  # /sweeps?kind=<kind> opens that sweep (the gallery links there)
-        return page.layout((parse_qs((search or "").lstrip("?")).get("kind") or [None])[0])
     return page.layout()
 
 
-def page_title(path: str | None, search: str | None = None) -> str:
+def page_title(pages, path: str | None, search: str | None = None) -> str:
     """The browser tab's title for a URL: the page's name, then the product's."""
     if (path or "").startswith(SCENARIO_PREFIX) or "scenario=" in (search or ""):
         return "Scenario · schedscope"
-    names = {route: label for route, label, _ in PAGES}
+    names = {page.route: page.label for page in pages}
     if (path or "/") == "/":
         return "schedscope · scheduling what-ifs on your own cluster"
     return f"{names.get(path, 'Not found')} · schedscope"
 
 
-def register_callbacks(app) -> None:
-    app.callback(Output(CONTENT, "children"), Input(LOCATION, "pathname"), Input(LOCATION, "search"))(page_for)
-    titles = {route: page_title(route) for route in ["/", *(route for route, _, _ in PAGES)]}
+def register_callbacks(app, pages) -> None:
+    """Route the URL to one of ``pages`` and keep the tab's title and the navigation's current page in step."""
+    app.callback(Output(CONTENT, "children"), Input(LOCATION, "pathname"),
+                 Input(LOCATION, "search"))(partial(page_for, pages))
+    titles = {page.route: page_title(pages, page.route) for page in pages if page.layout}
     # The tab title and the nav's current page follow the URL, in the browser (no round trip).
     app.clientside_callback(
         f"""function(path, search) {{

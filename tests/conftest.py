@@ -1,6 +1,7 @@
 """Shared test set-up.
 
-Browser tests use dash[testing]'s ``dash_duo`` with Debian's Chromium
+Helpers several test modules share are in ``tests/support``. Browser tests
+(``tests/browser``, marked ``browser``) use dash[testing]'s ``dash_duo`` with Debian's Chromium
 (``/usr/bin/chromium``, driven by ``/usr/bin/chromedriver``), headless and
 with background networking off (the machine may have no internet).
 """
@@ -9,8 +10,19 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from pathlib import Path
 
+import pytest
 from selenium.webdriver.chrome.options import Options
+
+BROWSER_TESTS = Path(__file__).parent / "browser"
+
+
+def pytest_collection_modifyitems(items):
+    """Every test under ``tests/browser`` drives Chromium: marked ``browser``, so ``-m "not browser"`` skips it."""
+    for item in items:
+        if BROWSER_TESTS in item.path.parents:
+            item.add_marker(pytest.mark.browser)
 
 
 def pytest_setup_options():

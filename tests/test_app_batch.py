@@ -8,14 +8,16 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from dash import no_update
 
-from components import batch_page as page
 from components.figures import batch as figures
 from components.figures import gantt
+from components.pages import batch as page
 from components.services.runs import ResultCache
 from components.services.uploads import UploadError, UploadStore
 from components.widgets.time_window import window_from_relayout
 from sched_engine import ScenarioError, run_scenario
+from tests.support.callbacks import fired
 
 DATA = Path(__file__).parent / "data" / "batch"
 GOOD_SWF = (DATA / "cons_vs_easy.swf").read_bytes()
@@ -32,19 +34,19 @@ def uploads(tmp_path):
 
 
 def upload(draft, uploads, data, name="mine.swf", kind="trace"):
-    trigger = {"trace": page.TRACE_UPLOAD, "machines": page.MACHINES_UPLOAD, "failures": page.FAILURE_UPLOAD}[kind]
+    trigger = {"trace": page.ids.TRACE_UPLOAD, "machines": page.ids.MACHINES_UPLOAD, "failures": page.ids.FAILURE_UPLOAD}[kind]
     payload = {f"{p}_{k}": None for p in ("trace", "machines", "failure") for k in ("contents", "name")}
     prefix = {"trace": "trace", "machines": "machines", "failures": "failure"}[kind]
     payload.update({f"{prefix}_contents": data_url(data), f"{prefix}_name": name, "rows": draft["clusters"]})
-    return page.edit_draft(trigger, draft, payload, uploads)
+    return page.draft.edit_draft(trigger, draft, payload, uploads)
 
 
 def test_cluster_rows_round_trip_uniform_and_listed_cpus():
     clusters = [{"name": "a", "machines": 2, "cpus_per_machine": [4, 4], "speed": 1.5, "properties": ["x", "y"]},
                 {"name": "b", "machines": 3, "cpus_per_machine": [1, 2, 2], "speed": 1.0, "properties": []}]
-    rows = page.cluster_rows(clusters)
+    rows = page.clusters.cluster_rows(clusters)
     assert [r["cpus_per_machine"] for r in rows] == ["4", "1,2,2"]
-    back = page.clusters_from_rows(rows)
+    back = page.clusters.clusters_from_rows(rows)
     assert back[0]["cpus_per_machine"] == 4 and back[1]["cpus_per_machine"] == [1, 2, 2]
     assert back[0]["properties"] == ["x", "y"]
 
@@ -57,39 +59,39 @@ def test_cluster_rows_round_trip_uniform_and_listed_cpus():
 def test_a_bad_cluster_cell_names_row_and_column(cell, value, field):
     row = {"name": "a", "machines": 2, "cpus_per_machine": "4", "speed": 1.0, "properties": "", cell: value}
     with pytest.raises(ScenarioError) as caught:
-        page.clusters_from_rows([row])
+        page.clusters.clusters_from_rows([row])
     assert caught.value.field == field
 
 
 def test_cluster_list_length_must_match_machines():
     with pytest.raises(ScenarioError, match="lists 2 machines"):
-        page.clusters_from_rows([{"name": "a", "machines": 3, "cpus_per_machine": "4,4", "speed": 1}])
+        page.clusters.clusters_from_rows([{"name": "a", "machines": 3, "cpus_per_machine": "4,4", "speed": 1}])
 
 
 def test_a_malformed_upload_keeps_the_previous_trace_and_skipping_retries_it(uploads):
-    draft = page.initial_draft()
+    draft = page.draft.initial_draft()
     out = upload(draft, uploads, BAD_SWF)
     message = str(out["trace_msg"].children)
     assert "mine.swf" in message and "line 11" in message and "run_time" in message
     assert "previous file stays" in message
     assert out["draft"]["trace"] == draft["trace"]          # still the sample
     assert out["draft"]["rejected"]["label"] == "mine.swf"
-    retried = page.edit_draft(page.SKIP_MALFORMED, out["draft"], {"format": "auto", "skip": True}, uploads)
+    retried = page.draft.edit_draft(page.ids.SKIP_MALFORMED, out["draft"], {"format": "auto", "skip": True}, uploads)
     assert retried["draft"]["trace"]["label"] == "mine.swf"
     assert retried["draft"]["trace"]["skip_malformed"] is True
     assert "4 jobs" in str(retried["trace_msg"].children)
 
 
 def test_a_good_upload_replaces_the_trace_and_is_stored_by_content(uploads):
-    out = upload(page.initial_draft(), uploads, GOOD_SWF)
+    out = upload(page.draft.initial_draft(), uploads, GOOD_SWF)
     trace = out["draft"]["trace"]
     assert trace["source"] == "upload" and trace["label"] == "mine.swf"
     assert (uploads.directory / trace["name"]).read_bytes() == GOOD_SWF
-    assert page.ref_path(trace, uploads).endswith(".trace")
+    assert page.sources.ref_path(trace, uploads).endswith(".trace")
 
 
 def test_a_machines_upload_fills_the_cluster_table(uploads):
-    out = upload(page.initial_draft(), uploads, b"0 alpha 4 8 1 0\n1 beta 2 16 2 0\n", "two.machines", "machines")
+    out = upload(page.draft.initial_draft(), uploads, b"0 alpha 4 8 1 0\n1 beta 2 16 2 0\n", "two.machines", "machines")
     assert [r["name"] for r in out["clusters"]] == ["alpha", "beta"]
     bad = upload(out["draft"], uploads, b"0 alpha four 8 1 0\n", "bad.machines", "machines")
     assert "bad.machines" in str(bad["clusters_msg"].children) and "draft" not in bad
@@ -98,19 +100,19 @@ def test_a_machines_upload_fills_the_cluster_table(uploads):
 def test_references_never_become_arbitrary_paths(uploads):
     for name in ("../../etc/passwd", "/etc/passwd", "0" * 64 + ".exe"):
         with pytest.raises(ScenarioError):
-            page.ref_path({"source": "upload", "kind": "trace", "name": name, "label": name}, uploads)
+            page.sources.ref_path({"source": "upload", "kind": "trace", "name": name, "label": name}, uploads)
     with pytest.raises(ScenarioError, match="unknown sample"):
-        page.ref_path({"source": "sample", "kind": "trace", "name": "../README.md", "label": "x"}, uploads)
+        page.sources.ref_path({"source": "sample", "kind": "trace", "name": "../README.md", "label": "x"}, uploads)
     with pytest.raises(UploadError):
         uploads.save(b"x", "../trace")
 
 
 SETTINGS = {"max_jobs": 300, "failure_kind": "trace", "align": "start", "failure_params": {}, "req_share": 0.5,
-            "estimates": "perfect", "scenarios": list(page.SCENARIO_KINDS)}
+            "estimates": "perfect", "scenarios": list(page.run.SCENARIO_KINDS)}
 
 
 def test_scenario_kinds_switch_failures_and_requirements(uploads):
-    models = page.scenario_models(page.initial_draft(), SETTINGS, uploads)
+    models = page.run.scenario_models(page.draft.initial_draft(), SETTINGS, uploads)
     assert list(models) == ["BASIC", "EXT-FAIL", "EXT-REQ", "EXT-ALL"]
     shape = {name: (m["failures"]["kind"], m["requirements"], m["synthetic_requirements"]) for name, m in models.items()}
     assert shape == {"BASIC": ("none", False, None), "EXT-FAIL": ("trace", False, None),
@@ -119,32 +121,32 @@ def test_scenario_kinds_switch_failures_and_requirements(uploads):
 
 def test_failure_scenarios_need_a_failure_source(uploads):
     with pytest.raises(ScenarioError, match="EXT-FAIL needs failures"):
-        page.scenario_models(page.initial_draft(), {**SETTINGS, "failure_kind": "none"}, uploads)
+        page.run.scenario_models(page.draft.initial_draft(), {**SETTINGS, "failure_kind": "none"}, uploads)
     with pytest.raises(ScenarioError, match="at least one"):
-        page.scenario_models(page.initial_draft(), {**SETTINGS, "scenarios": []}, uploads)
+        page.run.scenario_models(page.draft.initial_draft(), {**SETTINGS, "scenarios": []}, uploads)
 
 
 def test_matrix_repeats_only_seeded_runs_and_reports_progress(tmp_path, uploads):
-    models = page.scenario_models(page.initial_draft(), {**SETTINGS, "scenarios": ["BASIC", "EXT-REQ"]}, uploads)
+    models = page.run.scenario_models(page.draft.initial_draft(), {**SETTINGS, "scenarios": ["BASIC", "EXT-REQ"]}, uploads)
     seen = []
-    records, message = page.run_matrix(ResultCache(tmp_path / "r"), models, ["easy", "ls"], 2,
+    records, message = page.run.run_matrix(ResultCache(tmp_path / "r"), models, ["easy", "ls"], 2,
                                        lambda done, total: seen.append((done, total)))
     # BASIC: EASY once, LS twice; EXT-REQ (synthetic requirements are seeded): both twice.
     assert [(r["scenario"], r["policy"], r["seed"]) for r in records] == [
         ("BASIC", "easy", 1), ("BASIC", "ls", 1), ("BASIC", "ls", 2),
         ("EXT-REQ", "easy", 1), ("EXT-REQ", "easy", 2), ("EXT-REQ", "ls", 1), ("EXT-REQ", "ls", 2)]
     assert seen[-1] == (700, 700) and "7 run(s): 7 simulated" in message
-    again, message = page.run_matrix(ResultCache(tmp_path / "r"), models, ["easy", "ls"], 2, lambda d, t: None)
+    again, message = page.run.run_matrix(ResultCache(tmp_path / "r"), models, ["easy", "ls"], 2, lambda d, t: None)
     assert all(r["cached"] for r in again) and "7 from the cache" in message
 
 
 def test_an_input_error_names_the_scenario_kind(tmp_path, uploads):
-    draft = {**page.initial_draft(), "clusters": [{"name": "x", "machines": 1, "cpus_per_machine": "1",
+    draft = {**page.draft.initial_draft(), "clusters": [{"name": "x", "machines": 1, "cpus_per_machine": "1",
                                                    "speed": 1, "properties": ""}]}
-    models = page.scenario_models(draft, SETTINGS, uploads)
+    models = page.run.scenario_models(draft, SETTINGS, uploads)
     cache = ResultCache(tmp_path / "r")
     with pytest.raises(ScenarioError, match=r"cluster_12.*\(scenario EXT-FAIL\)"):
-        page.run_matrix(cache, models, ["easy"], 1, lambda d, t: None)
+        page.run.run_matrix(cache, models, ["easy"], 1, lambda d, t: None)
 
 
 def test_window_follows_zoom_and_resets_on_autorange():
@@ -155,9 +157,9 @@ def test_window_follows_zoom_and_resets_on_autorange():
     assert hours_window({"xaxis.range": [0, 1]}, None) == [0.0, 3600.0]
     assert hours_window({"xaxis.autorange": True}, [0, 1]) is None
     # A chart drawn or resized keeps the window; a reset of the whole run changes nothing either.
-    assert hours_window({"autosize": True}, [0, 1]) is page.no_update
-    assert hours_window({"xaxis.autorange": True}, None) is page.no_update
-    assert hours_window({"yaxis.range[0]": 1}, None) is page.no_update
+    assert hours_window({"autosize": True}, [0, 1]) is no_update
+    assert hours_window({"xaxis.autorange": True}, None) is no_update
+    assert hours_window({"yaxis.range[0]": 1}, None) is no_update
 
 
 def failure_run():
@@ -190,10 +192,10 @@ def test_objective_table_means_and_sample_deviation():
 
 
 def test_the_html_report_is_self_contained_and_holds_every_run(tmp_path, uploads):
-    models = page.scenario_models(page.initial_draft(), {**SETTINGS, "scenarios": ["BASIC", "EXT-FAIL"]}, uploads)
+    models = page.run.scenario_models(page.draft.initial_draft(), {**SETTINGS, "scenarios": ["BASIC", "EXT-FAIL"]}, uploads)
     cache = ResultCache(tmp_path / "r")
-    records, _ = page.run_matrix(cache, models, ["fcfs", "easy"], 1, lambda d, t: None)
-    text = page.batch_report(cache, records, "EXT-FAIL", "EASY", None, "2026-01-01 00:00 UTC")
+    records, _ = page.run.run_matrix(cache, models, ["fcfs", "easy"], 1, lambda d, t: None)
+    text = page.charts.batch_report(cache, records, "EXT-FAIL", "EASY", None, "2026-01-01 00:00 UTC")
     assert text.startswith("<!DOCTYPE html>") and "2026-01-01 00:00 UTC" in text
     assert not re.search(r"<script[^>]*\bsrc=|<link[^>]*\bhref=", text)  # plotly.js inline: opens offline
     assert text.count("Plotly.newPlot") == 6                           # objectives + five detail charts
@@ -213,11 +215,34 @@ def test_report_escapes_what_users_typed():
 
 
 def test_an_earlier_upload_can_be_picked_again_from_the_dropdown(uploads):
-    upload(page.initial_draft(), uploads, GOOD_SWF)
-    choices = page.trace_choices(uploads)
-    assert [c["value"] for c in choices[:2]] == list(page.SAMPLE_TRACES)
-    [mine] = [c for c in choices if c["value"].startswith(page.UPLOADED)]
+    upload(page.draft.initial_draft(), uploads, GOOD_SWF)
+    choices = page.sources.trace_choices(uploads)
+    assert [c["value"] for c in choices[:2]] == list(page.sources.SAMPLE_TRACES)
+    [mine] = [c for c in choices if c["value"].startswith(page.sources.UPLOADED)]
     assert mine["label"].startswith("mine.swf (uploaded ")
-    out = page.edit_draft(page.SAMPLE, page.initial_draft(), {"sample": mine["value"]}, uploads)
+    out = page.draft.edit_draft(page.ids.SAMPLE, page.draft.initial_draft(), {"sample": mine["value"]}, uploads)
     assert out["draft"]["trace"]["label"] == "mine.swf" and out["draft"]["trace"]["source"] == "upload"
     assert "4 jobs" in str(out["trace_msg"].children)
+
+
+def _edit_values(draft, **given) -> dict:
+    """The draft callback's inputs and states by name: nothing typed, ``given`` set."""
+    names = [*page.callbacks.TRACE_INPUTS, *page.callbacks.CLUSTER_INPUTS, *page.callbacks.FAILURE_INPUTS,
+             *page.callbacks.EDIT_STATES]
+    return {**dict.fromkeys(names), "format": "auto", "skip": [], "rows": draft["clusters"], "model": draft, **given}
+
+
+def test_the_draft_callback_names_its_outputs_and_sets_only_what_an_action_changes(uploads):
+    draft = page.draft.initial_draft()
+    with fired(page.ids.ADD_CLUSTER):
+        out = page.callbacks.edit(uploads, **_edit_values(draft, add_cluster=1))
+    assert set(out) == set(page.callbacks.EDIT_OUTPUTS)
+    assert len(out["clusters"]) == len(draft["clusters"]) + 1 and out["draft"]["clusters"] == out["clusters"]
+    assert "Added a cluster" in out["clusters_msg"] and out["trace_msg"] is no_update and out["seeds"] is no_update
+    with fired(page.ids.PRESET_CERIT):
+        out = page.callbacks.edit(uploads, **_edit_values(draft, cerit=1))
+    assert out["draft"]["trace"]["name"] == "cerit-sc-2013-slice.swf"
+    assert [out[k] for k in page.draft.PRESET_FIELDS] == [page.draft.PRESET_SETTINGS["cerit"][k]
+                                                          for k in page.draft.PRESET_FIELDS]
+    with fired(page.ids.FORMAT, "value", "auto"):   # the trace in use is read that way already
+        assert set(page.callbacks.edit(uploads, **_edit_values(draft)).values()) == {no_update}

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from components import compare_page as page
-from components.compare_page import SUM, step_series
+from components.figures.compare import SUM, overlay_figure, step_series
+from components.pages.compare import table as page
 from components.services.runs import ResultCache
 
 BASE = {"engine": "batch", "model": {"trace": {"path": "tests/data/batch/cons_vs_easy.swf"}}, "name": "cve"}
@@ -43,13 +43,13 @@ def test_metrics_common_to_all_runs_and_sum_over_entities(runs):
     assert [o["value"] for o in options] == ["cluster"]      # one entity: no "sum" choice
     timeline = pd.DataFrame({"time": [0.0, 5.0, 2.0], "entity": ["a", "a", "b"], "metric": ["m"] * 3,
                              "value": [1.0, 3.0, 10.0]})
-    summed = page.step_series(timeline, "m", page.SUM)
+    summed = step_series(timeline, "m", SUM)
     assert summed.values.tolist() == [[0.0, 1.0], [2.0, 11.0], [5.0, 13.0]]
 
 
 def test_overlay_draws_one_line_per_run_and_labels_are_unique(runs):
     cache, pairs = runs
-    figure = page.overlay_figure(pairs, "queue_length", "queue")
+    figure = overlay_figure(pairs, "queue_length", "queue")
     assert [t.name for t in figure.data] == ["EASY", "CONS"]
     labels = [page.run_label(e) for e in cache.listing()]
     assert len(set(labels)) == 2 and all("cve" in label for label in labels)

@@ -7,8 +7,8 @@ import base64
 import pytest
 from dash import no_update
 
-from components import elastic_page as page
 from components.figures import elastic as figures
+from components.pages import elastic as page
 from components.services.runs import ResultCache, loaded_runs
 from components.services.uploads import UploadStore
 from components.widgets.time_window import window_from_relayout
@@ -24,10 +24,10 @@ def data_url(data: bytes) -> str:
 
 def form(**changes) -> dict:
     """The form as the page would send it, starting from the paper preset."""
-    c = page.preset_controls(page.PRESET_PAPER)
+    c = page.form.preset_controls(page.ids.PRESET_PAPER)
     values = {"nodes": c["nodes"], "cores": c["cores"], "node_memory_gb": c["node_memory_gb"], "source": c["source"],
               "jobs": c["jobs"], "distribution": c["distribution"],
-              "ranges": {name: list(c[name]) for name, *_ in page.RANGES},
+              "ranges": {name: list(c[name]) for name, *_ in page.form.RANGES},
               "penalty": {"kind": c["penalty_kind"], "factor": c["factor"], "shape": "spill", "fraction": 0.5,
                           "ratio": 1.5}}
     values.update(changes)
@@ -42,37 +42,37 @@ def uploads(tmp_path):
 @pytest.fixture
 def two_job_run(tmp_path, uploads):
     """YARN, YARN-ME and Meganode on the two-job example, through the page's own model and run path."""
-    loaded = page.preset_controls(page.PRESET_TWO_JOB)["loaded"]
-    model = page.build_model(form(nodes=1, source="loaded", penalty={"kind": "step", "factor": 1.5, "shape": "spill",
+    loaded = page.form.preset_controls(page.ids.PRESET_TWO_JOB)["loaded"]
+    model = page.form.build_model(form(nodes=1, source="loaded", penalty={"kind": "step", "factor": 1.5, "shape": "spill",
                                                                       "fraction": 0.5, "ratio": 1.5}),
                              loaded, uploads)
     results = ResultCache(tmp_path / "results")
     progress = []
-    records, message = page.run_all(results, page.scenarios(model, ["yarn", "yarn-me", "meganode"], 1),
+    records, message = page.run.run_all(results, page.run.scenarios(model, ["yarn", "yarn-me", "meganode"], 1),
                                     lambda done, total: progress.append((done, total)))
     return results, records, message, progress
 
 
 def test_presets_fill_the_form_from_the_engine_models():
-    paper = page.preset_controls(page.PRESET_PAPER)
+    paper = page.form.preset_controls(page.ids.PRESET_PAPER)
     assert (paper["nodes"], paper["cores"], paper["node_memory_gb"]) == (100, 16, 10.0)
     assert paper["source"] == "generated" and paper["tasks_per_job"] == [1, 300] and paper["memory_gb"] == [1.0, 6.0]
     assert (paper["penalty_kind"], paper["factor"]) == ("spill", 3.0)
-    two = page.preset_controls(page.PRESET_TWO_JOB)
+    two = page.form.preset_controls(page.ids.PRESET_TWO_JOB)
     assert two["source"] == "loaded" and two["loaded"]["kind"] == "jobs"
     assert two["loaded"]["jobs"] == two_job_model()["trace"]["jobs"]
     assert two["policies"] == ["yarn", "yarn-me", "meganode"]
 
 
 def test_the_form_builds_the_paper_model_and_the_facts_match_the_engine_draw():
-    model = page.build_model(form(), None, None)
+    model = page.form.build_model(form(), None, None)
     assert model["nodes"] == [{"count": 100, "cores": 16, "memory_mb": 10_000}]
     assert model["trace"]["memory_gb"] == [1.0, 6.0]
-    facts = dict(page.trace_facts(model, 1))
+    facts = dict(page.trace.trace_facts(model, 1))
     assert facts["Jobs"] == "100"
     result = run_scenario({"engine": "elastic", "policy": "meganode", "model": model, "seed": 1})
     assert facts["Tasks"].startswith(f"{int(result.summary_value('tasks')):,} ")
-    assert dict(page.trace_facts(model, 2))["Tasks"] != facts["Tasks"]
+    assert dict(page.trace.trace_facts(model, 2))["Tasks"] != facts["Tasks"]
 
 
 @pytest.mark.parametrize("changes, field", [
@@ -87,39 +87,39 @@ def test_the_form_builds_the_paper_model_and_the_facts_match_the_engine_draw():
 ])
 def test_bad_form_values_name_the_form_field(changes, field):
     with pytest.raises(ScenarioError) as caught:
-        page.build_model(form(**changes), None, None)
+        page.form.build_model(form(**changes), None, None)
     assert caught.value.field == field
 
 
 def test_a_generated_task_larger_than_any_node_is_refused():
     ranges = {"tasks_per_job": [1, 10], "memory_gb": [1.0, 12.0], "duration_s": [1, 100]}
     with pytest.raises(ScenarioError, match="12 GB per task exceeds the largest node"):
-        page.build_model(form(ranges=ranges), None, None)
+        page.form.build_model(form(ranges=ranges), None, None)
 
 
 def test_an_upload_is_parsed_then_checked_against_the_cluster(uploads):
-    ref, message = page.apply_upload(data_url(CSV), "mine.csv", uploads)
+    ref, message = page.trace.apply_upload(data_url(CSV), "mine.csv", uploads)
     assert ref["kind"] == "upload" and ref["label"] == "mine.csv" and "2 jobs, 6 tasks" in message
-    model = page.build_model(form(source="loaded"), ref, uploads)
+    model = page.form.build_model(form(source="loaded"), ref, uploads)
     assert model["trace"]["kind"] == "file" and model["trace"]["label"] == "mine.csv"
-    assert dict(page.trace_facts(model, 1))["Task memory"] == "2,000 – 3,000 MB"
+    assert dict(page.trace.trace_facts(model, 1))["Task memory"] == "2,000 – 3,000 MB"
     with pytest.raises(ScenarioError, match="needs 3000 MB per task, more than any node has") as caught:
-        page.build_model(form(source="loaded", node_memory_gb=2.5), ref, uploads)
+        page.form.build_model(form(source="loaded", node_memory_gb=2.5), ref, uploads)
     assert caught.value.source == "mine.csv"
 
 
 def test_a_malformed_upload_names_file_line_and_field(uploads):
     bad = CSV + b"j3,20,1,lots,10\n"
     with pytest.raises(ScenarioError) as caught:
-        page.apply_upload(data_url(bad), "bad.csv", uploads)
+        page.trace.apply_upload(data_url(bad), "bad.csv", uploads)
     assert (caught.value.source, caught.value.line, caught.value.field) == ("bad.csv", 4, "memory_mb")
 
 
 def test_no_loaded_trace_and_no_scheduler_are_refused():
     with pytest.raises(ScenarioError, match="no trace loaded"):
-        page.build_model(form(source="loaded"), None, None)
+        page.form.build_model(form(source="loaded"), None, None)
     with pytest.raises(ScenarioError, match="at least one scheduler"):
-        page.scenarios(page.build_model(form(), None, None), [], 1)
+        page.run.scenarios(page.form.build_model(form(), None, None), [], 1)
 
 
 def test_two_job_example_through_the_page(two_job_run):
@@ -128,19 +128,19 @@ def test_two_job_example_through_the_page(two_job_run):
     assert message.startswith("3 run(s): 3 simulated")
     assert progress[-1] == (300, 300)
     loaded = loaded_runs(results, records)
-    rows = {row["job"]: row for row in page.job_rows(loaded)}
+    rows = {row["job"]: row for row in page.charts.job_rows(loaded)}
     assert (rows["a"]["YARN runtime (s)"], rows["b"]["YARN runtime (s)"]) == (100.0, 199.0)
     assert rows["b"]["YARN-ME runtime (s)"] == 150.0 and rows["b"]["YARN-ME elastic tasks"] == 1
-    summary = {row["scheduler"]: row for row in page.summary_rows(loaded)}
+    summary = {row["scheduler"]: row for row in page.charts.summary_rows(loaded)}
     assert summary["YARN"]["avg runtime / YARN"] == 1.0
     assert summary["YARN-ME"]["avg runtime / YARN"] == round(125.0 / 149.5, 3)
     assert summary["YARN-ME"]["elastic tasks"] == 1 and summary["YARN"]["elastic tasks"] == 0
-    assert "0.836" in page.ratio_text(loaded)
-    assert page.default_job(loaded, None) == "b" and page.default_job(loaded, "a") == "a"
-    jobs = page.export_frame(loaded, "jobs")
+    assert "0.836" in page.charts.ratio_text(loaded)
+    assert page.charts.default_job(loaded, None) == "b" and page.charts.default_job(loaded, "a") == "a"
+    jobs = page.charts.export_frame(loaded, "jobs")
     assert list(jobs.columns[:2]) == ["scheduler", "job_id"] and len(jobs) == 6
     model = results.get(records[0]["hash"]).scenario["model"]
-    again, message = page.run_all(results, page.scenarios(model, ["yarn"], 1), lambda *_: None)
+    again, message = page.run.run_all(results, page.run.scenarios(model, ["yarn"], 1), lambda *_: None)
     assert again[0]["cached"] and again[0]["hash"] == records[0]["hash"] and "1 from the cache" in message
 
 

@@ -2,8 +2,10 @@
 
 import pytest
 
-from components import gallery_page
-from components.gallery import CARDS, HUG_IDLE_ROW, run_card
+from app import PAGES
+from components.pages.gallery import callbacks as gallery_page
+from components.pages.gallery.cards import CARDS, HUG_IDLE_ROW, run_card
+from components.pages.gallery.layout import card_section
 from components.services.runs import ResultCache
 
 # Where our numbers differ from the paper's, the card must say so rather than hide it. Fig. 6
@@ -44,18 +46,19 @@ def test_the_batch_card_runs_at_the_papers_load_over_three_seeds():
 
 
 def test_the_fig6_card_links_to_its_sensitivity_sweep():
-    from components import shell, sweep_page
+    from components import shell
+    from components.pages import sweeps as sweep_page
     from sched_engine.sweeps import KINDS
 
     card = next(card for card in CARDS if card.key == "libra-fig6")
     text, href = card.link
     assert href == "/sweeps?kind=libra-sensitivity" and "libra-sensitivity" in KINDS
-    assert "libra-sensitivity" in card.source and href in str(gallery_page._card(card))
-    page = shell.page_for("/sweeps", "?kind=libra-sensitivity")
-    radio = next(c for c in _walk(page) if getattr(c, "id", None) == sweep_page.KIND)
+    assert "libra-sensitivity" in card.source and href in str(card_section(card))
+    page = shell.page_for(PAGES, "/sweeps", "?kind=libra-sensitivity")
+    radio = next(c for c in _walk(page) if getattr(c, "id", None) == sweep_page.ids.KIND)
     assert radio.value == "libra-sensitivity"
-    unknown = shell.page_for("/sweeps", "?kind=nope")
-    assert next(c for c in _walk(unknown) if getattr(c, "id", None) == sweep_page.KIND).value == "elastic-fig6"
+    unknown = shell.page_for(PAGES, "/sweeps", "?kind=nope")
+    assert next(c for c in _walk(unknown) if getattr(c, "id", None) == sweep_page.ids.KIND).value == "elastic-fig6"
 
 
 def _walk(component):

@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from components import batch_page as page
+from components.pages import batch as page
 from components.services.runs import ResultCache
 from components.services.uploads import UploadStore
 from sched_engine import normalize_scenario
@@ -29,21 +29,21 @@ def uploads(tmp_path):
 
 
 def upload(draft, uploads, data, name, kind="trace"):
-    trigger = {"trace": page.TRACE_UPLOAD, "machines": page.MACHINES_UPLOAD}[kind]
+    trigger = {"trace": page.ids.TRACE_UPLOAD, "machines": page.ids.MACHINES_UPLOAD}[kind]
     payload = {f"{p}_{k}": None for p in ("trace", "machines", "failure") for k in ("contents", "name")}
     payload.update({f"{kind}_contents": "data:application/octet-stream;base64," + base64.b64encode(data).decode(),
                     f"{kind}_name": name, "rows": draft["clusters"]})
-    return page.edit_draft(trigger, draft, payload, uploads)
+    return page.draft.edit_draft(trigger, draft, payload, uploads)
 
 
 def statement(draft, uploads, max_jobs=None) -> str:
-    workload = page.parse_trace(draft["trace"], uploads)
+    workload = page.sources.parse_trace(draft["trace"], uploads)
     return " ".join(str(line.children if isinstance(line.children, str) else line.children)
-                    for line in page.hardware_statement(draft, workload, max_jobs))
+                    for line in page.clusters.hardware_statement(draft, workload, max_jobs))
 
 
 def test_an_upload_on_the_opening_set_up_runs_on_the_trace_header_and_says_so(uploads):
-    opening = page.initial_draft()
+    opening = page.draft.initial_draft()
     out = upload(opening, uploads, HEADER_SWF, "site.swf")
     draft = out["draft"]
     assert out["clusters"] == draft["clusters"] == [
@@ -55,7 +55,7 @@ def test_an_upload_on_the_opening_set_up_runs_on_the_trace_header_and_says_so(up
 
 
 def test_a_preset_is_a_choice_an_upload_keeps_and_the_statement_warns(uploads):
-    chosen = page.edit_draft(page.PRESET_COMPLETE, page.initial_draft(), {}, uploads)["draft"]
+    chosen = page.draft.edit_draft(page.ids.PRESET_COMPLETE, page.draft.initial_draft(), {}, uploads)["draft"]
     out = upload(chosen, uploads, HEADER_SWF, "site.swf")
     assert "clusters" not in out and out["draft"]["clusters"] == chosen["clusters"]
     text = statement(out["draft"], uploads)
@@ -67,10 +67,10 @@ def test_a_preset_is_a_choice_an_upload_keeps_and_the_statement_warns(uploads):
 
 @pytest.mark.parametrize("choose", ["edit", "machines"])
 def test_an_explicit_cluster_choice_survives_later_uploads(uploads, choose):
-    opening = page.initial_draft()
+    opening = page.draft.initial_draft()
     if choose == "edit":
         rows = [{"name": "mine", "machines": 2, "cpus_per_machine": "8", "speed": 1.0, "properties": ""}]
-        draft = page.edit_draft(page.CLUSTERS, opening, {"rows": rows}, uploads)["draft"]
+        draft = page.draft.edit_draft(page.ids.CLUSTERS, opening, {"rows": rows}, uploads)["draft"]
     else:
         draft = upload(opening, uploads, b"0 mine 2 8 1 0\n", "two.machines", "machines")["draft"]
     out = upload(draft, uploads, HEADER_SWF, "site.swf")
@@ -80,7 +80,7 @@ def test_an_explicit_cluster_choice_survives_later_uploads(uploads, choose):
 
 
 def test_a_trace_without_header_keeps_the_table_and_says_so(uploads):
-    opening = page.initial_draft()
+    opening = page.draft.initial_draft()
     out = upload(opening, uploads, NO_HEADER_SWF, "bare.swf")
     assert out["draft"]["clusters"] == opening["clusters"]
     text = statement(out["draft"], uploads)
@@ -88,40 +88,40 @@ def test_a_trace_without_header_keeps_the_table_and_says_so(uploads):
 
 
 def test_an_empty_table_means_the_header_cluster(uploads):
-    draft = upload(page.initial_draft(), uploads, HEADER_SWF, "site.swf")["draft"]
-    emptied = page.edit_draft(page.CLUSTERS, draft, {"rows": []}, uploads)["draft"]
+    draft = upload(page.draft.initial_draft(), uploads, HEADER_SWF, "site.swf")["draft"]
+    emptied = page.draft.edit_draft(page.ids.CLUSTERS, draft, {"rows": []}, uploads)["draft"]
     assert "1 cluster, 16 CPUs" in statement(emptied, uploads)
     assert "2 of the 2 jobs" not in statement(emptied, uploads, max_jobs=2)   # job 3 is the third
 
 
 def test_the_oversize_warning_counts_only_the_jobs_to_simulate(uploads):
-    draft = upload(page.initial_draft(), uploads, HEADER_SWF, "site.swf")["draft"]
+    draft = upload(page.draft.initial_draft(), uploads, HEADER_SWF, "site.swf")["draft"]
     assert "cancelled" not in statement(draft, uploads, max_jobs=2)
     assert "1 of the 3 jobs" in statement(draft, uploads, max_jobs=3)
 
 
 def test_choosing_the_format_in_use_changes_nothing(uploads):
-    newer = upload(page.initial_draft(), uploads, HEADER_SWF, "site.swf")["draft"]
-    assert page.edit_draft(page.FORMAT, newer, {"format": "auto", "skip": False}, uploads) == {}
-    assert page.edit_draft(page.SKIP_MALFORMED, newer, {"format": "auto", "skip": False}, uploads) == {}
-    changed = page.edit_draft(page.SKIP_MALFORMED, newer, {"format": "auto", "skip": True}, uploads)
+    newer = upload(page.draft.initial_draft(), uploads, HEADER_SWF, "site.swf")["draft"]
+    assert page.draft.edit_draft(page.ids.FORMAT, newer, {"format": "auto", "skip": False}, uploads) == {}
+    assert page.draft.edit_draft(page.ids.SKIP_MALFORMED, newer, {"format": "auto", "skip": False}, uploads) == {}
+    changed = page.draft.edit_draft(page.ids.SKIP_MALFORMED, newer, {"format": "auto", "skip": True}, uploads)
     assert changed["draft"]["trace"]["label"] == "site.swf" and changed["draft"]["trace"]["skip_malformed"]
 
 
 def test_records_summary_and_permalink_name_the_hardware(tmp_path, uploads):
-    draft = upload(page.initial_draft(), uploads, HEADER_SWF, "site.swf")["draft"]
+    draft = upload(page.draft.initial_draft(), uploads, HEADER_SWF, "site.swf")["draft"]
     settings = {"max_jobs": None, "failure_kind": "none", "align": "start", "failure_params": {}, "req_share": 0,
                 "estimates": "perfect", "scenarios": ["BASIC"]}
-    models = page.scenario_models(draft, settings, uploads)
-    hardware = page.hardware_text(*page.next_run_hardware(draft, page.parse_trace(draft["trace"], uploads)))
+    models = page.run.scenario_models(draft, settings, uploads)
+    hardware = page.clusters.hardware_text(*page.clusters.next_run_hardware(draft, page.sources.parse_trace(draft["trace"], uploads)))
     assert hardware == "1 cluster, 16 CPUs (the trace header of site.swf)"
     cache = ResultCache(tmp_path / "results")
-    records, _ = page.run_matrix(cache, models, ["easy"], 1, lambda done, total: None, hardware)
+    records, _ = page.run.run_matrix(cache, models, ["easy"], 1, lambda done, total: None, hardware)
     assert records[0]["hardware"] == hardware
     result = cache.get(records[0]["hash"])
     assert hardware in result.scenario["name"]
     assert result.summary_value("cpus") == 16 and result.summary_value("cancelled") == 1
-    row = page.summary_rows([(records[0], result)])[0]
+    row = page.charts.summary_rows([(records[0], result)])[0]
     assert row["hardware"] == hardware
     # The name is not part of the content hash: the same run from the command line hits the cache.
     assert normalize_scenario({**result.scenario, "name": "other"}).content_hash() == records[0]["hash"]
@@ -133,13 +133,13 @@ def test_frame_downloads_stream_from_the_store_not_through_a_callback(tmp_path, 
     from components.services.downloads import download_href
 
     app = create_app(tmp_path / "data")
-    draft = upload(page.initial_draft(), uploads, HEADER_SWF, "site.swf")["draft"]
+    draft = upload(page.draft.initial_draft(), uploads, HEADER_SWF, "site.swf")["draft"]
     settings = {"max_jobs": None, "failure_kind": "none", "align": "start", "failure_params": {}, "req_share": 0,
                 "estimates": "perfect", "scenarios": ["BASIC"]}
     cache = ResultCache(tmp_path / "data" / "results")
-    records, _ = page.run_matrix(cache, page.scenario_models(draft, settings, uploads), ["fcfs"], 1,
+    records, _ = page.run.run_matrix(cache, page.run.scenario_models(draft, settings, uploads), ["fcfs"], 1,
                                  lambda done, total: None)
-    links = page.frame_links(records, "BASIC", "FCFS")
+    links = page.charts.frame_links(records, "BASIC", "FCFS")
     assert links["jobs"] == (download_href(records[0]["hash"], "jobs", "batch-BASIC-fcfs-jobs.csv"),
                              "batch-BASIC-fcfs-jobs.csv")
     client = app.server.test_client()
@@ -151,13 +151,13 @@ def test_frame_downloads_stream_from_the_store_not_through_a_callback(tmp_path, 
     assert client.get(f"/download/{records[0]['hash']}/secrets.csv").status_code == 404
     assert client.get(f"/download/{'0' * 64}/jobs.csv").status_code == 404
     assert "text/csv" not in client.get("/download/..%2F..%2Fetc/jobs.csv").content_type   # the app's page
-    assert page.frame_links(records, "BASIC", "EASY") == {}
+    assert page.charts.frame_links(records, "BASIC", "EASY") == {}
 
 
 def test_detail_figures_are_built_once_per_runs_scenario_policy_and_window(tmp_path, uploads, monkeypatch):
     built = []
-    monkeypatch.setattr(page, "detail_figures", lambda *args: built.append(args[2:]) or ("figures",))
-    memo = page.FigureMemo(size=2)
+    monkeypatch.setattr(page.charts, "detail_figures", lambda *args: built.append(args[2:]) or ("figures",))
+    memo = page.charts.FigureMemo(size=2)
     records = [{"scenario": "BASIC", "label": "EASY", "hash": "a" * 64}]
     for window in (None, [0, 10], None, [0, 10], [5, 6], None):
         assert memo.detail(None, records, "BASIC", "EASY", window) == ("figures",)

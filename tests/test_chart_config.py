@@ -5,8 +5,14 @@ from __future__ import annotations
 import pytest
 from dash import dcc
 
-from components import batch_page, compare_page, elastic_page, fairshare_page, network_page, scenario_page, sweep_page
 from components.chart_config import GRAPH_CONFIG
+from components.pages import batch as batch_page
+from components.pages import compare as compare_page
+from components.pages import elastic as elastic_page
+from components.pages import fairshare as fairshare_page
+from components.pages import network as network_page
+from components.pages import scenario as scenario_page
+from components.pages import sweeps as sweep_page
 from components.services import report
 
 
@@ -19,9 +25,9 @@ def graphs(component):
             yield from graphs(child)
 
 
-@pytest.mark.parametrize("layout", [batch_page.layout, compare_page.layout, elastic_page.layout,
-                                    fairshare_page.layout, network_page.layout, sweep_page.layout,
-                                    lambda: scenario_page.layout("0" * 64)])
+@pytest.mark.parametrize("layout", [batch_page.layout.layout, compare_page.layout.layout, elastic_page.layout.layout,
+                                    fairshare_page.layout.layout, network_page.layout.layout, sweep_page.layout.layout,
+                                    lambda: scenario_page.layout.layout("0" * 64)])
 def test_every_chart_on_a_page_has_no_cloud_button(layout):
     found = list(graphs(layout()))
     assert found and all(graph.config == GRAPH_CONFIG for graph in found)

@@ -16,12 +16,13 @@ import time
 import pytest
 
 from app import create_app
-from components import workspace_page
+from components.pages import workspace as workspace_page
 from components.services import data_check
 from components.services.runs import ResultCache
 from components.services.uploads import UploadStore
 from components.services.workspace import ScenarioStore
-from test_load import DashClient, load_scenario, served_app
+from tests.support.dash_client import DashClient, load_scenario
+from tests.support.served import served_app
 
 pytestmark = pytest.mark.system   # a served app
 TRUNCATED = "a" * 64
@@ -80,8 +81,8 @@ def test_unreadable_files_are_skipped_logged_once_and_listed_on_the_workspace_pa
         client = DashClient(base_url, time.monotonic() + 60)
         client.open_page("/workspace")
         with caplog.at_level(logging.WARNING):
-            tables = [client.call(client.callback(workspace_page.REFRESH, "n_clicks"),
-                                  {(workspace_page.REFRESH, "n_clicks"): n}, (workspace_page.REFRESH, "n_clicks"))
+            tables = [client.call(client.callback(workspace_page.ids.REFRESH, "n_clicks"),
+                                  {(workspace_page.ids.REFRESH, "n_clicks"): n}, (workspace_page.ids.REFRESH, "n_clicks"))
                       for n in (1, 2)]
 
     expected = expected_files(data)
@@ -93,13 +94,13 @@ def test_unreadable_files_are_skipped_logged_once_and_listed_on_the_workspace_pa
     assert len(lines) == len(expected), lines
 
     outputs = tables[-1]
-    shown = json.dumps(outputs[workspace_page.SKIPPED]["children"])
+    shown = json.dumps(outputs[workspace_page.ids.SKIPPED]["children"])
     for name, reason in expected.items():
         assert f"skipped: {name}, " in shown and reason in shown
     # The readable ones are listed as before; the unreadable ones are not.
-    assert [row["name"] for row in outputs[workspace_page.SCENARIOS]["data"]] == [f"[good](/scenario/{good})"]
-    assert outputs[workspace_page.RUNS]["data"] == [], "a result that is no bundle is not a finished run"
-    [row] = outputs[workspace_page.UPLOADS]["data"]
+    assert [row["name"] for row in outputs[workspace_page.ids.SCENARIOS]["data"]] == [f"[good](/scenario/{good})"]
+    assert outputs[workspace_page.ids.RUNS]["data"] == [], "a result that is no bundle is not a finished run"
+    [row] = outputs[workspace_page.ids.UPLOADS]["data"]
     assert row["kind"] == "machines" and row["size (bytes)"] == len(upload)
     # The set-aside jobs' store was replaced by a working one.
     assert (data / "callbacks" / "cache.db").exists()
@@ -110,4 +111,4 @@ def test_a_clean_data_directory_lists_nothing_skipped(tmp_path):
     ScenarioStore(data / "scenarios").save(load_scenario(1), "good")
     stores = (ScenarioStore(data / "scenarios"), ResultCache(data / "results"), UploadStore(data / "uploads"))
     assert data_check.skipped_files(data, *stores) == []
-    assert workspace_page.skipped_section([]) == []
+    assert workspace_page.lists.skipped_section([]) == []

@@ -121,7 +121,7 @@ def test_the_limit_is_off_in_the_paper_reproductions():
     assert YARNME(disk_bandwidth_mb_s=120.0).elastic_task_limit() == 4
     assert YARNME(disk_bandwidth_mb_s=0.3, elastic_spill_mb_s=0.1).elastic_task_limit() == 3  # not 2.999...
     # the gallery's YARN-ME runs (the §6 set-up and the reduced Fig. 6 sweep) run without it
-    from components.gallery import CARDS
+    from components.pages.gallery.cards import CARDS
 
     runs = [scenario for card in CARDS for scenario in card.scenarios.values() if scenario["policy"] == "yarn-me"]
     assert len(runs) >= 9

@@ -16,12 +16,15 @@ import pytest
 import redis
 
 from app import create_app
-from components import scenario_page, shell, workspace_page
+from components import shell
+from components.pages import scenario as scenario_page
+from components.pages import workspace as workspace_page
 from components.services.jobs import TAKEN, WAITING, CeleryJobManager, Heartbeat
 from components.services.runs import ResultCache, ResultStoreUnreachable, redis_address
 from components.services.workspace import ScenarioStore
-from test_load import DashClient, load_scenario, served_app
-from test_runs_redis import free_port, redis_server
+from tests.support.dash_client import DashClient, load_scenario
+from tests.support.processes import free_port, redis_server
+from tests.support.served import served_app
 
 pytestmark = pytest.mark.system   # served apps, and a redis-server for the waiting run
 DEADLINE_S = 60.0
@@ -50,8 +53,8 @@ def text_of(component) -> str:
 
 
 def run_values(scenario_hash: str) -> dict:
-    return {(scenario_page.RUN, "n_clicks"): 1, (scenario_page.HASH, "data"): scenario_hash,
-            (scenario_page.VERSION, "data"): 0}
+    return {(scenario_page.ids.RUN, "n_clicks"): 1, (scenario_page.ids.HASH, "data"): scenario_hash,
+            (scenario_page.ids.VERSION, "data"): 0}
 
 
 def test_redis_address_names_host_and_port_never_the_password():
@@ -77,22 +80,22 @@ def test_with_redis_unreachable_a_run_says_so_and_the_server_keeps_serving_pages
     client.open_page(f"/scenario/{scenario_hash}")
 
     # Opening the page reads the result cache: its status line says why there is no result.
-    shown = client.call(client.callback(scenario_page.HASH, "data"),
-                        {(scenario_page.HASH, "data"): scenario_hash, (scenario_page.VERSION, "data"): 0})
-    assert sentence in text_of(shown[scenario_page.STATUS]["children"])
-    assert scenario_page.TITLE not in shown, "only the status line is written"
+    shown = client.call(client.callback(scenario_page.ids.HASH, "data"),
+                        {(scenario_page.ids.HASH, "data"): scenario_hash, (scenario_page.ids.VERSION, "data"): 0})
+    assert sentence in text_of(shown[scenario_page.ids.STATUS]["children"])
+    assert scenario_page.ids.TITLE not in shown, "only the status line is written"
 
     # Run: starting the Celery task fails at once (no 500, no twenty seconds of broker retries).
     started = time.monotonic()
-    run = client.callback(scenario_page.RUN, "n_clicks")
+    run = client.callback(scenario_page.ids.RUN, "n_clicks")
     status, body = client.request("/_dash-update-component",
-                                  client.payload(run, run_values(scenario_hash), (scenario_page.RUN, "n_clicks")),
+                                  client.payload(run, run_values(scenario_hash), (scenario_page.ids.RUN, "n_clicks")),
                                   [("endId", client.end_id)])
     assert time.monotonic() - started < 5
     assert status == 200
     outputs = json.loads(body)["response"]
-    assert sentence in text_of(outputs[scenario_page.STATUS]["children"])
-    assert scenario_page.VERSION not in outputs
+    assert sentence in text_of(outputs[scenario_page.ids.STATUS]["children"])
+    assert scenario_page.ids.VERSION not in outputs
 
     # Other pages still load, and the Workspace listing says the same on its message line.
     for path in ("/", "/batch", "/workspace"):
@@ -101,14 +104,14 @@ def test_with_redis_unreachable_a_run_says_so_and_the_server_keeps_serving_pages
     content = client.call(client.callback(shell.LOCATION, "pathname"),
                           {(shell.LOCATION, "pathname"): "/workspace", (shell.LOCATION, "search"): ""})
     assert content[shell.CONTENT]["children"]
-    listed = client.call(client.callback(workspace_page.REFRESH, "n_clicks"),
-                         {(workspace_page.REFRESH, "n_clicks"): 1}, (workspace_page.REFRESH, "n_clicks"))
-    assert sentence in text_of(listed[workspace_page.UPLOAD_MSG]["children"])
+    listed = client.call(client.callback(workspace_page.ids.REFRESH, "n_clicks"),
+                         {(workspace_page.ids.REFRESH, "n_clicks"): 1}, (workspace_page.ids.REFRESH, "n_clicks"))
+    assert sentence in text_of(listed[workspace_page.ids.UPLOAD_MSG]["children"])
 
 
 def poll(client: DashClient, dependency: dict, values: dict, handles: dict) -> dict:
     """One poll of a started background callback, as the renderer sends it; the response's JSON."""
-    payload = client.payload(dependency, values, (scenario_page.RUN, "n_clicks"))
+    payload = client.payload(dependency, values, (scenario_page.ids.RUN, "n_clicks"))
     blank = {**payload, "inputs": [{**i, "value": None} for i in payload["inputs"]],
              "state": [{**s, "value": None} for s in payload["state"]]}
     status, body = client.request("/_dash-update-component", blank,
@@ -118,7 +121,7 @@ def poll(client: DashClient, dependency: dict, values: dict, handles: dict) -> d
 
 
 def status_update(response: dict) -> str:
-    return text_of(response.get("sideUpdate", {}).get(scenario_page.STATUS, {}).get("children"))
+    return text_of(response.get("sideUpdate", {}).get(scenario_page.ids.STATUS, {}).get("children"))
 
 
 def seconds_in(text: str, template: str) -> int:
@@ -134,9 +137,9 @@ def test_a_run_no_worker_has_taken_says_it_waits_and_how_long_then_that_a_worker
         scenario_hash = ScenarioStore(data / "scenarios").save(load_scenario(2), "queued")["hash"]
         client = DashClient(url, time.monotonic() + DEADLINE_S)
         client.open_page(f"/scenario/{scenario_hash}")
-        run = client.callback(scenario_page.RUN, "n_clicks")
+        run = client.callback(scenario_page.ids.RUN, "n_clicks")
         status, body = client.request("/_dash-update-component",
-                                      client.payload(run, run_values(scenario_hash), (scenario_page.RUN, "n_clicks")),
+                                      client.payload(run, run_values(scenario_hash), (scenario_page.ids.RUN, "n_clicks")),
                                       [("endId", client.end_id)])
         handles = json.loads(body)
         assert "cacheKey" in handles and "job" in handles

@@ -17,91 +17,24 @@ import base64
 import hashlib
 import http.client
 import json
-import os
-import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 
-from components import batch_page, scenario_page, workspace_page
+from components.pages import batch as batch_page
+from components.pages import scenario as scenario_page
+from components.pages import workspace as workspace_page
 from components.services.runs import ResultCache
 from components.services.uploads import STORED_NAME, UploadStore
 from components.services.workspace import ScenarioStore
-from test_load import DashClient, load_scenario
+from tests.support.dash_client import DashClient, load_scenario
+from tests.support.processes import ROOT, AppProcess
 
 pytestmark = pytest.mark.system   # the app as a real process, killed and restarted
-ROOT = Path(__file__).resolve().parents[1]
-START_TIMEOUT_S = 90.0
 TEST_DEADLINE_S = 240.0
 SAMPLE_SWF = (ROOT / "sample_traces" / "hpc2n-excerpt.swf").read_bytes()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class AppProcess:
-    """``python app.py`` in its own process group, serving ``data`` on a free loopback port."""
-
-    def __init__(self, data: Path, log: Path, extra_env: dict | None = None):
-        self.data, self.log_path, self.port = data, log, free_port()
-        env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "SCHEDSCOPE_HOST")}
-        env.update({"SCHEDSCOPE_DATA": str(data), "SCHEDSCOPE_PORT": str(self.port), "PYTHONUNBUFFERED": "1",
-                    "PYTHONPATH": str(ROOT)}, **(extra_env or {}))
-        self._log = open(log, "ab")
-        self.process = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=self._log,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
-        self.url = f"http://127.0.0.1:{self.port}"
-        self._wait_until_serving()
-
-    def _wait_until_serving(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the server exited ({self.process.returncode}):\n{self.log_tail()}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                    pass
-                DashClient(self.url, time.monotonic() + 10).request("/")
-                return
-            except OSError:
-                time.sleep(0.1)
-        self.kill()
-        raise TimeoutError(f"the server did not answer within {START_TIMEOUT_S:.0f} s:\n{self.log_tail()}")
-
-    def log_tail(self) -> str:
-        return self.log_path.read_bytes()[-3000:].decode("utf-8", "replace")
-
-    def group_members(self) -> list[int]:
-        """Live processes of the server's process group (the server and its job processes)."""
-        members = []
-        for process in psutil.process_iter(["pid", "status"]):
-            try:
-                if os.getpgid(process.pid) == self.process.pid and process.status() != psutil.STATUS_ZOMBIE:
-                    members.append(process.pid)
-            except (ProcessLookupError, psutil.Error):
-                continue
-        return members
-
-    def kill(self) -> None:
-        """SIGKILL the whole process group (server and job processes) and reap the server."""
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.process.wait(timeout=30)
-        deadline = time.monotonic() + 10
-        while self.group_members() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        self._log.close()
 
 
 @pytest.fixture
@@ -133,26 +66,26 @@ def snapshot(directory: Path) -> dict[str, bytes]:
 
 def upload_trace_over_http(client: DashClient, data: bytes, name: str) -> dict:
     """The batch page's trace upload, as the browser sends it; returns the new draft's trace reference."""
-    outputs = client.call(client.callback(batch_page.TRACE_UPLOAD, "contents"),
-                          {(batch_page.TRACE_UPLOAD, "contents"): data_url(data),
-                           (batch_page.TRACE_UPLOAD, "filename"): name,
-                           (batch_page.DRAFT, "data"): batch_page.initial_draft()},
-                          (batch_page.TRACE_UPLOAD, "contents"))
-    return outputs[batch_page.DRAFT]["data"]["trace"]
+    outputs = client.call(client.callback(batch_page.ids.TRACE_UPLOAD, "contents"),
+                          {(batch_page.ids.TRACE_UPLOAD, "contents"): data_url(data),
+                           (batch_page.ids.TRACE_UPLOAD, "filename"): name,
+                           (batch_page.ids.DRAFT, "data"): batch_page.draft.initial_draft()},
+                          (batch_page.ids.TRACE_UPLOAD, "contents"))
+    return outputs[batch_page.ids.DRAFT]["data"]["trace"]
 
 
 def upload_scenario_over_http(client: DashClient, scenario: dict, name: str) -> dict:
     """The Workspace page's scenario upload; returns the callback's outputs."""
-    return client.call(client.callback(workspace_page.SCENARIO_UPLOAD, "contents"),
-                       {(workspace_page.SCENARIO_UPLOAD, "contents"): data_url(json.dumps(scenario).encode()),
-                        (workspace_page.SCENARIO_UPLOAD, "filename"): name},
-                       (workspace_page.SCENARIO_UPLOAD, "contents"))
+    return client.call(client.callback(workspace_page.ids.SCENARIO_UPLOAD, "contents"),
+                       {(workspace_page.ids.SCENARIO_UPLOAD, "contents"): data_url(json.dumps(scenario).encode()),
+                        (workspace_page.ids.SCENARIO_UPLOAD, "filename"): name},
+                       (workspace_page.ids.SCENARIO_UPLOAD, "contents"))
 
 
 def workspace_tables(client: DashClient) -> dict:
-    outputs = client.call(client.callback(workspace_page.REFRESH, "n_clicks"),
-                          {(workspace_page.REFRESH, "n_clicks"): 1}, (workspace_page.REFRESH, "n_clicks"))
-    return {table: outputs[table]["data"] for table in (workspace_page.SCENARIOS, workspace_page.UPLOADS)}
+    outputs = client.call(client.callback(workspace_page.ids.REFRESH, "n_clicks"),
+                          {(workspace_page.ids.REFRESH, "n_clicks"): 1}, (workspace_page.ids.REFRESH, "n_clicks"))
+    return {table: outputs[table]["data"] for table in (workspace_page.ids.SCENARIOS, workspace_page.ids.UPLOADS)}
 
 
 class Interrupt(Exception):
@@ -160,14 +93,14 @@ class Interrupt(Exception):
 
 
 def run_values(scenario_hash: str) -> dict:
-    return {(scenario_page.RUN, "n_clicks"): 1, (scenario_page.HASH, "data"): scenario_hash,
-            (scenario_page.VERSION, "data"): 0}
+    return {(scenario_page.ids.RUN, "n_clicks"): 1, (scenario_page.ids.HASH, "data"): scenario_hash,
+            (scenario_page.ids.VERSION, "data"): 0}
 
 
 def run_to_completion(client: DashClient, scenario_hash: str) -> dict:
-    outputs = client.run_background(client.callback(scenario_page.RUN, "n_clicks"), run_values(scenario_hash),
-                                    (scenario_page.RUN, "n_clicks"))
-    assert outputs.get(scenario_page.VERSION) == {"data": 1}, f"the run did not finish: {outputs}"
+    outputs = client.run_background(client.callback(scenario_page.ids.RUN, "n_clicks"), run_values(scenario_hash),
+                                    (scenario_page.ids.RUN, "n_clicks"))
+    assert outputs.get(scenario_page.ids.VERSION) == {"data": 1}, f"the run did not finish: {outputs}"
     return outputs
 
 
@@ -209,8 +142,8 @@ def test_kill_during_a_run_keeps_uploads_scenarios_and_cached_results(servers):
         progress.append(values)
         raise Interrupt
     with pytest.raises(Interrupt):
-        client.run_background(client.callback(scenario_page.RUN, "n_clicks"), run_values(long_hash),
-                              (scenario_page.RUN, "n_clicks"), on_progress=stop_at_first_progress)
+        client.run_background(client.callback(scenario_page.ids.RUN, "n_clicks"), run_values(long_hash),
+                              (scenario_page.ids.RUN, "n_clicks"), on_progress=stop_at_first_progress)
     assert len(first.group_members()) >= 2, "the long run's job process should be running beside the server"
     first.kill()
     assert first.group_members() == [], "no process of the killed server may survive"
@@ -225,7 +158,7 @@ def test_kill_during_a_run_keeps_uploads_scenarios_and_cached_results(servers):
     client = DashClient(second.url, deadline)
     client.open_page("/workspace")
     tables = workspace_tables(client)
-    assert len(tables[workspace_page.SCENARIOS]) == 2 and len(tables[workspace_page.UPLOADS]) == 2
+    assert len(tables[workspace_page.ids.SCENARIOS]) == 2 and len(tables[workspace_page.ids.UPLOADS]) == 2
     client.open_page(f"/scenario/{quick}")
     run_to_completion(client, quick)
     assert (data / "results" / "index" / f"{quick}.json").read_bytes() == index_entry, \
@@ -280,13 +213,13 @@ def test_kill_during_an_upload_leaves_no_partial_file(servers):
     ScenarioStore(data / "scenarios").save(load_scenario(3), "kept")
     before = {"uploads": snapshot(data / "uploads"), "scenarios": snapshot(data / "scenarios")}
     listed = UploadStore(data / "uploads").listing()
-    dependency = client.callback(batch_page.TRACE_UPLOAD, "contents")
+    dependency = client.callback(batch_page.ids.TRACE_UPLOAD, "contents")
     big = big_trace(24)
     body = json.dumps(client.payload(
-        dependency, {(batch_page.TRACE_UPLOAD, "contents"): data_url(big),
-                     (batch_page.TRACE_UPLOAD, "filename"): "big.swf",
-                     (batch_page.DRAFT, "data"): batch_page.initial_draft()},
-        (batch_page.TRACE_UPLOAD, "contents"))).encode()
+        dependency, {(batch_page.ids.TRACE_UPLOAD, "contents"): data_url(big),
+                     (batch_page.ids.TRACE_UPLOAD, "filename"): "big.swf",
+                     (batch_page.ids.DRAFT, "data"): batch_page.draft.initial_draft()},
+        (batch_page.ids.TRACE_UPLOAD, "contents"))).encode()
     big_name = f"{hashlib.sha256(big).hexdigest()}.trace"
 
     # 1. Killed while the upload's body is still arriving.
@@ -336,5 +269,5 @@ def test_kill_during_an_upload_leaves_no_partial_file(servers):
     assert_uploads_whole(uploads_dir)
     assert (uploads_dir / big_name).read_bytes() == big
     client.open_page("/workspace")
-    labels = sorted(row["file"] for row in workspace_tables(client)[workspace_page.UPLOADS])
+    labels = sorted(row["file"] for row in workspace_tables(client)[workspace_page.ids.UPLOADS])
     assert labels == ["big.swf", "small.swf"]

@@ -26,8 +26,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_production_server import ProductionServer
 
-from components import batch_page, scenario_page
-from components.network_page import APP_COLUMNS, check_app_list, read_app_list
+from components.pages import batch as batch_page
+from components.pages import scenario as scenario_page
+from components.pages.network.setups import check_app_list
 from components.services.workspace import parse_scenario_upload
 from sched_engine import ScenarioError, normalize_scenario
 from sched_engine.batch.machine_files import parse_failures, parse_machines
@@ -37,6 +38,7 @@ from sched_engine.elastic import presets as elastic_presets
 from sched_engine.elastic.traces import CSV_COLUMNS as ELASTIC_CSV_COLUMNS
 from sched_engine.elastic.traces import read_trace
 from sched_engine.fairshare import presets as fairshare_presets
+from sched_engine.network import APP_COLUMNS, read_app_list
 from sched_engine.network import presets as network_presets
 from sched_engine.registry import REGISTRY
 from test_load import DashClient
@@ -592,7 +594,7 @@ def raw_request(server, method: str, path: str, body: bytes = b"", headers: dict
 
 def valid_body(client: DashClient) -> dict:
     """A well-formed request for the permalink page's callback (every value None)."""
-    return client.payload(client.callback(scenario_page.HASH, "data"), {}, (scenario_page.HASH, "data"))
+    return client.payload(client.callback(scenario_page.ids.HASH, "data"), {}, (scenario_page.ids.HASH, "data"))
 
 
 def without(field):
@@ -639,10 +641,10 @@ def test_a_malformed_callback_body_is_a_400_with_one_log_line(production, page, 
 @pytest.mark.parametrize("contents", [{"a": 1}, 42, [1, 2], True], ids=["dict", "int", "list", "bool"])
 def test_upload_contents_that_are_not_a_file_are_a_400_with_one_log_line(production, page, contents):
     before = production.log()
-    body = json.dumps(page.payload(page.callback(batch_page.TRACE_UPLOAD, "contents"),
-                                   {(batch_page.TRACE_UPLOAD, "contents"): contents,
-                                    (batch_page.TRACE_UPLOAD, "filename"): "t.swf"},
-                                   (batch_page.TRACE_UPLOAD, "contents"))).encode()
+    body = json.dumps(page.payload(page.callback(batch_page.ids.TRACE_UPLOAD, "contents"),
+                                   {(batch_page.ids.TRACE_UPLOAD, "contents"): contents,
+                                    (batch_page.ids.TRACE_UPLOAD, "filename"): "t.swf"},
+                                   (batch_page.ids.TRACE_UPLOAD, "contents"))).encode()
     status, answer = raw_request(production, "POST", f"/_dash-update-component?endId={page.end_id}", body,
                                  {"Content-Type": "application/json"})
     assert status == 400 and b"an upload's 'contents' is not a text" in answer
@@ -671,9 +673,9 @@ def test_a_gzip_bomb_upload_is_a_clear_error_naming_the_file(production, page):
     assert len(bomb) < UPLOAD_LIMIT // 10
     rss = production.memory_mb()
     contents = "data:application/gzip;base64," + base64.b64encode(bomb).decode()
-    outputs = page.call(page.callback(batch_page.TRACE_UPLOAD, "contents"),
-                        {(batch_page.TRACE_UPLOAD, "contents"): contents,
-                         (batch_page.TRACE_UPLOAD, "filename"): "bomb.swf.gz"}, (batch_page.TRACE_UPLOAD, "contents"))
+    outputs = page.call(page.callback(batch_page.ids.TRACE_UPLOAD, "contents"),
+                        {(batch_page.ids.TRACE_UPLOAD, "contents"): contents,
+                         (batch_page.ids.TRACE_UPLOAD, "filename"): "bomb.swf.gz"}, (batch_page.ids.TRACE_UPLOAD, "contents"))
     text = json.dumps(outputs)
     assert "not loaded" in text and "bomb.swf.gz: decompresses to more than 1 MiB" in text, text
     assert production.memory_mb() - rss < 100

@@ -9,177 +9,40 @@ with them until the response carries the outputs), and show the page again
 with the result. Every request is bounded in time and the whole test by a
 global deadline; the run latencies (p50/p95) and wall time are printed.
 
-:class:`DashClient` is also used by the fault tests.
+:class:`~tests.support.dash_client.DashClient` (``tests/support``) is the session's client;
+:func:`concurrent_sessions` also drives ``bench/load.py``.
 """
 
 from __future__ import annotations
 
-import json
-import re
 import statistics
 import threading
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 
 import multiprocess
-import psutil
 import pytest
 from diskcache import Timeout
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from werkzeug.serving import WSGIRequestHandler, make_server
 
 from app import create_app
-from components import scenario_page, shell
+from components import shell
+from components.pages import scenario as scenario_page
 from components.services.progress import JobStore, ThrottledProgress
 from components.services.runs import ResultCache
 from components.services.workspace import ScenarioStore
+from tests.support.dash_client import (
+    DEADLINE_S,
+    DashClient,
+    find_component,
+    load_scenario,
+    split_output,
+)
+from tests.support.served import served_app
 
 pytestmark = [pytest.mark.system, pytest.mark.slow]   # a served app and 20 concurrent sessions
 SESSIONS = 20
-DEADLINE_S = 240.0
-REQUEST_TIMEOUT_S = 30.0
-CONFIG = re.compile(r'<script id="_dash-config" type="application/json">(.*?)</script>', re.S)
-
-
-class CallbackFailed(AssertionError):
-    """A callback request answered with an error status or an unexpected body."""
-
-
-def split_output(output: str) -> list[dict]:
-    """The outputs of a callback's ``output`` string, as the renderer sends them."""
-    parts = output[2:-2].split("...") if output.startswith("..") else [output]
-    outputs = []
-    for part in parts:
-        component, _, prop = part.rpartition(".")
-        outputs.append({"id": json.loads(component) if component.startswith("{") else component, "property": prop})
-    return outputs
-
-
-class DashClient:
-    """One browser session against a Dash app, over HTTP (urllib, no browser)."""
-
-    def __init__(self, base_url: str, deadline: float | None = None):
-        self.base_url = base_url.rstrip("/")
-        self.deadline = deadline if deadline is not None else time.monotonic() + DEADLINE_S
-        self.end_id: str | None = None
-        self.dependencies: list[dict] = []
-        self.layout: dict | None = None
-
-    def _timeout(self) -> float:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("the session's deadline passed")
-        return min(REQUEST_TIMEOUT_S, left)
-
-    def request(self, path: str, body: dict | None = None, args: list[tuple[str, str]] | None = None):
-        """``(status, body bytes)`` of a GET (no body) or a JSON POST; raises CallbackFailed on 4xx/5xx."""
-        url = self.base_url + path + ("?" + urllib.parse.urlencode(args) if args else "")
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(url, data=data, method="POST" if data is not None else "GET",
-                                         headers={"Content-Type": "application/json"} if data else {})
-        try:
-            with urllib.request.urlopen(request, timeout=self._timeout()) as response:
-                return response.status, response.read()
-        except urllib.error.HTTPError as exc:
-            detail = exc.read()[:2000].decode("utf-8", "replace")
-            raise CallbackFailed(f"{exc.code} from {path}: {detail}") from None
-
-    def open_page(self, path: str) -> None:
-        """Load a page as the renderer does: HTML (its signed ``end_id``), layout, callback list."""
-        status, html = self.request(path)
-        assert status == 200, f"GET {path} answered {status}"
-        config = json.loads(CONFIG.search(html.decode()).group(1))
-        self.end_id = config["end_id"]
-        self.layout = json.loads(self.request("/_dash-layout")[1])
-        self.dependencies = json.loads(self.request("/_dash-dependencies")[1])
-
-    def callback(self, component_id: str, prop: str) -> dict:
-        """The server callback that has ``component_id.prop`` among its inputs (clientside ones run in the browser)."""
-        found = [d for d in self.dependencies
-                 if {"id": component_id, "property": prop} in d["inputs"] and not d.get("clientside_function")]
-        if len(found) != 1:
-            raise LookupError(f"{len(found)} callbacks take {component_id}.{prop} as an input")
-        return found[0]
-
-    def payload(self, dependency: dict, values: dict, changed: tuple[str, str] | None) -> dict:
-        """The request body: every input and state with its value from ``values`` (``(id, prop)``), else None."""
-        def filled(items):
-            return [{**item, "value": values.get((item["id"], item["property"]))} for item in items]
-        outputs = split_output(dependency["output"])
-        return {"output": dependency["output"],
-                "outputs": outputs if dependency["output"].startswith("..") else outputs[0],
-                "inputs": filled(dependency["inputs"]), "state": filled(dependency["state"]),
-                "changedPropIds": [f"{changed[0]}.{changed[1]}"] if changed else []}
-
-    def call(self, dependency: dict, values: dict, changed: tuple[str, str] | None = None) -> dict:
-        """Fire a callback; returns ``{component id: {prop: value}}`` ({} when nothing was updated)."""
-        if dependency.get("background"):
-            return self.run_background(dependency, values, changed)
-        status, body = self.request("/_dash-update-component", self.payload(dependency, values, changed),
-                                    [("endId", self.end_id)])
-        return {} if status == 204 else json.loads(body)["response"]
-
-    def run_background(self, dependency: dict, values: dict, changed: tuple[str, str] | None = None,
-                       on_progress=None, on_job=None) -> dict:
-        """Fire a background callback and poll it as the renderer does until its outputs arrive."""
-        payload = self.payload(dependency, values, changed)
-        status, body = self.request("/_dash-update-component", payload, [("endId", self.end_id)])
-        handles = json.loads(body)
-        if status != 200 or "cacheKey" not in handles or "job" not in handles:
-            raise CallbackFailed(f"a background callback did not start: {status} {body[:300]!r}")
-        if on_job is not None:
-            on_job(handles)
-        # Polls carry the signed handles; the renderer blanks the input and state values.
-        blank = {**payload, "inputs": [{**i, "value": None} for i in payload["inputs"]],
-                 "state": [{**s, "value": None} for s in payload["state"]]}
-        args = [("endId", self.end_id), ("cacheKey", handles["cacheKey"]), ("job", handles["job"])]
-        interval = (dependency["background"].get("interval") or 1000) / 1000
-        while True:
-            time.sleep(min(interval, max(0.0, self.deadline - time.monotonic())))
-            status, body = self.request("/_dash-update-component", blank, args)
-            if status == 204:   # the job ended without updating anything (cancelled or lost)
-                return {}
-            data = json.loads(body)
-            if data.get("progress") and on_progress is not None:
-                on_progress(data["progress"])
-            if "response" in data:
-                return data["response"]
-
-
-class QuietHandler(WSGIRequestHandler):
-    def log_request(self, *args, **kwargs):
-        pass
-
-
-def load_scenario(seed: int, max_jobs: int = 300) -> dict:
-    """A small batch scenario: EASY on the first ``max_jobs`` jobs of the HPC2N excerpt, synthetic failures."""
-    return {"name": f"load seed {seed}", "engine": "batch", "policy": "easy", "seed": seed,
-            "model": {"trace": {"path": "sample_traces/hpc2n-excerpt.swf", "max_jobs": max_jobs},
-                      "machines_path": "sample_traces/hpc2n-excerpt.machines",
-                      "failures": {"kind": "synthetic", "afc": 0.002}, "requirements": False,
-                      "estimates": "perfect"}}
-
-
-def find_component(tree, component_id: str):
-    """The component with ``component_id`` in a serialised layout, else None."""
-    if isinstance(tree, dict):
-        if tree.get("props", {}).get("id") == component_id:
-            return tree
-        children = tree.get("props", {}).get("children")
-        return find_component(children, component_id) if children is not None else None
-    if isinstance(tree, list):
-        for child in tree:
-            found = find_component(child, component_id)
-            if found is not None:
-                return found
-    return None
-
-
 def percentile(values: list[float], q: float) -> float:
     """The ``q``-th percentile (0-100) by linear interpolation between closest ranks."""
     ordered = sorted(values)
@@ -187,38 +50,6 @@ def percentile(values: list[float], q: float) -> float:
     low = int(rank)
     high = min(low + 1, len(ordered) - 1)
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
-
-
-@contextmanager
-def served_app(app):
-    """A built Dash ``app`` on a loopback port, in this process; yields ``(base url, job processes())``.
-
-    Its job processes (forks of this process) still alive at the end are killed.
-    """
-    me = psutil.Process()
-    earlier = {child.pid for child in me.children()}
-    server = make_server("127.0.0.1", 0, app.server, threaded=True, request_handler=QuietHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-
-    def job_processes() -> list[psutil.Process]:
-        """This server's job processes (forks of this process) still alive."""
-        alive = []
-        for child in me.children():
-            try:
-                if (child.pid not in earlier and child.cmdline() == me.cmdline()
-                        and child.status() != psutil.STATUS_ZOMBIE):
-                    alive.append(child)
-            except psutil.Error:
-                continue
-        return alive
-    try:
-        yield f"http://127.0.0.1:{server.server_port}", job_processes
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        for child in job_processes():
-            child.kill()
 
 
 @pytest.fixture
@@ -238,21 +69,21 @@ def session(base_url: str, scenario_hash: str, deadline: float) -> dict:
     content = client.call(client.callback(shell.LOCATION, "pathname"),
                           {(shell.LOCATION, "pathname"): path, (shell.LOCATION, "search"): ""})
     page = content[shell.CONTENT]["children"]
-    assert find_component(page, scenario_page.HASH)["props"]["data"] == scenario_hash
-    show = client.callback(scenario_page.HASH, "data")
-    before = client.call(show, {(scenario_page.HASH, "data"): scenario_hash, (scenario_page.VERSION, "data"): 0})
-    assert before[scenario_page.SUMMARY]["data"] == [], "the scenario must not be cached before its run"
+    assert find_component(page, scenario_page.ids.HASH)["props"]["data"] == scenario_hash
+    show = client.callback(scenario_page.ids.HASH, "data")
+    before = client.call(show, {(scenario_page.ids.HASH, "data"): scenario_hash, (scenario_page.ids.VERSION, "data"): 0})
+    assert before[scenario_page.ids.SUMMARY]["data"] == [], "the scenario must not be cached before its run"
     clicked = time.monotonic()
     progress = []
     outputs = client.run_background(
-        client.callback(scenario_page.RUN, "n_clicks"),
-        {(scenario_page.RUN, "n_clicks"): 1, (scenario_page.HASH, "data"): scenario_hash,
-         (scenario_page.VERSION, "data"): 0},
-        (scenario_page.RUN, "n_clicks"), on_progress=progress.append)
+        client.callback(scenario_page.ids.RUN, "n_clicks"),
+        {(scenario_page.ids.RUN, "n_clicks"): 1, (scenario_page.ids.HASH, "data"): scenario_hash,
+         (scenario_page.ids.VERSION, "data"): 0},
+        (scenario_page.ids.RUN, "n_clicks"), on_progress=progress.append)
     finished = time.monotonic()
-    assert outputs.get(scenario_page.VERSION) == {"data": 1}, f"the run did not finish: {outputs}"
-    after = client.call(show, {(scenario_page.HASH, "data"): scenario_hash, (scenario_page.VERSION, "data"): 1})
-    rows = {row["metric"]: row["value"] for row in after[scenario_page.SUMMARY]["data"]}
+    assert outputs.get(scenario_page.ids.VERSION) == {"data": 1}, f"the run did not finish: {outputs}"
+    after = client.call(show, {(scenario_page.ids.HASH, "data"): scenario_hash, (scenario_page.ids.VERSION, "data"): 1})
+    rows = {row["metric"]: row["value"] for row in after[scenario_page.ids.SUMMARY]["data"]}
     assert rows["jobs"] == 300
     return {"run_s": finished - clicked, "session_s": time.monotonic() - started, "progress_reports": len(progress)}
 

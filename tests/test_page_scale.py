@@ -20,10 +20,12 @@ import pandas as pd
 import pytest
 from plotly.io.json import to_json_plotly
 
-from components import elastic_page, fairshare_page, network_page
 from components.figures import fairshare as fairshare_figures
 from components.figures import network as network_figures
 from components.figures.downsample import ECDF_POINTS, TIME_BINS
+from components.pages import elastic as elastic_page
+from components.pages import fairshare as fairshare_page
+from components.pages import network as network_page
 from components.services.runs import ResultCache
 from sched_engine.core.result import SimulationResult, timeline_frame
 
@@ -51,7 +53,7 @@ def fairshare(tmp_path_factory):
     """The benchmark tree and its MCH run shown as four policies (the page draws one panel each)."""
     model = page_scale.fairshare_model()
     results = ResultCache(tmp_path_factory.mktemp("fairshare"))
-    [record], _ = fairshare_page.run_policies(results, model, ["mch"], lambda done, total: None)
+    [record], _ = fairshare_page.run.run_policies(results, model, ["mch"], lambda done, total: None)
     result = results.get(record["hash"])
     loaded = [({**record, "label": label}, result) for label in ("MCH", "H-DRF", "C-CH", "M-CH")]
     return model, loaded
@@ -59,21 +61,21 @@ def fairshare(tmp_path_factory):
 
 def test_fairshare_page_draws_a_large_tree_folded_and_its_shares_per_department(fairshare):
     model, loaded = fairshare
-    leaves = fairshare_page.leaves_of(model)
+    leaves = fairshare_page.tree.leaves_of(model)
     assert len(leaves) == 1024
-    departments = fairshare_page.share_nodes(model)
+    departments = fairshare_page.tree.share_nodes(model)
     assert len(departments) == 32 and departments[:2] == ["d0.0.0.0.0", "d0.0.0.0.1"]  # the bottom departments
-    charts = fairshare_page.chart_outputs(loaded, departments[5])
+    charts = fairshare_page.charts.chart_outputs(loaded, departments[5])
     assert_within_budget(charts)
     shares = charts[0]
     assert [trace.type for trace in shares.data] == ["heatmap"] * 4
     assert list(shares.data[0].y) == departments
     assert shares.data[0].z.shape == (32, fairshare_figures.HEATMAP_COLUMNS)
     assert len(shares.layout.shapes) == 4 and shares.layout.shapes[0].y0 == 4.5   # the hovered row outlined
-    tasks = fairshare_page.tasks_figure(loaded, None)
+    tasks = fairshare_page.charts.tasks_figure(loaded, None)
     assert_within_budget([tasks])
     assert "of 1024 jobs running" in tasks.layout.xaxis.title.text and len(tasks.data[0].x) < len(leaves)
-    elements = fairshare_page.tree_elements(model)
+    elements = fairshare_page.tree.tree_elements(model)
     assert_within_budget([elements])
     assert len(elements) == 2 * 63 - 1 and not any(e.get("classes") == "job" for e in elements)
     assert next(e for e in elements if e["data"].get("id") == departments[0])["data"]["label"].endswith("32 jobs")
@@ -92,13 +94,13 @@ def test_fairshare_heatmap_of_every_leaf_stays_within_budget(fairshare):
 def test_fairshare_hover_patches_the_highlight_and_finds_the_heatmap_row(fairshare):
     _, loaded = fairshare
     point = {"points": [{"x": 100.0, "y": "d0.0.1.0.1", "z": 0.12, "curveNumber": 0}]}
-    assert fairshare_page.hovered_leaf(point) == "d0.0.1.0.1"
-    patch = fairshare_page.share_highlight(loaded, "d0.0.1.0.1")
+    assert fairshare_page.charts.hovered_leaf(point) == "d0.0.1.0.1"
+    patch = fairshare_page.charts.share_highlight(loaded, "d0.0.1.0.1")
     assert_within_budget([patch])
     operations = patch.to_plotly_json()["operations"]
     assert [op["location"] for op in operations] == [["layout", "shapes"]]
     assert [shape["y0"] for shape in operations[0]["params"]["value"]] == [4.5] * 4
-    assert fairshare_page.tree_stylesheet("d0.1")[-1]["selector"] == 'node[id = "d0.1"]'
+    assert fairshare_page.tree.tree_stylesheet("d0.1")[-1]["selector"] == 'node[id = "d0.1"]'
 
 
 def test_fairshare_lines_keep_a_bounded_number_of_points():
@@ -128,19 +130,19 @@ def network(tmp_path_factory):
 def test_network_page_at_the_fig6_benchmark_stays_within_budget(network):
     labels = [record["label"] for record, _ in network]
     app = str(network[0][1].jobs["job_id"].iloc[3])
-    summary = network_page.summary_outputs(network, None)
+    summary = network_page.charts.summary_outputs(network, None)
     assert_within_budget(summary)
     assert len(summary[4]) == 100                                             # one choice per application
-    compare = network_page.compare_outputs(network, app, None)
+    compare = network_page.charts.compare_outputs(network, app, None)
     assert_within_budget(compare)
     lines = compare[0].data
     assert sum(len(trace.x) for trace in lines) <= network_figures.ISOLATION_POINTS + 2 * len(lines)
-    heatmap = network_page.heatmap_figure(network, labels[-1], app, None)
+    heatmap = network_page.charts.heatmap_figure(network, labels[-1], app, None)
     assert_within_budget([heatmap])
     heat = [trace for trace in heatmap.data if trace.type == "heatmap"]
     assert len(heat[0].y) == 512 and heat[0].z.size <= network_figures.HEATMAP_MAX_CELLS
     assert heat[0].customdata is None                                         # hover names the machine by its row
-    assert_within_budget([network_page.placement_figure(network, labels[-1], app, None)])
+    assert_within_budget([network_page.charts.placement_figure(network, labels[-1], app, None)])
 
 
 def test_network_heatmap_rows_are_bounded_beyond_512_machines():
@@ -197,31 +199,31 @@ def elastic():
 
 
 def test_elastic_page_at_3000_jobs_stays_within_budget(elastic):
-    outputs = elastic_page.results_outputs(elastic, None)
+    outputs = elastic_page.charts.results_outputs(elastic, None)
     assert_within_budget(outputs)
     cdf = outputs[4]
     assert all(len(trace.x) <= ECDF_POINTS + 1 for trace in cdf.data)
-    over_time = elastic_page.over_time_outputs(elastic, None)
+    over_time = elastic_page.charts.over_time_outputs(elastic, None)
     assert_within_budget(over_time)
     assert all(len(trace.x) <= 4 * TIME_BINS + 2 for figure in over_time[:2] for trace in figure.data)
-    windowed = elastic_page.over_time_outputs(elastic, [1000.0, 1100.0])
+    windowed = elastic_page.charts.over_time_outputs(elastic, [1000.0, 1100.0])
     assert all(trace.x[0] == 1000.0 and trace.x[-2] <= 1100.0 for trace in windowed[0].data)
 
 
 def test_elastic_job_table_is_paged_and_sorted_on_the_server(elastic):
-    rows, columns, pages = elastic_page.job_table(elastic, 2, [{"column_id": "tasks", "direction": "desc"}])
+    rows, columns, pages = elastic_page.charts.job_table(elastic, 2, [{"column_id": "tasks", "direction": "desc"}])
     assert_within_budget([rows, columns])
-    assert pages == 300 and len(rows) == elastic_page.JOB_PAGE_SIZE
+    assert pages == 300 and len(rows) == elastic_page.charts.JOB_PAGE_SIZE
     tasks = np.sort(elastic[0][1].jobs["tasks"].to_numpy())[::-1]
     assert [row["tasks"] for row in rows] == list(tasks[20:30])
     assert "YARN-ME elastic tasks" in [column["id"] for column in columns]
-    last, _, _ = elastic_page.job_table(elastic, 999, [])
+    last, _, _ = elastic_page.charts.job_table(elastic, 999, [])
     assert [row["job"] for row in last] == [f"job{i}" for i in range(2990, 3000)]
 
 
 def test_elastic_job_choices_are_bounded_and_searchable(elastic):
     job_ids = list(elastic[0][1].jobs["job_id"])
-    assert len(elastic_page.job_options(job_ids, None, None)) == elastic_page.JOB_OPTIONS
-    found = elastic_page.job_options(job_ids, "job299", "job7")
+    assert len(elastic_page.charts.job_options(job_ids, None, None)) == elastic_page.charts.JOB_OPTIONS
+    found = elastic_page.charts.job_options(job_ids, "job299", "job7")
     assert found[0] == "job7" and set(found[1:]) == {"job299", *(f"job299{i}" for i in range(10))}
-    assert elastic_page.job_options(job_ids[:5], None, None) == job_ids[:5]
+    assert elastic_page.charts.job_options(job_ids[:5], None, None) == job_ids[:5]

@@ -18,10 +18,11 @@ import urllib.request
 import pytest
 
 from app import create_app
-from components import scenario_page
+from components.pages import scenario as scenario_page
 from components.services.run_cap import CLIENT_COOKIE, REFUSED, max_runs_per_client
 from components.services.workspace import ScenarioStore
-from test_load import CallbackFailed, DashClient, served_app
+from tests.support.dash_client import CallbackFailed, DashClient
+from tests.support.served import served_app
 
 pytestmark = pytest.mark.system   # a served app and forked job processes
 REFUSED_START = REFUSED.split("{count}")[0]
@@ -66,17 +67,17 @@ def capped(tmp_path, monkeypatch):
 
 def start_run(client: DashClient, scenario_hash: str) -> dict:
     """Press Run for ``scenario_hash`` (no polling): the handles of a started run, or the refusal's outputs."""
-    run = client.callback(scenario_page.RUN, "n_clicks")
-    values = {(scenario_page.RUN, "n_clicks"): 1, (scenario_page.HASH, "data"): scenario_hash,
-              (scenario_page.VERSION, "data"): 0}
-    status, body = client.request("/_dash-update-component", client.payload(run, values, (scenario_page.RUN, "n_clicks")),
+    run = client.callback(scenario_page.ids.RUN, "n_clicks")
+    values = {(scenario_page.ids.RUN, "n_clicks"): 1, (scenario_page.ids.HASH, "data"): scenario_hash,
+              (scenario_page.ids.VERSION, "data"): 0}
+    status, body = client.request("/_dash-update-component", client.payload(run, values, (scenario_page.ids.RUN, "n_clicks")),
                                   [("endId", client.end_id)])
     assert status == 200
     return json.loads(body)
 
 
 def refusal(answer: dict) -> str:
-    return json.dumps(answer.get("response", {}).get(scenario_page.STATUS, {}))
+    return json.dumps(answer.get("response", {}).get(scenario_page.ids.STATUS, {}))
 
 
 def test_the_cap_reads_its_setting():

@@ -9,13 +9,8 @@ from __future__ import annotations
 
 import json
 import pickle
-import shutil
-import socket
-import subprocess
 import time
 import zlib
-from contextlib import contextmanager
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -25,53 +20,12 @@ from components.scaleout.celery_app import celery_app
 from components.services.jobs import JOB_LOST, CeleryJobManager, Heartbeat, lost_job_result
 from components.services.runs import REDIS_INDEX, REDIS_PREFIX, ResultCache
 from sched_engine import SimulationResult
+from tests.support.processes import redis_server
 
 pytestmark = pytest.mark.system   # a real redis-server
 SCENARIO = {"engine": "batch", "policy": "easy", "model": {"trace": {"path": "tests/data/batch/failure.swf"}},
             "name": "tiny"}
 UNPICKLED = []
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@contextmanager
-def redis_server(directory: Path, timeout: float = 20.0):
-    """Start ``redis-server`` on a free loopback port in ``directory``; yields its URL, stops it on exit."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.fail("redis-server is not installed; `make test` installs it (Debian: apt-get install redis-server)")
-    directory.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    log = directory / "redis.log"
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(directory)], stdout=out, stderr=subprocess.STDOUT)
-    url = f"redis://127.0.0.1:{port}/0"
-    try:
-        client = redis.Redis.from_url(url)
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"redis-server did not start on port {port}:\n{log.read_text()[-2000:]}")
-                time.sleep(0.05)
-        client.close()
-        yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
 
 
 @pytest.fixture

@@ -12,15 +12,19 @@ from pathlib import Path
 import psutil
 import pytest
 
-from app import create_app
-from components import batch_page, elastic_page, scenario_page, shell, workspace_page
+from app import PAGES, create_app
+from components import shell
+from components.pages import batch as batch_page
+from components.pages import elastic as elastic_page
+from components.pages import scenario as scenario_page
+from components.pages import workspace as workspace_page
 from components.services import saved_items
 from components.services.runs import ResultCache
 from components.services.uploads import STORED_NAME, UploadError, UploadStore
 from components.services.workspace import SAMPLE_TRACES, ScenarioStore, check_input_paths
 from sched_engine import ScenarioError
-from test_faults import AppProcess
-from test_load import CONFIG, split_output
+from tests.support.dash_client import CONFIG, split_output
+from tests.support.processes import AppProcess
 
 ROOT = Path(__file__).resolve().parents[1]
 OUR_CODE = [ROOT / "app.py", *sorted((ROOT / "components").rglob("*.py")),
@@ -139,7 +143,7 @@ def test_an_upload_is_stored_under_its_hash_whatever_its_name(tmp_path, label):
 def test_the_batch_page_upload_keeps_a_traversal_name_as_a_label_only(tmp_path):
     uploads = UploadStore(tmp_path / "uploads")
     swf = (ROOT / "tests" / "data" / "batch" / "cons_vs_easy.swf").read_bytes()
-    draft, _ = batch_page.apply_upload(batch_page.initial_draft(), data_url(swf), "../../../escape.swf", "trace",
+    draft, _ = batch_page.draft.apply_upload(batch_page.draft.initial_draft(), data_url(swf), "../../../escape.swf", "trace",
                                        uploads)
     assert draft["trace"]["label"] == "../../../escape.swf" and STORED_NAME.fullmatch(draft["trace"]["name"])
     assert not (tmp_path.parent / "escape.swf").exists() and not (tmp_path / "escape.swf").exists()
@@ -155,24 +159,24 @@ def test_upload_ids_from_the_browser_resolve_only_to_stored_uploads(tmp_path, na
         uploads.path_of(name)
     ref = {"source": "upload", "kind": "trace", "name": name, "label": "x"}
     with pytest.raises(ScenarioError):
-        batch_page.ref_path(ref, uploads)
+        batch_page.sources.ref_path(ref, uploads)
     with pytest.raises(ScenarioError):
-        elastic_page.trace_spec({"source": "loaded"}, {"kind": "file", "name": name, "label": "x"}, uploads)
+        elastic_page.form.trace_spec({"source": "loaded"}, {"kind": "file", "name": name, "label": "x"}, uploads)
     with pytest.raises(ScenarioError):
         saved_items.load_item(uploads, "clusters", name)
 
 
 @pytest.mark.parametrize("value", ["upload:../../etc/passwd", "upload:/etc/passwd", "upload:" + "0" * 64 + ".trace",
                                    "../../etc/passwd", "/etc/passwd", "upload:x\x00y"])
-@pytest.mark.parametrize("trigger, field, message", [(batch_page.SAMPLE, "sample", "trace_msg"),
-                                                     (batch_page.FAILURE_CHOICE, "failure_choice", "failure_msg"),
-                                                     (batch_page.CLUSTER_CHOICE, "cluster_choice", "clusters_msg")])
+@pytest.mark.parametrize("trigger, field, message", [(batch_page.ids.SAMPLE, "sample", "trace_msg"),
+                                                     (batch_page.ids.FAILURE_CHOICE, "failure_choice", "failure_msg"),
+                                                     (batch_page.ids.CLUSTER_CHOICE, "cluster_choice", "clusters_msg")])
 def test_a_forged_dropdown_choice_is_refused_and_the_draft_kept(tmp_path, value, trigger, field, message):
     uploads = UploadStore(tmp_path / "uploads")
-    draft = batch_page.initial_draft()
+    draft = batch_page.draft.initial_draft()
     payload = {"sample": None, "failure_choice": None, "cluster_choice": None, "format": "auto", "skip": False,
                "rows": draft["clusters"], field: value}
-    out = batch_page.edit_draft(trigger, draft, payload, uploads)
+    out = batch_page.draft.edit_draft(trigger, draft, payload, uploads)
     assert "draft" not in out and message in out, out
 
 
@@ -182,9 +186,9 @@ def test_scenario_hashes_from_urls_never_reach_the_file_system(tmp_path, scenari
     (tmp_path / "etc").mkdir()
     (tmp_path / "etc" / "passwd.json").write_text(json.dumps({"scenario": {"engine": "batch"}}))
     assert store.get(scenario_hash) is None
-    assert scenario_page.find_scenario(scenario_hash, store, results) is None
-    stored = shell.page_for(f"/scenario/{scenario_hash}").children[0]
-    assert stored.id == scenario_page.HASH and stored.data == scenario_hash   # only ever data in a Store
+    assert scenario_page.content.find_scenario(scenario_hash, store, results) is None
+    stored = shell.page_for(PAGES, f"/scenario/{scenario_hash}").children[0]
+    assert stored.id == scenario_page.ids.HASH and stored.data == scenario_hash   # only ever data in a Store
 
 
 @pytest.fixture
@@ -214,10 +218,10 @@ def fire(client, component_id: str, prop: str, values: dict, changed: str | None
 
 @pytest.mark.parametrize("scenario_hash", TRAVERSALS)
 def test_the_scenario_page_answers_not_found_for_any_forged_hash(client, scenario_hash):
-    status, outputs = fire(client, scenario_page.HASH, "data",
-                           {(scenario_page.HASH, "data"): scenario_hash, (scenario_page.VERSION, "data"): 0})
+    status, outputs = fire(client, scenario_page.ids.HASH, "data",
+                           {(scenario_page.ids.HASH, "data"): scenario_hash, (scenario_page.ids.VERSION, "data"): 0})
     assert status == 200
-    assert outputs[scenario_page.TITLE]["children"] == "Scenario not found"
+    assert outputs[scenario_page.ids.TITLE]["children"] == "Scenario not found"
 
 
 @pytest.mark.parametrize("url", ["/scenario/..%2F..%2Fetc%2Fpasswd", "/scenario/%2Fetc%2Fpasswd",
@@ -265,7 +269,7 @@ def test_an_uploaded_scenario_cannot_name_a_server_file(app_store, case, monkeyp
     monkeypatch.setattr("sched_engine.batch.model.file_sha256", lambda path, field: opened.append(path) or "0")
     contents = data_url(json.dumps(batch_scenario(**OUTSIDE[case])).encode())
     with pytest.raises(ScenarioError) as caught:
-        workspace_page.save_uploaded_scenario(contents, "evil.json", store)
+        workspace_page.lists.save_uploaded_scenario(contents, "evil.json", store)
     assert caught.value.source == "evil.json" and caught.value.field.startswith("model.")
     assert caught.value.field.endswith("path"), caught.value.field
     assert opened == [], "a refused file must not be opened"
@@ -301,12 +305,12 @@ def test_scenarios_on_samples_and_uploads_are_still_saved(app_store):
 
 def test_the_workspace_upload_reports_a_forbidden_path_over_http(client):
     scenario = batch_scenario(trace={"path": "/etc/passwd"})
-    status, outputs = fire(client, workspace_page.SCENARIO_UPLOAD, "contents",
-                           {(workspace_page.SCENARIO_UPLOAD, "contents"): data_url(json.dumps(scenario).encode()),
-                            (workspace_page.SCENARIO_UPLOAD, "filename"): "evil.json"})
-    message = json.dumps(outputs[workspace_page.UPLOAD_MSG])
+    status, outputs = fire(client, workspace_page.ids.SCENARIO_UPLOAD, "contents",
+                           {(workspace_page.ids.SCENARIO_UPLOAD, "contents"): data_url(json.dumps(scenario).encode()),
+                            (workspace_page.ids.SCENARIO_UPLOAD, "filename"): "evil.json"})
+    message = json.dumps(outputs[workspace_page.ids.UPLOAD_MSG])
     assert status == 200 and "Not saved" in message and "evil.json" in message and "model.trace.path" in message
-    assert outputs[workspace_page.SCENARIOS]["data"] == []
+    assert outputs[workspace_page.ids.SCENARIOS]["data"] == []
     assert not any((client.data_dir / "scenarios").iterdir())
 
 
@@ -367,7 +371,7 @@ def test_an_app_over_a_planted_job_store_starts_and_serves(tmp_path):
 
 def _valid_body(client):
     dependency = next(d for d in client.dependencies
-                      if {"id": scenario_page.HASH, "property": "data"} in d["inputs"])
+                      if {"id": scenario_page.ids.HASH, "property": "data"} in d["inputs"])
     outputs = split_output(dependency["output"])
 
     def filled(items):
@@ -375,7 +379,7 @@ def _valid_body(client):
     return {"output": dependency["output"],
             "outputs": outputs if dependency["output"].startswith("..") else outputs[0],
             "inputs": filled(dependency["inputs"]), "state": filled(dependency["state"]),
-            "changedPropIds": [f"{scenario_page.HASH}.data"]}
+            "changedPropIds": [f"{scenario_page.ids.HASH}.data"]}
 
 
 MALFORMED = {

@@ -87,7 +87,7 @@ def test_a_scenario_upload_error_names_file_and_line():
 
 
 def test_what_if_changes_one_thing_and_names_it():
-    from components.scenario_page import what_if
+    from components.pages.scenario.content import what_if
     changed = what_if({**SCENARIO, "seed": 3, "policy_params": {}}, "cons", 3)
     assert (changed["policy"], changed["seed"], changed["model"]) == ("cons", 3, SCENARIO["model"])
     assert changed["name"] == "tiny · what if cons, seed 3"

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from components import sweep_page as page
+from components.pages import sweeps as page
 from components.scaleout import sweep_executor as scaleout
 from components.scaleout.celery_app import SWEEP_TASK
 from sched_engine import ScenarioError, run_scenario, sweeps
@@ -398,30 +398,30 @@ def test_cli_bad_spec_exits_2_with_one_line(tmp_path):
 
 def _form(kind, **changes):
     ids, values = [], []
-    for k in page.FORM:
-        start = page.form_values(k)
-        for param in page.FORM[k]:
-            ids.append({"type": page.PARAM, "kind": k, "name": param.name})
+    for k in page.form.FORM:
+        start = page.form.form_values(k)
+        for param in page.form.FORM[k]:
+            ids.append({"type": page.ids.PARAM, "kind": k, "name": param.name})
             values.append(changes.get(param.name, start[param.name]) if k == kind else start[param.name])
     return ids, values
 
 
 def test_page_defaults_are_valid_and_small():
     counts = {}
-    for kind in page.FORM:
-        spec = sweeps.normalize_spec(page.spec_from_form(kind, *_form(kind)))
+    for kind in page.form.FORM:
+        spec = sweeps.normalize_spec(page.form.spec_from_form(kind, *_form(kind)))
         counts[kind] = len(sweeps.expand(spec))
     assert counts == {"elastic-fig6": 16, "batch-ls-seeds": 10, "libra-intervals": 40, "libra-sensitivity": 8}
 
 
 def test_form_errors_name_the_label():
-    text, ok = page.preview("libra-intervals", *_form("libra-intervals", intervals="0.1, fast"))
+    text, ok = page.form.preview("libra-intervals", *_form("libra-intervals", intervals="0.1, fast"))
     assert not ok and text == "Mean arrival intervals (s): 'fast' is not a number"
-    text, ok = page.preview("elastic-fig6", *_form("elastic-fig6", penalties="1.5, 0.9"))
+    text, ok = page.form.preview("elastic-fig6", *_form("elastic-fig6", penalties="1.5, 0.9"))
     assert not ok and text.startswith("Penalty factors (item 2): ")
-    text, ok = page.preview("batch-ls-seeds", *_form("batch-ls-seeds", seeds=None))
+    text, ok = page.form.preview("batch-ls-seeds", *_form("batch-ls-seeds", seeds=None))
     assert not ok and text == "Seeds: enter a number"
-    text, ok = page.preview("libra-intervals", *_form("libra-intervals", seeds=1, intervals="1 10"))
+    text, ok = page.form.preview("libra-intervals", *_form("libra-intervals", seeds=1, intervals="1 10"))
     assert ok and text.startswith("8 points: 4 scheme(s) × 2 interval(s) × 1 seed(s)")
 
 
@@ -429,29 +429,29 @@ def test_form_errors_name_the_label():
                                            ("policies", ["ls", "no-such-policy"]), ("variant", "EVERYTHING")])
 def test_forged_form_choices_are_refused(name, forged):
     with pytest.raises(ScenarioError, match="is not one of the choices"):
-        page.spec_from_form("batch-ls-seeds", *_form("batch-ls-seeds", **{name: forged}))
+        page.form.spec_from_form("batch-ls-seeds", *_form("batch-ls-seeds", **{name: forged}))
 
 
 def test_store_round_trip_and_cache(tmp_path):
-    store = page.SweepStore(tmp_path / "sweeps")
+    store = page.store.SweepStore(tmp_path / "sweeps")
     ids, values = _form("libra-intervals", schemes=["libra", "drf"], intervals="0.1, 1", width=16, machines=64,
                         applications=10, seeds=2)
     seen = []
-    key, message, cached = page.run_form(store, "libra-intervals", ids, values, lambda d, t: seen.append(d))
+    key, message, cached = page.store.run_form(store, "libra-intervals", ids, values, lambda d, t: seen.append(d))
     assert not cached and message.startswith("8 runs in") and seen[-1] == 8
     assert key == sweeps.spec_hash(TINY_LIBRA)
     record = store.get(key)
     pd.testing.assert_frame_equal(record["table"], sweeps.run_sweep(TINY_LIBRA, executor="serial").table)
-    again = page.run_form(store, "libra-intervals", ids, values, lambda d, t: pytest.fail("ran again"))
+    again = page.store.run_form(store, "libra-intervals", ids, values, lambda d, t: pytest.fail("ran again"))
     assert again[0] == key and again[2] and "from cache" in again[1]
-    summary, points, figure, heading = page.results(store, {"key": key}, "link_utilisation")
+    summary, points, figure, heading = page.results.results(store, {"key": key}, "link_utilisation")
     assert len(points) == 8 and [row["scheme"] for row in summary] == ["libra", "libra", "drf", "drf"]
     assert "±" in summary[2]["mean isolation guarantee"]
     assert figure.layout.yaxis.title.text == "mean link utilisation"
-    name, text = page.export_csv(store, {"key": key}, "points")
+    name, text = page.results.export_csv(store, {"key": key}, "points")
     assert name == "libra-intervals-sweep.csv" and len(text.strip().splitlines()) == 9
     assert store.get("../../etc/passwd") is None   # keys come from the browser: only hashes are looked up
-    assert page.results(store, {"key": "0" * 64}, None)[0] == []
+    assert page.results.results(store, {"key": "0" * 64}, None)[0] == []
 
 
 def test_pool_workers_exit_when_the_sweep_process_is_killed():

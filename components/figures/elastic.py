@@ -17,7 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from sched_engine.elastic.penalty import runtime
+from sched_engine.elastic import runtime
 
 from .common import empty_figure
 from .downsample import ecdf_points, step_points

@@ -2,14 +2,16 @@
 
 A page keeps the window in a ``dcc.Store`` as ``[start, end]`` in seconds,
 or ``None`` for the whole run, and feeds every time chart's
-``relayoutData`` to :func:`window_from_relayout`.
+``relayoutData`` to :func:`window_from_relayout`; :func:`register` wires
+that for a page's charts and its "Whole run" button.
 """
 
 from __future__ import annotations
 
 import re
+from functools import partial
 
-from dash import no_update
+from dash import Input, Output, State, ctx, no_update
 
 #: One end of an x axis's range after a zoom or pan: ``xaxis.range[0]``, ``xaxis2.range[1]``, ...
 RANGE_END = re.compile(r"(xaxis\d*)\.range\[([01])\]")
@@ -56,3 +58,22 @@ def _range_ends(relayout: dict) -> tuple | None:
         if match and match.group(2) == "0" and f"{match.group(1)}.range[1]" in relayout:
             return value, relayout[f"{match.group(1)}.range[1]"]
     return None
+
+
+def window_after(reset, unit_seconds: float, decimals: int, *values):
+    """The callback :func:`register` wires: ``values`` are the charts' ``relayoutData``, the reset's clicks, the window."""
+    if ctx.triggered_id == reset:
+        return None
+    relayout = ctx.triggered[0]["value"] if ctx.triggered else None
+    return window_from_relayout(relayout, values[-1], unit_seconds=unit_seconds, decimals=decimals)
+
+
+def register(app, store: str, graphs, reset: str, *, unit_seconds: float = 1.0, decimals: int = 1) -> None:
+    """Keep the window in ``store`` in step with the zooms of the ``graphs``; the ``reset`` button shows everything.
+
+    ``unit_seconds`` and ``decimals`` as in :func:`window_from_relayout`.
+    """
+    app.callback(
+        Output(store, "data"), *[Input(graph, "relayoutData") for graph in graphs], Input(reset, "n_clicks"),
+        State(store, "data"), prevent_initial_call=True,
+    )(partial(window_after, reset, unit_seconds, decimals))

@@ -33,9 +33,22 @@ from ..core import metrics
 from ..core.observers import changes_only
 from ..core.registry import EngineEntry, Param, PolicyEntry
 from ..core.result import summary_frame, timeline_frame
-from .model import load_inputs, normalize_model
+from .failures import SYNTHETIC_DEFAULTS
+from .machine_files import read_failures, read_machines
+from .model import (
+    TRACE_FORMATS,
+    cluster_cpus,
+    describe_hardware,
+    file_sha256,
+    header_clusters,
+    load_inputs,
+    normalize_clusters,
+    normalize_model,
+    workload_for,
+)
 from .policies import EASY, FCFS, FCFSLB, Conservative, LocalSearch
 from .simulate import KILLED, STATUS_NAMES, BatchSimulation
+from .traces import TraceError
 
 ENGINE_NAME = "batch"
 RAN = ("finished", "killed")  # statuses of the jobs that held CPUs
@@ -185,4 +198,9 @@ POLICIES = [
                 randomised=True),
 ]
 
-__all__ = ["ENGINE", "POLICIES", "normalize_model", "run", "simulate"]
+__all__ = [
+    "ENGINE", "POLICIES", "normalize_model", "run", "simulate",
+    # readers and the hardware of a model (the Batch page's forms)
+    "SYNTHETIC_DEFAULTS", "TRACE_FORMATS", "TraceError", "cluster_cpus", "describe_hardware", "file_sha256",
+    "header_clusters", "normalize_clusters", "read_failures", "read_machines", "workload_for",
+]

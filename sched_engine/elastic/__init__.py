@@ -31,8 +31,11 @@ from ..core.registry import EngineEntry, Param, PolicyEntry
 from ..core.result import summary_frame, timeline_frame
 from . import metrics
 from .model import load_inputs, normalize_model
+from .penalty import normalize_penalty, runtime
 from .policies import YARN, YARNME, Meganode
+from .presets import paper_model, two_job_model
 from .simulate import ElasticSimulation
+from .traces import DISTRIBUTIONS, MB_PER_GB, read_trace
 
 ENGINE_NAME = "elastic"
 MAX_TASK_SERIES = 20_000
@@ -175,4 +178,9 @@ POLICIES = [
                                          choices=("skip", "wait"))}),
 ]
 
-__all__ = ["ENGINE", "POLICIES", "normalize_model", "run", "simulate", "simulate_jobs"]
+__all__ = [
+    "ENGINE", "POLICIES", "normalize_model", "run", "simulate", "simulate_jobs",
+    # presets, the trace reader and the penalty model (the Memory elasticity page's forms)
+    "DISTRIBUTIONS", "MB_PER_GB", "load_inputs", "normalize_penalty", "paper_model", "read_trace", "runtime",
+    "two_job_model",
+]

@@ -7,6 +7,14 @@ from typing import Any, Mapping
 from ..core.registry import EngineEntry, Param, PolicyEntry
 from .model import Tree, normalize_model
 from .policies import DRF, HDRF, MCH, CollapsedHierarchy, NaiveHierarchicalDRF, WeightedDRF
+from .presets import (
+    FIG4_AFTER_N12_AT,
+    FIG4_ALL_ACTIVE_AT,
+    FIG4_PAPER_SHARES,
+    FIG4_PAPER_WEIGHTS,
+    fig4_model,
+    starter_model,
+)
 from .simulate import simulate
 
 ENGINE_NAME = "fairshare"
@@ -57,4 +65,8 @@ POLICIES = [
     PolicyEntry(ENGINE_NAME, "mch", "MCH", MCH, "Multi-resource collapsed hierarchies: flattened weights + weighted DRF."),
 ]
 
-__all__ = ["ENGINE", "POLICIES", "Tree", "normalize_model", "simulate"]
+__all__ = [
+    "ENGINE", "POLICIES", "Tree", "normalize_model", "simulate",
+    # presets (the pages' buttons and the paper's Fig. 4 numbers)
+    "FIG4_AFTER_N12_AT", "FIG4_ALL_ACTIVE_AT", "FIG4_PAPER_SHARES", "FIG4_PAPER_WEIGHTS", "fig4_model", "starter_model",
+]

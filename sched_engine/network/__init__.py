@@ -31,8 +31,10 @@ import pandas as pd
 from ..core import metrics
 from ..core.registry import EngineEntry, Param, PolicyEntry
 from ..core.result import summary_frame, timeline_frame
-from .model import Cluster, applications, normalize_model
+from .app_lists import APP_COLUMNS, APP_TEXT_COLUMNS, apps_from_rows, is_blank, number_cell, read_app_list
+from .model import PATTERNS, Cluster, applications, machine_names, normalize_model
 from .policies import ALLOCATION_NAMES, PLACEMENTS, NetworkScheme
+from .presets import FIG1_CANDIDATE_FRACTION, FIG6_SLOTS, FIG6_VOLUME, PRESETS, fig1_model, fig6_model
 from .simulate import Trace, simulate
 
 ENGINE_NAME = "network"
@@ -167,4 +169,9 @@ POLICIES = [
                 {"placement": "libra", "allocation": "libra"}, SCHEME_SCHEMA),
 ]
 
-__all__ = ["ENGINE", "POLICIES", "NetworkScheme", "normalize_model", "run", "run_model"]
+__all__ = [
+    "ENGINE", "POLICIES", "NetworkScheme", "normalize_model", "run", "run_model",
+    # presets, patterns and the readers of application lists (the Network page's forms)
+    "APP_COLUMNS", "APP_TEXT_COLUMNS", "FIG1_CANDIDATE_FRACTION", "FIG6_SLOTS", "FIG6_VOLUME", "PATTERNS", "PRESETS",
+    "apps_from_rows", "fig1_model", "fig6_model", "is_blank", "machine_names", "number_cell", "read_app_list",
+]

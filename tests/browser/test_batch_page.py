@@ -7,7 +7,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from app import create_app
-from components import batch_page as page
+from components.pages import batch as page
 from downloads import downloaded
 from screenshots import save_screenshot
 
@@ -18,8 +18,8 @@ TIMEOUT = 120
 def _start(dash_duo, tmp_path):
     dash_duo.start_server(create_app(tmp_path))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/batch")
-    dash_duo.wait_for_element(f"#{page.PRESET_COMPLETE}", timeout=TIMEOUT)
-    dash_duo.wait_for_contains_text(f"#{page.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
+    dash_duo.wait_for_element(f"#{page.ids.PRESET_COMPLETE}", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
 
 
 def _upload(dash_duo, component_id, path):
@@ -29,20 +29,20 @@ def _upload(dash_duo, component_id, path):
 
 def test_preset_matrix_runs_and_charts_link(dash_duo, tmp_path):
     _start(dash_duo, tmp_path)
-    dash_duo.find_element(f"#{page.PRESET_COMPLETE}").click()
+    dash_duo.find_element(f"#{page.ids.PRESET_COMPLETE}").click()
     # The preset runs at the paper's load; the trace's own load keeps this test quick (Local Search).
-    load = dash_duo.find_element(f"#{page.LOAD_FACTOR}")
-    WebDriverWait(dash_duo.driver, TIMEOUT).until(lambda _: load.get_attribute("value") == str(page.PAPER_LOAD_FACTOR))
+    load = dash_duo.find_element(f"#{page.ids.LOAD_FACTOR}")
+    WebDriverWait(dash_duo.driver, TIMEOUT).until(lambda _: load.get_attribute("value") == str(page.draft.PAPER_LOAD_FACTOR))
     load.send_keys(Keys.CONTROL, "a")
     load.send_keys("1")
-    dash_duo.find_element(f"#{page.RUN}").click()
-    dash_duo.wait_for_contains_text(f"#{page.RUN_MSG}", "16 run(s)", timeout=TIMEOUT)
+    dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.message}", "16 run(s)", timeout=TIMEOUT)
     # 4 scenarios x (FCFS, EASY, CONS, LS) = 16 runs with synthetic requirements seeded
-    assert "simulated" in dash_duo.find_element(f"#{page.RUN_MSG}").text
-    dash_duo.wait_for_contains_text(f"#{page.SUMMARY}", "EXT-ALL", timeout=TIMEOUT)
-    dash_duo.wait_for_element(f"#{page.OBJECTIVES} .bars", timeout=TIMEOUT)
+    assert "simulated" in dash_duo.find_element(f"#{page.ids.PANEL.message}").text
+    dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.summary}", "EXT-ALL", timeout=TIMEOUT)
+    dash_duo.wait_for_element(f"#{page.ids.OBJECTIVES} .bars", timeout=TIMEOUT)
     # 2,000 jobs over the whole run: the Gantt is a density picture (a heatmap per cluster and layer).
-    dash_duo.wait_for_element(f"#{page.GANTT} .hm image", timeout=TIMEOUT)
+    dash_duo.wait_for_element(f"#{page.ids.GANTT} .hm image", timeout=TIMEOUT)
     # The mode bar offers local exports only: no button uploads a chart to Plotly Cloud.
     titles = dash_duo.driver.execute_script(
         "return [...document.querySelectorAll('.modebar-btn')].map(b => b.getAttribute('data-title'));")
@@ -52,16 +52,16 @@ def test_preset_matrix_runs_and_charts_link(dash_duo, tmp_path):
     save_screenshot(dash_duo.driver, "screenshot-batch.png")
     # Zooming one time chart sets the window for all of them.
     dash_duo.driver.execute_script(
-        f"Plotly.relayout(document.querySelector('#{page.QUEUE} .js-plotly-plot'), "
+        f"Plotly.relayout(document.querySelector('#{page.ids.QUEUE} .js-plotly-plot'), "
         "{'xaxis.range[0]': 100, 'xaxis.range[1]': 200});"
     )
-    dash_duo.wait_for_contains_text(f"#{page.WINDOW_MSG}", "window 100.0–200.0 h", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.WINDOW_MSG}", "window 100.0–200.0 h", timeout=TIMEOUT)
     gantt_range = dash_duo.driver.execute_script(
-        f"return document.querySelector('#{page.GANTT} .js-plotly-plot').layout.xaxis.range;")
+        f"return document.querySelector('#{page.ids.GANTT} .js-plotly-plot').layout.xaxis.range;")
     assert gantt_range == [100, 200]
     # Exports land as files: the detail run's jobs CSV and the matrix's self-contained report.
-    dash_duo.find_element(f'[id=\'{{"frame":"jobs","type":"{page.FRAME_LINKS}"}}\']').click()
-    dash_duo.find_element(f'[id=\'{{"frame":"report","type":"{page.EXPORT_BUTTONS}"}}\']').click()
+    dash_duo.find_element(f'[id=\'{{"frame":"jobs","type":"{page.ids.FRAME_LINKS}"}}\']').click()
+    dash_duo.find_element(f'[id=\'{{"frame":"report","type":"{page.ids.PANEL.export}"}}\']').click()
     jobs_csv = downloaded(dash_duo, "batch-EXT-ALL-ls-jobs.csv")
     assert jobs_csv.read_text().splitlines()[0].startswith("job_id,submit_time,start_time,end_time,status,cluster")
     assert len(jobs_csv.read_text().splitlines()) == 2001
@@ -72,62 +72,62 @@ def test_preset_matrix_runs_and_charts_link(dash_duo, tmp_path):
 
 def test_a_bad_upload_says_where_and_keeps_trace_and_results(dash_duo, tmp_path):
     _start(dash_duo, tmp_path)
-    for box in dash_duo.find_elements(f"#{page.POLICIES} input:checked"):
+    for box in dash_duo.find_elements(f"#{page.ids.POLICIES} input:checked"):
         box.click()
-    dash_duo.find_elements(f"#{page.POLICIES} input")[2].click()            # EASY only
-    for box in dash_duo.find_elements(f"#{page.SCENARIOS} input:checked")[1:]:
+    dash_duo.find_elements(f"#{page.ids.POLICIES} input")[2].click()            # EASY only
+    for box in dash_duo.find_elements(f"#{page.ids.SCENARIOS} input:checked")[1:]:
         box.click()                                                          # BASIC only
-    dash_duo.find_element(f"#{page.RUN}").click()
-    dash_duo.wait_for_contains_text(f"#{page.RUN_MSG}", "1 run(s)", timeout=TIMEOUT)
+    dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.message}", "1 run(s)", timeout=TIMEOUT)
     bad = tmp_path / "broken.swf"
     bad.write_text("1 0 -1 10 2 -1 -1 2 10 -1 1 1 -1 -1 -1 -1 -1 -1\n2 5 -1 ten 2 -1 -1 2 10 -1 1 1 -1 -1 -1 -1 -1 -1\n")
-    _upload(dash_duo, page.TRACE_UPLOAD, bad)
-    dash_duo.wait_for_contains_text(f"#{page.TRACE_MSG}", "broken.swf", timeout=TIMEOUT)
-    message = dash_duo.find_element(f"#{page.TRACE_MSG}").text
+    _upload(dash_duo, page.ids.TRACE_UPLOAD, bad)
+    dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_MSG}", "broken.swf", timeout=TIMEOUT)
+    message = dash_duo.find_element(f"#{page.ids.TRACE_MSG}").text
     assert "line 2" in message and "run_time" in message and "previous file stays" in message
-    assert "hpc2n-excerpt.swf" in dash_duo.find_element(f"#{page.TRACE_INFO}").text
-    assert "EASY" in dash_duo.find_element(f"#{page.SUMMARY}").text
+    assert "hpc2n-excerpt.swf" in dash_duo.find_element(f"#{page.ids.TRACE_INFO}").text
+    assert "EASY" in dash_duo.find_element(f"#{page.ids.PANEL.summary}").text
     # Skipping malformed lines loads the rest of the rejected file.
-    dash_duo.find_element(f"#{page.SKIP_MALFORMED} input").click()
-    dash_duo.wait_for_contains_text(f"#{page.TRACE_INFO}", "broken.swf", timeout=TIMEOUT)
-    assert "Malformed lines skipped" in dash_duo.find_element(f"#{page.TRACE_INFO}").text
+    dash_duo.find_element(f"#{page.ids.SKIP_MALFORMED} input").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_INFO}", "broken.swf", timeout=TIMEOUT)
+    assert "Malformed lines skipped" in dash_duo.find_element(f"#{page.ids.TRACE_INFO}").text
     assert dash_duo.get_logs() == []
 
 
 def test_cancel_says_how_long_the_run_went_and_keeps_the_results(dash_duo, tmp_path):
     _start(dash_duo, tmp_path)
-    dash_duo.find_element(f"#{page.PRESET_COMPLETE}").click()
-    dash_duo.find_element(f"#{page.RUN}").click()
-    dash_duo.wait_for_element(f"#{page.CANCEL}:not([disabled])", timeout=TIMEOUT)
+    dash_duo.find_element(f"#{page.ids.PRESET_COMPLETE}").click()
+    dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
+    dash_duo.wait_for_element(f"#{page.ids.PANEL.cancel}:not([disabled])", timeout=TIMEOUT)
     time.sleep(1.5)
-    dash_duo.find_element(f"#{page.CANCEL}").click()
-    dash_duo.wait_for_contains_text(f"#{page.RUN_MSG}", "Cancelled after", timeout=TIMEOUT)
-    assert "nothing was saved" in dash_duo.find_element(f"#{page.RUN_MSG}").text
+    dash_duo.find_element(f"#{page.ids.PANEL.cancel}").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.message}", "Cancelled after", timeout=TIMEOUT)
+    assert "nothing was saved" in dash_duo.find_element(f"#{page.ids.PANEL.message}").text
     # A poll answered while Cancel was pressed may still show the run's last report; the bar is empty once
     # the run's last poll is in.
-    progress = dash_duo.find_element(f"#{page.PROGRESS}")
+    progress = dash_duo.find_element(f"#{page.ids.PANEL.progress}")
     WebDriverWait(dash_duo.driver, 10).until(lambda _: progress.get_attribute("value") == "0",
                                              "the progress bar never went back to empty")
-    dash_duo.wait_for_element(f"#{page.RUN}:not([disabled])", timeout=TIMEOUT)
+    dash_duo.wait_for_element(f"#{page.ids.PANEL.run}:not([disabled])", timeout=TIMEOUT)
     # (No check of the browser's console: the stopped run's pending poll may be reported as aborted.)
 
 
 def test_a_run_past_the_servers_memory_bound_is_stopped_and_says_why(dash_duo, tmp_path, monkeypatch):
     monkeypatch.setenv("SCHEDSCOPE_RUN_MEMORY_MB", "1")   # any run's process is larger
     _start(dash_duo, tmp_path)
-    dash_duo.find_element(f"#{page.RUN}").click()
-    dash_duo.wait_for_contains_text(f"#{page.RUN_MSG}", "The run was stopped", timeout=TIMEOUT)
-    message = dash_duo.find_element(f"#{page.RUN_MSG}").text
+    dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.message}", "The run was stopped", timeout=TIMEOUT)
+    message = dash_duo.find_element(f"#{page.ids.PANEL.message}").text
     assert "SCHEDSCOPE_RUN_MEMORY_MB" in message and "MiB over the 1 MiB" in message
-    dash_duo.wait_for_element(f"#{page.RUN}:not([disabled])", timeout=TIMEOUT)
+    dash_duo.wait_for_element(f"#{page.ids.PANEL.run}:not([disabled])", timeout=TIMEOUT)
 
 
 def test_a_run_past_the_servers_cpu_bound_is_stopped_and_says_why(dash_duo, tmp_path, monkeypatch):
     monkeypatch.setenv("SCHEDSCOPE_RUN_CPU_SECONDS", "1")
     _start(dash_duo, tmp_path)
-    dash_duo.find_element(f"#{page.PRESET_COMPLETE}").click()   # 16 runs: several CPU-seconds
-    dash_duo.find_element(f"#{page.RUN}").click()
-    dash_duo.wait_for_contains_text(f"#{page.RUN_MSG}", "The run was stopped", timeout=TIMEOUT)
-    assert "SCHEDSCOPE_RUN_CPU_SECONDS" in dash_duo.find_element(f"#{page.RUN_MSG}").text
-    dash_duo.wait_for_element(f"#{page.RUN}:not([disabled])", timeout=TIMEOUT)
+    dash_duo.find_element(f"#{page.ids.PRESET_COMPLETE}").click()   # 16 runs: several CPU-seconds
+    dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.message}", "The run was stopped", timeout=TIMEOUT)
+    assert "SCHEDSCOPE_RUN_CPU_SECONDS" in dash_duo.find_element(f"#{page.ids.PANEL.message}").text
+    dash_duo.wait_for_element(f"#{page.ids.PANEL.run}:not([disabled])", timeout=TIMEOUT)
 

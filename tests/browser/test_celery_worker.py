@@ -21,12 +21,13 @@ import pytest
 import redis
 
 from app import create_app
-from components import fairshare_page, scenario_page
+from components.pages import fairshare as fairshare_page
+from components.pages import scenario as scenario_page
 from components.services.jobs import JOB_LOST
 from components.services.runs import ResultCache
 from components.services.workspace import ScenarioStore, permalink
 from tests.browser.test_job_failure import LONG_RUN
-from tests.test_runs_redis import redis_server
+from tests.support.processes import redis_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.system]   # redis-server and Celery workers
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,17 +103,17 @@ def test_runs_are_executed_by_a_worker_and_results_shared_through_redis(dash_duo
     web = tmp_path / "web-data"
     dash_duo.start_server(create_app(web))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/fairshare")
-    dash_duo.wait_for_element(f"#{fairshare_page.PRESET}", timeout=TIMEOUT)
-    dash_duo.find_element(f"#{fairshare_page.PRESET}").click()
-    dash_duo.find_element(f"#{fairshare_page.RUN}").click()
-    dash_duo.wait_for_contains_text(f"#{fairshare_page.RUN_MSG}", "4 run(s): 4 simulated", timeout=TIMEOUT)
+    dash_duo.wait_for_element(f"#{fairshare_page.ids.PRESET}", timeout=TIMEOUT)
+    dash_duo.find_element(f"#{fairshare_page.ids.PRESET}").click()
+    dash_duo.find_element(f"#{fairshare_page.ids.PANEL.run}").click()
+    dash_duo.wait_for_contains_text(f"#{fairshare_page.ids.PANEL.message}", "4 run(s): 4 simulated", timeout=TIMEOUT)
     # The page's tables come from results the web server read back from Redis.
-    dash_duo.wait_for_contains_text(f"#{fairshare_page.PAPER}", "n31", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{fairshare_page.ids.PAPER}", "n31", timeout=TIMEOUT)
 
     log = worker.text()
     assert f"Task {TASK}" in log and "succeeded" in log, log[-3000:]
     listed = ResultCache(tmp_path / "unused", redis_url=url).listing()
-    assert sorted(e["policy"] for e in listed) == sorted(fairshare_page.FIG4_POLICIES), listed
+    assert sorted(e["policy"] for e in listed) == sorted(fairshare_page.draft.FIG4_POLICIES), listed
     assert {e["engine"] for e in listed} == {"fairshare"}
     # Neither side kept results or job state on disk.
     for data in (web, tmp_path / "worker-data"):
@@ -129,22 +130,22 @@ def test_a_worker_killed_mid_run_shows_the_failed_state_and_another_worker_retri
     first = start_worker("bravo", data)
     dash_duo.start_server(create_app(data))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}{permalink(scenario_hash)}")
-    dash_duo.wait_for_contains_text(f"#{scenario_page.STATUS}", "Not run yet", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{scenario_page.ids.STATUS}", "Not run yet", timeout=TIMEOUT)
 
-    dash_duo.find_element(f"#{scenario_page.RUN}").click()
+    dash_duo.find_element(f"#{scenario_page.ids.RUN}").click()
     first.wait_for(f"Task {TASK}")                          # received by the worker
     time.sleep(2)                                           # well into the simulation
     assert "succeeded" not in first.text()
     first.kill()
-    dash_duo.wait_for_contains_text(f"#{scenario_page.STATUS}", JOB_LOST, timeout=TIMEOUT)
-    dash_duo.wait_for_element(f"#{scenario_page.RUN}:not([disabled])", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{scenario_page.ids.STATUS}", JOB_LOST, timeout=TIMEOUT)
+    dash_duo.wait_for_element(f"#{scenario_page.ids.RUN}:not([disabled])", timeout=TIMEOUT)
     assert ResultCache(data / "results", redis_url=url).get(scenario_hash) is None
     # The lost task was acknowledged when the worker took it: no other worker will run it again later.
     assert redis.Redis.from_url(url).hlen("unacked") == 0
 
     second = start_worker("charlie", data)
-    dash_duo.find_element(f"#{scenario_page.RUN}").click()
-    dash_duo.wait_for_contains_text(f"#{scenario_page.STATUS}", "Result from the cache", timeout=TIMEOUT)
+    dash_duo.find_element(f"#{scenario_page.ids.RUN}").click()
+    dash_duo.wait_for_contains_text(f"#{scenario_page.ids.STATUS}", "Result from the cache", timeout=TIMEOUT)
     assert "succeeded" in second.text()
     assert ResultCache(data / "results", redis_url=url).get(scenario_hash) is not None
     assert dash_duo.get_logs() == []

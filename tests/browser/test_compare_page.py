@@ -5,8 +5,8 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from app import create_app
-from components import batch_page
-from components import compare_page as page
+from components.pages import batch as batch_page
+from components.pages import compare as page
 from components.services.runs import ResultCache
 from screenshots import save_screenshot
 
@@ -17,29 +17,29 @@ TIMEOUT = 120
 def test_two_batch_runs_side_by_side_with_differences_and_overlay(dash_duo, tmp_path):
     dash_duo.start_server(create_app(tmp_path))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/batch")
-    dash_duo.wait_for_element(f"#{batch_page.RUN}", timeout=TIMEOUT)
-    for box in dash_duo.find_elements(f"#{batch_page.POLICIES} input:checked"):
+    dash_duo.wait_for_element(f"#{batch_page.ids.PANEL.run}", timeout=TIMEOUT)
+    for box in dash_duo.find_elements(f"#{batch_page.ids.POLICIES} input:checked"):
         box.click()
     for index in (0, 2):                                              # FCFS and EASY
-        dash_duo.find_elements(f"#{batch_page.POLICIES} input")[index].click()
-    for box in dash_duo.find_elements(f"#{batch_page.SCENARIOS} input:checked")[1:]:
+        dash_duo.find_elements(f"#{batch_page.ids.POLICIES} input")[index].click()
+    for box in dash_duo.find_elements(f"#{batch_page.ids.SCENARIOS} input:checked")[1:]:
         box.click()                                                   # BASIC only
-    dash_duo.find_element(f"#{batch_page.RUN}").click()
-    dash_duo.wait_for_contains_text(f"#{batch_page.RUN_MSG}", "2 run(s)", timeout=TIMEOUT)
+    dash_duo.find_element(f"#{batch_page.ids.PANEL.run}").click()
+    dash_duo.wait_for_contains_text(f"#{batch_page.ids.PANEL.message}", "2 run(s)", timeout=TIMEOUT)
 
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/compare")
-    dash_duo.wait_for_element(f"#{page.RUNS}", timeout=TIMEOUT)
-    labels = {o["value"]: o["label"] for o in page.run_options(ResultCache(tmp_path / "results").listing())}
+    dash_duo.wait_for_element(f"#{page.ids.RUNS}", timeout=TIMEOUT)
+    labels = {o["value"]: o["label"] for o in page.table.run_options(ResultCache(tmp_path / "results").listing())}
     by_policy = {e["policy"]: e["hash"] for e in ResultCache(tmp_path / "results").listing()}
     for policy in ("fcfs", "easy"):
-        dash_duo.select_dcc_dropdown(f"#{page.RUNS}", value=labels[by_policy[policy]])
+        dash_duo.select_dcc_dropdown(f"#{page.ids.RUNS}", value=labels[by_policy[policy]])
         ActionChains(dash_duo.driver).send_keys(Keys.ESCAPE).perform()   # close the multi-select menu
         dash_duo.find_element("h2").click()
-    dash_duo.wait_for_contains_text(f"#{page.TABLE}", "Δ% #2 easy", timeout=TIMEOUT)
-    assert "#1 fcfs: batch · fcfs · BASIC · hpc2n-excerpt.swf" in dash_duo.find_element(f"#{page.MESSAGE}").text
-    table = dash_duo.find_element(f"#{page.TABLE}").text
+    dash_duo.wait_for_contains_text(f"#{page.ids.TABLE}", "Δ% #2 easy", timeout=TIMEOUT)
+    assert "#1 fcfs: batch · fcfs · BASIC · hpc2n-excerpt.swf" in dash_duo.find_element(f"#{page.ids.MESSAGE}").text
+    table = dash_duo.find_element(f"#{page.ids.TABLE}").text
     assert "mean_wait_s" in table and "mean_slowdown" in table
-    dash_duo.wait_for_element(f"#{page.OVERLAY} .scatterlayer .trace:nth-child(2)", timeout=TIMEOUT)
+    dash_duo.wait_for_element(f"#{page.ids.OVERLAY} .scatterlayer .trace:nth-child(2)", timeout=TIMEOUT)
     dash_duo.driver.set_window_size(1500, 1400)
     save_screenshot(dash_duo.driver, "screenshot-compare.png")
     assert dash_duo.get_logs() == []

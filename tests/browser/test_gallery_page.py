@@ -3,8 +3,8 @@
 import pytest
 
 from app import create_app
-from components import gallery_page as page
-from components.gallery import CARDS
+from components.pages import gallery as page
+from components.pages.gallery.cards import CARDS
 from screenshots import save_screenshot
 from tests.test_app_gallery import KNOWN_DISAGREEMENTS
 
@@ -15,9 +15,9 @@ TIMEOUT = 120
 def test_run_all_fills_every_card_without_an_error(dash_duo, tmp_path):
     dash_duo.start_server(create_app(tmp_path))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/gallery")
-    dash_duo.wait_for_element(f"#{page.RUN_ALL}", timeout=TIMEOUT).click()
+    dash_duo.wait_for_element(f"#{page.ids.RUN_ALL}", timeout=TIMEOUT).click()
     for card in CARDS:
-        status = f'[id=\'{{"card":"{card.key}","type":"{page.STATUS}"}}\']'
+        status = f'[id=\'{{"card":"{card.key}","type":"{page.ids.STATUS}"}}\']'
         dash_duo.wait_for_contains_text(status, "agree with the paper", timeout=TIMEOUT)
         text = dash_duo.find_element(status).text
         agreeing, total = text.split(" agree")[0].split(" of ")

@@ -12,7 +12,7 @@ import psutil
 import pytest
 
 from app import create_app
-from components import scenario_page as page
+from components.pages import scenario as page
 from components.services.jobs import JOB_LOST
 from components.services.runs import ResultCache
 from components.services.workspace import ScenarioStore, permalink
@@ -55,7 +55,7 @@ def _open(dash_duo, tmp_path, monkeypatch):
     scenario_hash = ScenarioStore(data / "scenarios").save(LONG_RUN, "long run")["hash"]
     dash_duo.start_server(create_app(data))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}{permalink(scenario_hash)}")
-    dash_duo.wait_for_contains_text(f"#{page.STATUS}", "Not run yet", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.STATUS}", "Not run yet", timeout=TIMEOUT)
     return data, scenario_hash
 
 
@@ -68,35 +68,35 @@ def _wait_enabled(dash_duo, selector, timeout=TIMEOUT):
 
 def test_a_killed_job_shows_the_failed_state_and_a_retry_finishes(dash_duo, tmp_path, monkeypatch):
     data, scenario_hash = _open(dash_duo, tmp_path, monkeypatch)
-    dash_duo.find_element(f"#{page.RUN}").click()
+    dash_duo.find_element(f"#{page.ids.RUN}").click()
     job = wait_for_job()
     time.sleep(1.5)                                           # well into the simulation
-    assert not dash_duo.find_element(f"#{page.RUN}").is_enabled()
+    assert not dash_duo.find_element(f"#{page.ids.RUN}").is_enabled()
     job.send_signal(signal.SIGKILL)
 
-    dash_duo.wait_for_contains_text(f"#{page.STATUS}", JOB_LOST, timeout=TIMEOUT)
-    _wait_enabled(dash_duo, f"#{page.RUN}")
-    assert not dash_duo.find_element(f"#{page.CANCEL}").is_enabled()
+    dash_duo.wait_for_contains_text(f"#{page.ids.STATUS}", JOB_LOST, timeout=TIMEOUT)
+    _wait_enabled(dash_duo, f"#{page.ids.RUN}")
+    assert not dash_duo.find_element(f"#{page.ids.CANCEL}").is_enabled()
     assert ResultCache(data / "results").get(scenario_hash) is None, "the job was meant to die before finishing"
 
-    dash_duo.find_element(f"#{page.RUN}").click()
-    dash_duo.wait_for_contains_text(f"#{page.STATUS}", "Result from the cache", timeout=TIMEOUT)
-    dash_duo.wait_for_contains_text(f"#{page.SUMMARY}", "mean_slowdown", timeout=TIMEOUT)
-    assert JOB_LOST not in dash_duo.find_element(f"#{page.STATUS}").text
+    dash_duo.find_element(f"#{page.ids.RUN}").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.STATUS}", "Result from the cache", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.SUMMARY}", "mean_slowdown", timeout=TIMEOUT)
+    assert JOB_LOST not in dash_duo.find_element(f"#{page.ids.STATUS}").text
     assert ResultCache(data / "results").get(scenario_hash) is not None
     assert dash_duo.get_logs() == []
 
 
 def test_a_cancelled_run_is_not_reported_as_failed(dash_duo, tmp_path, monkeypatch):
     data, scenario_hash = _open(dash_duo, tmp_path, monkeypatch)
-    dash_duo.find_element(f"#{page.RUN}").click()
+    dash_duo.find_element(f"#{page.ids.RUN}").click()
     job = wait_for_job()
-    _wait_enabled(dash_duo, f"#{page.CANCEL}")
-    dash_duo.find_element(f"#{page.CANCEL}").click()
+    _wait_enabled(dash_duo, f"#{page.ids.CANCEL}")
+    dash_duo.find_element(f"#{page.ids.CANCEL}").click()
     job.wait(30)                                              # stopped by the manager
-    _wait_enabled(dash_duo, f"#{page.RUN}")                   # the page's run has ended
+    _wait_enabled(dash_duo, f"#{page.ids.RUN}")                   # the page's run has ended
     time.sleep(2)                                             # and stays without a failure message
-    assert JOB_LOST not in dash_duo.find_element(f"#{page.STATUS}").text
-    assert "Not run yet" in dash_duo.find_element(f"#{page.STATUS}").text
+    assert JOB_LOST not in dash_duo.find_element(f"#{page.ids.STATUS}").text
+    assert "Not run yet" in dash_duo.find_element(f"#{page.ids.STATUS}").text
     assert ResultCache(data / "results").get(scenario_hash) is None
     assert dash_duo.get_logs() == []

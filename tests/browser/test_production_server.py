@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from components import batch_page, fairshare_page
+from components.pages import batch as batch_page
+from components.pages import fairshare as fairshare_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.system]   # gunicorn with two workers
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,19 +63,19 @@ def test_two_worker_processes_serve_one_browser(dash_br, production_server, tmp_
     url, log = production_server
     dash_br.server_url = url
     dash_br.driver.get(url + "/fairshare")
-    dash_br.wait_for_element(f"#{fairshare_page.PRESET}", timeout=TIMEOUT)
-    dash_br.find_element(f"#{fairshare_page.PRESET}").click()
-    dash_br.find_element(f"#{fairshare_page.RUN}").click()
-    dash_br.wait_for_contains_text(f"#{fairshare_page.RUN_MSG}", "4 run(s): 4 simulated", timeout=TIMEOUT)
-    dash_br.wait_for_contains_text(f"#{fairshare_page.PAPER}", "n31", timeout=TIMEOUT)
+    dash_br.wait_for_element(f"#{fairshare_page.ids.PRESET}", timeout=TIMEOUT)
+    dash_br.find_element(f"#{fairshare_page.ids.PRESET}").click()
+    dash_br.find_element(f"#{fairshare_page.ids.PANEL.run}").click()
+    dash_br.wait_for_contains_text(f"#{fairshare_page.ids.PANEL.message}", "4 run(s): 4 simulated", timeout=TIMEOUT)
+    dash_br.wait_for_contains_text(f"#{fairshare_page.ids.PAPER}", "n31", timeout=TIMEOUT)
     # An upload is stored by one worker and read by whichever answers next.
     dash_br.driver.get(url + "/batch")
-    dash_br.wait_for_contains_text(f"#{batch_page.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
+    dash_br.wait_for_contains_text(f"#{batch_page.ids.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
     trace = tmp_path / "mine.swf"
     trace.write_text("; MaxProcs: 64\n" + "".join(
         f"{i} {10 * i} -1 100 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n" for i in range(1, 41)))
-    dash_br.find_element(f"#{batch_page.TRACE_UPLOAD} input[type=file]").send_keys(str(trace))
-    dash_br.wait_for_contains_text(f"#{batch_page.HARDWARE}", "1 cluster, 64 CPUs", timeout=TIMEOUT)
+    dash_br.find_element(f"#{batch_page.ids.TRACE_UPLOAD} input[type=file]").send_keys(str(trace))
+    dash_br.wait_for_contains_text(f"#{batch_page.ids.HARDWARE}", "1 cluster, 64 CPUs", timeout=TIMEOUT)
     callbacks = [line.split()[0] for line in log.read_text().splitlines() if "_dash-update-component" in line]
     assert len(set(callbacks)) == 2, f"callbacks answered by workers {sorted(set(callbacks))}"
     assert not [line for line in log.read_text().splitlines() if re.search(r" 5\d\d$", line)]

@@ -3,8 +3,10 @@
 import pytest
 from selenium.webdriver.support.ui import WebDriverWait
 
-from app import create_app
-from components import fairshare_page, home_page, shell
+from app import PAGES, create_app
+from components import shell
+from components.pages import fairshare as fairshare_page
+from components.pages import home
 from screenshots import save_screenshot
 
 pytestmark = pytest.mark.browser
@@ -20,14 +22,14 @@ def test_landing_page_titles_and_the_current_page(dash_duo, tmp_path):
     dash_duo.start_server(create_app(tmp_path))
     dash_duo.wait_for_contains_text(".home-page", "What would change", timeout=TIMEOUT)
     cards = dash_duo.find_elements(".home-card")
-    assert len(cards) == len(home_page.CARDS)
+    assert len(cards) == len(home.layout.CARDS)
     dash_duo.driver.set_window_size(1024, 768)
     save_screenshot(dash_duo.driver, "screenshot-home.png")
-    assert dash_duo.driver.title == shell.page_title("/")
+    assert dash_duo.driver.title == shell.page_title(PAGES, "/")
     assert _current(dash_duo) == []
     # A card opens its page: the title and the nav follow, without a page reload.
     dash_duo.find_element(".home-card a[href='/fairshare']").click()
-    dash_duo.wait_for_element(f"#{fairshare_page.PRESET}", timeout=TIMEOUT)
+    dash_duo.wait_for_element(f"#{fairshare_page.ids.PRESET}", timeout=TIMEOUT)
     WebDriverWait(dash_duo.driver, TIMEOUT).until(lambda d: d.title == "Fair sharing · schedscope", "title never changed")
     assert _current(dash_duo) == ["Fair sharing"]
     dash_duo.find_element(".app-header nav a[href='/batch']").click()

@@ -16,7 +16,7 @@ from flask import request
 from selenium.webdriver.common.keys import Keys
 
 from app import create_app
-from components import batch_page as page
+from components.pages import batch as page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]   # a 200,000-job trace
 TIMEOUT = 240
@@ -49,7 +49,7 @@ def _wait_until(dash_duo, script: str, timeout: float = TIMEOUT) -> None:
 def _open(dash_duo, app):
     dash_duo.start_server(app)
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/batch")
-    dash_duo.wait_for_element(f"#{page.TRACE_UPLOAD} input[type=file]", timeout=TIMEOUT)
+    dash_duo.wait_for_element(f"#{page.ids.TRACE_UPLOAD} input[type=file]", timeout=TIMEOUT)
 
 
 def _upload(dash_duo, component_id, path):
@@ -58,29 +58,29 @@ def _upload(dash_duo, component_id, path):
 
 def test_an_uploaded_trace_runs_on_its_header_machine_unless_clusters_were_chosen(dash_duo, tmp_path):
     _open(dash_duo, create_app(tmp_path / "data"))
-    dash_duo.wait_for_contains_text(f"#{page.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
-    assert "806 CPUs, from metacentrum-2009.machines" in dash_duo.find_element(f"#{page.HARDWARE}").text
-    _upload(dash_duo, page.TRACE_UPLOAD, write_swf(tmp_path / "site.swf", 400, 512, 64))
-    dash_duo.wait_for_contains_text(f"#{page.HARDWARE}", "from the trace header of site.swf", timeout=TIMEOUT)
-    assert "1 cluster, 512 CPUs" in dash_duo.find_element(f"#{page.HARDWARE}").text
-    dash_duo.wait_for_contains_text(f"#{page.CLUSTERS}", "64", timeout=TIMEOUT)
-    assert len(dash_duo.find_elements(f"#{page.CLUSTERS} tbody tr")) == 2     # header row + the one cluster
+    dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
+    assert "806 CPUs, from metacentrum-2009.machines" in dash_duo.find_element(f"#{page.ids.HARDWARE}").text
+    _upload(dash_duo, page.ids.TRACE_UPLOAD, write_swf(tmp_path / "site.swf", 400, 512, 64))
+    dash_duo.wait_for_contains_text(f"#{page.ids.HARDWARE}", "from the trace header of site.swf", timeout=TIMEOUT)
+    assert "1 cluster, 512 CPUs" in dash_duo.find_element(f"#{page.ids.HARDWARE}").text
+    dash_duo.wait_for_contains_text(f"#{page.ids.CLUSTERS}", "64", timeout=TIMEOUT)
+    assert len(dash_duo.find_elements(f"#{page.ids.CLUSTERS} tbody tr")) == 2     # header row + the one cluster
     # Runs record the hardware.
-    for box in dash_duo.find_elements(f"#{page.POLICIES} input:checked"):
+    for box in dash_duo.find_elements(f"#{page.ids.POLICIES} input:checked"):
         box.click()
-    dash_duo.find_elements(f"#{page.POLICIES} input")[0].click()             # FCFS only
-    for box in dash_duo.find_elements(f"#{page.SCENARIOS} input:checked")[1:]:
+    dash_duo.find_elements(f"#{page.ids.POLICIES} input")[0].click()             # FCFS only
+    for box in dash_duo.find_elements(f"#{page.ids.SCENARIOS} input:checked")[1:]:
         box.click()                                                          # BASIC only
-    dash_duo.find_element(f"#{page.RUN}").click()
-    dash_duo.wait_for_contains_text(f"#{page.SUMMARY}", "1 cluster, 512 CPUs (the trace header of site.swf)",
+    dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.summary}", "1 cluster, 512 CPUs (the trace header of site.swf)",
                                     timeout=TIMEOUT)
     # An explicit choice of clusters is kept for the next upload, and the page says how they differ.
-    dash_duo.select_dcc_dropdown(f"#{page.CLUSTER_CHOICE}", "metacentrum-2009.machines")
-    dash_duo.wait_for_contains_text(f"#{page.HARDWARE}", "from metacentrum-2009.machines", timeout=TIMEOUT)
-    _upload(dash_duo, page.TRACE_UPLOAD, write_swf(tmp_path / "other.swf", 300, 4096, 512, seed=3, largest_job=256))
-    dash_duo.wait_for_contains_text(f"#{page.TRACE_INFO}", "other.swf", timeout=TIMEOUT)
-    dash_duo.wait_for_contains_text(f"#{page.HARDWARE}", "The trace header describes 4,096 CPUs", timeout=TIMEOUT)
-    text = dash_duo.find_element(f"#{page.HARDWARE}").text
+    dash_duo.select_dcc_dropdown(f"#{page.ids.CLUSTER_CHOICE}", "metacentrum-2009.machines")
+    dash_duo.wait_for_contains_text(f"#{page.ids.HARDWARE}", "from metacentrum-2009.machines", timeout=TIMEOUT)
+    _upload(dash_duo, page.ids.TRACE_UPLOAD, write_swf(tmp_path / "other.swf", 300, 4096, 512, seed=3, largest_job=256))
+    dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_INFO}", "other.swf", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.HARDWARE}", "The trace header describes 4,096 CPUs", timeout=TIMEOUT)
+    text = dash_duo.find_element(f"#{page.ids.HARDWARE}").text
     assert "14 clusters, 806 CPUs, from metacentrum-2009.machines" in text
     assert "ask for more CPUs than the largest cluster has (152): they will be cancelled" in text
     dash_duo.driver.save_screenshot(str(tmp_path / "hardware.png"))
@@ -89,11 +89,11 @@ def test_an_uploaded_trace_runs_on_its_header_machine_unless_clusters_were_chose
 
 def test_an_upload_right_after_the_page_opens_is_not_overwritten(dash_duo, tmp_path):
     _open(dash_duo, create_app(tmp_path / "data"))
-    _upload(dash_duo, page.TRACE_UPLOAD, write_swf(tmp_path / "early.swf", 200, 256, 32))
-    dash_duo.wait_for_contains_text(f"#{page.TRACE_INFO}", "early.swf", timeout=TIMEOUT)
+    _upload(dash_duo, page.ids.TRACE_UPLOAD, write_swf(tmp_path / "early.swf", 200, 256, 32))
+    dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_INFO}", "early.swf", timeout=TIMEOUT)
     time.sleep(3)   # every callback the page load started has answered by now
-    assert "early.swf" in dash_duo.find_element(f"#{page.TRACE_INFO}").text
-    assert "from the trace header of early.swf" in dash_duo.find_element(f"#{page.HARDWARE}").text
+    assert "early.swf" in dash_duo.find_element(f"#{page.ids.TRACE_INFO}").text
+    assert "from the trace header of early.swf" in dash_duo.find_element(f"#{page.ids.HARDWARE}").text
     assert dash_duo.get_logs() == []
 
 
@@ -108,29 +108,29 @@ def test_a_200000_job_run_stays_within_the_payload_budget_and_zooming_shows_each
         return response
 
     _open(dash_duo, app)
-    dash_duo.wait_for_contains_text(f"#{page.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
-    for box in dash_duo.find_elements(f"#{page.POLICIES} input"):
+    dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
+    for box in dash_duo.find_elements(f"#{page.ids.POLICIES} input"):
         if box.is_selected() != (box.get_attribute("value") == "easy"):
             box.click()
-    for box in dash_duo.find_elements(f"#{page.SCENARIOS} input:checked")[1:]:
+    for box in dash_duo.find_elements(f"#{page.ids.SCENARIOS} input:checked")[1:]:
         box.click()
-    field = dash_duo.find_element(f"#{page.MAX_JOBS}")
+    field = dash_duo.find_element(f"#{page.ids.MAX_JOBS}")
     field.send_keys(Keys.CONTROL, "a")
     field.send_keys(Keys.BACKSPACE)
-    _upload(dash_duo, page.TRACE_UPLOAD, write_swf(tmp_path / "big.swf.gz", 200_000, 2048, 256))
-    dash_duo.wait_for_contains_text(f"#{page.TRACE_INFO}", "200,000", timeout=TIMEOUT)
-    dash_duo.find_element(f"#{page.RUN}").click()
-    dash_duo.wait_for_contains_text(f"#{page.RUN_MSG}", "1 run(s)", timeout=TIMEOUT)
-    gantt = f"document.querySelector('#{page.GANTT} .js-plotly-plot')"
+    _upload(dash_duo, page.ids.TRACE_UPLOAD, write_swf(tmp_path / "big.swf.gz", 200_000, 2048, 256))
+    dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_INFO}", "200,000", timeout=TIMEOUT)
+    dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.message}", "1 run(s)", timeout=TIMEOUT)
+    gantt = f"document.querySelector('#{page.ids.GANTT} .js-plotly-plot')"
     _wait_until(dash_duo, f"({gantt} || {{}}).data?.length > 0")
     assert dash_duo.driver.execute_script(f"return {gantt}.data[0].type") == "heatmap"
     # Zoom to two hours: the Gantt draws each job of the window.
-    dash_duo.wait_for_contains_text(f"#{page.WINDOW_MSG}", "whole run", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.WINDOW_MSG}", "whole run", timeout=TIMEOUT)
     time.sleep(1)   # the charts' last redraw has settled
     dash_duo.driver.execute_script(
-        f"Plotly.relayout(document.querySelector('#{page.QUEUE} .js-plotly-plot'), "
+        f"Plotly.relayout(document.querySelector('#{page.ids.QUEUE} .js-plotly-plot'), "
         "{'xaxis.range[0]': 500, 'xaxis.range[1]': 502});")
-    dash_duo.wait_for_contains_text(f"#{page.WINDOW_MSG}", "window 500.0–502.0 h", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.WINDOW_MSG}", "window 500.0–502.0 h", timeout=TIMEOUT)
     _wait_until(dash_duo, f"{gantt}.data.some(t => t.type === 'bar' && t.name === 'finished')")
     largest = max(size for size, _ in responses)
     assert largest <= BUDGET_BYTES, f"largest response {largest / 2**20:.1f} MB"

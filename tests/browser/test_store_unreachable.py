@@ -8,11 +8,11 @@ import time
 import pytest
 
 from app import create_app
-from components import batch_page
-from components import scenario_page as page
+from components.pages import batch as batch_page
+from components.pages import scenario as page
 from components.services.workspace import ScenarioStore, permalink
-from test_load import load_scenario
-from test_runs_redis import free_port
+from tests.support.dash_client import load_scenario
+from tests.support.processes import free_port
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 60
@@ -26,16 +26,16 @@ def test_an_unreachable_redis_is_named_on_the_page_and_pages_keep_loading(dash_d
     scenario_hash = ScenarioStore(data / "scenarios").save(load_scenario(1), "quick")["hash"]
     dash_duo.start_server(create_app(data))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}{permalink(scenario_hash)}")
-    dash_duo.wait_for_contains_text(f"#{page.STATUS}", sentence, timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.STATUS}", sentence, timeout=TIMEOUT)
 
-    dash_duo.find_element(f"#{page.RUN}").click()   # the run callback answers with the same sentence (no 500)
-    dash_duo.wait_for_contains_text(f"#{page.STATUS}", sentence, timeout=TIMEOUT)
+    dash_duo.find_element(f"#{page.ids.RUN}").click()   # the run callback answers with the same sentence (no 500)
+    dash_duo.wait_for_contains_text(f"#{page.ids.STATUS}", sentence, timeout=TIMEOUT)
     deadline = time.monotonic() + TIMEOUT
-    while not dash_duo.find_element(f"#{page.RUN}").is_enabled():   # the run has ended: Run is offered again
+    while not dash_duo.find_element(f"#{page.ids.RUN}").is_enabled():   # the run has ended: Run is offered again
         assert time.monotonic() < deadline, "Run stayed disabled"
         time.sleep(0.1)
 
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/batch")
-    dash_duo.wait_for_contains_text(f"#{batch_page.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{batch_page.ids.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
     logs = dash_duo.get_logs()
     assert logs == [], "\n".join(entry["message"][:600] for entry in logs)

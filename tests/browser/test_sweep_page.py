@@ -7,7 +7,7 @@ import pytest
 from selenium.webdriver.common.keys import Keys
 
 from app import create_app
-from components import sweep_page as page
+from components.pages import sweeps as page
 from downloads import downloaded
 from screenshots import save_screenshot
 
@@ -17,7 +17,7 @@ KIND = "libra-intervals"
 
 
 def _param(dash_duo, name):
-    component_id = json.dumps({"kind": KIND, "name": name, "type": page.PARAM}, separators=(",", ":"))
+    component_id = json.dumps({"kind": KIND, "name": name, "type": page.ids.PARAM}, separators=(",", ":"))
     return dash_duo.find_element(f"[id='{component_id}']")
 
 
@@ -29,40 +29,40 @@ def _type(dash_duo, name, value):
 
 def _plot_traces(dash_duo) -> list[str]:
     return dash_duo.driver.execute_script(
-        f"const g = document.querySelector('#{page.GRAPH} .js-plotly-plot');"
+        f"const g = document.querySelector('#{page.ids.GRAPH} .js-plotly-plot');"
         "return g && g.data ? g.data.map(t => t.name || '') : [];")
 
 
 def test_small_libra_sweep_runs_with_progress_table_plot_and_csv(dash_duo, tmp_path):
     dash_duo.start_server(create_app(tmp_path))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/sweeps")
-    dash_duo.wait_for_contains_text(f"#{page.POINTS}", "16 points", timeout=TIMEOUT)   # elastic-fig6 first
-    dash_duo.find_element(f"#{page.KIND} input[value='{KIND}']").click()
-    dash_duo.wait_for_contains_text(f"#{page.POINTS}", "40 points", timeout=TIMEOUT)
-    assert "arrive more or less often" in dash_duo.find_element(f"#{page.KIND_HINT}").text
+    dash_duo.wait_for_contains_text(f"#{page.ids.POINTS}", "16 points", timeout=TIMEOUT)   # elastic-fig6 first
+    dash_duo.find_element(f"#{page.ids.KIND} input[value='{KIND}']").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.POINTS}", "40 points", timeout=TIMEOUT)
+    assert "arrive more or less often" in dash_duo.find_element(f"#{page.ids.KIND_HINT}").text
 
     # A bad value is named by its label before anything runs.
     _type(dash_duo, "intervals", "0.02, soon")
-    dash_duo.wait_for_contains_text(f"#{page.POINTS}", "Mean arrival intervals (s): 'soon' is not a number",
+    dash_duo.wait_for_contains_text(f"#{page.ids.POINTS}", "Mean arrival intervals (s): 'soon' is not a number",
                                     timeout=TIMEOUT)
     _type(dash_duo, "intervals", "0.02, 0.1, 1")
     for name, value in (("width", 32), ("machines", 128), ("applications", 20)):
         _type(dash_duo, name, value)
-    dash_duo.wait_for_contains_text(f"#{page.POINTS}", "24 points: 4 scheme(s) × 3 interval(s) × 2 seed(s)",
+    dash_duo.wait_for_contains_text(f"#{page.ids.POINTS}", "24 points: 4 scheme(s) × 3 interval(s) × 2 seed(s)",
                                     timeout=TIMEOUT)
 
-    dash_duo.find_element(f"#{page.RUN}").click()
-    dash_duo.wait_for_contains_text(f"#{page.RUN_MSG}", "24 runs in", timeout=TIMEOUT)
-    assert "local processes" in dash_duo.find_element(f"#{page.RUN_MSG}").text
-    dash_duo.wait_for_text_to_equal(f"#{page.PROGRESS_TEXT}", "24 / 24 runs done", timeout=TIMEOUT)
-    progress = dash_duo.find_element(f"#{page.PROGRESS}")
+    dash_duo.find_element(f"#{page.ids.RUN}").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.RUN_MSG}", "24 runs in", timeout=TIMEOUT)
+    assert "local processes" in dash_duo.find_element(f"#{page.ids.RUN_MSG}").text
+    dash_duo.wait_for_text_to_equal(f"#{page.ids.PROGRESS_TEXT}", "24 / 24 runs done", timeout=TIMEOUT)
+    progress = dash_duo.find_element(f"#{page.ids.PROGRESS}")
     assert progress.get_attribute("value") == progress.get_attribute("max") == "24"
 
-    dash_duo.wait_for_contains_text(f"#{page.SUMMARY}", "libra", timeout=TIMEOUT)
-    rows = dash_duo.find_elements(f"#{page.SUMMARY} tbody tr")
+    dash_duo.wait_for_contains_text(f"#{page.ids.SUMMARY}", "libra", timeout=TIMEOUT)
+    rows = dash_duo.find_elements(f"#{page.ids.SUMMARY} tbody tr")
     assert len(rows) == 1 + 4 * 3   # header row + one row per scheme and interval
-    assert "±" in dash_duo.find_element(f"#{page.SUMMARY}").text
-    dash_duo.wait_for_text_to_equal(f"#{page.HEADING}", "Libra over arrival intervals: 24 points", timeout=TIMEOUT)
+    assert "±" in dash_duo.find_element(f"#{page.ids.SUMMARY}").text
+    dash_duo.wait_for_text_to_equal(f"#{page.ids.HEADING}", "Libra over arrival intervals: 24 points", timeout=TIMEOUT)
     deadline = time.monotonic() + TIMEOUT
     while not {"baseline", "drf", "hug", "libra"} <= set(_plot_traces(dash_duo)) and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -72,14 +72,14 @@ def test_small_libra_sweep_runs_with_progress_table_plot_and_csv(dash_duo, tmp_p
     dash_duo.driver.execute_script("window.scrollTo(0, 0)")
     save_screenshot(dash_duo.driver, "screenshot-sweeps.png")
 
-    dash_duo.find_element(f'[id=\'{{"table":"points","type":"{page.EXPORT_BUTTONS}"}}\']').click()
+    dash_duo.find_element(f'[id=\'{{"table":"points","type":"{page.ids.EXPORT_BUTTONS}"}}\']').click()
     lines = downloaded(dash_duo, f"{KIND}-sweep.csv").read_text().splitlines()
     assert lines[0] == "point,scheme,interval_s,seed,mean_isolation,mean_duration_s,link_utilisation,mean_wait_s"
     assert len(lines) == 25 and lines[1].startswith("0,baseline,0.02,0,")
 
     # The same sweep again comes from the cache at once.
-    dash_duo.find_element(f"#{page.RUN}").click()
-    dash_duo.wait_for_contains_text(f"#{page.RUN_MSG}", "24 runs from cache", timeout=TIMEOUT)
+    dash_duo.find_element(f"#{page.ids.RUN}").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.RUN_MSG}", "24 runs from cache", timeout=TIMEOUT)
     assert dash_duo.get_logs() == []
 
 
@@ -87,22 +87,22 @@ def test_cancel_stops_the_sweep_and_its_processes(dash_duo, tmp_path):
     psutil = pytest.importorskip("psutil")
     dash_duo.start_server(create_app(tmp_path))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/sweeps")
-    dash_duo.wait_for_contains_text(f"#{page.POINTS}", "16 points", timeout=TIMEOUT)   # the reduced Fig. 6 sweep
-    dash_duo.find_element(f"#{page.RUN}").click()
-    dash_duo.wait_for_contains_text(f"#{page.PROGRESS_TEXT}", "/ 16 runs", timeout=TIMEOUT)
-    assert dash_duo.find_element(f"#{page.RUN}").get_attribute("disabled") == "true"
+    dash_duo.wait_for_contains_text(f"#{page.ids.POINTS}", "16 points", timeout=TIMEOUT)   # the reduced Fig. 6 sweep
+    dash_duo.find_element(f"#{page.ids.RUN}").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.PROGRESS_TEXT}", "/ 16 runs", timeout=TIMEOUT)
+    assert dash_duo.find_element(f"#{page.ids.RUN}").get_attribute("disabled") == "true"
 
     def simulations():
         return [p for p in psutil.Process().children(recursive=True) if p.name().startswith("python")]
 
     assert len(simulations()) >= 3   # the background job and its two pool workers
-    dash_duo.find_element(f"#{page.CANCEL}").click()
-    dash_duo.wait_for_element(f"#{page.RUN}:not([disabled])", timeout=TIMEOUT)
+    dash_duo.find_element(f"#{page.ids.CANCEL}").click()
+    dash_duo.wait_for_element(f"#{page.ids.RUN}:not([disabled])", timeout=TIMEOUT)
 
     deadline = time.monotonic() + 15
     while simulations() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert simulations() == []
-    assert dash_duo.find_element(f"#{page.RUN_MSG}").text == ""
-    assert "16 / 16" not in dash_duo.find_element(f"#{page.PROGRESS_TEXT}").text
+    assert dash_duo.find_element(f"#{page.ids.RUN_MSG}").text == ""
+    assert "16 / 16" not in dash_duo.find_element(f"#{page.ids.PROGRESS_TEXT}").text
     assert list((tmp_path / "sweeps").glob("*.json")) == []

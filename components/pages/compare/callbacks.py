@@ -1,0 +1,73 @@
+"""The Compare page's callbacks: module-level functions, the results cache passed in (see :func:`register`)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from functools import partial
+
+from dash import Input, Output, State, ctx, dcc, html, no_update
+
+from ...figures.compare import overlay_figure
+from ...services.csv_export import send_csv
+from ...services.report import html_report
+from . import ids, table
+
+
+def run_choices(results, _, __):
+    return table.run_options(results.listing())
+
+
+def compared(results, hashes, metric):
+    """The summary table with its highlighted differences, the metric choices, and the chosen runs' full labels."""
+    runs, full = table.loaded(results, hashes)
+    missing = len(hashes or []) - len(runs)
+    note = [html.Div(label) for label in full]
+    if missing:
+        note.append(html.Div(f"{missing} chosen run(s) are no longer in the cache.", className="error"))
+    frame, deltas = table.comparison_table(runs)
+    frame = frame.round(6)
+    metrics = table.metric_options(runs)
+    return (frame.to_dict("records"), [{"name": c, "id": c} for c in frame.columns], table.delta_styles(deltas),
+            metrics, metric if metric in metrics else (metrics[0] if metrics else None), note)
+
+
+def entities(results, metric, hashes, entity):
+    options = table.entity_options(table.loaded(results, hashes)[0], metric)
+    values = [o["value"] for o in options]
+    return options, entity if entity in values else (values[0] if values else None)
+
+
+def overlay(results, entity, metric, hashes):
+    return overlay_figure(table.loaded(results, hashes)[0], metric, entity)
+
+
+def export(results, csv_clicks, report_clicks, hashes, metric, entity):
+    """``comparison.csv`` (the table) or ``comparison-report.html`` (table and overlay)."""
+    runs = table.loaded(results, hashes)[0]
+    if not runs:
+        return no_update
+    if ctx.triggered_id == ids.EXPORT_CSV:
+        frame, _ = table.comparison_table(runs)
+        return send_csv(frame, "comparison.csv")
+    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return dcc.send_string(html_report("Comparison", runs, [overlay_figure(runs, metric, entity)], generated),
+                           "comparison-report.html")
+
+
+def register(app, services) -> None:
+    """Wire the page to ``services.results`` (the ResultCache, whose index lists every finished run)."""
+    results = services.results
+    app.callback(Output(ids.RUNS, "options"), Input(ids.REFRESH, "n_clicks"),
+                 Input(ids.RUNS, "id"))(partial(run_choices, results))
+    app.callback(
+        Output(ids.TABLE, "data"), Output(ids.TABLE, "columns"), Output(ids.TABLE, "style_data_conditional"),
+        Output(ids.METRIC, "options"), Output(ids.METRIC, "value"), Output(ids.MESSAGE, "children"),
+        Input(ids.RUNS, "value"), State(ids.METRIC, "value"),
+    )(partial(compared, results))
+    app.callback(Output(ids.ENTITY, "options"), Output(ids.ENTITY, "value"), Input(ids.METRIC, "value"),
+                 State(ids.RUNS, "value"), State(ids.ENTITY, "value"))(partial(entities, results))
+    app.callback(Output(ids.OVERLAY, "figure"), Input(ids.ENTITY, "value"), State(ids.METRIC, "value"),
+                 State(ids.RUNS, "value"))(partial(overlay, results))
+    app.callback(Output(ids.DOWNLOAD, "data"), Input(ids.EXPORT_CSV, "n_clicks"), Input(ids.EXPORT_REPORT, "n_clicks"),
+                 State(ids.RUNS, "value"), State(ids.METRIC, "value"), State(ids.ENTITY, "value"),
+                 prevent_initial_call=True)(partial(export, results))

@@ -1,0 +1,12 @@
+"""The Compare page's component ids (``compare-<thing>-<widget>``)."""
+
+RUNS = "compare-runs-dropdown"
+REFRESH = "compare-refresh-button"
+METRIC = "compare-metric-dropdown"
+ENTITY = "compare-entity-dropdown"
+TABLE = "compare-summary-table"
+OVERLAY = "compare-overlay-graph"
+MESSAGE = "compare-message"
+EXPORT_CSV = "compare-export-csv-button"
+EXPORT_REPORT = "compare-export-report-button"
+DOWNLOAD = "compare-download"

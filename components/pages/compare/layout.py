@@ -1,0 +1,42 @@
+"""The Compare page's layout: the runs and their summary table, then the overlaid timelines."""
+
+from __future__ import annotations
+
+from dash import dash_table, dcc, html
+
+from ...widgets.fields import graph
+from . import ids
+
+
+def layout() -> html.Div:
+    return html.Div(
+        [
+            dcc.Download(id=ids.DOWNLOAD),
+            html.Div([html.H2("Compare"),
+                      html.P("Pick finished runs from any page: the first is the reference.")],
+                     className="page-head"),
+            html.Section(
+                [
+                    html.Div([dcc.Dropdown(id=ids.RUNS, multi=True, placeholder="finished runs, newest first",
+                                           persistence=True, className="wide"),
+                              html.Button("Refresh list", id=ids.REFRESH)], className="button-row"),
+                    html.Div(id=ids.MESSAGE, className="message"),
+                    dash_table.DataTable(id=ids.TABLE, data=[], columns=[], sort_action="native",
+                                         style_cell={"fontFamily": "inherit"}, style_table={"overflowX": "auto"}),
+                    html.Div([html.Button("comparison.csv", id=ids.EXPORT_CSV),
+                              html.Button("report.html", id=ids.EXPORT_REPORT)], className="button-row export"),
+                ],
+                className="panel",
+            ),
+            html.Section(
+                [
+                    html.Div([dcc.Dropdown(id=ids.METRIC, placeholder="timeline metric", className="narrow"),
+                              dcc.Dropdown(id=ids.ENTITY, placeholder="entity", className="narrow")],
+                             className="button-row"),
+                    graph(ids.OVERLAY),
+                ],
+                className="panel",
+            ),
+        ],
+        className="compare-page",
+    )

@@ -1,0 +1,6 @@
+"""The Gallery page's component ids (``gallery-<thing>-<widget>``)."""
+
+RUN = "gallery-run-button"          # pattern-matching type, keyed by card
+RUN_ALL = "gallery-run-all-button"
+TABLE = "gallery-table"             # pattern-matching type, keyed by card
+STATUS = "gallery-status"           # pattern-matching type, keyed by card

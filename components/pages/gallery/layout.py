@@ -1,0 +1,52 @@
+"""The Gallery page's layout: one card per paper result, each with its Run button and its table."""
+
+from __future__ import annotations
+
+from dash import dash_table, dcc, html
+
+from . import ids
+from .cards import CARDS, READING_DIFFERS
+
+AGREEMENT_STYLE = [
+    {"if": {"filter_query": '{agrees} = "yes"', "column_id": "agrees"}, "color": "#1a7f37", "fontWeight": 600},
+    {"if": {"filter_query": '{agrees} = "NO"', "column_id": "agrees"}, "color": "#b42318", "fontWeight": 700},
+    {"if": {"filter_query": f'{{agrees}} = "{READING_DIFFERS}"', "column_id": "agrees"}, "color": "#9a6700",
+     "fontWeight": 600},
+]
+
+
+def card_section(card) -> html.Section:
+    return html.Section(
+        [
+            html.Div([html.H3(card.title), html.Button("Run", id={"type": ids.RUN, "card": card.key},
+                                                       className="primary")], className="button-row"),
+            html.P(card.source, className="hint"),
+            *([html.P(dcc.Link(card.link[0], href=card.link[1], className="card-link"))] if card.link else []),
+            dcc.Loading(html.Div([
+                html.Div(id={"type": ids.STATUS, "card": card.key}, className="message"),
+                dash_table.DataTable(
+                    id={"type": ids.TABLE, "card": card.key}, data=[],
+                    columns=[{"name": c, "id": c} for c in ("quantity", "paper", "ours", "agrees")],
+                    # Long quantities (a named reading) wrap instead of pushing the numbers off the card.
+                    style_cell={"fontFamily": "inherit", "textAlign": "left", "whiteSpace": "normal",
+                                "height": "auto"},
+                    style_cell_conditional=[{"if": {"column_id": "quantity"}, "width": "55%"}],
+                    style_data_conditional=AGREEMENT_STYLE,
+                ),
+            ])),
+        ],
+        className="panel",
+    )
+
+
+def layout() -> html.Div:
+    return html.Div(
+        [
+            html.Div([html.H2("Gallery"),
+                      html.P("The papers' headline results, computed by our engines. Quantities on the paper side "
+                             "are quoted from the papers; ours are computed now (or read from the cache)."),
+                      html.Button("Run all", id=ids.RUN_ALL, className="preset")], className="page-head"),
+            *[card_section(card) for card in CARDS],
+        ],
+        className="gallery-page",
+    )

@@ -1,0 +1,152 @@
+"""The scenario page's callbacks: module-level functions, the results cache and scenario store passed in."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from functools import partial
+
+from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
+
+from sched_engine import ScenarioError
+from sched_engine.registry import REGISTRY
+
+from ...figures.compare import overlay_figure
+from ...services.progress import POLL_MS, throttled
+from ...services.report import html_report
+from ...services.workspace import permalink
+from ...widgets.fields import error
+from ...widgets.run_panel import background_run
+from ..compare import table as compare_table
+from . import content, ids
+
+
+def show(results, store, scenario_hash, _version):
+    """Everything the page shows of the scenario: title, facts, status, JSON, summary, chart and what-if choices."""
+    scenario = content.find_scenario(scenario_hash, store, results)
+    if scenario is None:
+        message = error(f"No saved scenario or cached run has the hash {scenario_hash}.")
+        return "Scenario not found", [], message, "", [], [], [], None, [], None, 0, ""
+    saved = store.get(scenario_hash)
+    result = results.get(scenario_hash)
+    if result is None:
+        status = html.Span("Not run yet on this server: Run computes it.", className="hint")
+        rows, metrics = [], []
+    else:
+        status = html.Span(f"Result from the cache (simulated in {result.wall_seconds:.2f} s).", className="ok")
+        rows, metrics = result.summary.to_dict("records"), compare_table.metric_options([("run", result)])
+    name = scenario.get("name") or f"{scenario['engine']} · {scenario['policy']}"
+    return (name, content.describe(scenario, scenario_hash, saved["name"] if saved else None), status,
+            json.dumps(scenario, indent=2, sort_keys=True), rows,
+            [{"name": c, "id": c} for c in ("metric", "value", "unit")] if rows else [],
+            metrics, metrics[0] if metrics else None, REGISTRY.options(scenario["engine"]), scenario["policy"],
+            scenario.get("seed", 0), saved["name"] if saved else name)
+
+
+def run(results, store, set_progress, scenario_hash, version):
+    """Run the scenario (unless cached); a new version makes :func:`show` draw the result."""
+    scenario = content.find_scenario(scenario_hash, store, results)
+    if scenario is None:
+        return no_update, no_update
+    try:
+        results.run(scenario, progress=throttled(set_progress).fraction)
+    except ScenarioError as exc:
+        return no_update, error(f"Not run: {exc}")
+    return (version or 0) + 1, no_update
+
+
+def entities(results, metric, scenario_hash):
+    result = results.get(scenario_hash)
+    options = compare_table.entity_options([("run", result)], metric) if result is not None else []
+    return options, options[0]["value"] if options else None
+
+
+def chart(results, entity, metric, scenario_hash):
+    result = results.get(scenario_hash)
+    runs = [(result.scenario.get("name") or "run", result)] if result is not None else []
+    return overlay_figure(runs, metric, entity)
+
+
+def save(results, store, _, name, scenario_hash):
+    scenario = content.find_scenario(scenario_hash, store, results)
+    try:
+        entry = store.save(scenario, name)
+    except ScenarioError as exc:
+        return error(f"Not saved: {exc}")
+    return html.Span(["Saved as ", html.B(entry["name"]), ": ", dcc.Link(permalink(entry["hash"]),
+                                                                        href=permalink(entry["hash"]))],
+                     className="ok")
+
+
+def what_if(results, store, policy, seed, scenario_hash):
+    """The scenario and its what-if side by side, metric by metric, with the what-if's permalink."""
+    scenario = content.find_scenario(scenario_hash, store, results)
+    try:
+        original, _ = results.run(scenario)
+        changed, cached = results.run(content.what_if(scenario, policy, seed))
+    except ScenarioError as exc:
+        return no_update, no_update, no_update, error(f"Not run: {exc}")
+    table, deltas = compare_table.comparison_table([("original", original), ("what-if", changed)])
+    table = table.round(6)
+    link = permalink(changed.scenario_hash)
+    message = html.Span([f"What-if {'from the cache' if cached else 'simulated'}: ", dcc.Link(link, href=link)],
+                        className="ok")
+    return (table.to_dict("records"), [{"name": c, "id": c} for c in table.columns],
+            compare_table.delta_styles(deltas), message)
+
+
+def export(results, store, clicks, scenario_hash):
+    """The scenario's JSON or its HTML report (the CSV frames are links to the download route)."""
+    if not any(clicks or []):
+        return no_update
+    name = ctx.triggered_id["file"]
+    scenario = content.find_scenario(scenario_hash, store, results)
+    if scenario is None:
+        return no_update
+    if name == "scenario.json":
+        return dcc.send_string(json.dumps(scenario, indent=2, sort_keys=True) + "\n", f"{scenario_hash[:12]}.json")
+    result = results.get(scenario_hash)
+    if result is None:
+        return no_update
+    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    label = scenario.get("name") or scenario["policy"]
+    return dcc.send_string(html_report(label, [(label, result)], [], generated), f"{scenario_hash[:12]}.html")
+
+
+def register(app, services) -> None:
+    """Wire the page to ``services.results`` (the ResultCache) and ``services.scenarios`` (the ScenarioStore)."""
+    results, store = services.results, services.scenarios
+    app.callback(
+        Output(ids.TITLE, "children"), Output(ids.META, "children"), Output(ids.STATUS, "children"),
+        Output(ids.JSON_VIEW, "children"), Output(ids.SUMMARY, "data"), Output(ids.SUMMARY, "columns"),
+        Output(ids.METRIC, "options"), Output(ids.METRIC, "value"), Output(ids.WHATIF_POLICY, "options"),
+        Output(ids.WHATIF_POLICY, "value"), Output(ids.WHATIF_SEED, "value"), Output(ids.SAVE_NAME, "value"),
+        Input(ids.HASH, "data"), Input(ids.VERSION, "data"),
+    )(partial(show, results, store))
+
+    @app.callback(Output(ids.VERSION, "data"), Output(ids.STATUS, "children", allow_duplicate=True),
+                  Input(ids.RUN, "n_clicks"), State(ids.HASH, "data"), State(ids.VERSION, "data"),
+                  **background_run(ids.RUN, ids.CANCEL, ids.PROGRESS))
+    def _run(set_progress, _, scenario_hash, version):   # a function of its own: Dash names a background job by its source
+        return run(results, store, set_progress, scenario_hash, version)
+
+    app.callback(Output(ids.ENTITY, "options"), Output(ids.ENTITY, "value"), Input(ids.METRIC, "value"),
+                 State(ids.HASH, "data"))(partial(entities, results))
+    app.callback(Output(ids.CHART, "figure"), Input(ids.ENTITY, "value"), State(ids.METRIC, "value"),
+                 State(ids.HASH, "data"))(partial(chart, results))
+    app.callback(Output(ids.SAVE_MSG, "children"), Input(ids.SAVE, "n_clicks"), State(ids.SAVE_NAME, "value"),
+                 State(ids.HASH, "data"), prevent_initial_call=True)(partial(save, results, store))
+
+    @app.callback(
+        Output(ids.WHATIF_TABLE, "data"), Output(ids.WHATIF_TABLE, "columns"),
+        Output(ids.WHATIF_TABLE, "style_data_conditional"), Output(ids.WHATIF_MSG, "children"),
+        Input(ids.WHATIF_RUN, "n_clicks"), State(ids.WHATIF_POLICY, "value"), State(ids.WHATIF_SEED, "value"),
+        State(ids.HASH, "data"),
+        background=True, interval=POLL_MS, running=[(Output(ids.WHATIF_RUN, "disabled"), True, False)],
+        prevent_initial_call=True,
+    )
+    def _what_if(_, policy, seed, scenario_hash):   # a function of its own: Dash names a background job by its source
+        return what_if(results, store, policy, seed, scenario_hash)
+
+    app.callback(Output(ids.DOWNLOAD, "data"), Input({"type": ids.EXPORT, "file": ALL}, "n_clicks"),
+                 State(ids.HASH, "data"), prevent_initial_call=True)(partial(export, results, store))

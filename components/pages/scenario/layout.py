@@ -1,0 +1,66 @@
+"""The scenario page's layout: facts, Run and downloads; save and what-if; summary and a timeline chart."""
+
+from __future__ import annotations
+
+from dash import dash_table, dcc, html
+
+from ...services.downloads import download_href
+from ...widgets.fields import graph
+from . import ids
+
+EXPORTS = ("scenario.json", "jobs.csv", "timeline.csv", "summary.csv", "report.html")
+
+
+def layout(scenario_hash: str) -> html.Div:
+    return html.Div(
+        [
+            dcc.Store(id=ids.HASH, data=scenario_hash),
+            dcc.Store(id=ids.VERSION, data=0),
+            dcc.Download(id=ids.DOWNLOAD),
+            html.Div([html.H2("Scenario", id=ids.TITLE)], className="page-head"),
+            html.Div(
+                [
+                    html.Section(
+                        [html.Div(id=ids.META), html.Div(id=ids.STATUS, className="message"),
+                         html.Div([html.Button("Run", id=ids.RUN, className="primary"),
+                                   html.Button("Cancel", id=ids.CANCEL, disabled=True)], className="button-row"),
+                         html.Progress(id=ids.PROGRESS, value="0", max="100"),
+                         html.Div([html.Button(name, id={"type": ids.EXPORT, "file": name}) for name in EXPORTS
+                                   if not name.endswith(".csv")]
+                                  # Frames are files from the download route, streamed: never a callback response.
+                                  + [html.A(name, href=download_href(scenario_hash, name.removesuffix(".csv"),
+                                                                     f"{scenario_hash[:12]}-{name}"),
+                                            download=f"{scenario_hash[:12]}-{name}", className="button")
+                                     for name in EXPORTS if name.endswith(".csv")],
+                                  className="button-row export")],
+                        className="panel",
+                    ),
+                    html.Section(
+                        [html.H3("Save"),
+                         html.Div([dcc.Input(id=ids.SAVE_NAME, type="text", placeholder="name"),
+                                   html.Button("Save", id=ids.SAVE)], className="button-row"),
+                         html.Div(id=ids.SAVE_MSG, className="message"),
+                         html.H3("What if"),
+                         html.Div([dcc.Dropdown(id=ids.WHATIF_POLICY, clearable=False, className="narrow"),
+                                   dcc.Input(id=ids.WHATIF_SEED, type="number", min=0, step=1, value=0),
+                                   html.Button("Run what-if", id=ids.WHATIF_RUN, className="primary")],
+                                  className="button-row"),
+                         html.Div(id=ids.WHATIF_MSG, className="message"),
+                         dash_table.DataTable(id=ids.WHATIF_TABLE, data=[], columns=[], style_cell={"fontFamily": "inherit"},
+                                              style_table={"overflowX": "auto"})],
+                        className="panel",
+                    ),
+                ],
+                className="two-graphs",
+            ),
+            html.Section(
+                [dash_table.DataTable(id=ids.SUMMARY, data=[], columns=[], style_cell={"fontFamily": "inherit"}),
+                 html.Div([dcc.Dropdown(id=ids.METRIC, placeholder="timeline metric", className="narrow"),
+                           dcc.Dropdown(id=ids.ENTITY, placeholder="entity", className="narrow")], className="button-row"),
+                 graph(ids.CHART)],
+                className="panel",
+            ),
+            html.Details([html.Summary("Scenario JSON"), html.Pre(id=ids.JSON_VIEW)], className="panel"),
+        ],
+        className="scenario-page",
+    )

@@ -1,0 +1,101 @@
+"""The Sweeps page's callbacks: module-level functions, the sweep store passed in (see :func:`register`)."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from dash import ALL, Input, Output, State, ctx, dcc, no_update
+
+from sched_engine import ScenarioError
+
+from ...figures import sweeps as figures
+from ...services.progress import POLL_MS
+from ...widgets.fields import error, ok
+from . import form, ids, results, store
+from .layout import shown
+
+PARAMS = {"type": ids.PARAM, "kind": ALL, "name": ALL}
+
+
+def kind_chosen(kind, boxes):
+    """Show the chosen kind's parameter box only, and say what the kind runs."""
+    return [shown(box["kind"] == kind) for box in boxes], form.DESCRIPTIONS.get(kind, "")
+
+
+def point_count(kind, values, param_ids):
+    text, fine = form.preview(kind, param_ids, values)
+    return ok(text) if fine else error(text)
+
+
+def run(sweeps, set_progress, clicks, kind, values, param_ids):
+    """Run the form's sweep (unless stored), reporting runs done / total; keeps the previous results on an error."""
+    def report(done, total):
+        set_progress((str(done), str(max(total, 1)), f"{done} / {total} runs"))
+
+    try:
+        key, message, _ = store.run_form(sweeps, kind, param_ids, values, report)
+    except ScenarioError as exc:
+        return no_update, error(f"Not run: {exc}. The previous results stay.")
+    return {"key": key, "run": clicks}, ok(message)
+
+
+def finished(sweeps, last):
+    """The progress bar of the last sweep: full when it is stored, empty otherwise."""
+    record = sweeps.get(last["key"]) if last and last.get("key") else None
+    if record is None:
+        return "0", "1", ""
+    runs = len(record["table"])
+    return str(runs), str(max(runs, 1)), f"{runs} / {runs} runs done"
+
+
+def metrics(sweeps, last, chosen):
+    """The plot's metric choices for the last sweep's kind, keeping the chosen one while offered."""
+    record = sweeps.get(last["key"]) if last and last.get("key") else None
+    options = figures.metric_options(record["spec"]["kind"]) if record else []
+    values = [o["value"] for o in options]
+    return options, chosen if chosen in values else (values[0] if values else None)
+
+
+def shown_results(sweeps, last, metric):
+    summary, points, figure, heading = results.results(sweeps, last, metric)
+    return summary, results.columns(summary), points, results.columns(points), figure, heading
+
+
+def export(sweeps, clicks, last):
+    exported = results.export_csv(sweeps, last, ctx.triggered_id["table"]) if any(clicks or []) else None
+    if exported is None:
+        return no_update
+    name, text = exported
+    return dcc.send_string(text, name)
+
+
+def register(app, services) -> None:
+    """Wire the page to ``services.sweeps`` (the :class:`~.store.SweepStore` of gathered sweeps)."""
+    sweeps = services.sweeps
+    app.callback(Output({"type": ids.PARAM_BOX, "kind": ALL}, "style"), Output(ids.KIND_HINT, "children"),
+                 Input(ids.KIND, "value"), State({"type": ids.PARAM_BOX, "kind": ALL}, "id"))(kind_chosen)
+    app.callback(Output(ids.POINTS, "children"), Input(ids.KIND, "value"), Input(PARAMS, "value"),
+                 State(PARAMS, "id"))(point_count)
+
+    @app.callback(
+        Output(ids.LAST, "data"), Output(ids.RUN_MSG, "children"),
+        Input(ids.RUN, "n_clicks"), State(ids.KIND, "value"), State(PARAMS, "value"), State(PARAMS, "id"),
+        background=True, interval=POLL_MS,
+        running=[(Output(ids.RUN, "disabled"), True, False), (Output(ids.CANCEL, "disabled"), False, True)],
+        cancel=[Input(ids.CANCEL, "n_clicks")],
+        progress=[Output(ids.PROGRESS, "value"), Output(ids.PROGRESS, "max"), Output(ids.PROGRESS_TEXT, "children")],
+        prevent_initial_call=True,
+    )
+    def _run(set_progress, clicks, kind, values, param_ids):   # a function of its own: Dash names a background job by its source
+        return run(sweeps, set_progress, clicks, kind, values, param_ids)
+
+    app.callback(Output(ids.PROGRESS, "value", allow_duplicate=True), Output(ids.PROGRESS, "max", allow_duplicate=True),
+                 Output(ids.PROGRESS_TEXT, "children", allow_duplicate=True), Input(ids.LAST, "data"),
+                 prevent_initial_call="initial_duplicate")(partial(finished, sweeps))
+    app.callback(Output(ids.METRIC, "options"), Output(ids.METRIC, "value"), Input(ids.LAST, "data"),
+                 State(ids.METRIC, "value"))(partial(metrics, sweeps))
+    app.callback(Output(ids.SUMMARY, "data"), Output(ids.SUMMARY, "columns"), Output(ids.TABLE, "data"),
+                 Output(ids.TABLE, "columns"), Output(ids.GRAPH, "figure"), Output(ids.HEADING, "children"),
+                 Input(ids.LAST, "data"), Input(ids.METRIC, "value"))(partial(shown_results, sweeps))
+    app.callback(Output(ids.DOWNLOAD, "data"), Input({"type": ids.EXPORT_BUTTONS, "table": ALL}, "n_clicks"),
+                 State(ids.LAST, "data"), prevent_initial_call=True)(partial(export, sweeps))

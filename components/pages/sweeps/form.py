@@ -1,0 +1,181 @@
+"""The sweep form: each kind's fields, their starting values, and the checked sweep spec they describe.
+
+Choices come back from the browser: only the offered ones are accepted.
+An error is shown with the field's label, not the spec's parameter name.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from sched_engine import ScenarioError
+from sched_engine.elastic import DISTRIBUTIONS
+from sched_engine.registry import REGISTRY
+from sched_engine.sweeps import VARIANTS, normalize_spec, point_count
+
+SAMPLE_TRACES = ("hpc2n-excerpt.swf", "cerit-sc-2013-slice.swf")
+SAMPLE_MACHINES = ("metacentrum-2009.machines", "hpc2n-excerpt.machines", "cerit-sc-2013.machines")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One form field: ``widget`` is number, integer, numbers (comma-separated text), checklist, radio or dropdown."""
+
+    name: str
+    label: str
+    widget: str
+    options: list = field(default_factory=list)
+    hint: str | None = None
+
+
+FORM = {
+    "elastic-fig6": [
+        Param("distributions", "Distributions", "checklist", list(DISTRIBUTIONS)),
+        Param("maxima", "Maxima per parameter", "integer", hint="evenly spaced in each Table 2 interval"),
+        Param("traces", "Traces per configuration", "integer"),
+        Param("penalties", "Penalty factors", "numbers", hint="comma-separated, e.g. 1.5, 3"),
+        Param("penalty_model", "Penalty model", "radio", [{"label": "spill (reducers)", "value": "spill"},
+                                                          {"label": "step (mappers)", "value": "step"}]),
+        Param("nodes", "Nodes", "integer"),
+        Param("cores", "Cores per node", "integer"),
+        Param("node_memory_gb", "Memory per node (GB)", "number"),
+        Param("jobs", "Jobs per trace", "integer"),
+        Param("seed", "Base seed", "integer", hint="trace t of configuration c: seed + 1000 c + t"),
+    ],
+    "batch-ls-seeds": [
+        Param("trace", "Workload", "dropdown", list(SAMPLE_TRACES)),
+        Param("jobs", "First N jobs", "integer"),
+        Param("machines", "Clusters", "dropdown", list(SAMPLE_MACHINES)),
+        Param("variant", "Scenario", "radio", list(VARIANTS),
+              hint="EXT-FAIL / EXT-ALL: MetaCentrum 2009 failures; EXT-REQ / EXT-ALL: job requirements "
+                   "(half of the jobs without one get a random cluster property)"),
+        Param("policies", "Policies", "checklist", REGISTRY.options("batch")),
+        Param("seeds", "Seeds", "integer", hint="seeds 0 .. N-1"),
+    ],
+    "libra-intervals": [
+        Param("schemes", "Schemes", "checklist", REGISTRY.options("network")),
+        Param("intervals", "Mean arrival intervals (s)", "numbers", hint="comma-separated, e.g. 0.1, 1, 10"),
+        Param("width", "Containers per application", "integer"),
+        Param("machines", "Machines (1 Gbps)", "integer"),
+        Param("applications", "Applications", "integer"),
+        Param("seeds", "Seeds", "integer", hint="seeds 0 .. N-1"),
+    ],
+    "libra-sensitivity": [
+        Param("schemes", "Schemes", "checklist", REGISTRY.options("network")),
+        Param("volumes", "Data per flow (Gb)", "numbers", hint="comma-separated, e.g. 0.01, 0.03, 0.1"),
+        Param("slots", "Container slots per machine", "numbers", hint="whole numbers, e.g. 1, 2, 4, 32"),
+        Param("interval", "Mean arrival interval (s)", "number"),
+        Param("width", "Containers per application", "integer"),
+        Param("machines", "Machines (1 Gbps)", "integer"),
+        Param("applications", "Applications", "integer"),
+        Param("seeds", "Seeds", "integer", hint="seeds 0 .. N-1"),
+    ],
+}
+# Starting values: each finishes in well under a minute on two cores.
+PAGE_DEFAULTS = {
+    "elastic-fig6": {"distributions": ["uniform", "exponential"], "maxima": 2, "traces": 1, "penalties": [1.5, 3.0],
+                     "penalty_model": "spill", "nodes": 100, "cores": 16, "node_memory_gb": 10.0, "jobs": 100,
+                     "seed": 0},
+    "batch-ls-seeds": {"trace": "hpc2n-excerpt.swf", "jobs": 1000, "machines": "metacentrum-2009.machines",
+                       "variant": "EXT-ALL", "policies": ["ls", "cons"], "seeds": 5},
+    "libra-intervals": {"schemes": ["baseline", "drf", "hug", "libra"], "intervals": [0.1, 0.5, 1.0, 5.0, 10.0],
+                        "width": 128, "machines": 512, "applications": 30, "seeds": 2},
+    "libra-sensitivity": {"schemes": ["drf", "libra"], "volumes": [0.03], "slots": [1, 2, 4, 32], "interval": 0.1,
+                          "width": 128, "machines": 512, "applications": 30, "seeds": 1},
+}
+DESCRIPTIONS = {
+    "elastic-fig6": "YARN-ME paper, Fig. 6: Table 2 traces (each parameter's max swept over its interval), every "
+                    "trace under YARN, Meganode and YARN-ME at each penalty; ratio of average job runtimes.",
+    "batch-ls-seeds": "Local Search's spread over random seeds on one batch scenario (Klusáček & Rudová), "
+                      "beside any other policy; mean ± std per policy.",
+    "libra-intervals": "Libra paper, Fig. 6: isolation, duration and link utilisation of the network schemes as "
+                       "applications arrive more or less often (Poisson, many-to-many traffic).",
+    "libra-sensitivity": "Libra paper, Fig. 6 at one arrival interval, over what the paper does not state: the "
+                         "data each flow carries and how many containers (1 CPU, 1 GB each) a machine holds; an "
+                         "application waits for free slots (§IV-A).",
+}
+
+
+def form_values(kind: str) -> dict:
+    """The form's starting values for a kind (lists of numbers as text)."""
+    return {p.name: ", ".join(f"{v:g}" for v in PAGE_DEFAULTS[kind][p.name]) if p.widget == "numbers"
+            else PAGE_DEFAULTS[kind][p.name] for p in FORM[kind]}
+
+
+def parse_value(param: Param, value):
+    if param.widget == "numbers":
+        tokens = [t for t in re.split(r"[,\s;]+", str(value or "").strip()) if t]
+        if not tokens:
+            raise ScenarioError(param.name, "enter at least one number")
+        numbers = []
+        for token in tokens:
+            try:
+                numbers.append(float(token))
+            except ValueError:
+                raise ScenarioError(param.name, f"{token!r} is not a number") from None
+        return numbers
+    if param.widget in ("number", "integer"):
+        if value is None or value == "":
+            raise ScenarioError(param.name, "enter a number")
+        return value
+    # Choices come back from the browser: only the offered ones are accepted (a forged value
+    # could otherwise name any file on the server as a workload).
+    allowed = [option["value"] if isinstance(option, dict) else option for option in param.options]
+    chosen = list(value or []) if param.widget == "checklist" else [value]
+    unknown = [v for v in chosen if v not in allowed]
+    if unknown:
+        raise ScenarioError(param.name, f"{unknown[0]!r} is not one of the choices")
+    return chosen if param.widget == "checklist" else value
+
+
+def spec_from_form(kind: str, ids: list[dict], values: list) -> dict:
+    """The sweep spec the form describes (only the chosen kind's fields); raises :class:`ScenarioError`."""
+    if kind not in FORM:
+        raise ScenarioError("kind", f"choose a sweep kind ({', '.join(FORM)})")
+    params = {p.name: p for p in FORM[kind]}
+    spec = {"kind": kind}
+    for component_id, value in zip(ids, values):
+        if component_id["kind"] == kind and component_id["name"] in params:
+            spec[component_id["name"]] = parse_value(params[component_id["name"]], value)
+    return spec
+
+
+def explain(kind: str, exc: ScenarioError) -> str:
+    """An error as the form shows it: the field's label instead of the spec's parameter name."""
+    if exc.source:
+        return str(exc)
+    match = re.match(r"(\w+)(?:\[(\d+)\])?", exc.field or "")
+    labels = {p.name: p.label for p in FORM.get(kind, [])}
+    if not match or match.group(1) not in labels:
+        return str(exc)
+    item = f" (item {int(match.group(2)) + 1})" if match.group(2) is not None else ""
+    return f"{labels[match.group(1)]}{item}: {exc.message}"
+
+
+def plan_text(spec: dict, count: int) -> str:
+    """How many points a checked spec has, and what each one runs."""
+    kind = spec["kind"]
+    if kind == "elastic-fig6":
+        configurations = spec["maxima"] ** 3
+        sims = count * (2 + len(spec["penalties"]))
+        return (f"{count} points: {len(spec['distributions'])} distribution(s) × {configurations} configurations × "
+                f"{spec['traces']} trace(s); {sims} simulations (YARN, Meganode, YARN-ME at "
+                f"{len(spec['penalties'])} penalties per trace).")
+    if kind == "batch-ls-seeds":
+        return (f"{count} points: {len(spec['policies'])} polic{'y' if len(spec['policies']) == 1 else 'ies'} × "
+                f"{len(spec['seeds'])} seed(s), {spec['variant']}, first {spec['jobs']} jobs.")
+    if kind == "libra-sensitivity":
+        return (f"{count} points: {len(spec['schemes'])} scheme(s) × {len(spec['volumes'])} volume(s) × "
+                f"{len(spec['slots'])} slot count(s) × {len(spec['seeds'])} seed(s), {spec['interval']:g} s apart.")
+    return (f"{count} points: {len(spec['schemes'])} scheme(s) × {len(spec['intervals'])} interval(s) × "
+            f"{len(spec['seeds'])} seed(s).")
+
+
+def preview(kind: str, ids: list[dict], values: list) -> tuple[str, bool]:
+    """``(text, ok)``: the point count of the form's sweep, or what is wrong with it."""
+    try:
+        spec = normalize_spec(spec_from_form(kind, ids, values))
+        return plan_text(spec, point_count(spec)), True
+    except ScenarioError as exc:
+        return explain(kind, exc), False

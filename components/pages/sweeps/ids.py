@@ -1,0 +1,21 @@
+"""The Sweeps page's component ids (``sweep-<thing>-<widget>``)."""
+
+
+KIND = "sweep-kind-radio"
+KIND_HINT = "sweep-kind-hint"
+PARAM = "sweep-param-input"        # pattern-matching type, keyed by kind and parameter name
+PARAM_BOX = "sweep-param-box"      # pattern-matching type, keyed by kind
+POINTS = "sweep-points-message"
+RUN = "sweep-run-button"
+CANCEL = "sweep-cancel-button"
+PROGRESS = "sweep-run-progress"
+PROGRESS_TEXT = "sweep-progress-text"
+RUN_MSG = "sweep-run-message"
+HEADING = "sweep-results-heading"
+LAST = "sweep-last-store"
+SUMMARY = "sweep-summary-table"
+METRIC = "sweep-metric-dropdown"
+GRAPH = "sweep-plot-graph"
+TABLE = "sweep-points-table"
+EXPORT_BUTTONS = "sweep-export-button"  # pattern-matching type, keyed by table (points, summary)
+DOWNLOAD = "sweep-download"

@@ -1,0 +1,78 @@
+"""Gathered sweeps on disk, and the run of the form's sweep unless it is stored already.
+
+A gathered table is stored under its spec's content hash, one JSON file per
+sweep under the data directory, so the same spec again comes back at once
+"from cache"; the browser keeps only that hash.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+
+from sched_engine import ScenarioError
+from sched_engine.sweeps import normalize_spec, spec_hash
+
+from ...scaleout.sweep_executor import run_sweep
+from ...services.storage import atomic_write
+from .form import explain, spec_from_form
+
+STORE_KEY = re.compile(r"[0-9a-f]{64}")
+STALL_S = 600   # with Celery: give up when no point has finished for this long (no worker running?)
+
+
+class SweepStore:
+    """Gathered sweep tables on disk, one JSON file per spec hash, written atomically."""
+
+    def __init__(self, directory: str | Path):
+        self.directory = Path(directory)
+
+    def _path(self, key: str) -> Path:
+        if not isinstance(key, str) or not STORE_KEY.fullmatch(key):
+            raise ValueError(f"not a sweep key: {key!r:.80}")
+        return self.directory / f"{key}.json"
+
+    def get(self, key: str) -> dict | None:
+        """``{spec, table (DataFrame), executor, workers, wall_seconds, finished}``, or ``None``."""
+        if not isinstance(key, str) or not STORE_KEY.fullmatch(key):
+            return None
+        try:
+            record = json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return {**record, "table": pd.DataFrame(record["table"]["rows"], columns=record["table"]["columns"])}
+
+    def put(self, key: str, run) -> None:
+        table = run.table
+        rows = table.astype(object).where(table.notna(), None).to_numpy().tolist()
+        record = {"spec": run.spec, "table": {"columns": list(table.columns), "rows": rows},
+                  "executor": run.executor, "workers": run.workers, "wall_seconds": run.wall_seconds,
+                  "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        atomic_write(self._path(key), json.dumps(record).encode())
+
+
+def run_message(record: dict, cached: bool) -> str:
+    runs = len(record["table"])
+    if cached:
+        return f"{runs} runs from cache (computed {record['finished']} in {record['wall_seconds']:.1f} s)."
+    where = {"celery": "on Celery workers", "serial": "in one process",
+             "processes": f"on {record['workers']} local processes"}[record["executor"]]
+    return f"{runs} runs in {record['wall_seconds']:.1f} s {where}."
+
+
+def run_form(store: SweepStore, kind: str, ids: list[dict], values: list, progress) -> tuple[str, str, bool]:
+    """Run the form's sweep unless stored; ``(key, message, from cache)``. Raises :class:`ScenarioError`."""
+    try:
+        spec = normalize_spec(spec_from_form(kind, ids, values))
+        key = spec_hash(spec)
+    except ScenarioError as exc:
+        raise ScenarioError("", explain(kind, exc)) from None
+    record = store.get(key)
+    if record is not None:
+        return key, run_message(record, True), True
+    store.put(key, run_sweep(spec, progress=progress, timeout=STALL_S))
+    return key, run_message(store.get(key), False), False

@@ -1,0 +1,37 @@
+"""The Workspace page's callbacks: module-level functions, the app's stores passed in (see :func:`register`)."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from dash import Input, Output, State, dcc, html
+
+from sched_engine import ScenarioError
+
+from ...services.workspace import permalink
+from ...widgets.fields import error
+from . import ids, lists
+
+
+def listed(services, _, contents, filename):
+    """The three lists and the unreadable files, after saving an uploaded scenario (if one came)."""
+    message = ""
+    if contents:
+        try:
+            entry = lists.save_uploaded_scenario(contents, filename, services.scenarios)
+            link = permalink(entry["hash"])
+            message = html.Span(["Saved ", html.B(entry["name"]), ": ", dcc.Link(link, href=link)], className="ok")
+        except ScenarioError as exc:
+            message = error(f"Not saved: {exc}")
+    return (lists.scenario_rows(services.scenarios.listing()), lists.run_rows(services.results.listing()),
+            lists.upload_rows(services.uploads.listing()), message,
+            lists.skipped_section(services.skipped() if services.skipped else []))
+
+
+def register(app, services) -> None:
+    """Wire the page to the ResultCache, UploadStore and ScenarioStore; ``services.skipped()`` lists unreadable files."""
+    app.callback(
+        Output(ids.SCENARIOS, "data"), Output(ids.RUNS, "data"), Output(ids.UPLOADS, "data"),
+        Output(ids.UPLOAD_MSG, "children"), Output(ids.SKIPPED, "children"),
+        Input(ids.REFRESH, "n_clicks"), Input(ids.SCENARIO_UPLOAD, "contents"), State(ids.SCENARIO_UPLOAD, "filename"),
+    )(partial(listed, services))

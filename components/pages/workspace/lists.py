@@ -1,0 +1,55 @@
+"""What the Workspace page lists -- saved scenarios, finished runs, uploads, unreadable files -- and a scenario upload."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+
+from dash import html
+
+from sched_engine import ScenarioError
+
+from ...services.workspace import parse_scenario_upload, permalink
+
+
+def markdown_link(text: str, scenario_hash: str) -> str:
+    return f"[{text.replace('[', '(').replace(']', ')')}]({permalink(scenario_hash)})"
+
+
+def scenario_rows(entries: list[dict]) -> list[dict]:
+    return [{"name": markdown_link(e["name"], e["hash"]), "engine": e["engine"], "policy": e["policy"],
+             "saved": e["saved"].replace("T", " ")[:16], "size (bytes)": e["size"]} for e in entries]
+
+
+def run_rows(entries: list[dict]) -> list[dict]:
+    return [{"run": markdown_link(e.get("name") or e["hash"][:12], e["hash"]), "engine": e["engine"], "policy": e["policy"],
+             "seed": e["seed"], "jobs": e["jobs"], "wall (s)": round(e["wall_seconds"], 3),
+             "finished": e["finished"].replace("T", " ")[:16]} for e in entries]
+
+
+def upload_rows(entries: list[dict]) -> list[dict]:
+    return [{"file": e["label"], "kind": e["kind"], "size (bytes)": e["size"],
+             "uploaded": e["uploaded"].replace("T", " ")[:16], "stored as": e["name"][:16] + "…"} for e in entries]
+
+
+def save_uploaded_scenario(contents: str, filename: str, store) -> dict:
+    """Validate an uploaded scenario file and save it (named by its ``name`` field, else the file name)."""
+    _, _, encoded = (contents or "").partition(",")
+    try:
+        data = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        raise ScenarioError("", "the upload did not arrive as base64 data", source=filename) from None
+    scenario = parse_scenario_upload(data, filename)
+    name = scenario.get("name") or (filename or "uploaded scenario").rsplit(".", 1)[0]
+    return store.save(scenario, name, source=filename)
+
+
+def skipped_section(entries: list[dict]):
+    """The data directory's unreadable files, one line each ("skipped: file, reason"); nothing when there are none."""
+    if not entries:
+        return []
+    return html.Section([html.H3("Files skipped"),
+                         html.P("These files in the data directory could not be read; the app goes on without them.",
+                                className="hint"),
+                         html.Ul([html.Li(f"skipped: {e['file']}, {e['reason']}") for e in entries])],
+                        className="panel")

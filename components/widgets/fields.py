@@ -1,0 +1,36 @@
+"""Form pieces every page builds the same way: a labelled field, an upload box, a chart, message spans."""
+
+from __future__ import annotations
+
+from dash import dcc, html
+
+from ..chart_config import GRAPH_CONFIG
+
+
+def field(label: str, component, hint: str | None = None) -> html.Label:
+    """``component`` under its ``label``, with an optional ``hint`` below it."""
+    children = [html.Span(label), component]
+    if hint:
+        children.append(html.Small(hint, className="hint"))
+    return html.Label(children, className="field")
+
+
+def upload_box(component_id, text: str) -> dcc.Upload:
+    """A drop zone for one file, saying what it takes."""
+    return dcc.Upload(id=component_id, children=html.Div([text, html.Br(), html.Small("drag and drop or click")]),
+                      className="upload-box", multiple=False)
+
+
+def graph(component_id) -> dcc.Graph:
+    """A chart with the mode bar every chart shows (:data:`components.chart_config.GRAPH_CONFIG`)."""
+    return dcc.Graph(id=component_id, config=GRAPH_CONFIG)
+
+
+def error(text) -> html.Span:
+    """A message saying what went wrong (red)."""
+    return html.Span(str(text), className="error")
+
+
+def ok(text) -> html.Span:
+    """A message saying what was done (green)."""
+    return html.Span(str(text), className="ok")

@@ -1,0 +1,256 @@
+"""The run panel of an engine page: Run, Cancel, progress, message, the runs Store, summary table, exports.
+
+Every engine page runs its scenarios the same way, and this module is that
+one way. A page says *what* to run; the panel runs it::
+
+    from components.widgets import run_panel
+
+    IDS = run_panel.Ids("site")        # "site-run-button", "site-runs-store", ...
+
+    def plan(uploads, draft, policies) -> list[run_panel.Planned]:
+        # the form's values (the States below, in order) -> the scenarios to run;
+        # raise ScenarioError to refuse, naming the field at fault
+        return [run_panel.Planned({"engine": "site", "policy": p, "model": ..., "seed": 0},
+                                  {"policy": p, "label": ...}) for p in policies]
+
+    # layout: the pieces go where the page wants them
+    run_panel.store(IDS), *run_panel.controls(IDS), run_panel.summary_table(IDS),
+    run_panel.export_row(IDS, ("jobs", "timeline", "summary")), run_panel.download(IDS)
+
+    # callbacks
+    run_panel.register(app, IDS, results, partial(plan, uploads),
+                       [State(DRAFT, "data"), State(POLICIES, "value")])
+
+Run starts a background callback (:mod:`components.services.jobs` runs it):
+:func:`run_many` validates every planned scenario, then runs them one after
+the other through the results cache, reporting progress, and the runs Store
+gets one small record per run -- the page's own fields (``policy``,
+``label``, ...) plus ``hash``, ``cached`` and ``wall_seconds``. Every chart
+callback reads those records and loads the results from the cache
+(:func:`components.services.runs.loaded_runs`); frames never travel through
+the browser. A refused or failed run leaves the Store as it was: the
+previous results stay on the page.
+
+What the runs show is the page's: its callbacks fill the summary table
+(``ids.summary``; :func:`summary_columns` for its columns) from the runs
+Store (``ids.runs``) and answer the export buttons into ``ids.download``.
+``register``'s ``noun``, ``timed`` and ``refused_note`` shape the message
+("3 scheme(s): 2 simulated in 1.4 s, 1 from the cache.";
+"Not run: <field>: <why>. Earlier results stay.").
+
+Ids are plain strings ``<page>-<thing>-<widget>`` (the browser tests and
+``bench/site_scale.py`` find components by them); the export buttons are
+pattern-matching ids ``{"type": "<page>-export-button", "frame": <name>}``.
+A page with a Run button of its own (a permalink's single run) takes the
+same background-callback keywords from :func:`background_run`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from dash import Input, Output, State, dash_table, dcc, html, no_update
+
+from sched_engine import ScenarioError, normalize_scenario
+
+from ..services.progress import POLL_MS, throttled
+
+CANCELLED = "Cancelled after {seconds} s; nothing was saved. The previous results stay."
+
+# The bar's (value, max) when no run is going: the run callback passes it as ``progress_default``,
+# which Dash applies after the run's last poll. The last poll of a cancelled run still carries the
+# run's latest progress report, so an empty bar set only on Cancel would be overwritten by it.
+EMPTY_PROGRESS = ["0", "100"]
+
+
+class Ids:
+    """The ids of one page's run panel, all derived from the page's name."""
+
+    def __init__(self, page: str):
+        self.page = page
+        self.run = f"{page}-run-button"
+        self.cancel = f"{page}-cancel-button"
+        self.progress = f"{page}-run-progress"
+        self.message = f"{page}-run-message"
+        self.runs = f"{page}-runs-store"
+        self.summary = f"{page}-summary-table"
+        self.export = f"{page}-export-button"   # pattern-matching type, keyed by ``frame``
+        self.download = f"{page}-download"
+
+    def export_button(self, frame: str) -> dict:
+        return {"type": self.export, "frame": frame}
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One scenario to run and the page's fields of its run record.
+
+    ``origin`` names where in the page the scenario comes from (e.g. the
+    batch page's scenario kind); an error while validating or running it is
+    reported with ``(scenario <origin>)`` appended.
+    """
+
+    scenario: dict
+    record: dict = field(default_factory=dict)
+    origin: str | None = None
+
+
+@contextmanager
+def _named(origin: str | None):
+    try:
+        yield
+    except ScenarioError as exc:
+        if origin is None:
+            raise
+        raise ScenarioError(exc.field, f"{exc.message} (scenario {origin})", source=exc.source,
+                            line=exc.line) from None
+
+
+def run_many(results, plan: Sequence[Planned], report: Callable[[int, int], None], *,
+             noun: str = "run", timed: bool = True) -> tuple[list[dict], str]:
+    """Run every planned scenario through ``results``; returns ``(run records, message)``.
+
+    Every scenario is validated before the first one runs, so a refused
+    plan runs nothing. ``report(done, total)`` gets progress in percent
+    units (``total`` is 100 per scenario). Each record is the planned
+    record plus ``hash``, ``cached`` and ``wall_seconds``. The message counts
+    the runs as ``noun(s)``, says how many were simulated (with their wall
+    time when ``timed``) and how many came from the cache.
+    """
+    checked = []
+    for planned in plan:
+        with _named(planned.origin):   # checked once, then run as checked (each file hashed once)
+            checked.append(normalize_scenario(planned.scenario))
+    records = []
+    total = 100 * len(plan)
+    for index, (planned, scenario) in enumerate(zip(plan, checked)):
+        with _named(planned.origin):
+            result, cached = results.run(scenario,
+                                         progress=lambda f, i=index: report(int(100 * (i + f)), total))
+        records.append({**planned.record, "hash": result.scenario_hash, "cached": cached,
+                        "wall_seconds": result.wall_seconds})
+        report(100 * (index + 1), total)
+    return records, run_message(records, noun=noun, timed=timed)
+
+
+def run_message(records: list[dict], *, noun: str = "run", timed: bool = True) -> str:
+    """``"3 run(s): 2 simulated in 1.4 s, 1 from the cache."`` for run records (see :func:`run_many`)."""
+    fresh = sum(not r["cached"] for r in records)
+    wall = sum(r["wall_seconds"] for r in records if not r["cached"])
+    simulated = f"{fresh} simulated in {wall:.1f} s" if timed else f"{fresh} simulated"
+    return f"{len(records)} {noun}(s): {simulated}, {len(records) - fresh} from the cache."
+
+
+def on_run(results, plan: Callable[..., list[Planned]], set_progress, values: Sequence, *,
+           noun: str = "run", timed: bool = True, refused_note: str = "") -> tuple:
+    """What Run sets: ``(run records, message)``, or ``(no_update, error message)`` when refused.
+
+    ``plan(*values)`` turns the form's values into the scenarios to run; a
+    :class:`ScenarioError` from it or from a run is shown as ``Not run: ...``
+    followed by ``refused_note``.
+    """
+    try:
+        records, message = run_many(results, plan(*values), throttled(set_progress), noun=noun, timed=timed)
+    except ScenarioError as exc:
+        return no_update, html.Span(f"Not run: {exc}{refused_note}", className="error")
+    return records, html.Span(message, className="ok")
+
+
+# ---- layout pieces ------------------------------------------------------------------------------
+
+
+def store(ids: Ids) -> dcc.Store:
+    """The runs Store: the run records, kept in the browser (a reload keeps the page's results)."""
+    return dcc.Store(id=ids.runs, storage_type="local", data=[])
+
+
+def controls(ids: Ids, before: Sequence = ()) -> list:
+    """Run and Cancel (after the components ``before``, in one row), the progress bar and the run message."""
+    return [
+        html.Div([*before, html.Button("Run", id=ids.run, className="primary"),
+                  html.Button("Cancel", id=ids.cancel, disabled=True)], className="button-row"),
+        html.Progress(id=ids.progress, value="0", max="100"),
+        html.Div(id=ids.message, className="message"),
+    ]
+
+
+def summary_table(ids: Ids, **style) -> dash_table.DataTable:
+    """The summary table, one row per run; ``style`` adds DataTable keywords (e.g. ``style_table``)."""
+    return dash_table.DataTable(id=ids.summary, data=[], columns=[], style_cell={"fontFamily": "inherit"}, **style)
+
+
+def export_row(ids: Ids, frames: Sequence[str], labels: dict[str, str] | None = None, before: Sequence = ()) -> html.Div:
+    """A button per export (``<frame>.csv`` unless ``labels`` names it), after the components ``before``."""
+    labels = labels or {}
+    return html.Div([*before, *[html.Button(labels.get(frame, f"{frame}.csv"), id=ids.export_button(frame))
+                                for frame in frames]], className="button-row export")
+
+
+def download(ids: Ids) -> dcc.Download:
+    return dcc.Download(id=ids.download)
+
+
+def summary_columns(rows: list[dict], markdown: Sequence[str] = ()) -> list[dict]:
+    """The summary table's columns for ``rows``; the ``markdown`` ones render links (e.g. a permalink)."""
+    return [{"name": key, "id": key, **({"presentation": "markdown"} if key in markdown else {})}
+            for key in (rows[0] if rows else {})]
+
+
+# ---- callbacks ----------------------------------------------------------------------------------
+
+
+def register(app, ids: Ids, results, plan: Callable[..., list[Planned]], states: Sequence[State], *,
+             noun: str = "run", timed: bool = True, refused_note: str = "") -> None:
+    """Wire the panel: the background run of ``plan`` over the ``states``' values, and Cancel's feedback.
+
+    ``results`` is the app's :class:`~components.services.runs.ResultCache`;
+    ``noun``, ``timed`` and ``refused_note`` shape the message (see :func:`on_run`).
+    """
+    register_cancel_feedback(app, ids)
+
+    @app.callback(Output(ids.runs, "data"), Output(ids.message, "children"), Input(ids.run, "n_clicks"), *states,
+                  **background_run(ids.run, ids.cancel, ids.progress))
+    def _run(set_progress, _clicks, *values):   # a function of its own: Dash names a background job by its source
+        return on_run(results, plan, set_progress, values, noun=noun, timed=timed, refused_note=refused_note)
+
+
+def background_run(run: str, cancel: str, progress: str) -> dict:
+    """The keywords of a background callback started by the button ``run``.
+
+    Run and ``cancel`` swap being disabled while it runs, Cancel stops it,
+    its progress reports fill the ``progress`` bar, which is empty again
+    once it ends (see :data:`EMPTY_PROGRESS`).
+    """
+    return {"background": True, "interval": POLL_MS,
+            "running": [(Output(run, "disabled"), True, False), (Output(cancel, "disabled"), False, True)],
+            "cancel": [Input(cancel, "n_clicks")],
+            "progress": [Output(progress, "value"), Output(progress, "max")],
+            "progress_default": EMPTY_PROGRESS, "prevent_initial_call": True}
+
+
+def register_cancel_feedback(app, ids: Ids) -> None:
+    """What Cancel says, in the browser (no round trip).
+
+    Dash stops a cancelled background run but leaves the page as the run
+    left it: the progress bar frozen part-way and the message of the run
+    before. On Cancel the page says instead how long the run had been going
+    and that nothing of it was kept, and the bar goes back to empty. The
+    previous results stay on the page (the run never replaced them).
+    """
+    # When Run is pressed, the button remembers the time (a data-* attribute, read back on Cancel).
+    app.clientside_callback(
+        "function(clicks) { return clicks ? Date.now() : window.dash_clientside.no_update; }",
+        Output(ids.run, "data-started"), Input(ids.run, "n_clicks"), prevent_initial_call=True,
+    )
+    template = CANCELLED.replace("{seconds}", "' + seconds + '")
+    app.clientside_callback(
+        f"""function(clicks, started) {{
+            if (!clicks) {{ return window.dash_clientside.no_update; }}
+            const seconds = started ? Math.max(0, Math.round((Date.now() - started) / 1000)) : 0;
+            return ['{template}', '0'];
+        }}""",
+        Output(ids.message, "children", allow_duplicate=True), Output(ids.progress, "value", allow_duplicate=True),
+        Input(ids.cancel, "n_clicks"), State(ids.run, "data-started"), prevent_initial_call=True,
+    )
