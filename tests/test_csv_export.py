@@ -85,7 +85,7 @@ def test_the_download_route_writes_formula_names_as_text(tmp_path, frame):
 
 
 def test_the_pages_exports_write_formula_names_as_text(tmp_path):
-    from components.elastic_page import export_frame
+    from components.pages.elastic.charts import export_frame
 
     _, result = hostile_names_result(tmp_path)
     for frame in ("jobs", "timeline"):

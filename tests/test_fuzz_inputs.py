@@ -24,7 +24,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_production_server import ProductionServer
 
 from components.pages import batch as batch_page
 from components.pages import scenario as scenario_page
@@ -41,7 +40,8 @@ from sched_engine.fairshare import presets as fairshare_presets
 from sched_engine.network import APP_COLUMNS, read_app_list
 from sched_engine.network import presets as network_presets
 from sched_engine.registry import REGISTRY
-from test_load import DashClient
+from tests.support.dash_client import DashClient
+from tests.support.production_server import ProductionServer
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_traces"

@@ -11,9 +11,9 @@ import pytest
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from app import create_app
-from components import scenario_page
+from components.pages import scenario as scenario_page
 from components.services.login import UsersFileError, read_users
-from test_load import CONFIG, split_output
+from tests.support.dash_client import CONFIG, split_output
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = {"Accept": "text/html,application/xhtml+xml"}
@@ -21,12 +21,12 @@ HTML = {"Accept": "text/html,application/xhtml+xml"}
 
 def callback_body(client) -> dict:
     dependencies = client.get("/_dash-dependencies").get_json()
-    dependency = next(d for d in dependencies if {"id": scenario_page.HASH, "property": "data"} in d["inputs"])
+    dependency = next(d for d in dependencies if {"id": scenario_page.ids.HASH, "property": "data"} in d["inputs"])
     outputs = split_output(dependency["output"])
     return {"output": dependency["output"], "outputs": outputs if dependency["output"].startswith("..") else outputs[0],
             "inputs": [{**i, "value": None} for i in dependency["inputs"]],
             "state": [{**s, "value": None} for s in dependency["state"]],
-            "changedPropIds": [f"{scenario_page.HASH}.data"]}
+            "changedPropIds": [f"{scenario_page.ids.HASH}.data"]}
 
 
 def end_id(client) -> str:

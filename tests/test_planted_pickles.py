@@ -20,11 +20,15 @@ import diskcache
 import pytest
 
 from app import create_app
-from components import scenario_page, shell, workspace_page
+from components import shell
+from components.pages import scenario as scenario_page
+from components.pages import workspace as workspace_page
 from components.services.runs import LEGACY_COUNT_FILE, ResultCache, result_key
 from components.services.secret_key import FILE_NAME as SECRET_FILE
 from components.services.workspace import ScenarioStore
-from test_load import DEADLINE_S, DashClient, find_component, load_scenario, served_app, session
+from test_load import session
+from tests.support.dash_client import DEADLINE_S, DashClient, find_component, load_scenario
+from tests.support.served import served_app
 
 pytestmark = pytest.mark.system
 
@@ -85,13 +89,13 @@ def test_no_planted_pickle_runs_across_start_pages_permalinks_runs_downloads_and
             client.open_page(path)
             client.call(client.callback(shell.LOCATION, "pathname"),
                         {(shell.LOCATION, "pathname"): path, (shell.LOCATION, "search"): ""})
-        lists = client.call(client.callback(workspace_page.REFRESH, "n_clicks"), {(workspace_page.REFRESH, "n_clicks"): 1})
-        assert [run_hash in row["name"] for row in lists[workspace_page.SCENARIOS]["data"]] == [True]
-        assert lists[workspace_page.RUNS]["data"] == []
-        assert "uploads/" + UPLOAD_SHA in str(lists[workspace_page.SKIPPED]["children"])
-        shown = client.call(client.callback(scenario_page.HASH, "data"),
-                            {(scenario_page.HASH, "data"): PLANTED_HASH, (scenario_page.VERSION, "data"): 0})
-        assert shown[scenario_page.TITLE]["children"] == "Scenario not found"
+        lists = client.call(client.callback(workspace_page.ids.REFRESH, "n_clicks"), {(workspace_page.ids.REFRESH, "n_clicks"): 1})
+        assert [run_hash in row["name"] for row in lists[workspace_page.ids.SCENARIOS]["data"]] == [True]
+        assert lists[workspace_page.ids.RUNS]["data"] == []
+        assert "uploads/" + UPLOAD_SHA in str(lists[workspace_page.ids.SKIPPED]["children"])
+        shown = client.call(client.callback(scenario_page.ids.HASH, "data"),
+                            {(scenario_page.ids.HASH, "data"): PLANTED_HASH, (scenario_page.ids.VERSION, "data"): 0})
+        assert shown[scenario_page.ids.TITLE]["children"] == "Scenario not found"
         assert not canary.exists(), "a page or a permalink unpickled a planted file"
 
         timings = session(base_url, run_hash, time.monotonic() + DEADLINE_S)   # a background run, start to chart
@@ -99,7 +103,7 @@ def test_no_planted_pickle_runs_across_start_pages_permalinks_runs_downloads_and
         client.open_page(f"/scenario/{run_hash}")
         page = client.call(client.callback(shell.LOCATION, "pathname"),
                            {(shell.LOCATION, "pathname"): f"/scenario/{run_hash}", (shell.LOCATION, "search"): ""})
-        assert find_component(page[shell.CONTENT]["children"], scenario_page.HASH)["props"]["data"] == run_hash
+        assert find_component(page[shell.CONTENT]["children"], scenario_page.ids.HASH)["props"]["data"] == run_hash
         status, csv = client.request(f"/download/{run_hash}/jobs.csv")
         assert status == 200 and csv.startswith(b"job_id")
         with pytest.raises(Exception, match="404"):

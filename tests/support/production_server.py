@@ -1,10 +1,4 @@
-"""The app as `make run` serves it: gunicorn, two worker processes, one client whose requests land on both.
-
-Every worker builds its own app over one data directory: background runs,
-their progress and results, uploads and the signing key are shared through
-it, so a run started through one worker is polled and shown through the
-other.
-"""
+"""``make run``'s server for tests: gunicorn with two workers over one data directory, on a free loopback port."""
 
 from __future__ import annotations
 
@@ -17,14 +11,11 @@ import time
 from pathlib import Path
 
 import psutil
-import pytest
 
-from components.services.workspace import ScenarioStore
-from test_load import DEADLINE_S, DashClient, load_scenario, session
+from tests.support.dash_client import DashClient
+from tests.support.processes import free_port
 
-pytestmark = pytest.mark.system
-
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: Each access-log line: the worker's process id, then the request line and status.
 ACCESS_FORMAT = 'worker=%(p)s "%(r)s" %(s)s'
 ACCESS_LINE = re.compile(r'worker=<(\d+)> "(\S+) (\S+) [^"]*" (\d+)')
@@ -34,8 +25,6 @@ class ProductionServer:
     """gunicorn with two workers over ``data``, as ``make run`` starts it, on a free loopback port."""
 
     def __init__(self, data: Path, log: Path, extra_env: dict | None = None):
-        from test_faults import free_port
-
         self.port, self.log_path = free_port(), log
         env = {k: v for k, v in os.environ.items()
                if k not in ("REDIS_URL", "SCHEDSCOPE_TRUSTED_HOSTS", "SCHEDSCOPE_USERS", "SCHEDSCOPE_USER_HEADER")}
@@ -77,24 +66,3 @@ class ProductionServer:
             pass
         self.process.wait(timeout=30)
         self._log.close()
-
-
-def test_one_client_runs_through_two_workers(tmp_path):
-    data = tmp_path / "data"
-    store = ScenarioStore(data / "scenarios")
-    hashes = [store.save(load_scenario(seed), f"seed {seed}")["hash"] for seed in range(1, 13)]
-    server = ProductionServer(data, tmp_path / "server.log")
-    try:
-        for scenario_hash in hashes:   # one browser after another: each session polls its run many times
-            timings = session(server.url, scenario_hash, time.monotonic() + DEADLINE_S)
-            assert timings["run_s"] > 0
-            polls = {pid for pid, method, path, status in server.requests()
-                     if method == "POST" and path.startswith("/_dash-update-component") and "cacheKey=" in path}
-            if len(polls) == 2:
-                break
-        assert len(polls) == 2, f"every poll landed on one worker: {server.requests()[-5:]}"
-        assert all(status < 500 for *_, status in server.requests()), server.log()[-3000:]
-        assert (data / "secret_key").exists()
-    finally:
-        server.stop()
-
