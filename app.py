@@ -33,8 +33,9 @@ from components.pages import (
 from components.pages.sweeps.store import SweepStore
 from components.scaleout import celery_app as scaleout
 from components.services import downloads, image_export, login, request_guard
+from components.services.celery_jobs import CeleryJobManager
 from components.services.data_check import open_job_store, skipped_files
-from components.services.jobs import CeleryJobManager, JobManager, report_lost_job
+from components.services.jobs import JobManager, report_lost_job
 from components.services.progress import settle_lazy_set_ups
 from components.services.run_cap import install_client_cookie, max_runs_per_client
 from components.services.runs import ResultCache, ResultStoreUnreachable

@@ -16,7 +16,7 @@ from dash import CeleryManager
 
 from components.scaleout.celery_app import DASH_TASK_PREFIX, SWEEP_TASK, celery_app
 from components.services import jobs
-from components.services.jobs import CeleryJobManager
+from components.services.celery_jobs import CeleryJobManager
 
 URL = "redis://127.0.0.1:1/15"   # never connected to
 

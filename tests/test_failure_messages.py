@@ -19,7 +19,8 @@ from app import create_app
 from components import shell
 from components.pages import scenario as scenario_page
 from components.pages import workspace as workspace_page
-from components.services.jobs import TAKEN, WAITING, CeleryJobManager, Heartbeat
+from components.services.celery_jobs import CeleryJobManager, Heartbeat
+from components.services.jobs import TAKEN, WAITING
 from components.services.runs import ResultCache, ResultStoreUnreachable, redis_address
 from components.services.workspace import ScenarioStore
 from tests.support.dash_client import DashClient, load_scenario

@@ -23,7 +23,8 @@ from app import create_app
 from components import shell
 from components.pages import scenario as scenario_page
 from components.pages import workspace as workspace_page
-from components.services.runs import LEGACY_COUNT_FILE, ResultCache, result_key
+from components.services.result_store import LEGACY_COUNT_FILE, result_key
+from components.services.runs import ResultCache
 from components.services.secret_key import FILE_NAME as SECRET_FILE
 from components.services.workspace import ScenarioStore
 from test_load import session

@@ -17,7 +17,8 @@ import pandas as pd
 import pytest
 from golden.regenerate import golden_cases
 
-from components.services.runs import BUNDLE_SUFFIX, LEGACY_COUNT_FILE, ResultCache, pickled_str
+from components.services.result_store import BUNDLE_SUFFIX, LEGACY_COUNT_FILE, pickled_str
+from components.services.runs import ResultCache
 from components.services.storage import TEMPORARY_PREFIX
 from sched_engine import SimulationResult, run_scenario
 from sched_engine.core.result import FRAMES, summary_frame, timeline_frame

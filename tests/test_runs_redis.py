@@ -17,8 +17,10 @@ import pytest
 import redis
 
 from components.scaleout.celery_app import celery_app
-from components.services.jobs import JOB_LOST, CeleryJobManager, Heartbeat, lost_job_result
-from components.services.runs import REDIS_INDEX, REDIS_PREFIX, ResultCache
+from components.services.celery_jobs import CeleryJobManager, Heartbeat
+from components.services.jobs import JOB_LOST, lost_job_result
+from components.services.result_store import REDIS_INDEX, REDIS_PREFIX
+from components.services.runs import ResultCache
 from sched_engine import SimulationResult
 from tests.support.processes import redis_server
 

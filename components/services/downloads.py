@@ -18,7 +18,7 @@ from sched_engine.core.result import FRAMES
 
 from .csv_export import csv_text
 from .image_export import safe_filename
-from .runs import is_scenario_hash
+from .result_store import is_scenario_hash
 
 ROUTE = "/download/<scenario_hash>/<frame>.csv"
 CHUNK_ROWS = 50_000

@@ -2,7 +2,7 @@
 
 :class:`JobManager` (the embedded default) runs each job in a child process
 of the web server and keeps job state in a diskcache directory;
-:class:`CeleryJobManager` (with ``REDIS_URL``) sends each job to a Celery
+:class:`~components.services.celery_jobs.CeleryJobManager` (with ``REDIS_URL``) sends each job to a Celery
 worker on any machine and keeps job state in Redis.
 
 **Lost jobs.** A job whose process ends without leaving a result -- killed,
@@ -55,8 +55,6 @@ the overrides answer.
 from __future__ import annotations
 
 import fcntl
-import functools
-import inspect
 import json
 import logging
 import os
@@ -66,12 +64,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import psutil
-from dash import CeleryManager, DiskcacheManager, callback_context, html, no_update
+from dash import DiskcacheManager, callback_context, html, no_update
 from dash.exceptions import BackgroundCallbackError
 
 from .run_cap import ClientCap, RunRefused
 from .run_limits import STOPPED, limited, run_cpu_seconds, run_memory_mb
-from .runs import ResultStoreUnreachable, reachable, redis_address
+from .runs import ResultStoreUnreachable
 from .storage import atomic_write
 
 log = logging.getLogger(__name__)
@@ -152,12 +150,12 @@ def status_outputs(outputs_list) -> list[dict]:
             for spec in (group if isinstance(group, list) else [group])]
     children = [spec for spec in flat if spec["property"].split("@")[0] == "children"]
     if len(children) > 1:
-        named = [spec for spec in children if any(word in _stringify(spec["id"]).lower() for word in STATUS_WORDS)]
+        named = [spec for spec in children if any(word in stringify_id(spec["id"]).lower() for word in STATUS_WORDS)]
         children = named or children[:1]
     return children
 
 
-def _stringify(component_id) -> str:
+def stringify_id(component_id) -> str:
     """A component id as Dash keys side updates: the id itself, or a pattern-matching id as sorted JSON."""
     if isinstance(component_id, dict):
         return json.dumps(component_id, sort_keys=True, separators=(",", ":"))
@@ -284,175 +282,3 @@ class JobManager(ClientCap, LostJobs, DiskcacheManager):
             super().terminate_job(job)
         except psutil.NoSuchProcess:
             pass   # already gone: nothing to stop
-
-
-class Heartbeat:
-    """Keeps ``<prefix>:alive`` fresh in Redis while a job runs (``with Heartbeat(...):``)."""
-
-    def __init__(self, client, prefix: str, period: float, ttl: int, started_ttl: int):
-        self.client, self.prefix = client, prefix
-        self.period, self.ttl, self.started_ttl = period, ttl, started_ttl
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._beat, name="schedscope-heartbeat", daemon=True)
-
-    def __enter__(self):
-        pipe = self.client.pipeline()
-        pipe.set(f"{self.prefix}:alive", 1, ex=self.ttl)
-        pipe.set(f"{self.prefix}:started", time.time(), ex=self.started_ttl)   # when: the end of its wait
-        pipe.execute()
-        self._thread.start()
-        return self
-
-    def _beat(self):
-        while not self._stop.wait(self.period):
-            try:
-                self.client.set(f"{self.prefix}:alive", 1, ex=self.ttl)
-            except Exception:  # noqa: BLE001 -- a missed beat is retried; the key outlives several
-                continue
-
-    def __exit__(self, *exc):
-        # The alive key is left to expire: the job's result is written just
-        # after this, and until then the job must still count as running.
-        self._stop.set()
-        self._thread.join()
-
-
-class CeleryJobManager(ClientCap, LostJobs, CeleryManager):
-    """Jobs on Celery workers (any machine), job state and heartbeats in the Celery result backend (Redis).
-
-    Works with the JSON-only Celery app of :mod:`components.scaleout.celery_app`:
-    a job's message is (result key, progress key, the callback's arguments,
-    the callback context), all JSON from the browser's request, and Dash
-    itself writes progress and results as JSON text. Nothing is pickled.
-    """
-
-    HEARTBEAT_SECONDS = 2.0
-    HEARTBEAT_TTL = 10
-    STARTED_TTL = 24 * 3600
-
-    _side = threading.local()   # this request's side update of the status line (see get_updated_props)
-
-    @property
-    def _client(self):
-        return self.handle.backend.client
-
-    @staticmethod
-    def _prefix(job) -> str:
-        return f"schedscope:job:{job}"
-
-    @contextmanager
-    def _reachable(self):
-        """Redis's and the broker's connection errors become :class:`ResultStoreUnreachable` naming the store."""
-        from kombu.exceptions import OperationalError
-
-        address = redis_address(self.handle.conf.broker_url)
-        try:
-            with reachable(address):
-                yield
-        except OperationalError as exc:
-            raise ResultStoreUnreachable(address) from exc
-
-    def call_job_fn(self, key, job_fn, args, context):
-        with self._reachable():
-            # A quick question first: the broker's own connection retries would keep the page waiting ~20 s.
-            self._client.ping()
-            job = super().call_job_fn(key, job_fn, args, context)
-            self._client.set(f"{self._prefix(job)}:queued", time.time(), ex=self.STARTED_TTL)
-        return job
-
-    @contextmanager
-    def _cap_lock(self, client):
-        with self._client.lock(f"schedscope:client:{client}:lock", timeout=10, blocking_timeout=10):
-            yield
-
-    def _cap_load(self, client):
-        raw = self._client.get(f"schedscope:client:{client}:runs")
-        try:
-            entries = json.loads(raw) if raw else []
-        except ValueError:
-            entries = []
-        return entries if isinstance(entries, list) else []
-
-    def _cap_save(self, client, entries):
-        self._client.set(f"schedscope:client:{client}:runs", json.dumps(entries), ex=CLIENT_LIST_SECONDS)
-
-    def get_progress(self, key):
-        with self._reachable():
-            return super().get_progress(key)
-
-    def terminate_job(self, job):
-        with self._reachable():
-            super().terminate_job(job)
-
-    def get_result(self, key, job):
-        self._side.update = None
-        with self._reachable():
-            result = super().get_result(key, job)
-            if result is self.UNDEFINED and job:
-                self._side.update = self._queue_update(str(job))
-        return result
-
-    def get_updated_props(self, key):
-        ours, self._side.update = getattr(self._side, "update", None), None
-        with self._reachable():
-            theirs = super().get_updated_props(key)
-        return {**(ours or {}), **theirs}
-
-    def _queue_update(self, job: str) -> dict | None:
-        """The status line of a job still waiting for a worker (how long), or just taken by one after a wait.
-
-        The web server writes ``:queued`` (when it sent the task), the worker
-        ``:started`` (when it took it); ``:told`` marks that the page was told
-        it waits, so that it is told once when the wait is over.
-        """
-        prefix = self._prefix(job)
-        queued, started = self._client.mget(f"{prefix}:queued", f"{prefix}:started")
-        if queued is None:
-            return None
-        if started is None:
-            self._client.set(f"{prefix}:told", 1, ex=self.STARTED_TTL)
-            waited = max(0, round(time.time() - float(queued)))
-            text, kind = WAITING.format(seconds=waited), "hint"
-        elif self._client.delete(f"{prefix}:told"):
-            waited = max(0, round(float(started) - float(queued)))
-            text, kind = TAKEN.format(seconds=waited), "ok"
-        else:
-            return None
-        message = html.Span(text, className=kind)
-        return {_stringify(spec["id"]): {"children": message} for spec in status_outputs(callback_context.outputs_list)}
-
-    def _mark_stopped(self, job):
-        self._client.set(f"{self._prefix(job)}:stopped", 1, ex=STOPPED_SECONDS)
-
-    def _pop_stopped(self, job):
-        return bool(self._client.delete(f"{self._prefix(job)}:stopped"))
-
-    def job_running(self, job):
-        with self._reachable():
-            if not super().job_running(job):
-                return False   # finished, failed (a worker process lost mid-task included) or revoked
-            pipe = self._client.pipeline()
-            pipe.exists(f"{self._prefix(job)}:started")
-            pipe.exists(f"{self._prefix(job)}:alive")
-            started, alive = pipe.execute()
-        return not started or bool(alive)
-
-    def make_job_fn(self, fn, progress, key=None):
-        # Dash's own task, around our heartbeat; acknowledged when taken (celery_app.AckWhenTaken).
-        return super().make_job_fn(self._with_heartbeat(fn), progress, key)
-
-    def _with_heartbeat(self, fn):
-        if inspect.iscoroutinefunction(fn):
-            return fn   # no async callbacks here; such a job is judged by its task state alone
-        manager = self
-
-        @functools.wraps(fn)
-        def job(*args, **kwargs):
-            from celery import current_task
-
-            beat = Heartbeat(manager._client, manager._prefix(current_task.request.id), manager.HEARTBEAT_SECONDS,
-                             manager.HEARTBEAT_TTL, manager.STARTED_TTL)
-            with beat:
-                return fn(*args, **kwargs)
-
-        return job
