@@ -31,7 +31,7 @@ from dataclasses import replace
 
 from ..core.registry import Param, Parametrised
 from ..fairshare.model import Tree
-from ..fairshare.policies import hdrf_pick, mch_flat_weights, naive_pick
+from ..fairshare.policies import HDRFLevels, mch_flat_weights, naive_pick
 
 BACKFILLING = ("none", "easy")
 SCHEMA = {
@@ -52,15 +52,34 @@ class QueueOrder(Parametrised):
         self.half_life_s = half_life_s
         self.backfill_depth = backfill_depth
 
-    def pick(self, tree: Tree, wants: list[bool], shares: list[list[float]], vectors: list[list[float]],
-             next_job: list[int]) -> int | None:
-        """The leaf whose oldest waiting job comes next (``None``: no leaf wants).
+    def start(self, tree: Tree, wants: list[bool], shares: list[list[float]], dominant: list[float],
+              vectors: list[list[float]], next_job: list[int]) -> "Picker":
+        """A picker over these per-leaf views for one pass; the caller changes them in place and says which leaf.
 
         ``shares[leaf]``: its usage as fractions of the site's CPUs and
-        memory; ``vectors[leaf]``: the direction of its next job's demand
-        (max component 1); ``next_job[leaf]``: that job's index (arrival order).
+        memory, ``dominant[leaf]`` the larger of the two; ``vectors[leaf]``:
+        the direction of its next job's demand (max component 1);
+        ``next_job[leaf]``: that job's index (arrival order).
         """
+        return Picker(self, tree, wants, shares, dominant, vectors, next_job)
+
+    def pick(self, tree: Tree, wants, shares, dominant, vectors, next_job) -> int | None:
+        """The leaf whose oldest waiting job comes next (``None``: no leaf wants)."""
         raise NotImplementedError
+
+
+class Picker:
+    """One pass's picks: the order's :meth:`QueueOrder.pick` over views the caller keeps up to date."""
+
+    def __init__(self, order: QueueOrder, tree: Tree, wants, shares, dominant, vectors, next_job):
+        self.order, self.tree = order, tree
+        self.views = (wants, shares, dominant, vectors, next_job)
+
+    def changed(self, leaf: int) -> None:
+        """The views of ``leaf`` changed (its next job started or was passed over)."""
+
+    def pick(self) -> int | None:
+        return self.order.pick(self.tree, *self.views)
 
 
 class FCFSOrder(QueueOrder):
@@ -69,7 +88,7 @@ class FCFSOrder(QueueOrder):
     name = "fcfs"
     in_arrival_order = True
 
-    def pick(self, tree, wants, shares, vectors, next_job):
+    def pick(self, tree, wants, shares, dominant, vectors, next_job):
         best = None
         for leaf, want in enumerate(wants):
             if want and (best is None or next_job[leaf] < next_job[best]):
@@ -90,8 +109,8 @@ class DRFOrder(QueueOrder):
 
     name = "drf"
 
-    def pick(self, tree, wants, shares, vectors, next_job):
-        return _lowest(wants, [max(s) for s in shares])
+    def pick(self, tree, wants, shares, dominant, vectors, next_job):
+        return _lowest(wants, dominant)
 
 
 class WeightedDRFOrder(QueueOrder):
@@ -99,9 +118,9 @@ class WeightedDRFOrder(QueueOrder):
 
     name = "wdrf"
 
-    def pick(self, tree, wants, shares, vectors, next_job):
+    def pick(self, tree, wants, shares, dominant, vectors, next_job):
         weight = tree.weight
-        return _lowest(wants, [max(s) / weight[node] for s, node in zip(shares, tree.leaf_node)])
+        return _lowest(wants, [d / weight[node] for d, node in zip(dominant, tree.leaf_node)])
 
 
 class NaiveHDRFOrder(QueueOrder):
@@ -109,7 +128,7 @@ class NaiveHDRFOrder(QueueOrder):
 
     name = "naive-hdrf"
 
-    def pick(self, tree, wants, shares, vectors, next_job):
+    def pick(self, tree, wants, shares, dominant, vectors, next_job):
         usage = [[0.0, 0.0] for _ in range(tree.node_count)]
         for leaf, node in enumerate(tree.leaf_node):
             usage[node] = list(shares[leaf])
@@ -126,8 +145,23 @@ class HDRFOrder(QueueOrder):
 
     name = "hdrf"
 
-    def pick(self, tree, wants, shares, vectors, next_job):
-        return hdrf_pick(tree, wants, [max(s) for s in shares], vectors)
+    def start(self, tree, wants, shares, dominant, vectors, next_job):
+        return _HDRFPicker(tree, wants, dominant, vectors)
+
+
+class _HDRFPicker(Picker):
+    """H-DRF's node states kept from pick to pick: a changed leaf recomputes only its path."""
+
+    def __init__(self, tree, wants, dominant, vectors):
+        self.views = (wants, dominant, vectors)
+        self.levels = HDRFLevels(tree, wants, dominant, vectors)
+
+    def changed(self, leaf: int) -> None:
+        wants, dominant, vectors = self.views
+        self.levels.update(leaf, wants[leaf], dominant[leaf], vectors[leaf])
+
+    def pick(self) -> int | None:
+        return self.levels.pick()
 
 
 class MCHOrder(QueueOrder):
@@ -135,13 +169,39 @@ class MCHOrder(QueueOrder):
 
     name = "mch"
 
-    def pick(self, tree, wants, shares, vectors, next_job):
+    def start(self, tree, wants, shares, dominant, vectors, next_job):
+        return _MCHPicker(self, tree, wants, shares, dominant, vectors, next_job)
+
+    @staticmethod
+    def weights(tree, wants, vectors) -> list[float]:
+        shaped = replace(tree, demand=tuple(tuple(v) for v in vectors))
+        return mch_flat_weights(shaped, list(wants), vectors)[0]
+
+
+class _MCHPicker(Picker):
+    """MCH's flattened weights, recomputed only when a leaf starts or stops wanting or its demand direction turns."""
+
+    def __init__(self, order, tree, wants, shares, dominant, vectors, next_job):
+        super().__init__(order, tree, wants, shares, dominant, vectors, next_job)
+        self.flat = MCHOrder.weights(tree, wants, vectors) if any(wants) else []
+        self.seen = [(w, tuple(v)) for w, v in zip(wants, vectors)]
+        self.stale = False
+
+    def changed(self, leaf: int) -> None:
+        wants, _, _, vectors, _ = self.views
+        now = (wants[leaf], tuple(vectors[leaf]))
+        if now != self.seen[leaf]:
+            self.seen[leaf] = now
+            self.stale = True
+
+    def pick(self) -> int | None:
+        wants, _, dominant, vectors, _ = self.views
         if not any(wants):
             return None
-        shaped = replace(tree, demand=tuple(tuple(v) for v in vectors))
-        weights, _ = mch_flat_weights(shaped, list(wants), vectors)
-        keys = [max(s) / w if w > 0 else float("inf") for s, w in zip(shares, weights)]
-        return _lowest(wants, keys)
+        if self.stale:
+            self.flat = MCHOrder.weights(self.tree, wants, vectors)
+            self.stale = False
+        return _lowest(wants, [d / w if w > 0 else float("inf") for d, w in zip(dominant, self.flat)])
 
 
 ORDERS = (FCFSOrder, DRFOrder, WeightedDRFOrder, NaiveHDRFOrder, HDRFOrder, MCHOrder)

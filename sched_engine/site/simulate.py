@@ -297,6 +297,8 @@ class SiteSimulation(Simulation):
                               axis=1).tolist()
         cursor, queues = list(self.leaf_head), self.leaf_waiting
         wants, vectors, next_job = [False] * leaves, [[1.0, 0.0]] * leaves, [0] * leaves
+        dominant = [max(s) for s in shares]
+        cpus, memory_total = max(self.total_cpus, 1.0), self.total_memory
 
         def advance(leaf: int) -> None:
             queue, position = queues[leaf], cursor[leaf]
@@ -307,8 +309,8 @@ class SiteSimulation(Simulation):
             if wants[leaf]:
                 job = queue[position]
                 next_job[leaf] = job
-                cpu = self.procs[job] / max(self.total_cpus, 1.0)
-                memory = self.procs[job] * self.memory_per_cpu[job] / self.total_memory
+                cpu = self.procs[job] / cpus
+                memory = self.procs[job] * self.memory_per_cpu[job] / memory_total
                 top = max(cpu, memory)
                 vectors[leaf] = [cpu / top, memory / top]
 
@@ -318,15 +320,18 @@ class SiteSimulation(Simulation):
             if cursor[leaf] > 1024 and cursor[leaf] * 2 > len(queues[leaf]):
                 del queues[leaf][: cursor[leaf]]
                 self.leaf_head[leaf] = cursor[leaf] = 0
+        picker = self.order.start(tree, wants, shares, dominant, vectors, next_job)
         while True:
-            leaf = self.order.pick(tree, wants, shares, vectors, next_job)
+            leaf = picker.pick()
             if leaf is None:
                 return
             job = next_job[leaf]
-            shares[leaf] = [shares[leaf][0] + self.procs[job] / max(self.total_cpus, 1.0),
-                            shares[leaf][1] + self.procs[job] * self.memory_per_cpu[job] / self.total_memory]
+            share = shares[leaf] = [shares[leaf][0] + self.procs[job] / cpus,
+                                    shares[leaf][1] + self.procs[job] * self.memory_per_cpu[job] / memory_total]
+            dominant[leaf] = max(share)
             cursor[leaf] += 1
             advance(leaf)
+            picker.changed(leaf)
             yield job
 
     def _pass(self, now: float) -> None:

@@ -40,6 +40,7 @@ from .flat import DRF, MCH, CollapsedHierarchy, FlatChooser, WeightedDRF, pareto
 from .hierarchical import (
            HDRF,
            HDRFChooser,
+    HDRFLevels,
            NaiveChooser,
            NaiveHierarchicalDRF,
            RecomputingChooser,
@@ -48,6 +49,6 @@ from .hierarchical import (
 )
 from .weights import collapsed_weights, mch_flat_weights, normalized_demands
 
-__all__ = ["CollapsedHierarchy", "DRF", "FlatChooser", "HDRF", "HDRFChooser", "MCH", "NaiveChooser",
+__all__ = ["CollapsedHierarchy", "DRF", "FlatChooser", "HDRF", "HDRFChooser", "HDRFLevels", "MCH", "NaiveChooser",
            "NaiveHierarchicalDRF", "RecomputingChooser", "WeightedDRF", "collapsed_weights", "hdrf_pick",
            "mch_flat_weights", "naive_pick", "normalized_demands", "pareto_minimal"]

@@ -62,40 +62,76 @@ def hdrf_pick(tree: Tree, wants, shares, vectors) -> int | None:
     their non-blocked children to the smallest weighted share among them
     (see the package docstring). Returns ``None`` when every leaf is blocked.
     """
-    weight, children = tree.weight, tree.children
-    n, m = tree.node_count, len(tree.capacity)
-    blocked = [True] * n
-    share = [0.0] * n
-    node_vectors: list[list[float] | None] = [None] * n
-    for leaf, node in enumerate(tree.leaf_node):
-        if wants[leaf]:
-            blocked[node] = False
-            share[node] = shares[leaf]
-            node_vectors[node] = vectors[leaf]
-    for a in tree.internal_postorder:
+    return HDRFLevels(tree, wants, shares, vectors).pick()
+
+
+class HDRFLevels:
+    """Every node's H-DRF state (blocked, rescaled share, demand direction), kept up to date leaf by leaf.
+
+    Built from per-leaf views as :func:`hdrf_pick` takes them; after
+    :meth:`update` of one leaf only the departments on its path are
+    recomputed, so a sequence of picks (a queue order) costs the path's
+    departments per pick, not the whole tree.
+    """
+
+    def __init__(self, tree: Tree, wants, shares, vectors):
+        self.tree = tree
+        n = tree.node_count
+        self.blocked = [True] * n
+        self.share = [0.0] * n
+        self.vectors: list[list[float] | None] = [None] * n
+        for leaf, node in enumerate(tree.leaf_node):
+            if wants[leaf]:
+                self.blocked[node] = False
+                self.share[node] = shares[leaf]
+                self.vectors[node] = vectors[leaf]
+        for a in tree.internal_postorder:
+            self._department(a)
+        self._paths: dict[int, list[int]] = {}
+
+    def _department(self, a: int) -> None:
+        """Department ``a`` from its children: children at their smallest weighted share, summed."""
+        tree, blocked, share, vectors = self.tree, self.blocked, self.share, self.vectors
+        weight = tree.weight
         lowest = None
-        raw = [0.0] * m
-        for c in children[a]:
+        raw = [0.0] * len(tree.capacity)
+        for c in tree.children[a]:
             if blocked[c]:
                 continue
             level = share[c] / weight[c]
             if lowest is None or level < lowest:
                 lowest = level
-            wc, vc = weight[c], node_vectors[c]
-            for j in range(m):
-                raw[j] += wc * vc[j]
+            wc = weight[c]
+            for j, v in enumerate(vectors[c]):
+                raw[j] += wc * v
         if lowest is None:
-            continue
-        blocked[a] = False
+            blocked[a], share[a], vectors[a] = True, 0.0, None
+            return
         top = max(raw)
-        share[a] = lowest * top
-        node_vectors[a] = [x / top for x in raw]
-    if blocked[0]:
-        return None
-    node = 0
-    while not tree.is_leaf(node):
-        node = min((c for c in children[node] if not blocked[c]), key=lambda c: share[c] / weight[c])
-    return tree.leaf_of_node[node]
+        blocked[a], share[a], vectors[a] = False, lowest * top, [x / top for x in raw]
+
+    def update(self, leaf: int, wants: bool, share: float, vector) -> None:
+        """One leaf's view changed: recompute it and the departments above it."""
+        tree = self.tree
+        node = tree.leaf_node[leaf]
+        self.blocked[node] = not wants
+        self.share[node] = share if wants else 0.0
+        self.vectors[node] = vector if wants else None
+        path = self._paths.get(leaf)
+        if path is None:
+            path = self._paths[leaf] = tree.ancestors(node)
+        for a in path:
+            self._department(a)
+
+    def pick(self) -> int | None:
+        """The leaf H-DRF serves next: descend into the non-blocked child of lowest weighted share."""
+        tree, blocked, share, weight = self.tree, self.blocked, self.share, self.tree.weight
+        if blocked[0]:
+            return None
+        node = 0
+        while not tree.is_leaf(node):
+            node = min((c for c in tree.children[node] if not blocked[c]), key=lambda c: share[c] / weight[c])
+        return tree.leaf_of_node[node]
 
 
 def naive_pick(tree: Tree, wants, usage) -> int | None:
