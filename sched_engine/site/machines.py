@@ -38,6 +38,8 @@ class SiteCluster:
         self.running: list[tuple[float, int]] = []  # (estimated end, job), sorted
         self.held: dict[int, tuple[np.ndarray, np.ndarray, float]] = {}  # job -> machines, CPUs, memory per CPU
         self.machine_jobs: list[set[int]] = [set() for _ in range(len(self.cpus))]
+        # CPUs the machines can give at each memory per CPU asked since the last change (most logs ask a few values).
+        self._givable_total: dict[float, int] = {}
 
     @property
     def max_memory_per_cpu(self) -> float:
@@ -60,7 +62,11 @@ class SiteCluster:
             return False
         if memory_per_cpu <= 0:
             return True
-        return int(self._givable(self.free_cpus, self.free_memory, memory_per_cpu).sum()) >= procs
+        total = self._givable_total.get(memory_per_cpu)
+        if total is None:
+            total = self._givable_total[memory_per_cpu] = int(
+                self._givable(self.free_cpus, self.free_memory, memory_per_cpu).sum())
+        return total >= procs
 
     def fits_empty(self, procs: int, memory_per_cpu: float, up_only: bool = True) -> bool:
         """Whether the job fits on this cluster's machines once they are idle (the machines that are up)."""
@@ -100,6 +106,7 @@ class SiteCluster:
         self.free_memory[machines] -= counts * memory_per_cpu
         self.free_total -= procs
         self.used_memory += procs * memory_per_cpu
+        self._givable_total.clear()
         self.held[job] = (machines, counts, memory_per_cpu)
         for machine in machines.tolist():
             self.machine_jobs[machine].add(job)
@@ -116,6 +123,7 @@ class SiteCluster:
         self.free_cpus[machines[up]] += counts[up]
         self.free_memory[machines[up]] += counts[up] * memory_per_cpu
         self.free_total += int(counts[up].sum())
+        self._givable_total.clear()
         self.used_memory -= float(counts.sum()) * memory_per_cpu
 
     # --- failures ---------------------------------------------------------------------------------
@@ -123,6 +131,7 @@ class SiteCluster:
     def fail(self, machine: int) -> set[int]:
         """Take a machine down; returns the jobs running on it (to be killed)."""
         victims = set(self.machine_jobs[machine])
+        self._givable_total.clear()
         self.failures[machine] += 1
         if self.up[machine]:
             self.up[machine] = False
@@ -136,6 +145,7 @@ class SiteCluster:
     def restart(self, machine: int) -> None:
         """End one failure of a machine; once none is left its CPUs and memory are free at once."""
         self.failures[machine] -= 1
+        self._givable_total.clear()
         if not self.up[machine] and self.failures[machine] == 0:
             self.up[machine] = True
             self.up_total += int(self.cpus[machine])
