@@ -159,7 +159,7 @@ def stakeholder_summary(runs, entitlement: dict[str, float]) -> tuple[list[str],
     if not runs:
         return [], ""
     if fair:
-        verdict = f"{', '.join(fair)} gives every group at least its share."
+        verdict = f"{', '.join(fair)} {'gives' if len(fair) == 1 else 'each give'} every group at least its share."
     else:
         verdict = "No policy run gives every group at least its share."
     return lines, verdict
