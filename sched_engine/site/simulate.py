@@ -345,9 +345,11 @@ class SiteSimulation(Simulation):
             # only if the queue had none (then the reservation is None).
             candidates = iter([job for job in self.new_arrivals if self.status[job] == WAITING])
         else:
-            if not order.in_arrival_order and not self.resources_changed and not any(
-                    c.free_total for c in self.clusters):
-                return  # nothing is free and nothing was freed: no job can start
+            if not order.in_arrival_order and not self.resources_changed and self.reservation is not None and \
+                    not any(self._fit_now(job) for job in self.new_arrivals if self.status[job] == WAITING):
+                # Nothing was freed and no newcomer fits now: the jobs the last pass left waiting still cannot
+                # start (the order moves only by the newcomers' place in it), so the pass is skipped.
+                return
             candidates = self._order()
             head = self._start_heads(candidates)
             if head is None:
