@@ -27,6 +27,7 @@ from components.pages import (
     home,
     network,
     scenario,
+    site,
     sweeps,
     workspace,
 )
@@ -51,6 +52,7 @@ PAGES = [
     batch.PAGE,
     network.PAGE,
     elastic.PAGE,
+    site.PAGE,
     compare.PAGE,
     gallery.PAGE,
     workspace.PAGE,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from . import batch, elastic, fairshare, network
+from . import batch, elastic, fairshare, network, site
 from .core.registry import Registry
 
 REGISTRY = Registry(
-    engines=[fairshare.ENGINE, batch.ENGINE, network.ENGINE, elastic.ENGINE],
-    policies=[*fairshare.POLICIES, *batch.POLICIES, *network.POLICIES, *elastic.POLICIES],
+    engines=[fairshare.ENGINE, batch.ENGINE, network.ENGINE, elastic.ENGINE, site.ENGINE],
+    policies=[*fairshare.POLICIES, *batch.POLICIES, *network.POLICIES, *elastic.POLICIES, *site.POLICIES],
 )

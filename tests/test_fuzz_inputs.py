@@ -396,6 +396,9 @@ def _sample_scenarios() -> list[dict]:
         ("fairshare", [fairshare_presets.fig4_model(), fairshare_presets.starter_model()]),
         ("network", [network_presets.fig1_model(), network_presets.fig6_model()]),
         ("elastic", [elastic_presets.paper_model(), elastic_presets.two_job_model()]),
+        ("site", [{"trace": {"path": "sample:hpc2n-excerpt.swf", "max_jobs": 200}, "failures": {"kind": "synthetic"},
+                   "memory_elastic": {"enabled": True, "min_fraction": 0.5,
+                                      "penalty": {"kind": "step", "factor": 1.5}}}]),
     ):
         policy = REGISTRY.policies(engine)[0].name
         scenarios += [{"engine": engine, "policy": policy, "seed": 0, "model": model} for model in models]

@@ -43,7 +43,9 @@ def _runs():
 
     batch = json.loads((Path(__file__).parents[1] / "sample_traces" / "batch-hpc2n.scenario.json").read_text())
     models = {"fairshare": fig4_model(), "network": fig1_model(), "elastic": two_job_model(),
-              "batch": {**batch["model"], "trace": {**batch["model"]["trace"], "max_jobs": 150}}}
+              "batch": {**batch["model"], "trace": {**batch["model"]["trace"], "max_jobs": 150}},
+              "site": {**batch["model"], "trace": {**batch["model"]["trace"], "max_jobs": 150},
+                       "job_memory_per_cpu_mb": 1500, "memory_elastic": {"enabled": True}}}
     for engine, model in models.items():
         for entry in REGISTRY.policies(engine):
             yield engine, run_scenario({"engine": engine, "policy": entry.name, "model": model, "seed": 1})

@@ -86,6 +86,20 @@ JOBS_COLUMNS: dict[str, dict[str, Field]] = {
         "map_phase_s": Field("float64", "first request of a map task to the end of the last one, s"),
         "reduce_phase_s": Field("float64", "first request of a reduce task to the end of the last one, s"),
     },
+    "site": {
+        "cluster": Field("string", "cluster it ran on (empty: never started)"),
+        "procs": Field("int64", "CPUs it holds"),
+        "run_time": Field("float64", "the run time it had, s: the trace's, times elastic_penalty"),
+        "estimate": Field("float64", "the run time the scheduler plans with, s"),
+        "wait_time": Field("float64", "start_time - submit_time, s"),
+        "user": Field("str", "user from the trace"),
+        "group": Field("string", "the organisation's first-level node it belongs to"),
+        "leaf": Field("string", "its user's leaf, the path from the root, /-separated"),
+        "memory_mb": Field("float64", "memory it held on all its machines, MB"),
+        "memory_fraction": Field("float64", "share of its asked memory it got (below 1: a memory-elastic start)"),
+        "elastic_penalty": Field("float64", "its run time over the trace's (1 unless started memory-elastic)"),
+        "reason": Field("string", "why it was killed or cancelled (empty otherwise)"),
+    },
 }
 """Each engine's columns beyond :data:`JOBS_COMMON`."""
 
@@ -116,6 +130,16 @@ TIMELINE_METRICS: dict[str, dict[str, Field]] = {
         "regular_tasks": Field("tasks", "tasks running with their ideal memory (entity: cluster)"),
         "elastic_tasks": Field("tasks", "tasks running under-sized (entity: cluster)"),
         "job_memory_mb": Field("MB", "memory a job holds on a node (entity: node-<n>/<job>)"),
+    },
+    "site": {
+        "dominant_share": Field("share", "a group's dominant share of the site's CPUs and memory held by its jobs"),
+        "entitled_share": Field("share", "a group's weight over the weights of the groups with jobs (0: none)"),
+        "isolation_guarantee": Field("share", "a group's received over entitled share, capped at 1, 1 when "
+                                              "nothing waits (entity minimum: the lowest over groups)"),
+        "utilisation": Field("share", "CPUs or memory in use over those up (entity: cpu or memory)"),
+        "waiting_jobs": Field("jobs", "a group's waiting jobs"),
+        "wait_s": Field("s", "median wait of a group's jobs that started in a sample interval"),
+        "killed_jobs": Field("jobs", "jobs killed so far (entity: a group, or all)"),
     },
 }
 
@@ -174,6 +198,30 @@ SUMMARY_METRICS: dict[str, dict[str, Field]] = {
         "elastic_share": Field("share", "elastic_tasks / tasks"),
         "estimates": Field("runs", "runs of the timeline generator"),
         "scheduler_cpu_s": Field("s", "CPU time of the whole simulation"),
+    },
+    "site": {
+        "groups": Field("groups", "first-level nodes of the organisation"),
+        "users": Field("users", "leaves of the organisation"),
+        "clusters": Field("clusters", "clusters of the hardware"),
+        "cpus": Field("CPUs", "CPUs of all machines, up or down"),
+        "memory_mb": Field("MB", "memory of all machines"),
+        "memory_assumed": Field("clusters", "clusters whose memory was not given (default per CPU assumed)"),
+        "jobs": Field("jobs", "jobs in the workload"),
+        "finished": Field("jobs", "jobs that finished"),
+        "killed": Field("jobs", "jobs killed by machine failures"),
+        "cancelled": Field("jobs", "jobs cancelled"),
+        "elastic_starts": Field("jobs", "jobs started with less memory than they asked"),
+        "jobs_without_memory": Field("jobs", "jobs whose log records no memory (asked the model's default)"),
+        "other_users_jobs": Field("jobs", "jobs of users the organisation does not name (its other users leaf)"),
+        "mean_wait_s": Field("s", "mean wait time of the finished jobs"),
+        "mean_response_s": Field("s", "mean response time of the finished jobs"),
+        "mean_bounded_slowdown_tau10": Field("ratio", "mean bounded slowdown (tau = 10 s) of the finished jobs"),
+        "makespan_s": Field("s", "last end of a job that ran (finished or killed) from the first submission"),
+        "utilisation": Field("share", "CPU time of the jobs that ran over all CPUs x makespan_s"),
+        "memory_utilisation": Field("share", "memory x time held by the jobs that ran over all memory x makespan_s"),
+        "mean_min_isolation": Field("share", "time-weighted mean of the minimum isolation guarantee over groups"),
+        "failures": Field("machine failures", "machine failures in the run"),
+        "scheduler_cpu_s": Field("s", "CPU time inside the scheduling passes"),
     },
 }
 """Each engine's summary metrics; ``<resource>`` stands for each resource's name."""

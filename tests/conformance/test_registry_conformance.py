@@ -34,6 +34,9 @@ MODELS = {
                       "failures": {"kind": "synthetic"}},
     "network": fig1_model,
     "elastic": two_job_model,
+    "site": lambda: {"trace": {"path": str(ROOT / "sample_traces" / "hpc2n-excerpt.swf"), "max_jobs": 120},
+                     "failures": {"kind": "synthetic"}, "memory_per_machine_mb": {"cluster": 3000},
+                     "job_memory_per_cpu_mb": 2000, "memory_elastic": {"enabled": True, "min_fraction": 0.6}},
 }
 ENTRIES = [entry for engine in REGISTRY.engines() for entry in REGISTRY.policies(engine.name)]
 IDS = [f"{entry.engine}:{entry.name}" for entry in ENTRIES]
@@ -157,9 +160,19 @@ def elastic_capacity(result) -> None:
     assert tasks.sum(axis=1).max() <= cores
 
 
+def site_capacity(result) -> None:
+    """CPUs of the jobs running at once at most the site's; memory held at most its memory; utilisation at most 1."""
+    jobs = result.jobs
+    summary = dict(zip(result.summary["metric"], result.summary["value"]))
+    start, end = jobs["start_time"].to_numpy(float), jobs["end_time"].to_numpy(float)
+    assert running_total(start, end, jobs["procs"].to_numpy(float)) <= summary["cpus"]
+    assert running_total(start, end, jobs["memory_mb"].to_numpy(float)) <= summary["memory_mb"] * (1 + 1e-9)
+    assert levels(result.timeline, "utilisation").to_numpy().max() <= 1 + 1e-9
+
+
 #: Each engine's notion of capacity, checked on every run of every policy.
 CAPACITY = {"fairshare": fairshare_capacity, "batch": batch_capacity, "network": network_capacity,
-            "elastic": elastic_capacity}
+            "elastic": elastic_capacity, "site": site_capacity}
 
 
 def test_every_engine_has_a_capacity_check():
@@ -190,7 +203,7 @@ def test_only_randomised_policies_follow_the_seed():
         if entry.engine == "network":
             continue   # the network model itself is drawn from the seed, whatever the policy
         fixed = scenario(entry)
-        if entry.engine == "batch":
+        if entry.engine in ("batch", "site"):
             fixed["model"]["failures"] = {"kind": "none"}
         runs = [run_scenario({**fixed, "seed": seed}).jobs for seed in (1, 2, 3, 4)]
         differ = any(not runs[0].equals(other) for other in runs[1:])

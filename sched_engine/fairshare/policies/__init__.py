@@ -37,9 +37,18 @@ choosers), :mod:`.hierarchical` (the descents).
 """
 
 from .flat import DRF, MCH, CollapsedHierarchy, FlatChooser, WeightedDRF, pareto_minimal
-from .hierarchical import HDRF, HDRFChooser, NaiveChooser, NaiveHierarchicalDRF, RecomputingChooser
+from .hierarchical import (
+           HDRF,
+           HDRFChooser,
+    HDRFLevels,
+           NaiveChooser,
+           NaiveHierarchicalDRF,
+           RecomputingChooser,
+           hdrf_pick,
+           naive_pick,
+)
 from .weights import collapsed_weights, mch_flat_weights, normalized_demands
 
-__all__ = ["CollapsedHierarchy", "DRF", "FlatChooser", "HDRF", "HDRFChooser", "MCH", "NaiveChooser",
-           "NaiveHierarchicalDRF", "RecomputingChooser", "WeightedDRF", "collapsed_weights", "mch_flat_weights",
-           "normalized_demands", "pareto_minimal"]
+__all__ = ["CollapsedHierarchy", "DRF", "FlatChooser", "HDRF", "HDRFChooser", "HDRFLevels", "MCH", "NaiveChooser",
+           "NaiveHierarchicalDRF", "RecomputingChooser", "WeightedDRF", "collapsed_weights", "hdrf_pick",
+           "mch_flat_weights", "naive_pick", "normalized_demands", "pareto_minimal"]

@@ -47,43 +47,116 @@ class HDRFChooser(RecomputingChooser):
 
     def pick(self, state: ShareState) -> int | None:
         tree = self._tree
-        weight, children = tree.weight, tree.children
-        n, m = tree.node_count, len(tree.capacity)
-        blocked = [True] * n
-        share = [0.0] * n
-        vectors: list[list[float] | None] = [None] * n
+        wants = [state.wants(leaf) for leaf in range(tree.leaf_count)]
+        shares = [state.running[leaf] * state.mu[leaf] for leaf in range(tree.leaf_count)]
+        return hdrf_pick(tree, wants, shares, self._vectors)
+
+
+def hdrf_pick(tree: Tree, wants, shares, vectors) -> int | None:
+    """H-DRF's choice of leaf from per-leaf views: the protocol the fair-sharing and site engines share.
+
+    ``wants[leaf]``: the leaf is not blocked (it has something to run that
+    fits); ``shares[leaf]``: its dominant share (of its running tasks, or
+    of its running jobs and decayed past usage); ``vectors[leaf]``: its
+    normalised demand direction (max component 1). Departments rescale
+    their non-blocked children to the smallest weighted share among them
+    (see the package docstring). Returns ``None`` when every leaf is blocked.
+    """
+    return HDRFLevels(tree, wants, shares, vectors).pick()
+
+
+class HDRFLevels:
+    """Every node's H-DRF state (blocked, rescaled share, demand direction), kept up to date leaf by leaf.
+
+    Built from per-leaf views as :func:`hdrf_pick` takes them; after
+    :meth:`update` of one leaf only the departments on its path are
+    recomputed, so a sequence of picks (a queue order) costs the path's
+    departments per pick, not the whole tree.
+    """
+
+    def __init__(self, tree: Tree, wants, shares, vectors):
+        self.tree = tree
+        n = tree.node_count
+        self.blocked = [True] * n
+        self.share = [0.0] * n
+        self.vectors: list[list[float] | None] = [None] * n
         for leaf, node in enumerate(tree.leaf_node):
-            if state.wants(leaf):
-                blocked[node] = False
-                share[node] = state.running[leaf] * state.mu[leaf]
-                vectors[node] = self._vectors[leaf]
-        for a in self._postorder:
-            lowest = None
-            raw = [0.0] * m
-            for c in children[a]:
-                if blocked[c]:
-                    continue
-                level = share[c] / weight[c]
-                if lowest is None or level < lowest:
-                    lowest = level
-                wc, vc = weight[c], vectors[c]
-                for j in range(m):
-                    raw[j] += wc * vc[j]
-            if lowest is None:
+            if wants[leaf]:
+                self.blocked[node] = False
+                self.share[node] = shares[leaf]
+                self.vectors[node] = vectors[leaf]
+        for a in tree.internal_postorder:
+            self._department(a)
+        self._paths: dict[int, list[int]] = {}
+
+    def _department(self, a: int) -> None:
+        """Department ``a`` from its children: children at their smallest weighted share, summed."""
+        tree, blocked, share, vectors = self.tree, self.blocked, self.share, self.vectors
+        weight = tree.weight
+        lowest = None
+        raw = [0.0] * len(tree.capacity)
+        for c in tree.children[a]:
+            if blocked[c]:
                 continue
-            blocked[a] = False
-            top = max(raw)
-            share[a] = lowest * top
-            vectors[a] = [x / top for x in raw]
+            level = share[c] / weight[c]
+            if lowest is None or level < lowest:
+                lowest = level
+            wc = weight[c]
+            for j, v in enumerate(vectors[c]):
+                raw[j] += wc * v
+        if lowest is None:
+            blocked[a], share[a], vectors[a] = True, 0.0, None
+            return
+        top = max(raw)
+        blocked[a], share[a], vectors[a] = False, lowest * top, [x / top for x in raw]
+
+    def update(self, leaf: int, wants: bool, share: float, vector) -> None:
+        """One leaf's view changed: recompute it and the departments above it."""
+        tree = self.tree
+        node = tree.leaf_node[leaf]
+        self.blocked[node] = not wants
+        self.share[node] = share if wants else 0.0
+        self.vectors[node] = vector if wants else None
+        path = self._paths.get(leaf)
+        if path is None:
+            path = self._paths[leaf] = tree.ancestors(node)
+        for a in path:
+            self._department(a)
+
+    def pick(self) -> int | None:
+        """The leaf H-DRF serves next: descend into the non-blocked child of lowest weighted share."""
+        tree, blocked, share, weight = self.tree, self.blocked, self.share, self.tree.weight
         if blocked[0]:
             return None
         node = 0
         while not tree.is_leaf(node):
-            node = min(
-                (c for c in children[node] if not blocked[c]),
-                key=lambda c: share[c] / weight[c],
-            )
+            node = min((c for c in tree.children[node] if not blocked[c]), key=lambda c: share[c] / weight[c])
         return tree.leaf_of_node[node]
+
+
+def naive_pick(tree: Tree, wants, usage) -> int | None:
+    """Naive hierarchical DRF's choice of leaf: descend by each node's weighted dominant share of ``usage``.
+
+    ``usage[node]`` is the node's summed usage per resource (a department:
+    its subtree's); ``wants[leaf]`` as in :func:`hdrf_pick`. Shared by the
+    fair-sharing and site engines.
+    """
+    capacity, weight = tree.capacity, tree.weight
+    blocked = [True] * tree.node_count
+    for leaf, node in enumerate(tree.leaf_node):
+        blocked[node] = not wants[leaf]
+    for a in tree.internal_postorder:
+        blocked[a] = all(blocked[c] for c in tree.children[a])
+    if blocked[0]:
+        return None
+
+    def level(node: int) -> float:
+        return max(u / c for u, c in zip(usage[node], capacity)) / weight[node]
+
+    node = 0
+    while not tree.is_leaf(node):
+        node = min((c for c in tree.children[node] if not blocked[c]), key=level)
+    return tree.leaf_of_node[node]
 
 
 class NaiveHierarchicalDRF(Parametrised):
@@ -104,10 +177,6 @@ class NaiveChooser(RecomputingChooser):
         self._postorder = tree.internal_postorder
         self._paths = [[tree.leaf_node[leaf], *tree.ancestors(tree.leaf_node[leaf])] for leaf in range(tree.leaf_count)]
 
-    def _share(self, node: int) -> float:
-        capacity = self._tree.capacity
-        return max(u / c for u, c in zip(self._usage[node], capacity)) / self._tree.weight[node]
-
     def _add(self, leaf: int, sign: float) -> None:
         demand = self._tree.demand[leaf]
         for node in self._paths[leaf]:
@@ -116,18 +185,7 @@ class NaiveChooser(RecomputingChooser):
                 usage[j] += sign * d
 
     def pick(self, state: ShareState) -> int | None:
-        tree = self._tree
-        blocked = [True] * tree.node_count
-        for leaf, node in enumerate(tree.leaf_node):
-            blocked[node] = not state.wants(leaf)
-        for a in self._postorder:
-            blocked[a] = all(blocked[c] for c in tree.children[a])
-        if blocked[0]:
-            return None
-        node = 0
-        while not tree.is_leaf(node):
-            node = min((c for c in tree.children[node] if not blocked[c]), key=self._share)
-        return tree.leaf_of_node[node]
+        return naive_pick(self._tree, [state.wants(leaf) for leaf in range(self._tree.leaf_count)], self._usage)
 
     def allocated(self, state: ShareState, leaf: int) -> None:
         self._add(leaf, 1.0)

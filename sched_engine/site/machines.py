@@ -1,0 +1,197 @@
+"""A site's cluster: machines with CPUs and memory, both hard capacities per machine.
+
+A parallel job takes CPUs of one cluster, possibly on several machines
+(space slicing, as in the batch engine); on each machine it holds
+``cpus × memory per CPU`` of memory. Allocation is first fit over machine
+indices: each machine gives ``min(free CPUs, floor(free memory / memory
+per CPU))`` CPUs until the job has all it asked for. With no memory asked
+(0 per CPU) this takes the same machines as the batch engine's first fit.
+Failed machines give neither CPUs nor memory until they restart.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+
+import numpy as np
+
+
+class SiteCluster:
+    """One cluster's machines, free CPUs and memory, and running jobs by estimated end."""
+
+    def __init__(self, index: int, name: str, cpus_per_machine, memory_per_machine_mb, speed: float = 1.0):
+        self.index = index
+        self.name = name
+        self.speed = float(speed)
+        self.cpus = np.asarray(cpus_per_machine, dtype=np.int64)
+        self.memory = np.asarray(memory_per_machine_mb, dtype=float)
+        self.free_cpus = self.cpus.copy()
+        self.free_memory = self.memory.copy()
+        self.up = np.ones(len(self.cpus), dtype=bool)
+        self.failures = np.zeros(len(self.cpus), dtype=np.int64)
+        self.total = int(self.cpus.sum())
+        self.total_memory = float(self.memory.sum())
+        self.free_total = self.total
+        self.up_total = self.total
+        self.up_memory = self.total_memory
+        self.used_memory = 0.0
+        self.running: list[tuple[float, int]] = []  # (estimated end, job), sorted
+        self.held: dict[int, tuple[np.ndarray, np.ndarray, float]] = {}  # job -> machines, CPUs, memory per CPU
+        self.machine_jobs: list[set[int]] = [set() for _ in range(len(self.cpus))]
+        # CPUs the machines can give at each memory per CPU asked since the last change (most logs ask a few values).
+        self._givable_total: dict[float, int] = {}
+
+    @property
+    def max_memory_per_cpu(self) -> float:
+        """The most memory per CPU a one-CPU job could get on an empty machine."""
+        return float((self.memory / self.cpus).max()) if len(self.cpus) else 0.0
+
+    # --- what fits --------------------------------------------------------------------------------
+
+    @staticmethod
+    def _givable(free_cpus: np.ndarray, free_memory: np.ndarray, memory_per_cpu: float) -> np.ndarray:
+        """CPUs each machine can give a job asking ``memory_per_cpu`` MB per CPU."""
+        if memory_per_cpu <= 0:
+            return free_cpus
+        by_memory = np.floor(free_memory / memory_per_cpu + 1e-9).astype(np.int64)
+        return np.minimum(free_cpus, by_memory)
+
+    def fits(self, procs: int, memory_per_cpu: float) -> bool:
+        """Whether the job fits now (CPUs and memory, machine by machine)."""
+        if procs > self.free_total:
+            return False
+        if memory_per_cpu <= 0:
+            return True
+        total = self._givable_total.get(memory_per_cpu)
+        if total is None:
+            total = self._givable_total[memory_per_cpu] = int(
+                self._givable(self.free_cpus, self.free_memory, memory_per_cpu).sum())
+        return total >= procs
+
+    def fits_empty(self, procs: int, memory_per_cpu: float, up_only: bool = True) -> bool:
+        """Whether the job fits on this cluster's machines once they are idle (the machines that are up)."""
+        mask = self.up if up_only else np.ones(len(self.cpus), dtype=bool)
+        cpus = np.where(mask, self.cpus, 0)
+        memory = np.where(mask, self.memory, 0.0)
+        return int(self._givable(cpus, memory, memory_per_cpu).sum()) >= procs
+
+    def largest_memory_fraction(self, procs: int, memory_per_cpu: float, low: float) -> float | None:
+        """The largest share ``f`` in ``[low, 1)`` of its memory with which the job fits now (to 1/1000), or None."""
+        if procs > self.free_total or memory_per_cpu <= 0:
+            return None
+        if not self.fits(procs, memory_per_cpu * low):
+            return None
+        lo, hi = low, 1.0
+        while hi - lo > 1e-3:
+            middle = (lo + hi) / 2
+            if self.fits(procs, memory_per_cpu * middle):
+                lo = middle
+            else:
+                hi = middle
+        return lo
+
+    # --- taking and giving back -------------------------------------------------------------------
+
+    def allocate(self, job: int, procs: int, memory_per_cpu: float, est_end: float) -> np.ndarray:
+        """First fit of ``procs`` CPUs with ``memory_per_cpu`` MB each; returns the machines held."""
+        givable = self._givable(self.free_cpus, self.free_memory, memory_per_cpu)
+        reach = np.cumsum(givable)
+        if not len(reach) or reach[-1] < procs:
+            raise RuntimeError(f"cluster {self.name}: {procs} CPUs with {memory_per_cpu:g} MB each do not fit")
+        last = int(np.searchsorted(reach, procs))
+        machines = np.flatnonzero(givable[: last + 1])
+        counts = givable[machines].copy()
+        counts[-1] -= int(reach[last]) - procs
+        self.free_cpus[machines] -= counts
+        self.free_memory[machines] -= counts * memory_per_cpu
+        self.free_total -= procs
+        self.used_memory += procs * memory_per_cpu
+        self._givable_total.clear()
+        self.held[job] = (machines, counts, memory_per_cpu)
+        for machine in machines.tolist():
+            self.machine_jobs[machine].add(job)
+        insort(self.running, (est_end, job))
+        return machines
+
+    def release(self, job: int, est_end: float) -> None:
+        """Give back a job's CPUs and memory (those of failed machines stay unavailable)."""
+        machines, counts, memory_per_cpu = self.held.pop(job)
+        del self.running[bisect_left(self.running, (est_end, job))]
+        for machine in machines.tolist():
+            self.machine_jobs[machine].discard(job)
+        up = self.up[machines]
+        self.free_cpus[machines[up]] += counts[up]
+        self.free_memory[machines[up]] += counts[up] * memory_per_cpu
+        self.free_total += int(counts[up].sum())
+        self._givable_total.clear()
+        self.used_memory -= float(counts.sum()) * memory_per_cpu
+
+    # --- failures ---------------------------------------------------------------------------------
+
+    def fail(self, machine: int) -> set[int]:
+        """Take a machine down; returns the jobs running on it (to be killed)."""
+        victims = set(self.machine_jobs[machine])
+        self._givable_total.clear()
+        self.failures[machine] += 1
+        if self.up[machine]:
+            self.up[machine] = False
+            self.up_total -= int(self.cpus[machine])
+            self.up_memory -= float(self.memory[machine])
+            self.free_total -= int(self.free_cpus[machine])
+            self.free_cpus[machine] = 0
+            self.free_memory[machine] = 0.0
+        return victims
+
+    def restart(self, machine: int) -> None:
+        """End one failure of a machine; once none is left its CPUs and memory are free at once."""
+        self.failures[machine] -= 1
+        self._givable_total.clear()
+        if not self.up[machine] and self.failures[machine] == 0:
+            self.up[machine] = True
+            self.up_total += int(self.cpus[machine])
+            self.up_memory += float(self.memory[machine])
+            self.free_cpus[machine] = self.cpus[machine]
+            self.free_memory[machine] = self.memory[machine]
+            self.free_total += int(self.cpus[machine])
+
+    # --- reservations -----------------------------------------------------------------------------
+
+    def shadow(self, procs: int, memory_per_cpu: float, procs_of) -> tuple[float, int, float] | None:
+        """EASY's reservation for a job on this cluster: (shadow time, extra CPUs, extra memory).
+
+        The earliest estimated end of running jobs after which the job fits
+        (CPUs in all, as the batch engine; and memory machine by machine
+        when it asks for memory), with the CPUs and memory left over then.
+        ``-inf`` when it fits now; ``None`` when the machines that are up
+        cannot hold it at all.
+        """
+        if procs > self.up_total or (memory_per_cpu > 0 and not self.fits_empty(procs, memory_per_cpu)):
+            return None
+        need_memory = procs * max(memory_per_cpu, 0.0)
+        if self.fits(procs, memory_per_cpu):
+            return float("-inf"), self.free_total - procs, float(self.free_memory.sum()) - need_memory
+        available = self.free_total
+        free_cpus = self.free_cpus.copy() if memory_per_cpu > 0 else None
+        free_memory = self.free_memory.copy() if memory_per_cpu > 0 else None
+        running, up = self.running, self.up
+        position = 0
+        while position < len(running):
+            est_end = running[position][0]
+            while position < len(running) and running[position][0] == est_end:
+                job = running[position][1]
+                available += procs_of[job]
+                if free_cpus is not None:
+                    machines, counts, per_cpu = self.held[job]
+                    alive = up[machines]
+                    free_cpus[machines[alive]] += counts[alive]
+                    free_memory[machines[alive]] += counts[alive] * per_cpu
+                position += 1
+            if available < procs:
+                continue
+            if free_cpus is None:
+                memory_left = float(self.free_memory.sum()) + sum(
+                    float(self.held[j][1].sum()) * self.held[j][2] for _, j in running[:position])
+                return est_end, available - procs, memory_left
+            if int(self._givable(free_cpus, free_memory, memory_per_cpu).sum()) >= procs:
+                return est_end, available - procs, float(free_memory.sum()) - need_memory
+        return None

@@ -1,0 +1,431 @@
+"""Event-driven simulation of one site: its workload, organisation, clusters with memory, and failures.
+
+Built on the kernel's loop (:class:`~sched_engine.core.loop.Simulation`) with
+the batch engine's events and their order at an instant: machine failures
+(every job on the machine is killed, not resubmitted), restarts, job
+completions, arrivals; then one scheduling pass. A pass walks the waiting
+jobs in the queue order (:mod:`.order`):
+
+* jobs start in that order while they fit now (CPUs and memory on their
+  cluster's machines, :class:`~.machines.SiteCluster`); a job that the
+  machines up could never hold is cancelled;
+* the first that does not fit is the head. Without backfilling it blocks
+  every later job. With EASY it gets a reservation at its shadow time, and
+  a later job of the order may start now iff it fits now and spares the
+  reservation: it runs on another cluster, ends (by its estimate) by the
+  shadow time, or fits in the CPUs and memory left over at the shadow time
+  -- the batch engine's rule (:class:`~sched_engine.batch.policies.EASY`),
+  kept for the head of this order. Under the arrival order the passes are
+  the batch engine's EASY and FCFS passes, decision for decision;
+* with ``memory_elastic`` a job whose CPUs are free but whose memory is
+  not may start with the largest share of its memory that fits (at least
+  ``min_fraction``) and runs longer by the penalty model.
+
+State sampled for the timeline every ``sample_step`` seconds (about
+:data:`SAMPLES` samples over the trace's span; each sample holds the state
+from its time to the next): per group, CPUs and memory held, jobs running
+and waiting; the site's CPUs and memory in use and up.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from ..core.events import Priority
+from ..core.loop import Simulation, scheduler_clock
+from ..elastic import penalty as penalties
+from .machines import SiteCluster
+from .order import QueueOrder
+
+WAITING, RUNNING, FINISHED, KILLED, CANCELLED = range(5)
+STATUS_NAMES = ("waiting", "running", "finished", "killed", "cancelled")
+NO_SUITABLE_CLUSTER = "no suitable cluster"
+NO_RESERVATION = "no reservation possible on the machines that are up"
+TOO_MUCH_MEMORY = "asks more memory per CPU than any suitable machine has"
+SAMPLES = 2000
+
+
+class SiteSimulation(Simulation):
+    """One run of a site: jobs (with leaf, group, memory), clusters, failures and a queue order."""
+
+    def __init__(self, *, submit, run_time, estimate, procs, memory_per_cpu, leaf, group_of_leaf, tree,
+                 clusters: list[SiteCluster], candidates, failures=(), order: QueueOrder, elastic: dict,
+                 progress: Callable[[float], None] | None = None):
+        super().__init__(progress=progress, total_work=len(submit))
+        self.submit = list(map(float, submit))
+        self.run_time = list(map(float, run_time))
+        self.estimate = list(map(float, estimate))
+        self.procs = list(map(int, procs))
+        self.memory_per_cpu = list(map(float, memory_per_cpu))
+        self.leaf = list(map(int, leaf))
+        self.group_of_leaf = list(group_of_leaf)
+        self.tree = tree
+        self.clusters = clusters
+        self.candidates = candidates
+        self.order = order
+        self.elastic = elastic
+        count = len(self.submit)
+        self.start_time = [math.nan] * count
+        self.end_time = [math.nan] * count
+        self.status = [WAITING] * count
+        self.cluster_of = [-1] * count
+        self.reason = [""] * count
+        self.memory_fraction = [1.0] * count
+        self.actual_run = list(self.run_time)  # the run time it had (longer when started memory-elastic)
+        self.planned = list(self.estimate)     # the estimate the scheduler planned with once it started
+        self.est_end: dict[int, float] = {}
+        self._failures = list(failures)
+        leaves = tree.leaf_count
+        self.total_cpus = float(sum(c.total for c in clusters))
+        self.total_memory = float(sum(c.total_memory for c in clusters)) or 1.0
+        # Per leaf: CPUs and memory held by its running jobs; waiting jobs in arrival order (lazy deletion).
+        self.leaf_cpus = np.zeros(leaves)
+        self.leaf_memory = np.zeros(leaves)
+        self.decayed = np.zeros((leaves, 2))
+        self.leaf_waiting: list[list[int]] = [[] for _ in range(leaves)]
+        self.leaf_head = [0] * leaves
+        self.waiting: dict[int, None] = {}  # every waiting job, arrival order
+        self.queue: list[int] = []          # the same in a list with lazy deletion, from queue_head on
+        self.queue_head = 0
+        self.new_arrivals: list[int] = []
+        self.groups = max(group_of_leaf, default=-1) + 1
+        self.group_waiting = np.zeros(self.groups, dtype=np.int64)
+        self.group_running = np.zeros(self.groups, dtype=np.int64)
+        # EASY's reservation: (job, shadow, cluster, extra CPUs, extra memory); stale after a change it cannot follow.
+        self.reservation: tuple[int, float, int, int, float] | None = None
+        self.reservation_stale = True
+        self.resources_changed = True
+        self.done = 0
+        self.elastic_starts = 0
+        span = (max(self.submit) + max(self.run_time)) if count else 1.0
+        self.sample_step = max(1.0, span / SAMPLES)
+        self.next_sample = 0.0
+        self.samples: list[tuple] = []
+        self.killed_at: list[tuple[float, int]] = []
+        for kind, handler in (("end", self._end), ("arrive", self._arrive), ("fail", self._fail),
+                              ("restart", self._restart)):
+            self.on(kind, handler)
+
+    # --- running ----------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        for job, time in enumerate(self.submit):
+            self.schedule(time, Priority.ARRIVAL, "arrive", job)
+        for time, cluster, machine, duration in self._failures:
+            self.schedule(time, Priority.FAILURE, "fail", (cluster, machine, duration))
+        super().run()
+        self._sample_until(self.now + self.sample_step)
+
+    def advance(self, time: float) -> None:
+        half_life = self.order.half_life_s
+        if half_life > 0 and time > self.now:
+            keep = 0.5 ** ((time - self.now) / half_life)
+            current = np.stack([self.leaf_cpus / max(self.total_cpus, 1.0), self.leaf_memory / self.total_memory],
+                               axis=1)
+            self.decayed = self.decayed * keep + current * (1.0 - keep)
+        self._sample_until(time)
+
+    def _sample_until(self, time: float) -> None:
+        while self.next_sample < time:
+            used = sum(c.up_total - c.free_total for c in self.clusters)
+            group_cpus = np.bincount(self.group_of_leaf, weights=self.leaf_cpus, minlength=self.groups)
+            group_memory = np.bincount(self.group_of_leaf, weights=self.leaf_memory, minlength=self.groups)
+            self.samples.append((self.next_sample, group_cpus, group_memory, self.group_running.copy(),
+                                 self.group_waiting.copy(), used, sum(c.up_total for c in self.clusters),
+                                 sum(c.used_memory for c in self.clusters), sum(c.up_memory for c in self.clusters)))
+            self.next_sample += self.sample_step
+
+    # --- events -----------------------------------------------------------------------------------
+
+    def _arrive(self, event) -> None:
+        job = event.payload
+        candidates = self.candidates[job]
+        if not candidates or all(self.procs[job] > self.clusters[c].total for c in candidates):
+            self._cancel(job, NO_SUITABLE_CLUSTER, waiting=False)
+            return
+        memory = self.memory_per_cpu[job]
+        low = self.elastic["min_fraction"] if self.elastic["enabled"] else 1.0
+        if memory > 0 and not any(self.clusters[c].fits_empty(self.procs[job], memory * low, up_only=False)
+                                  for c in candidates):
+            self._cancel(job, TOO_MUCH_MEMORY, waiting=False)
+            return
+        self.waiting[job] = None
+        self.queue.append(job)
+        self.leaf_waiting[self.leaf[job]].append(job)
+        self.group_waiting[self.group_of_leaf[self.leaf[job]]] += 1
+        self.new_arrivals.append(job)
+
+    def _end(self, event) -> None:
+        job = event.payload
+        if self.status[job] != RUNNING:
+            return  # killed earlier
+        early = self.now < self.start_time[job] + self.planned[job]
+        self._finish(job, FINISHED)
+        self.resources_changed = True
+        self.reservation_stale |= early
+
+    def _fail(self, event) -> None:
+        cluster_index, machine, duration = event.payload
+        for job in sorted(self.clusters[cluster_index].fail(machine)):
+            self._finish(job, KILLED)
+            self.reason[job] = "machine failure"
+            self.killed_at.append((self.now, job))
+        self.schedule(self.now + duration, Priority.DEPARTURE, "restart", (cluster_index, machine))
+        self.resources_changed = True
+        self.reservation_stale = True
+
+    def _restart(self, event) -> None:
+        cluster_index, machine = event.payload
+        self.clusters[cluster_index].restart(machine)
+        self.resources_changed = True
+        self.reservation_stale = True
+
+    def after_instant(self, now: float) -> None:
+        started = scheduler_clock()
+        self._pass(now)
+        self.new_arrivals = []
+        self.scheduler_seconds += scheduler_clock() - started
+        self.progress.update(self.done)
+
+    # --- starting, ending, cancelling -------------------------------------------------------------
+
+    def _leave_queue(self, job: int) -> None:
+        del self.waiting[job]
+        self.group_waiting[self.group_of_leaf[self.leaf[job]]] -= 1
+
+    def _cancel(self, job: int, reason: str, waiting: bool = True) -> None:
+        if waiting:
+            self._leave_queue(job)
+        self.status[job] = CANCELLED
+        self.end_time[job] = self.now
+        self.reason[job] = reason
+        self.done += 1
+
+    def _start(self, job: int, cluster_index: int, fraction: float) -> None:
+        now = self.now
+        self._leave_queue(job)
+        self.start_time[job] = now
+        self.cluster_of[job] = cluster_index
+        if fraction < 1.0:
+            self.memory_fraction[job] = fraction
+            self.actual_run[job] = penalties.runtime(self.elastic["penalty"], fraction, self.run_time[job])
+            self.planned[job] = self.estimate[job] * (self.actual_run[job] / self.run_time[job]
+                                                      if self.run_time[job] > 0 else 1.0)
+            self.elastic_starts += 1
+        if self.actual_run[job] <= 0:
+            self.status[job] = FINISHED  # a zero-length job holds nothing: it completes as it starts
+            self.end_time[job] = now
+            self.done += 1
+            return
+        memory = self.memory_per_cpu[job] * fraction
+        est_end = now + self.planned[job]
+        self.clusters[cluster_index].allocate(job, self.procs[job], memory, est_end)
+        self.est_end[job] = est_end
+        leaf = self.leaf[job]
+        self.leaf_cpus[leaf] += self.procs[job]
+        self.leaf_memory[leaf] += self.procs[job] * memory
+        self.group_running[self.group_of_leaf[leaf]] += 1
+        self.status[job] = RUNNING
+        self.events.push(now + self.actual_run[job], Priority.COMPLETION, "end", job)
+
+    def _finish(self, job: int, status: int) -> None:
+        cluster = self.clusters[self.cluster_of[job]]
+        cluster.release(job, self.est_end.pop(job))
+        leaf = self.leaf[job]
+        self.leaf_cpus[leaf] -= self.procs[job]
+        self.leaf_memory[leaf] -= self.procs[job] * self.memory_per_cpu[job] * self.memory_fraction[job]
+        self.group_running[self.group_of_leaf[leaf]] -= 1
+        self.status[job] = status
+        self.end_time[job] = self.now
+        self.done += 1
+
+    # --- the scheduling pass ----------------------------------------------------------------------
+
+    def _fit_now(self, job: int) -> tuple[int, float] | None:
+        """The cluster (preference order) where the job fits now and with what share of its memory, or None."""
+        procs, memory = self.procs[job], self.memory_per_cpu[job]
+        for c in self.candidates[job]:
+            if self.clusters[c].fits(procs, memory):
+                return c, 1.0
+        if self.elastic["enabled"] and memory > 0:
+            for c in self.candidates[job]:
+                fraction = self.clusters[c].largest_memory_fraction(procs, memory, self.elastic["min_fraction"])
+                if fraction is not None:
+                    return c, fraction
+        return None
+
+    def _can_ever_fit(self, job: int) -> bool:
+        procs, memory = self.procs[job], self.memory_per_cpu[job]
+        if self.elastic["enabled"]:
+            memory *= self.elastic["min_fraction"]
+        return any(self.clusters[c].up_total >= procs and (memory <= 0 or self.clusters[c].fits_empty(procs, memory))
+                   for c in self.candidates[job])
+
+    def _reserve(self, job: int) -> tuple[int, float, int, int, float] | None:
+        best = None
+        for c in self.candidates[job]:
+            shadow = self.clusters[c].shadow(self.procs[job], self.memory_per_cpu[job], self.procs)
+            if shadow is not None and (best is None or shadow[0] < best[1]):
+                best = (job, shadow[0], c, shadow[1], shadow[2])
+        return best
+
+    def _order(self):
+        """The waiting jobs in the queue order, generated lazily (see :mod:`.order`)."""
+        if self.order.in_arrival_order:
+            queue, status, position = self.queue, self.status, self.queue_head
+            while position < len(queue) and status[queue[position]] != WAITING:
+                position += 1
+            if position > 1024 and position * 2 > len(queue):
+                del queue[:position]
+                position = 0
+            self.queue_head = position
+            while position < len(queue):
+                job = queue[position]
+                if status[job] == WAITING:
+                    yield job
+                position += 1
+            return
+        tree, status = self.tree, self.status
+        leaves = tree.leaf_count
+        if self.order.half_life_s > 0:
+            shares = self.decayed.tolist()
+        else:
+            shares = np.stack([self.leaf_cpus / max(self.total_cpus, 1.0), self.leaf_memory / self.total_memory],
+                              axis=1).tolist()
+        cursor, queues = list(self.leaf_head), self.leaf_waiting
+        wants, vectors, next_job = [False] * leaves, [[1.0, 0.0]] * leaves, [0] * leaves
+        dominant = [max(s) for s in shares]
+        cpus, memory_total = max(self.total_cpus, 1.0), self.total_memory
+
+        def advance(leaf: int) -> None:
+            queue, position = queues[leaf], cursor[leaf]
+            while position < len(queue) and status[queue[position]] != WAITING:
+                position += 1
+            cursor[leaf] = position
+            wants[leaf] = position < len(queue)
+            if wants[leaf]:
+                job = queue[position]
+                next_job[leaf] = job
+                cpu = self.procs[job] / cpus
+                memory = self.procs[job] * self.memory_per_cpu[job] / memory_total
+                top = max(cpu, memory)
+                vectors[leaf] = [cpu / top, memory / top]
+
+        for leaf in range(leaves):
+            advance(leaf)
+            self.leaf_head[leaf] = cursor[leaf]  # the jobs before it left the queue for good
+            if cursor[leaf] > 1024 and cursor[leaf] * 2 > len(queues[leaf]):
+                del queues[leaf][: cursor[leaf]]
+                self.leaf_head[leaf] = cursor[leaf] = 0
+        picker = self.order.start(tree, wants, shares, dominant, vectors, next_job)
+        while True:
+            leaf = picker.pick()
+            if leaf is None:
+                return
+            job = next_job[leaf]
+            share = shares[leaf] = [shares[leaf][0] + self.procs[job] / cpus,
+                                    shares[leaf][1] + self.procs[job] * self.memory_per_cpu[job] / memory_total]
+            dominant[leaf] = max(share)
+            cursor[leaf] += 1
+            advance(leaf)
+            picker.changed(leaf)
+            yield job
+
+    def _pass(self, now: float) -> None:
+        if not self.waiting:
+            self.resources_changed = False
+            return
+        order, easy = self.order, self.order.backfill == "easy"
+        full = self.resources_changed or self.reservation is None or not order.in_arrival_order
+        if not full and order.in_arrival_order:
+            # Nothing freed: the jobs already examined still cannot start; a newcomer can become the head
+            # only if the queue had none (then the reservation is None).
+            candidates = iter([job for job in self.new_arrivals if self.status[job] == WAITING])
+        else:
+            if not order.in_arrival_order and not self.resources_changed and self.reservation is not None and \
+                    not any(self._fit_now(job) for job in self.new_arrivals if self.status[job] == WAITING):
+                # Nothing was freed and no newcomer fits now: the jobs the last pass left waiting still cannot
+                # start (the order moves only by the newcomers' place in it), so the pass is skipped.
+                return
+            candidates = self._order()
+            head = self._start_heads(candidates)
+            if head is None:
+                self.reservation = None
+                self.resources_changed = False
+                return
+            if not easy:
+                self.resources_changed = False
+                return
+            if self.reservation_stale or self.reservation is None or self.reservation[0] != head:
+                self.reservation = None
+            while self.reservation is None:
+                self.reservation = self._reserve(head)
+                if self.reservation is not None:
+                    self.reservation_stale = False
+                    break
+                self._cancel(head, NO_RESERVATION)
+                head = self._start_heads(candidates)
+                if head is None:
+                    self.resources_changed = False
+                    return
+        self.resources_changed = False
+        if easy and self.reservation is not None:
+            self._backfill(candidates, now)
+
+    def _start_heads(self, candidates) -> int | None:
+        """Start jobs of the order while they fit; cancel those that never could; return the first blocked one."""
+        for job in candidates:
+            if self.status[job] != WAITING:
+                continue
+            fit = self._fit_now(job)
+            if fit is not None:
+                self._start(job, *fit)
+            elif not self._can_ever_fit(job):
+                self._cancel(job, NO_RESERVATION)
+            else:
+                return job
+        return None
+
+    def _backfill(self, candidates, now: float) -> None:
+        head, shadow, reserved, extra, extra_memory = self.reservation
+        depth = self.order.backfill_depth
+        examined = 0
+        for job in candidates:
+            if job == head or self.status[job] != WAITING:
+                continue
+            if not any(c.free_total for c in self.clusters):
+                break
+            examined += 1
+            if depth and examined > depth:
+                break
+            need = self.procs[job]
+            if need > max(c.free_total for c in self.clusters):
+                continue
+            fit = None
+            for c in self.candidates[job]:
+                memory = self.memory_per_cpu[job]
+                fraction = 1.0
+                if not self.clusters[c].fits(need, memory):
+                    if not (self.elastic["enabled"] and memory > 0):
+                        continue
+                    fraction = self.clusters[c].largest_memory_fraction(need, memory, self.elastic["min_fraction"])
+                    if fraction is None:
+                        continue
+                estimate = self.estimate[job]
+                if fraction < 1.0 and self.run_time[job] > 0:
+                    estimate *= penalties.runtime(self.elastic["penalty"], fraction, self.run_time[job]) \
+                        / self.run_time[job]
+                if c == reserved and now + estimate > shadow:
+                    held = need * memory * fraction
+                    if need > extra or held > extra_memory + 1e-9:
+                        continue
+                    extra -= need
+                    extra_memory -= held
+                fit = (c, fraction)
+                break
+            if fit is not None:
+                self._start(job, *fit)
+        self.reservation = (head, shadow, reserved, extra, extra_memory)

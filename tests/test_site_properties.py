@@ -1,0 +1,136 @@
+"""Invariants of the site engine over random workloads, organisations, memory and failures (hypothesis)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sched_engine.batch.cluster import ClusterState
+from sched_engine.batch.policies import EASY, FCFS
+from sched_engine.batch.simulate import BatchSimulation
+from sched_engine.core.observers import INSTANT
+from sched_engine.site import _share_tree, jobs_frame, timeline
+from sched_engine.site.machines import SiteCluster
+from sched_engine.site.order import ORDERS, FCFSOrder
+from sched_engine.site.simulate import SiteSimulation
+
+clusters_strategy = st.lists(st.tuples(st.integers(1, 4), st.integers(1, 4), st.sampled_from([1.0, 2.0]),
+                                       st.sampled_from([1000, 3000, 8000])), min_size=1, max_size=3)
+jobs_strategy = st.lists(
+    st.tuples(st.integers(0, 60), st.integers(0, 40), st.integers(1, 10), st.integers(0, 7), st.integers(0, 20),
+              st.integers(0, 5), st.sampled_from([0, 0, 500, 1500, 4000])),
+    min_size=1, max_size=25,
+)
+failures_strategy = st.lists(
+    st.tuples(st.integers(0, 80), st.integers(0, 2), st.integers(0, 3), st.integers(1, 30)), max_size=4)
+
+
+def _failures(failure_specs, machines):
+    found = []
+    for time, cluster, machine, duration in failure_specs:
+        c = cluster % len(machines)
+        found.append((float(time), c, machine % machines[c], float(duration)))
+    return sorted(found)
+
+
+def _organisation(users: int, groups: int) -> dict:
+    return {"name": "root", "children": [
+        {"name": f"g{g}", "weight": float(g + 1), "children": [
+            {"name": f"u{u}", "weight": 1.0, "user": str(u)} for u in range(users) if u % groups == g]}
+        for g in range(groups) if any(u % groups == g for u in range(users))]}
+
+
+def site_run(cluster_specs, job_specs, failure_specs, order, *, groups=1, use_requirements=False, memory=True,
+             elastic=None, observer=None):
+    job_specs = sorted(job_specs, key=lambda j: j[0])
+    organisation = _organisation(6, groups)
+    tree, group_of_leaf, names, weights, paths = _share_tree(organisation)
+    user_leaf = {leaf: i for i, leaf in enumerate(p.split("/")[-1] for p in paths)}
+    clusters = [SiteCluster(i, f"c{i}", [cpus] * machines, [mem] * machines, speed)
+                for i, (machines, cpus, speed, mem) in enumerate(cluster_specs)]
+    preference = sorted(range(len(clusters)), key=lambda c: (-clusters[c].speed, -clusters[c].total, c))
+    candidates = [tuple(c for c in preference if j[3] >> c & 1) if use_requirements else tuple(preference)
+                  for j in job_specs]
+    sim = SiteSimulation(
+        submit=[j[0] for j in job_specs], run_time=[j[1] for j in job_specs],
+        estimate=[j[1] + j[4] for j in job_specs], procs=[j[2] for j in job_specs],
+        memory_per_cpu=[j[6] if memory else 0 for j in job_specs],
+        leaf=[user_leaf[f"u{j[5]}"] for j in job_specs], group_of_leaf=group_of_leaf, tree=tree,
+        clusters=clusters, candidates=candidates,
+        failures=_failures(failure_specs, [m for m, *_ in cluster_specs]), order=order,
+        elastic=elastic or {"enabled": False, "min_fraction": 0.5, "penalty": {"kind": "step", "factor": 2.0}},
+    )
+    if observer is not None:
+        sim.subscribe(INSTANT, observer)
+    sim.run()
+    return sim
+
+
+def batch_run(cluster_specs, job_specs, failure_specs, policy, use_requirements=False):
+    job_specs = sorted(job_specs, key=lambda j: j[0])
+    clusters = [ClusterState(i, f"c{i}", [cpus] * machines, speed)
+                for i, (machines, cpus, speed, _) in enumerate(cluster_specs)]
+    suitable = [tuple(c for c in range(len(clusters)) if j[3] >> c & 1) if use_requirements else None
+                for j in job_specs]
+    sim = BatchSimulation(
+        submit=[j[0] for j in job_specs], run_time=[j[1] for j in job_specs],
+        estimate=[j[1] + j[4] for j in job_specs], procs=[j[2] for j in job_specs], suitable=suitable,
+        clusters=clusters, failures=_failures(failure_specs, [m for m, *_ in cluster_specs]), policy=policy,
+        rng=np.random.default_rng(0),
+    )
+    sim.run()
+    return sim
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters=clusters_strategy, jobs=jobs_strategy, failures=failures_strategy, requirements=st.booleans(),
+       backfill=st.sampled_from(["easy", "none"]))
+def test_one_group_in_arrival_order_is_the_batch_schedule(clusters, jobs, failures, requirements, backfill):
+    """Nothing to share and no memory asked: the batch engine's EASY (or FCFS) schedule, job for job."""
+    site = site_run(clusters, jobs, failures, FCFSOrder(backfill=backfill, backfill_depth=0),
+                    use_requirements=requirements, memory=False)
+    batch = batch_run(clusters, jobs, failures, EASY() if backfill == "easy" else FCFS(), use_requirements=requirements)
+    assert site.status == batch.status
+    np.testing.assert_array_equal(np.asarray(site.start_time), np.asarray(batch.start_time))
+    np.testing.assert_array_equal(np.asarray(site.end_time), np.asarray(batch.end_time))
+    assert site.cluster_of == batch.cluster_of
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters=clusters_strategy, jobs=jobs_strategy, failures=failures_strategy, requirements=st.booleans(),
+       order=st.sampled_from(ORDERS), backfill=st.sampled_from(["easy", "none"]), groups=st.integers(1, 3),
+       half_life=st.sampled_from([0.0, 30.0]), elastic=st.booleans())
+def test_cpus_and_memory_never_exceed_any_machine_and_isolation_stays_in_0_1(
+        clusters, jobs, failures, requirements, order, backfill, groups, half_life, elastic):
+    def check(sim, time):
+        for cluster in sim.clusters:
+            assert (cluster.free_cpus >= 0).all() and (cluster.free_cpus <= cluster.cpus).all()
+            assert (cluster.free_memory >= -1e-6).all() and (cluster.free_memory <= cluster.memory + 1e-6).all()
+            held_cpus = np.zeros(len(cluster.cpus))
+            held_memory = np.zeros(len(cluster.cpus))
+            for machines, counts, per_cpu in cluster.held.values():
+                held_cpus[machines] += counts
+                held_memory[machines] += counts * per_cpu
+            assert (held_cpus <= cluster.cpus).all()
+            assert (held_memory <= cluster.memory + 1e-6).all()
+            assert cluster.free_total == int(cluster.free_cpus.sum())
+
+    penalty = {"enabled": elastic, "min_fraction": 0.5, "penalty": {"kind": "spill", "factor": 2.0}}
+    sim = site_run(clusters, jobs, failures, order(backfill=backfill, half_life_s=half_life, backfill_depth=0),
+                   groups=groups, use_requirements=requirements, elastic=penalty, observer=check)
+    assert all(status != 0 and status != 1 for status in sim.status)  # every job ended, killed or cancelled
+    sim.input = SimpleNamespace(jobs=pd.DataFrame({"job_id": [str(i) for i in range(len(sim.submit))],
+                                                   "submit_time": sim.submit, "user": ["u"] * len(sim.submit)}))
+    organisation = _organisation(6, groups)
+    sim.site = {"groups": [g["name"] for g in organisation["children"]],
+                "weights": [g["weight"] for g in organisation["children"]],
+                "paths": _share_tree(organisation)[4]}
+    frame = timeline(sim, jobs_frame(sim))
+    isolation = frame[frame["metric"] == "isolation_guarantee"]["value"]
+    assert ((isolation >= 0) & (isolation <= 1)).all()
+    utilisation = frame[frame["metric"] == "utilisation"]["value"]
+    assert ((utilisation >= 0) & (utilisation <= 1 + 1e-9)).all()
