@@ -8,9 +8,8 @@ from dash import dash_table, dcc, html
 from sched_engine.fairshare import FIG4_AFTER_N12_AT, FIG4_ALL_ACTIVE_AT, starter_model
 from sched_engine.registry import REGISTRY
 
-from ...chart_config import GRAPH_CONFIG
 from ...widgets import run_panel
-from ...widgets.fields import field
+from ...widgets.fields import field, graph
 from . import ids
 from .tree import TREE_STYLE
 
@@ -142,14 +141,14 @@ def layout() -> html.Div:
                     html.H3("Dominant share over time"),
                     html.P("Zoom a time window in one panel to zoom all; hover a job to highlight it everywhere; "
                            "click to pick the instant below.", className="hint"),
-                    html.Div(dcc.Graph(id=ids.SHARES, config=GRAPH_CONFIG), className="graph-box"),
+                    html.Div(graph(ids.SHARES), className="graph-box"),
                     html.Div(
                         [field("Instant (s)", dcc.Input(id=ids.INSTANT, type="number", value=None, debounce=True))],
                         className="button-row",
                     ),
                     html.Div(
-                        [dcc.Graph(id=ids.TASKS_AT, config=GRAPH_CONFIG),
-                         dcc.Graph(id=ids.COST, config=GRAPH_CONFIG)],
+                        [graph(ids.TASKS_AT),
+                         graph(ids.COST)],
                         className="two-graphs",
                     ),
                 ],

@@ -11,7 +11,8 @@ from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
 from sched_engine import ScenarioError
 from sched_engine.registry import REGISTRY
 
-from ...figures.compare import overlay_figure
+from ...figures.common import empty_figure
+from ...figures.compare import SUM, overlay_figure
 from ...services.progress import POLL_MS, throttled
 from ...services.report import html_report
 from ...services.workspace import permalink
@@ -63,8 +64,15 @@ def entities(results, metric, scenario_hash):
 
 def chart(results, entity, metric, scenario_hash):
     result = results.get(scenario_hash)
-    runs = [(result.scenario.get("name") or "run", result)] if result is not None else []
-    return overlay_figure(runs, metric, entity)
+    if result is None:
+        return empty_figure("Not run on this server yet: nothing to draw.", 420)
+    return overlay_figure([(result.scenario.get("name") or "run", result)], metric, entity)
+
+
+def report_figures(result, count: int = 2) -> list:
+    """The run's first ``count`` timeline metrics, summed over every entity: the charts of its HTML report."""
+    runs = [(result.scenario.get("name") or "run", result)]
+    return [overlay_figure(runs, metric, SUM) for metric in compare_table.metric_options(runs)[:count]]
 
 
 def save(results, store, _, name, scenario_hash):
@@ -110,7 +118,8 @@ def export(results, store, clicks, scenario_hash):
         return no_update
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     label = scenario.get("name") or scenario["policy"]
-    return dcc.send_string(html_report(label, [(label, result)], [], generated), f"{scenario_hash[:12]}.html")
+    return dcc.send_string(html_report(label, [(label, result)], report_figures(result), generated),
+                           f"{scenario_hash[:12]}.html")
 
 
 def register(app, services) -> None:
