@@ -324,6 +324,9 @@ class RedisStore:
     def write(self, result: SimulationResult) -> None:
         self.backend.set(result_key(result.scenario_hash), result.to_bundle())
 
+    def has(self, scenario_hash: str) -> bool:
+        return bool(self.client.exists(self.key(scenario_hash)))
+
     def delete(self, *scenario_hashes: str) -> None:
         self.backend.delete_many(*(result_key(h) for h in scenario_hashes))
 
@@ -462,6 +465,15 @@ class ResultCache:
         if len(self._memo) > MEMO_SIZE:
             self._memo.popitem(last=False)
         return result
+
+    def has(self, scenario_hash: str) -> bool:
+        """Whether a result is stored under ``scenario_hash``, without reading it."""
+        if not is_scenario_hash(scenario_hash):
+            return False
+        if scenario_hash in self._memo:
+            return True
+        with self._reachable():
+            return self._store.has(scenario_hash)
 
     def _reachable(self):
         return reachable(self._address) if self._address else nullcontext()

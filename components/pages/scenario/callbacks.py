@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from functools import partial
 
 from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
+from flask import request
 
 from sched_engine import ScenarioError
 from sched_engine.registry import REGISTRY
@@ -15,11 +16,44 @@ from ...figures.common import empty_figure
 from ...figures.compare import SUM, overlay_figure
 from ...services.progress import POLL_MS, throttled
 from ...services.report import html_report
+from ...services.runs import ResultStoreUnreachable
 from ...services.workspace import permalink
 from ...widgets.fields import error
 from ...widgets.run_panel import background_run
 from ..compare import table as compare_table
-from . import content, ids
+from . import content, ids, layout
+
+PREFIX = "/scenario/"
+
+
+def permalink_hash(path: str, args) -> str | None:
+    """The scenario hash a permalink URL names (``/scenario/<hash>`` or ``/?scenario=<hash>``), else ``None``."""
+    if args.get("scenario"):
+        return args.get("scenario")
+    return path[len(PREFIX):] if path.startswith(PREFIX) else None
+
+
+def known(results, store, scenario_hash) -> bool:
+    """Whether a permalink names a saved scenario or a stored run (nothing is read but the store's listing)."""
+    return bool(isinstance(scenario_hash, str) and (store.get(scenario_hash) or results.has(scenario_hash)))
+
+
+def body(results, store, scenario_hash):
+    """The permalink's page for a known hash; for an unknown one, a page that says so and offers no Run."""
+    return layout.found(scenario_hash) if known(results, store, scenario_hash) else layout.not_found(scenario_hash)
+
+
+def answer_not_found(results, store, response):
+    """An unknown permalink's page answers HTTP 404 (the page itself says why, through :func:`body`)."""
+    scenario_hash = permalink_hash(request.path, request.args)
+    if scenario_hash is None or response.status_code != 200 or response.mimetype != "text/html":
+        return response
+    try:
+        if not known(results, store, scenario_hash):
+            response.status_code = 404
+    except ResultStoreUnreachable:   # the page reports the store; the URL may well be right
+        pass
+    return response
 
 
 def show(results, store, scenario_hash, _version):
@@ -77,6 +111,8 @@ def report_figures(result, count: int = 2) -> list:
 
 def save(results, store, _, name, scenario_hash):
     scenario = content.find_scenario(scenario_hash, store, results)
+    if scenario is None:
+        return error(f"Not saved: no saved scenario or stored run has the hash {str(scenario_hash)[:80]}.")
     try:
         entry = store.save(scenario, name)
     except ScenarioError as exc:
@@ -125,6 +161,8 @@ def export(results, store, clicks, scenario_hash):
 def register(app, services) -> None:
     """Wire the page to ``services.results`` (the ResultCache) and ``services.scenarios`` (the ScenarioStore)."""
     results, store = services.results, services.scenarios
+    app.server.after_request(partial(answer_not_found, results, store))
+    app.callback(Output(ids.BODY, "children"), Input(ids.URL_HASH, "data"))(partial(body, results, store))
     app.callback(
         Output(ids.TITLE, "children"), Output(ids.META, "children"), Output(ids.STATUS, "children"),
         Output(ids.JSON_VIEW, "children"), Output(ids.SUMMARY, "data"), Output(ids.SUMMARY, "columns"),
