@@ -64,3 +64,9 @@ def test_better_follows_the_metrics_direction():
 
 def test_a_name_the_catalogue_lacks_still_reads_as_words():
     assert catalogue.label("some_new_metric") == "Some new metric"
+
+
+def test_run_labels_read_as_words():
+    assert catalogue.run_label("batch", "easy", "HPC2N", 2000, 240) == "EASY · HPC2N 2,000 jobs · 240 CPUs"
+    assert catalogue.run_label("network", "libra") == "Libra"
+    assert catalogue.run_label("batch", "gone") == "gone"

@@ -22,6 +22,9 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from sched_engine import ScenarioError
+from sched_engine.registry import REGISTRY
+
 LOWER = "lower is better"
 HIGHER = "higher is better"
 
@@ -246,3 +249,30 @@ def cells(value, metrics, engine: str) -> dict:
 def header_tooltips(metrics, engine: str) -> dict:
     """A DataTable's ``tooltip_header``: each metric column's definition and direction."""
     return {column(metric, engine): tooltip(metric, engine) for metric in metrics}
+
+
+def policy_label(engine: str, policy: str) -> str:
+    """The policy's name as the registry spells it (``EASY``, ``H-DRF``), else its identifier."""
+    try:
+        return REGISTRY.policy(engine, policy).label
+    except ScenarioError:   # a policy of an older build, or of an engine this build lacks
+        return str(policy)
+
+
+def engine_label(engine: str) -> str:
+    try:
+        return REGISTRY.engine(engine).label
+    except ScenarioError:
+        return str(engine)
+
+
+def run_label(engine: str, policy: str, workload: str | None = None, jobs=None, cpus=None) -> str:
+    """``EASY · HPC2N 2,000 jobs · 240 CPUs``: policy, workload and its size, hardware, as far as known."""
+    parts = [policy_label(engine, policy)]
+    size = f"{int(jobs):,} jobs" if jobs is not None and not (isinstance(jobs, float) and math.isnan(jobs)) else ""
+    described = " ".join(part for part in (workload or "", size) if part)
+    if described:
+        parts.append(described)
+    if cpus is not None and not (isinstance(cpus, float) and math.isnan(cpus)):
+        parts.append(f"{int(cpus):,} CPUs")
+    return " · ".join(parts)
