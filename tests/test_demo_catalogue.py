@@ -35,7 +35,7 @@ def test_a_resource_utilisation_names_its_resource():
     ("mean_wait_s", "batch", 12.34, "12.3 s"),
     ("mean_wait_s", "batch", 0.0070938550000000005, "0.00709 s"),
     ("utilisation", "batch", 0.6354, "63.5%"),
-    ("min_isolation", "network", 0.625, "0.62"),
+    ("min_isolation", "network", 0.625, "0.63"),
     ("jobs", "batch", 2000.0, "2,000 jobs"),
     ("mean_bounded_slowdown_tau10", "batch", 1.8449, "1.84×"),
     ("weight_recomputations", "fairshare", 7.0, "7"),

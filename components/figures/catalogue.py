@@ -228,8 +228,8 @@ def formatted(metric: str, value, engine: str | None = None) -> str:
         return f"{text} {found.unit}"
     if found.kind == "rate":
         return f"{number:,.0f}/s" if abs(number) >= 100 else f"{number:g}/s"
-    if found.kind == "share":
-        return f"{number:.2f}"
+    if found.kind == "share":   # half up, as people round: 0.625 reads 0.63
+        return f"{math.floor(number * 100 + 0.5) / 100:.2f}"
     return f"{number:,.2f}{found.unit if found.unit == '×' else ''}"
 
 

@@ -173,6 +173,7 @@ def layout() -> html.Div:
             html.Section(
                 [
                     html.H3("Runs"),
+                    run_panel.headline(ids.PANEL),
                     run_panel.summary_table(ids.PANEL, sort_action="native", style_table={"overflowX": "auto"}),
                     run_panel.export_row(
                         ids.PANEL, ("matrix", "report"), {"report": "report.html"},

@@ -118,6 +118,7 @@ def layout() -> html.Div:
                                           className="checklist"),
                             html.P(MCH_EXACTNESS, className="hint"),
                             *run_panel.controls(ids.PANEL),
+                            run_panel.headline(ids.PANEL),
                             run_panel.summary_table(ids.PANEL, style_table={"overflowX": "auto"}),
                             run_panel.export_row(ids.PANEL, FRAMES, before=[
                                 dcc.Dropdown(id=ids.EXPORT_RUN, placeholder="Run to export", clearable=False)]),

@@ -134,6 +134,7 @@ def layout() -> html.Div:
             html.Section(
                 [
                     html.H3("Schemes compared"),
+                    run_panel.headline(ids.PANEL),
                     run_panel.summary_table(ids.PANEL, sort_action="native", style_table={"overflowX": "auto"}),
                     run_panel.export_row(ids.PANEL, (*FRAMES, "schemes"),
                                          before=[html.Span("Export the scheme shown below:", className="hint")]),
