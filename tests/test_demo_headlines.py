@@ -67,7 +67,7 @@ def test_elastic_headline_counts_the_jobs_that_finish_sooner(cache):
 def test_fairshare_headline_says_when_policies_use_the_cluster_alike(cache):
     loaded = _runs(cache, "fairshare", starter_model(), ["drf", "hdrf"], ["DRF", "H-DRF"])
     text = headlines.fairshare(loaded)
-    assert "utilisation" in text and "%" in text
+    assert "CPU utilisation" in text and "%" in text
     assert ("differ in who gets" in text) or ("keeps the cluster busiest" in text)
 
 

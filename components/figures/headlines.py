@@ -37,6 +37,12 @@ def _percent(fraction: float) -> str:
     return f"{abs(100 * fraction):.0f}%"
 
 
+def _lower(label: str) -> str:
+    """A label inside a sentence: its first word in lower case unless it is an acronym (``CPU utilisation``)."""
+    first, _, rest = label.partition(" ")
+    return label if first.isupper() else " ".join(part for part in (first.lower(), rest) if part)
+
+
 def batch(loaded) -> str:
     """Mean wait of the best policy against FCFS (or the first run), on the run's hardware and workload."""
     if not loaded:
@@ -129,14 +135,14 @@ def fairshare(loaded) -> str:
     best, high = max(values.items(), key=lambda item: item[1])
     name = catalogue.label(metric, "fairshare")
     if len(values) < 2:
-        return (f"{best} keeps {name[0].lower() + name[1:]} at {catalogue.formatted(metric, high, 'fairshare')}; "
+        return (f"{best} keeps {_lower(name)} at {catalogue.formatted(metric, high, 'fairshare')}; "
                 "run another policy to compare shares.")
     worst, low = min(values.items(), key=lambda item: item[1])
     if high - low < 0.01:
-        return (f"All {len(values)} policies keep {name[0].lower() + name[1:]} at "
+        return (f"All {len(values)} policies keep {_lower(name)} at "
                 f"{catalogue.formatted(metric, high, 'fairshare')}: they differ in who gets the resources, "
                 "not in how much is used (see the shares over time).")
-    return (f"{best} keeps the cluster busiest ({name[0].lower() + name[1:]} "
+    return (f"{best} keeps the cluster busiest ({_lower(name)} "
             f"{catalogue.formatted(metric, high, 'fairshare')} vs {catalogue.formatted(metric, low, 'fairshare')} "
             f"under {worst}).")
 
