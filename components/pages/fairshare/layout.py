@@ -37,6 +37,7 @@ def layout() -> html.Div:
                     html.P("Draw the organisation, set the cluster, pick policies, compare dominant shares."),
                     html.Button("MCH paper, Fig. 4", id=ids.PRESET, className="preset"),
                     html.Button("Example", id=ids.RESET),
+                    html.Div([*run_panel.controls(ids.PANEL), run_panel.headline(ids.PANEL)], className="page-run")
                 ],
                 className="page-head",
             ),
@@ -117,8 +118,6 @@ def layout() -> html.Div:
                             dcc.Checklist(id=ids.POLICIES, options=REGISTRY.options(ids.ENGINE), value=DEFAULT_POLICIES,
                                           className="checklist"),
                             html.P(MCH_EXACTNESS, className="hint"),
-                            *run_panel.controls(ids.PANEL),
-                            run_panel.headline(ids.PANEL),
                             run_panel.summary_table(ids.PANEL, style_table={"overflowX": "auto"}),
                             run_panel.export_row(ids.PANEL, FRAMES, before=[
                                 dcc.Dropdown(id=ids.EXPORT_RUN, placeholder="Run to export", clearable=False)]),
