@@ -43,3 +43,19 @@ def test_a_permalinks_report_carries_the_runs_charts_and_opens_offline(easy):
     # plotly.js inlined once; nothing fetched from the network
     assert text.count("plotly.js v") >= 1 and not re.search(r"<script[^>]+src=", text)
     assert "cdn.plot.ly" not in text.split("<h2>Charts</h2>")[0]
+
+
+def test_the_brief_carries_the_headline_the_scenario_in_words_charts_and_the_permalink(easy):
+    text = scenario_callbacks.brief(easy, f"http://host/scenario/{easy.scenario_hash}", "now")
+    assert "<title>EASY · cve</title>" in text
+    assert "EASY: mean wait 6.8 s, mean bounded slowdown" in text and "CPU utilisation 75.8%" in text
+    assert "<dt>Workload</dt><dd>4 jobs (cve)</dd>" in text and "<dt>Hardware</dt><dd>4 CPUs, 1 cluster</dd>" in text
+    assert text.count('class="plotly-graph-div"') == 3
+    assert f"href='http://host/scenario/{easy.scenario_hash}'" in text
+    assert not re.search(r"<script[^>]+src=", text)
+
+
+def test_overlay_titles_and_axes_read_as_words(easy):
+    figure = overlay_figure([("EASY", easy)], "used_cpus", "__sum__")
+    assert figure.layout.title.text == "CPUs in use · all together"
+    assert figure.layout.yaxis.title.text == "CPUs in use"

@@ -185,6 +185,12 @@ def column(metric: str, engine: str | None = None) -> str:
     return found.label if found.kind == "count" or not found.unit else f"{found.label} ({found.unit})"
 
 
+def axis_title(metric: str, engine: str | None = None) -> str:
+    """An axis over raw values: like :func:`column`, but a percent metric's values stay shares (0-1) on a chart."""
+    found = describe(metric, engine)
+    return f"{found.label} (share, 0–1)" if found.kind == "percent" else column(metric, engine)
+
+
 def tooltip(metric: str, engine: str | None = None) -> str:
     """The definition and the direction, for a header's tooltip: ``mean of … ; lower is better``."""
     found = describe(metric, engine)
@@ -222,7 +228,8 @@ def formatted(metric: str, value, engine: str | None = None) -> str:
         return f"{number:.1f}%"
     if found.kind == "count":
         text = f"{number:,}" if isinstance(number, int) else f"{number:,.2f}"
-        return f"{text} {found.unit}".strip() if found.unit not in ("count", "") else text
+        unit = found.unit[:-1] if number == 1 and found.unit.endswith("s") else found.unit
+        return f"{text} {unit}".strip() if found.unit not in ("count", "") else text
     if found.kind == "seconds":
         text = f"{number:,.0f}" if abs(number) >= 100 else f"{number:g}"
         return f"{text} {found.unit}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from . import catalogue
 from .batch import PALETTE
 from .common import empty_figure
 from .downsample import step_points
@@ -39,7 +40,9 @@ def overlay_figure(runs: list[tuple[str, object]], metric: str | None, entity: s
             name=label, marker_color=PALETTE[index % len(PALETTE)],
             hovertemplate=f"{label}<br>%{{x:.1f}} s: %{{y:.4g}}<extra></extra>",
         ))
-    title = f"{metric} · {'sum over all' if entity == SUM else entity}"
+    engine = getattr(runs[0][1], "scenario", {}).get("engine")
+    title = f"{catalogue.label(metric, engine)} · {'all together' if entity == SUM else entity}"
     figure.update_layout(title=title, height=420, template="plotly_white", xaxis={"title": "time (s)"},
+                         yaxis={"title": catalogue.axis_title(metric, engine)},
                          margin={"l": 60, "r": 20, "t": 40, "b": 40}, legend={"orientation": "h", "y": -0.2})
     return figure

@@ -149,3 +149,38 @@ def fairshare(loaded) -> str:
 
 #: The headline of each engine page, by engine name.
 BY_ENGINE = {"batch": batch, "network": network, "elastic": elastic, "fairshare": fairshare}
+
+
+#: The metrics a one-run summary sentence names, per engine (the paper's main quantities first).
+KEY_METRICS = {
+    "batch": ("mean_wait_s", "mean_bounded_slowdown_tau10", "utilisation"),
+    "network": ("min_isolation", "mean_isolation", "mean_duration_s"),
+    "elastic": ("mean_job_runtime_s", "makespan_s", "memory_utilisation"),
+    "fairshare": ("makespan_s", "decisions_per_second"),
+}
+
+
+def one_run(result) -> str:
+    """A sentence for one run on its own: its policy and its main quantities, with units."""
+    engine, policy = result.scenario["engine"], result.scenario["policy"]
+    parts = [f"{catalogue.label(m, engine)} {catalogue.formatted(m, _value(result, m), engine)}"
+             for m in KEY_METRICS.get(engine, ()) if not math.isnan(_value(result, m))]
+    return f"{catalogue.policy_label(engine, policy)}: " + ", ".join(_lower(part) for part in parts) + "."
+
+
+def scenario_words(result) -> list[tuple[str, str]]:
+    """The scenario in plain words, as ``(what, value)`` lines for a reader who never saw the form."""
+    scenario, engine = result.scenario, result.scenario["engine"]
+    lines = [("Question", catalogue.engine_label(engine)),
+             ("Policy", catalogue.policy_label(engine, scenario["policy"]))]
+    for metric in ("jobs", "applications", "tasks"):
+        if not math.isnan(_value(result, metric)):
+            lines.append(("Workload", catalogue.formatted(metric, _value(result, metric), engine)
+                          + (f" ({scenario['name']})" if scenario.get("name") else "")))
+            break
+    hardware = [catalogue.formatted(m, _value(result, m), engine) for m in ("cpus", "clusters")
+                if not math.isnan(_value(result, m))]
+    if hardware:
+        lines.append(("Hardware", ", ".join(hardware)))
+    lines.append(("Seed", str(scenario.get("seed", 0))))
+    return lines

@@ -12,10 +12,11 @@ from flask import request
 from sched_engine import ScenarioError
 from sched_engine.registry import REGISTRY
 
+from ...figures import catalogue, headlines
 from ...figures.common import empty_figure
 from ...figures.compare import SUM, overlay_figure
 from ...services.progress import POLL_MS, throttled
-from ...services.report import html_report
+from ...services.report import brief_html, html_report
 from ...services.runs import ResultStoreUnreachable
 from ...services.workspace import permalink
 from ...widgets.fields import error
@@ -154,8 +155,18 @@ def export(results, store, clicks, scenario_hash):
         return no_update
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     label = scenario.get("name") or scenario["policy"]
+    if name == "brief.html":
+        return dcc.send_string(brief(result, request.host_url.rstrip("/") + permalink(scenario_hash), generated),
+                               f"{scenario_hash[:12]}-brief.html")
     return dcc.send_string(html_report(label, [(label, result)], report_figures(result), generated),
                            f"{scenario_hash[:12]}.html")
+
+
+def brief(result, link: str, generated: str) -> str:
+    """The stakeholder brief of one result: its headline, the scenario in words, its charts, the permalink."""
+    title = catalogue.run_label(result.scenario["engine"], result.scenario["policy"], result.scenario.get("name"))
+    return brief_html(title, headlines.one_run(result), headlines.scenario_words(result),
+                      report_figures(result, 3), link, generated)
 
 
 def register(app, services) -> None:

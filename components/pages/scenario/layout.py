@@ -8,7 +8,7 @@ from ...services.downloads import download_href
 from ...widgets.fields import graph
 from . import ids
 
-EXPORTS = ("scenario.json", "jobs.csv", "timeline.csv", "summary.csv", "report.html")
+EXPORTS = ("brief.html", "scenario.json", "jobs.csv", "timeline.csv", "summary.csv", "report.html")
 
 
 def layout(scenario_hash: str) -> html.Div:
