@@ -68,7 +68,7 @@ def test_a_generated_setup_runs_and_the_screenshot_is_saved(dash_duo, tmp_path):
     dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
     dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.message}", "4 scheme(s)", timeout=TIMEOUT)
     rows = _summary_cells(dash_duo)
-    assert {r["applications"] for r in rows.values()} == {str(page.setups.FIG6_PAGE_APPS)}
+    assert {r["Applications"] for r in rows.values()} == {str(page.setups.FIG6_PAGE_APPS)}
     assert float(rows["Libra"]["Mean isolation"]) > float(rows["DRF"]["Mean isolation"])
     dash_duo.wait_for_element(f"#{page.ids.HEATMAP} .heatmaplayer image", timeout=TIMEOUT)
     dash_duo.select_dcc_dropdown(f"#{page.ids.APP}", value="app-05")
