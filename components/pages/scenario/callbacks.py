@@ -105,9 +105,12 @@ def chart(results, entity, metric, scenario_hash):
 
 
 def report_figures(result, count: int = 2) -> list:
-    """The run's first ``count`` timeline metrics, summed over every entity: the charts of its HTML report."""
+    """The run's first ``count`` timeline metrics that change, summed over every entity: its report's charts."""
     runs = [(result.scenario.get("name") or "run", result)]
-    return [overlay_figure(runs, metric, SUM) for metric in compare_table.metric_options(runs)[:count]]
+    timeline = result.timeline
+    # Metrics that change over the run carry the story; a constant one (CPUs up, without failures) is a flat line.
+    moving = [m for m in compare_table.metric_options(runs) if timeline.loc[timeline["metric"] == m, "value"].nunique() > 1]
+    return [overlay_figure(runs, metric, SUM) for metric in moving[:count]]
 
 
 def save(results, store, _, name, scenario_hash):
