@@ -9,10 +9,12 @@ from urllib.parse import parse_qs
 from dash import Input, Output, dcc, html
 
 from .pages import scenario
+from .pages.home.layout import DEMOS
 
 LOCATION = "shell-location"
 CONTENT = "shell-page-content"
 TITLE_SINK = "shell-title-sink"
+DEMO_STEPS = "shell-demo-steps"   # the landing page's demos, for assets/demo.js (data-demos)
 
 SCENARIO_PREFIX = scenario.PREFIX
 
@@ -23,6 +25,7 @@ def layout(pages) -> html.Div:
         [
             dcc.Location(id=LOCATION),
             dcc.Store(id=TITLE_SINK),
+            html.Div(id=DEMO_STEPS, hidden=True, **{"data-demos": json.dumps(DEMOS)}),
             html.Header(
                 [
                     dcc.Link("schedscope", href="/", className="brand"),

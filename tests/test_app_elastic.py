@@ -134,7 +134,7 @@ def test_two_job_example_through_the_page(two_job_run):
     summary = {row["scheduler"]: row for row in page.charts.summary_rows(loaded)}
     assert summary["YARN"]["avg runtime / YARN"] == 1.0
     assert summary["YARN-ME"]["avg runtime / YARN"] == round(125.0 / 149.5, 3)
-    assert summary["YARN-ME"]["elastic tasks"] == 1 and summary["YARN"]["elastic tasks"] == 0
+    assert summary["YARN-ME"]["Under-sized tasks"] == 1 and summary["YARN"]["Under-sized tasks"] == 0
     assert "0.836" in page.charts.ratio_text(loaded)
     assert page.charts.default_job(loaded, None) == "b" and page.charts.default_job(loaded, "a") == "a"
     jobs = page.charts.export_frame(loaded, "jobs")

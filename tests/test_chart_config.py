@@ -27,7 +27,7 @@ def graphs(component):
 
 @pytest.mark.parametrize("layout", [batch_page.layout.layout, compare_page.layout.layout, elastic_page.layout.layout,
                                     fairshare_page.layout.layout, network_page.layout.layout, sweep_page.layout.layout,
-                                    lambda: scenario_page.layout.layout("0" * 64)])
+                                    lambda: scenario_page.layout.found("0" * 64)])
 def test_every_chart_on_a_page_has_no_cloud_button(layout):
     found = list(graphs(layout()))
     assert found and all(graph.config == GRAPH_CONFIG for graph in found)

@@ -188,7 +188,7 @@ def test_scenario_hashes_from_urls_never_reach_the_file_system(tmp_path, scenari
     assert store.get(scenario_hash) is None
     assert scenario_page.content.find_scenario(scenario_hash, store, results) is None
     stored = shell.page_for(PAGES, f"/scenario/{scenario_hash}").children[0]
-    assert stored.id == scenario_page.ids.HASH and stored.data == scenario_hash   # only ever data in a Store
+    assert stored.id == scenario_page.ids.URL_HASH and stored.data == scenario_hash   # only ever data in a Store
 
 
 @pytest.fixture

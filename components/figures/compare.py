@@ -5,7 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from . import catalogue
 from .batch import PALETTE
+from .common import empty_figure
 from .downsample import step_points
 
 #: The entity choice that sums a metric over every entity.
@@ -26,17 +28,21 @@ def step_series(timeline: pd.DataFrame, metric: str, entity: str) -> pd.DataFram
 
 
 def overlay_figure(runs: list[tuple[str, object]], metric: str | None, entity: str | None) -> go.Figure:
+    if not (runs and metric and entity):
+        return empty_figure("Choose runs (and a metric) to overlay their timelines here." if not runs
+                            else "Choose a metric and an entity to draw.", 420)
     figure = go.Figure()
-    if runs and metric and entity:
-        for index, (label, result) in enumerate(runs):
-            series = step_series(result.timeline, metric, entity)
-            times, values = step_points(series["time"], series["value"])   # bounded, extremes kept
-            figure.add_trace(go.Scatter(
-                x=times, y=values, mode="lines", line={"shape": "hv", "width": 1.5},
-                name=label, marker_color=PALETTE[index % len(PALETTE)],
-                hovertemplate=f"{label}<br>%{{x:.1f}} s: %{{y:.4g}}<extra></extra>",
-            ))
-    title = f"{metric} · {'sum over all' if entity == SUM else entity}" if metric and entity else "Choose runs"
+    for index, (label, result) in enumerate(runs):
+        series = step_series(result.timeline, metric, entity)
+        times, values = step_points(series["time"], series["value"])   # bounded, extremes kept
+        figure.add_trace(go.Scatter(
+            x=times, y=values, mode="lines", line={"shape": "hv", "width": 1.5},
+            name=label, marker_color=PALETTE[index % len(PALETTE)],
+            hovertemplate=f"{label}<br>%{{x:.1f}} s: %{{y:.4g}}<extra></extra>",
+        ))
+    engine = getattr(runs[0][1], "scenario", {}).get("engine")
+    title = f"{catalogue.label(metric, engine)} · {'all together' if entity == SUM else entity}"
     figure.update_layout(title=title, height=420, template="plotly_white", xaxis={"title": "time (s)"},
+                         yaxis={"title": catalogue.axis_title(metric, engine)},
                          margin={"l": 60, "r": 20, "t": 40, "b": 40}, legend={"orientation": "h", "y": -0.2})
     return figure

@@ -222,6 +222,8 @@ def tasks_at(runs: list[tuple[str, pd.DataFrame]], leaves: list[str], time: floa
     Beyond :data:`LINE_LIMIT` leaves only those running tasks under some
     policy at that instant are drawn (the x axis says how many of all).
     """
+    if not runs:
+        return empty_figure("Run policies to see the running tasks per leaf at an instant.", 300)
     counts = [(label, values_at(timeline, leaves, "running_tasks", time)) for label, timeline in runs]
     shown, note = np.arange(len(leaves)), None
     if len(leaves) > LINE_LIMIT and counts:

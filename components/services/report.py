@@ -83,3 +83,41 @@ def html_report(title: str, runs: Sequence[tuple[str, SimulationResult]], figure
         f"<h2>Scenarios</h2>{scenarios}"
         "</body></html>"
     )
+
+
+BRIEF_STYLE = """
+body { font-family: system-ui, sans-serif; color: #1b2733; margin: 1.2rem auto; max-width: 960px; }
+h1 { font-size: 1.3rem; margin-bottom: 0.2rem; } .meta { color: #5b6b7b; font-size: 0.85rem; }
+.headline { font-size: 1.25rem; font-weight: 600; border-left: 5px solid #2f7bbf; background: #f2f7fb;
+            padding: 0.6rem 0.9rem; margin: 1rem 0; }
+dl { display: grid; grid-template-columns: auto 1fr; gap: 0.2rem 1rem; font-size: 0.95rem; }
+dt { color: #5b6b7b; } dd { margin: 0; }
+.charts { display: grid; grid-template-columns: 1fr 1fr; gap: 0.5rem; }
+@media print { body { margin: 0; max-width: none; } .charts { break-inside: avoid; } }
+"""
+
+
+def brief_html(title: str, headline: str, facts: Sequence[tuple[str, str]], figures: Sequence[go.Figure],
+               link: str, generated: str) -> str:
+    """A one-page brief for stakeholders: the headline, the scenario in words, two or three charts, the permalink.
+
+    Self-contained like :func:`html_report` (plotly.js inlined once, no CDN);
+    laid out to print on one page (the browser's "Print to PDF" keeps it).
+    """
+    charts = [
+        pio.to_html(figure.update_layout(height=300, margin={"l": 50, "r": 10, "t": 40, "b": 40}),
+                    full_html=False, include_plotlyjs=index == 0, config=GRAPH_CONFIG)
+        for index, figure in enumerate(figures[:3])
+    ]
+    rows = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in facts)
+    return (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        f"<title>{html.escape(title)}</title><style>{BRIEF_STYLE}</style></head><body>"
+        f"<h1>{html.escape(title)}</h1><p class='meta'>schedscope brief, {html.escape(generated)}</p>"
+        f"<p class='headline'>{html.escape(headline)}</p>"
+        f"<dl>{rows}</dl>"
+        f"<div class='charts'>{''.join(charts)}</div>"
+        f"<p class='meta'>Open the full result (every chart, the data, re-run it): "
+        f"<a href='{html.escape(link, quote=True)}'>{html.escape(link)}</a></p>"
+        "</body></html>"
+    )

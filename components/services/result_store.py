@@ -252,6 +252,9 @@ class RedisStore:
     def write(self, result: SimulationResult) -> None:
         self.backend.set(result_key(result.scenario_hash), result.to_bundle())
 
+    def has(self, scenario_hash: str) -> bool:
+        return bool(self.client.exists(self.key(scenario_hash)))
+
     def delete(self, *scenario_hashes: str) -> None:
         self.backend.delete_many(*(result_key(h) for h in scenario_hashes))
 

@@ -120,6 +120,15 @@ class ResultCache:
     def key(scenario_hash: str) -> str:
         return result_key(scenario_hash)
 
+    def has(self, scenario_hash: str) -> bool:
+        """Whether a result is stored under ``scenario_hash``, without reading it."""
+        if not is_scenario_hash(scenario_hash):
+            return False
+        if scenario_hash in self._memo:
+            return True
+        with self._reachable():
+            return self._store.has(scenario_hash)
+
     def get(self, scenario_hash: str) -> SimulationResult | None:
         if not is_scenario_hash(scenario_hash):
             return None

@@ -169,6 +169,8 @@ class UploadStore:
             raise UploadError(f"unknown upload kind {kind!r}")
         if len(data) > self.max_bytes:
             raise UploadError(f"the file is larger than the upload limit ({size_text(self.max_bytes)})")
+        if kind == "trace" and not data.strip():
+            raise UploadError("the file is empty: a trace needs at least one job")
         self._check_text(data, label or "the upload")
         target = self.directory / f"{hashlib.sha256(data).hexdigest()}.{kind}"
         if not target.exists():

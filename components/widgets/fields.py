@@ -5,6 +5,10 @@ from __future__ import annotations
 from dash import dcc, html
 
 from ..chart_config import GRAPH_CONFIG
+from ..figures.common import empty_figure
+
+#: What a chart says before anything ran, instead of bare axes.
+PLACEHOLDER = "Nothing to show yet: this chart fills in after a run."
 
 
 def field(label: str, component, hint: str | None = None) -> html.Label:
@@ -21,9 +25,12 @@ def upload_box(component_id, text: str) -> dcc.Upload:
                       className="upload-box", multiple=False)
 
 
-def graph(component_id) -> dcc.Graph:
-    """A chart with the mode bar every chart shows (:data:`components.chart_config.GRAPH_CONFIG`)."""
-    return dcc.Graph(id=component_id, config=GRAPH_CONFIG)
+def graph(component_id, placeholder: str = PLACEHOLDER) -> dcc.Graph:
+    """A chart with the mode bar every chart shows (:data:`components.chart_config.GRAPH_CONFIG`).
+
+    Until a callback draws it, it shows ``placeholder`` instead of empty axes.
+    """
+    return dcc.Graph(id=component_id, config=GRAPH_CONFIG, figure=empty_figure(placeholder))
 
 
 def error(text) -> html.Span:

@@ -50,12 +50,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 
 from dash import Input, Output, State, dash_table, dcc, html, no_update
 
 from sched_engine import ScenarioError, normalize_scenario
 
 from ..services.progress import POLL_MS, throttled
+from ..services.runs import loaded_runs
 
 CANCELLED = "Cancelled after {seconds} s; nothing was saved. The previous results stay."
 
@@ -76,6 +78,7 @@ class Ids:
         self.message = f"{page}-run-message"
         self.runs = f"{page}-runs-store"
         self.summary = f"{page}-summary-table"
+        self.headline = f"{page}-headline"
         self.export = f"{page}-export-button"   # pattern-matching type, keyed by ``frame``
         self.download = f"{page}-download"
 
@@ -176,6 +179,11 @@ def controls(ids: Ids, before: Sequence = ()) -> list:
     ]
 
 
+def headline(ids: Ids) -> html.P:
+    """The sentence that says what the page's results mean (see :func:`register_headline`)."""
+    return html.P(id=ids.headline, className="headline result-headline")
+
+
 def summary_table(ids: Ids, **style) -> dash_table.DataTable:
     """The summary table, one row per run; ``style`` adds DataTable keywords (e.g. ``style_table``)."""
     return dash_table.DataTable(id=ids.summary, data=[], columns=[], style_cell={"fontFamily": "inherit"}, **style)
@@ -228,6 +236,17 @@ def background_run(run: str, cancel: str, progress: str) -> dict:
             "cancel": [Input(cancel, "n_clicks")],
             "progress": [Output(progress, "value"), Output(progress, "max")],
             "progress_default": EMPTY_PROGRESS, "prevent_initial_call": True}
+
+
+def headline_text(results, sentence: Callable[[list], str], records) -> str:
+    """The headline of the runs in the Store: ``sentence([(record, result)])``, from the cached results."""
+    return sentence(loaded_runs(results, records))
+
+
+def register_headline(app, ids: Ids, results, sentence: Callable[[list], str]) -> None:
+    """Keep the panel's headline in step with its runs; ``sentence`` is one of :mod:`components.figures.headlines`."""
+    app.callback(Output(ids.headline, "children"), Input(ids.runs, "data"))(
+        partial(headline_text, results, sentence))
 
 
 def register_cancel_feedback(app, ids: Ids) -> None:

@@ -36,7 +36,7 @@ def test_two_batch_runs_side_by_side_with_differences_and_overlay(dash_duo, tmp_
         ActionChains(dash_duo.driver).send_keys(Keys.ESCAPE).perform()   # close the multi-select menu
         dash_duo.find_element("h2").click()
     dash_duo.wait_for_contains_text(f"#{page.ids.TABLE}", "Δ% #2 easy", timeout=TIMEOUT)
-    assert "#1 fcfs: batch · fcfs · BASIC · hpc2n-excerpt.swf" in dash_duo.find_element(f"#{page.ids.MESSAGE}").text
+    assert "#1 fcfs: FCFS · BASIC · hpc2n-excerpt.swf" in dash_duo.find_element(f"#{page.ids.MESSAGE}").text
     table = dash_duo.find_element(f"#{page.ids.TABLE}").text
     assert "mean_wait_s" in table and "mean_slowdown" in table
     dash_duo.wait_for_element(f"#{page.ids.OVERLAY} .scatterlayer .trace:nth-child(2)", timeout=TIMEOUT)

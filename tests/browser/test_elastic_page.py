@@ -78,8 +78,8 @@ def test_a_generated_run_links_the_time_charts(dash_duo, tmp_path):
     click_when_clear(dash_duo, f"#{page.ids.PANEL.run}")
     dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.message}", "3 run(s): 3 simulated", timeout=TIMEOUT)
     dash_duo.wait_for_contains_text(f"#{page.ids.RATIO}", "YARN-ME / YARN", timeout=TIMEOUT)
-    assert _column(dash_duo, page.ids.PANEL.summary, "jobs") == ["40", "40", "40"]
-    assert int(_column(dash_duo, page.ids.PANEL.summary, "elastic tasks")[1]) > 0
+    assert _column(dash_duo, page.ids.PANEL.summary, "Jobs") == ["40", "40", "40"]
+    assert int(_column(dash_duo, page.ids.PANEL.summary, "Under-sized tasks")[1]) > 0
     dash_duo.wait_for_element(f"#{page.ids.SCATTER} .scatterlayer .point", timeout=TIMEOUT)
     dash_duo.wait_for_element(f"#{page.ids.NODE_GRAPH} .bars", timeout=TIMEOUT)
     dash_duo.driver.set_window_size(1600, 3600)

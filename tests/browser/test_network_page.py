@@ -40,8 +40,8 @@ def test_fig1_preset_shows_the_papers_isolation_and_clicks_select_an_application
     dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.summary}", "Libra", timeout=TIMEOUT)
     rows = _summary_cells(dash_duo)
     # Round-robin's placement (a) gives 0.5 under DRF and HUG; Libra's placement (b) gives 0.625.
-    assert rows["DRF"]["min isolation"] == "0.5" and rows["HUG"]["min isolation"] == "0.5"
-    assert rows["Libra"]["min isolation"] == "0.625"
+    assert rows["DRF"]["Worst-off isolation"] == "0.5" and rows["HUG"]["Worst-off isolation"] == "0.5"
+    assert rows["Libra"]["Worst-off isolation"] == "0.625"
     dash_duo.wait_for_element(f"#{page.ids.PLACEMENT_VIEW} .bars", timeout=TIMEOUT)
     # Selecting an application (as a chart click does) highlights it in the placement view.
     dash_duo.select_dcc_dropdown(f"#{page.ids.APP}", value="A2")
@@ -68,8 +68,8 @@ def test_a_generated_setup_runs_and_the_screenshot_is_saved(dash_duo, tmp_path):
     dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
     dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.message}", "4 scheme(s)", timeout=TIMEOUT)
     rows = _summary_cells(dash_duo)
-    assert {r["applications"] for r in rows.values()} == {str(page.setups.FIG6_PAGE_APPS)}
-    assert float(rows["Libra"]["mean isolation"]) > float(rows["DRF"]["mean isolation"])
+    assert {r["Applications"] for r in rows.values()} == {str(page.setups.FIG6_PAGE_APPS)}
+    assert float(rows["Libra"]["Mean isolation"]) > float(rows["DRF"]["Mean isolation"])
     dash_duo.wait_for_element(f"#{page.ids.HEATMAP} .heatmaplayer image", timeout=TIMEOUT)
     dash_duo.select_dcc_dropdown(f"#{page.ids.APP}", value="app-05")
     until(lambda: dash_duo.driver.execute_script(

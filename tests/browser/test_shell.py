@@ -28,7 +28,7 @@ def test_landing_page_titles_and_the_current_page(dash_duo, tmp_path):
     assert dash_duo.driver.title == shell.page_title(PAGES, "/")
     assert _current(dash_duo) == []
     # A card opens its page: the title and the nav follow, without a page reload.
-    dash_duo.find_element(".home-card a[href='/fairshare']").click()
+    dash_duo.find_element(".home-card a.button[href^='/fairshare']").click()
     dash_duo.wait_for_element(f"#{fairshare_page.ids.PRESET}", timeout=TIMEOUT)
     WebDriverWait(dash_duo.driver, TIMEOUT).until(lambda d: d.title == "Fair sharing · schedscope", "title never changed")
     assert _current(dash_duo) == ["Fair sharing"]

@@ -12,6 +12,7 @@ from dash.exceptions import PreventUpdate
 from sched_engine import ScenarioError
 
 from ...figures import batch as figures
+from ...figures import headlines
 from ...services.csv_export import send_csv
 from ...services.runs import loaded_runs
 from ...widgets import run_panel, time_window
@@ -179,3 +180,4 @@ def register(app, services) -> None:
                  Output({"type": ids.FRAME_LINKS, "frame": ALL}, "download"),
                  Input(ids.DETAIL_POLICY, "value"), Input(RUNS, "data"),
                  State(ids.DETAIL_SCENARIO, "value"))(frame_link_targets)
+    run_panel.register_headline(app, ids.PANEL, services.results, headlines.batch)

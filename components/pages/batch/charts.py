@@ -10,7 +10,7 @@ from collections import OrderedDict
 import pandas as pd
 
 from ...figures import batch as figures
-from ...figures import gantt
+from ...figures import catalogue, gantt
 from ...services.downloads import download_href
 from ...services.report import html_report
 from ...services.runs import loaded_runs
@@ -112,6 +112,11 @@ def batch_report(results, records, scenario, policy, window, generated: str) -> 
     return html_report("Batch scheduling: policy × scenario matrix", runs, charts, generated)
 
 
+#: The summary table's metrics, in its order.
+SUMMARY = ("jobs", "killed", "cancelled", "mean_slowdown", "mean_bounded_slowdown_tau10", "mean_response_s",
+           "mean_wait_s", "utilisation", "scheduler_cpu_s")
+
+
 def summary_rows(loaded) -> list[dict]:
     """One row per ``(run record, result)``."""
     rows = []
@@ -119,11 +124,7 @@ def summary_rows(loaded) -> list[dict]:
         value = result.summary_value
         rows.append({
             "scenario": record["scenario"], "policy": record["label"], "seed": record["seed"],
-            "hardware": record.get("hardware", ""), "jobs": int(value("jobs")), "killed": int(value("killed")), "cancelled": int(value("cancelled")),
-            "avg slowdown": round(value("mean_slowdown"), 2),
-            "avg bounded slowdown": round(value("mean_bounded_slowdown_tau10"), 2),
-            "avg response (s)": round(value("mean_response_s")), "avg wait (s)": round(value("mean_wait_s")),
-            "utilisation": round(value("utilisation"), 3), "scheduler CPU (s)": round(value("scheduler_cpu_s"), 3),
+            "hardware": record.get("hardware", ""), **catalogue.cells(value, SUMMARY, "batch"),
             "wall (s)": round(record["wall_seconds"], 2), "source": "cached" if record["cached"] else "simulated",
             "open": f"[permalink]({permalink(record['hash'])})",
         })

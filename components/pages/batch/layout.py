@@ -34,6 +34,7 @@ def layout() -> html.Div:
                     html.Button("Complete data sets (MetaCentrum clusters and failures)", id=ids.PRESET_COMPLETE,
                                 className="preset"),
                     html.Button("CERIT-SC 2013 with real requirements", id=ids.PRESET_CERIT, className="preset"),
+                    html.Div([*run_panel.controls(ids.PANEL), run_panel.headline(ids.PANEL)], className="page-run")
                 ],
                 className="page-head",
             ),
@@ -138,7 +139,6 @@ def layout() -> html.Div:
                             field("Seeds (FCFS-LB, LS and synthetic inputs)",
                                    dcc.Input(id=ids.SEEDS, type="number", min=1, max=20, step=1, value=settings["seeds"],
                                              persistence=True)),
-                            *run_panel.controls(ids.PANEL),
                         ],
                         className="panel",
                     ),

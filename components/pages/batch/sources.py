@@ -89,8 +89,16 @@ def choice_ref(value: str, kind: str, uploads) -> dict:
 
 
 def parse_trace(ref: dict, uploads):
-    """Parse the workload a trace reference names (memoised by content); raises TraceError/ScenarioError."""
+    """Parse the workload a trace reference names (memoised by content); raises TraceError/ScenarioError.
+
+    A trace without a single job (only comments, or every line skipped) is
+    refused: there would be nothing to simulate.
+    """
     path = ref_path(ref, uploads)
     trace = {"path": path, "label": ref["label"], "format": ref.get("format", "auto"),
              "skip_malformed": bool(ref.get("skip_malformed")), "sha256": file_sha256(Path(path).resolve(), "trace")}
-    return workload_for(trace)
+    workload = workload_for(trace)
+    if not len(workload.jobs):
+        raise ScenarioError("trace", "the file holds no jobs (only comments or header lines), nothing to simulate",
+                            source=ref["label"])
+    return workload

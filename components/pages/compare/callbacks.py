@@ -24,10 +24,15 @@ def compared(results, hashes, metric):
     note = [html.Div(label) for label in full]
     if missing:
         note.append(html.Div(f"{missing} chosen run(s) are no longer in the cache.", className="error"))
+    warning = table.setting_warning(runs)
+    if warning:
+        note.append(html.Div(warning, className="warning compare-setting-warning"))
     frame, deltas = table.comparison_table(runs)
     frame = frame.round(6)
     metrics = table.metric_options(runs)
-    return (frame.to_dict("records"), [{"name": c, "id": c} for c in frame.columns], table.delta_styles(deltas),
+    engine = runs[0][1].scenario["engine"] if runs else None
+    return (frame.to_dict("records"), [{"name": c, "id": c} for c in frame.columns],
+            table.direction_styles(frame, deltas, engine),
             metrics, metric if metric in metrics else (metrics[0] if metrics else None), note)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...figures import catalogue
 from ...figures.compare import SUM
 from ...services.report import summary_table
 
@@ -12,9 +13,10 @@ HIGHLIGHT_PERCENT = 1.0
 
 
 def run_label(entry: dict) -> str:
-    """A short unique label: engine · policy · name (or hash) · seed."""
+    """A readable unique label: policy · workload and its size · engine · seed, and the hash's start."""
     name = entry.get("name") or entry["hash"][:8]
-    return f"{entry['engine']} · {entry['policy']} · {name} · seed {entry['seed']} [{entry['hash'][:6]}]"
+    readable = catalogue.run_label(entry["engine"], entry["policy"], name, entry.get("jobs"))
+    return f"{readable} · {catalogue.engine_label(entry['engine'])} · seed {entry['seed']} [{entry['hash'][:6]}]"
 
 
 def run_options(entries: list[dict]) -> list[dict]:
@@ -48,6 +50,58 @@ def delta_styles(deltas: list[str]) -> list[dict]:
     """DataTable styles that highlight relative differences above :data:`HIGHLIGHT_PERCENT`."""
     return [{"if": {"filter_query": f"{{{d}}} > {HIGHLIGHT_PERCENT} || {{{d}}} < -{HIGHLIGHT_PERCENT}",
                     "column_id": d}, "backgroundColor": "#fde8d7", "fontWeight": 600} for d in deltas]
+
+
+#: Cell colours of a difference that is better / worse by the metric's direction.
+BETTER = {"backgroundColor": "#dff3e4", "color": "#1d6b34", "fontWeight": 600}
+WORSE = {"backgroundColor": "#fbe3e1", "color": "#9b2c22", "fontWeight": 600}
+
+
+def direction_styles(table: pd.DataFrame, deltas: list[str], engine: str | None) -> list[dict]:
+    """DataTable styles colouring each difference past :data:`HIGHLIGHT_PERCENT` green when better, red when worse.
+
+    Better follows the metric's direction in the catalogue ("lower is
+    better" for waits, "higher" for utilisation); metrics without a
+    direction (counts of the workload) stay uncoloured.
+    """
+    styles = []
+    for metric in table["metric"] if "metric" in table else []:
+        direction = catalogue.describe(metric, engine).direction
+        if direction is None:
+            continue
+        for delta in deltas:
+            down, up = (BETTER, WORSE) if direction == catalogue.LOWER else (WORSE, BETTER)
+            row = f'{{metric}} = "{metric}"'
+            styles += [{"if": {"filter_query": f"{row} && {{{delta}}} < -{HIGHLIGHT_PERCENT}", "column_id": delta}, **down},
+                       {"if": {"filter_query": f"{row} && {{{delta}}} > {HIGHLIGHT_PERCENT}", "column_id": delta}, **up}]
+    return styles
+
+
+#: Summary metrics that describe what was run (the workload and the hardware), not how it went.
+SETTING = {"jobs": "workload", "applications": "workload", "tasks": "workload", "cpus": "hardware",
+           "clusters": "hardware"}
+
+
+def setting_warning(runs: list[tuple[str, object]]) -> str | None:
+    """A warning when the compared runs differ in engine, workload or hardware; ``None`` when they match."""
+    if len(runs) < 2:
+        return None
+    engines = {result.scenario["engine"] for _, result in runs}
+    if len(engines) > 1:
+        return ("These runs come from different engines (" + ", ".join(sorted(map(catalogue.engine_label, engines)))
+                + "): their numbers measure different things.")
+    differ = []
+    for metric, what in SETTING.items():
+        values = {label: result.summary_value(metric) for label, result in runs
+                  if metric in set(result.summary["metric"])}
+        if len(set(values.values())) > 1:
+            shown = ", ".join(f"{label}: {catalogue.formatted(metric, value, next(iter(engines)))}"
+                              for label, value in values.items())
+            differ.append(f"{what} ({catalogue.label(metric).lower()}: {shown})")
+    if not differ:
+        return None
+    return ("Not like for like: the runs differ in " + "; ".join(differ)
+            + ". Differences below mix the policy's effect with that change.")
 
 
 def metric_options(runs: list[tuple[str, object]]) -> list[str]:

@@ -9,6 +9,7 @@ from dash import ALL, Input, Output, State, ctx, no_update
 from sched_engine import ScenarioError
 
 from ...figures import elastic as figures
+from ...figures import headlines
 from ...services.csv_export import send_csv
 from ...services.runs import loaded_runs
 from ...services.uploads import UploadError
@@ -176,3 +177,4 @@ def register(app, services) -> None:
                  State(RUNS, "data"))(partial(node_timeline, results))
     app.callback(Output(ids.PANEL.download, "data"), Input({"type": ids.PANEL.export, "frame": ALL}, "n_clicks"),
                  State(RUNS, "data"), prevent_initial_call=True)(partial(export, results))
+    run_panel.register_headline(app, ids.PANEL, services.results, headlines.elastic)

@@ -6,6 +6,7 @@ import math
 
 import pandas as pd
 
+from ...figures import catalogue
 from ...figures import elastic as figures
 from ...figures.common import empty_figure
 
@@ -16,6 +17,11 @@ JOB_PAGE_SIZE = 10
 JOB_OPTIONS = 200
 
 
+#: The summary table's metrics, in its order (the ratio to YARN after the first four).
+SUMMARY = ("jobs", "tasks", "mean_job_runtime_s", "makespan_s", "memory_utilisation", "elastic_tasks",
+           "scheduler_cpu_s")
+
+
 def summary_rows(loaded) -> list[dict]:
     """One row per scheduler; ``avg runtime / YARN`` is the ratio of average job runtimes to YARN's."""
     base = next((res.summary_value("mean_job_runtime_s") for rec, res in loaded if rec["policy"] == "yarn"), None)
@@ -23,11 +29,9 @@ def summary_rows(loaded) -> list[dict]:
     for record, result in loaded:
         value = result.summary_value
         rows.append({
-            "scheduler": record["label"], "jobs": int(value("jobs")), "tasks": int(value("tasks")),
-            "avg job runtime (s)": round(value("mean_job_runtime_s"), 1), "makespan (s)": round(value("makespan_s"), 1),
+            "scheduler": record["label"], **catalogue.cells(value, SUMMARY[:4], "elastic"),
             "avg runtime / YARN": round(value("mean_job_runtime_s") / base, 3) if base else None,
-            "memory utilisation": round(value("memory_utilisation"), 3),
-            "elastic tasks": int(value("elastic_tasks")), "scheduler CPU (s)": round(value("scheduler_cpu_s"), 3),
+            **catalogue.cells(value, SUMMARY[4:], "elastic"),
             "source": "cached" if record["cached"] else "simulated",
         })
     return rows

@@ -122,6 +122,7 @@ def layout() -> html.Div:
                         dcc.Checklist(id=ids.POLICIES, options=REGISTRY.options(ids.ENGINE), value=start["policies"],
                                       className="checklist inline", persistence=True)]),
                     html.Div(id=ids.RATIO, className="headline"),
+                    run_panel.headline(ids.PANEL),
                     run_panel.summary_table(ids.PANEL, sort_action="native", style_table={"overflowX": "auto"}),
                     run_panel.export_row(ids.PANEL, FRAMES,
                                          before=[html.Span("Export every scheduler of the run:", className="hint")]),

@@ -57,6 +57,8 @@ def stored_trace(path, label: str) -> tuple[dict, str]:
     except UnicodeDecodeError:
         raise ScenarioError("", "not a text file (expected SLS/DSS JSON or CSV)", source=label) from None
     jobs = read_trace(text, label)
+    if not jobs:
+        raise ScenarioError("", "the file holds no jobs, nothing to simulate", source=label)
     tasks = sum(g.count for job in jobs for g in job.groups)
     return ({"kind": "upload", "name": path.name, "label": label},
             f"Loaded {label}: {len(jobs):,} jobs, {tasks:,} tasks.")

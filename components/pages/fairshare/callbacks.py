@@ -6,6 +6,7 @@ from functools import partial
 
 from dash import ALL, Input, Output, State, ctx, dcc, no_update
 
+from ...figures import headlines
 from ...services.csv_export import send_csv
 from ...services.runs import loaded_runs
 from ...services.saved_items import HIERARCHY, saved_choices
@@ -153,3 +154,4 @@ def register(app, services) -> None:
                  prevent_initial_call=True)(instant_clicked)
     app.callback(Output(ids.PANEL.download, "data"), Input({"type": ids.PANEL.export, "frame": ALL}, "n_clicks"),
                  State(ids.EXPORT_RUN, "value"), prevent_initial_call=True)(partial(export, results))
+    run_panel.register_headline(app, ids.PANEL, services.results, headlines.fairshare)

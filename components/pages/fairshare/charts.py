@@ -12,6 +12,7 @@ from sched_engine.fairshare import (
     normalize_model,
 )
 
+from ...figures import catalogue
 from ...figures import fairshare as figures
 from .tree import share_nodes
 
@@ -70,17 +71,15 @@ def hovered_leaf(hover: dict | None) -> str | None:
     return name if isinstance(name, str) else None
 
 
+#: The summary table's metrics, in its order.
+SUMMARY = ("makespan_s", "decisions", "scheduler_cpu_s", "decisions_per_second")
+
+
 def summary_rows(loaded) -> list[dict]:
     """One row per ``(run record, result)`` pair for the summary table."""
     return [
-        {
-            "policy": record["label"],
-            "makespan (s)": round(result.summary_value("makespan_s"), 1),
-            "decisions": int(result.summary_value("decisions")),
-            "scheduler (ms)": round(1000 * result.summary_value("scheduler_cpu_s"), 2),
-            "wall (s)": round(record["wall_seconds"], 3),
-            "source": "cached" if record["cached"] else "simulated",
-        }
+        {"policy": record["label"], **catalogue.cells(result.summary_value, SUMMARY, "fairshare"),
+         "wall (s)": round(record["wall_seconds"], 3), "source": "cached" if record["cached"] else "simulated"}
         for record, result in loaded
     ]
 

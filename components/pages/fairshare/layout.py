@@ -8,9 +8,8 @@ from dash import dash_table, dcc, html
 from sched_engine.fairshare import FIG4_AFTER_N12_AT, FIG4_ALL_ACTIVE_AT, starter_model
 from sched_engine.registry import REGISTRY
 
-from ...chart_config import GRAPH_CONFIG
 from ...widgets import run_panel
-from ...widgets.fields import field
+from ...widgets.fields import field, graph
 from . import ids
 from .tree import TREE_STYLE
 
@@ -38,6 +37,7 @@ def layout() -> html.Div:
                     html.P("Draw the organisation, set the cluster, pick policies, compare dominant shares."),
                     html.Button("MCH paper, Fig. 4", id=ids.PRESET, className="preset"),
                     html.Button("Example", id=ids.RESET),
+                    html.Div([*run_panel.controls(ids.PANEL), run_panel.headline(ids.PANEL)], className="page-run")
                 ],
                 className="page-head",
             ),
@@ -118,7 +118,6 @@ def layout() -> html.Div:
                             dcc.Checklist(id=ids.POLICIES, options=REGISTRY.options(ids.ENGINE), value=DEFAULT_POLICIES,
                                           className="checklist"),
                             html.P(MCH_EXACTNESS, className="hint"),
-                            *run_panel.controls(ids.PANEL),
                             run_panel.summary_table(ids.PANEL, style_table={"overflowX": "auto"}),
                             run_panel.export_row(ids.PANEL, FRAMES, before=[
                                 dcc.Dropdown(id=ids.EXPORT_RUN, placeholder="Run to export", clearable=False)]),
@@ -142,14 +141,14 @@ def layout() -> html.Div:
                     html.H3("Dominant share over time"),
                     html.P("Zoom a time window in one panel to zoom all; hover a job to highlight it everywhere; "
                            "click to pick the instant below.", className="hint"),
-                    html.Div(dcc.Graph(id=ids.SHARES, config=GRAPH_CONFIG), className="graph-box"),
+                    html.Div(graph(ids.SHARES), className="graph-box"),
                     html.Div(
                         [field("Instant (s)", dcc.Input(id=ids.INSTANT, type="number", value=None, debounce=True))],
                         className="button-row",
                     ),
                     html.Div(
-                        [dcc.Graph(id=ids.TASKS_AT, config=GRAPH_CONFIG),
-                         dcc.Graph(id=ids.COST, config=GRAPH_CONFIG)],
+                        [graph(ids.TASKS_AT),
+                         graph(ids.COST)],
                         className="two-graphs",
                     ),
                 ],

@@ -7,6 +7,7 @@ from functools import partial
 import pandas as pd
 from dash import ALL, Input, Output, State, ctx, no_update
 
+from ...figures import headlines
 from ...services.csv_export import send_csv
 from ...services.runs import loaded_runs
 from ...widgets import run_panel, time_window
@@ -162,3 +163,4 @@ def register(app, services) -> None:
         Output(ids.PANEL.download, "data"), Input({"type": ids.PANEL.export, "frame": ALL}, "n_clicks"),
         State(ids.DETAIL_SCHEME, "value"), State(RUNS, "data"), prevent_initial_call=True,
     )(partial(export, results))
+    run_panel.register_headline(app, ids.PANEL, services.results, headlines.network)

@@ -8,9 +8,15 @@ from dash import no_update
 
 from sched_engine.network import machine_names
 
+from ...figures import catalogue
 from ...figures import network as figures
 
 FRAMES = ("jobs", "timeline", "summary")
+
+
+#: The summary table's metrics, in its order: the paper's quantities first.
+SUMMARY = ("applications", "finished", "waiting", "mean_isolation", "min_isolation", "mean_duration_s", "mean_wait_s",
+           "link_utilisation", "makespan_s")
 
 
 def summary_rows(loaded) -> list[dict]:
@@ -18,14 +24,9 @@ def summary_rows(loaded) -> list[dict]:
     rows = []
     for record, result in loaded:
         value = result.summary_value
-        rows.append({
-            "scheme": record["label"], "applications": int(value("applications")),
-            "finished": int(value("finished")), "waiting": int(value("waiting")),
-            "mean isolation": round(value("mean_isolation"), 3), "min isolation": round(value("min_isolation"), 3),
-            "mean duration (s)": round(value("mean_duration_s"), 3), "mean wait (s)": round(value("mean_wait_s"), 3),
-            "link utilisation": round(value("link_utilisation"), 3), "makespan (s)": round(value("makespan_s"), 3),
-            "wall (s)": round(record["wall_seconds"], 2), "source": "cached" if record["cached"] else "simulated",
-        })
+        rows.append({"scheme": record["label"], **catalogue.cells(value, SUMMARY, "network"),
+                     "wall (s)": round(record["wall_seconds"], 2),
+                     "source": "cached" if record["cached"] else "simulated"})
     return rows
 
 

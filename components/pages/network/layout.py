@@ -50,6 +50,7 @@ def layout() -> html.Div:
                     html.Button(FIG1, id=ids.PRESET_FIG1, className="preset"),
                     html.Button(FIG6, id=ids.PRESET_FIG6, className="preset",
                                 title=f"{FIG6_PAGE_APPS} applications instead of the paper's 100, to run in seconds"),
+                    html.Div([*run_panel.controls(ids.PANEL), run_panel.headline(ids.PANEL)], className="page-run")
                 ],
                 className="page-head",
             ),
@@ -122,7 +123,6 @@ def layout() -> html.Div:
                             field("Seed (Poisson arrivals, round-robin start)",
                                    dcc.Input(id=ids.SEED, type="number", min=0, step=1, value=start["seed"],
                                              persistence=True)),
-                            *run_panel.controls(ids.PANEL),
                             html.P(f"The Fig. 6 preset generates {FIG6_PAGE_APPS} applications (the paper: 100) so "
                                    "it runs in seconds here; raise the count for the full set-up.", className="hint"),
                         ],

@@ -12,7 +12,7 @@ Modules: ``ids``, ``content`` (the scenario, its what-if, its facts), ``layout``
 from .. import Page
 from . import callbacks, content, ids, layout
 
-PREFIX = "/scenario/"
+PREFIX = callbacks.PREFIX
 
 
 def layout_for_url(path: str, query: dict[str, list[str]]):

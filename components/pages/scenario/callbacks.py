@@ -7,18 +7,54 @@ from datetime import datetime, timezone
 from functools import partial
 
 from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
+from flask import request
 
 from sched_engine import ScenarioError
 from sched_engine.registry import REGISTRY
 
-from ...figures.compare import overlay_figure
+from ...figures import catalogue, headlines
+from ...figures.common import empty_figure
+from ...figures.compare import SUM, overlay_figure
 from ...services.progress import POLL_MS, throttled
-from ...services.report import html_report
+from ...services.report import brief_html, html_report
+from ...services.runs import ResultStoreUnreachable
 from ...services.workspace import permalink
 from ...widgets.fields import error
 from ...widgets.run_panel import background_run
 from ..compare import table as compare_table
-from . import content, ids
+from . import content, ids, layout
+
+PREFIX = "/scenario/"
+
+
+def permalink_hash(path: str, args) -> str | None:
+    """The scenario hash a permalink URL names (``/scenario/<hash>`` or ``/?scenario=<hash>``), else ``None``."""
+    if args.get("scenario"):
+        return args.get("scenario")
+    return path[len(PREFIX):] if path.startswith(PREFIX) else None
+
+
+def known(results, store, scenario_hash) -> bool:
+    """Whether a permalink names a saved scenario or a stored run (nothing is read but the store's listing)."""
+    return bool(isinstance(scenario_hash, str) and (store.get(scenario_hash) or results.has(scenario_hash)))
+
+
+def body(results, store, scenario_hash):
+    """The permalink's page for a known hash; for an unknown one, a page that says so and offers no Run."""
+    return layout.found(scenario_hash) if known(results, store, scenario_hash) else layout.not_found(scenario_hash)
+
+
+def answer_not_found(results, store, response):
+    """An unknown permalink's page answers HTTP 404 (the page itself says why, through :func:`body`)."""
+    scenario_hash = permalink_hash(request.path, request.args)
+    if scenario_hash is None or response.status_code != 200 or response.mimetype != "text/html":
+        return response
+    try:
+        if not known(results, store, scenario_hash):
+            response.status_code = 404
+    except ResultStoreUnreachable:   # the page reports the store; the URL may well be right
+        pass
+    return response
 
 
 def show(results, store, scenario_hash, _version):
@@ -63,12 +99,24 @@ def entities(results, metric, scenario_hash):
 
 def chart(results, entity, metric, scenario_hash):
     result = results.get(scenario_hash)
-    runs = [(result.scenario.get("name") or "run", result)] if result is not None else []
-    return overlay_figure(runs, metric, entity)
+    if result is None:
+        return empty_figure("Not run on this server yet: nothing to draw.", 420)
+    return overlay_figure([(result.scenario.get("name") or "run", result)], metric, entity)
+
+
+def report_figures(result, count: int = 2) -> list:
+    """The run's first ``count`` timeline metrics that change, summed over every entity: its report's charts."""
+    runs = [(result.scenario.get("name") or "run", result)]
+    timeline = result.timeline
+    # Metrics that change over the run carry the story; a constant one (CPUs up, without failures) is a flat line.
+    moving = [m for m in compare_table.metric_options(runs) if timeline.loc[timeline["metric"] == m, "value"].nunique() > 1]
+    return [overlay_figure(runs, metric, SUM) for metric in moving[:count]]
 
 
 def save(results, store, _, name, scenario_hash):
     scenario = content.find_scenario(scenario_hash, store, results)
+    if scenario is None:
+        return error(f"Not saved: no saved scenario or stored run has the hash {str(scenario_hash)[:80]}.")
     try:
         entry = store.save(scenario, name)
     except ScenarioError as exc:
@@ -110,12 +158,25 @@ def export(results, store, clicks, scenario_hash):
         return no_update
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     label = scenario.get("name") or scenario["policy"]
-    return dcc.send_string(html_report(label, [(label, result)], [], generated), f"{scenario_hash[:12]}.html")
+    if name == "brief.html":
+        return dcc.send_string(brief(result, request.host_url.rstrip("/") + permalink(scenario_hash), generated),
+                               f"{scenario_hash[:12]}-brief.html")
+    return dcc.send_string(html_report(label, [(label, result)], report_figures(result), generated),
+                           f"{scenario_hash[:12]}.html")
+
+
+def brief(result, link: str, generated: str) -> str:
+    """The stakeholder brief of one result: its headline, the scenario in words, its charts, the permalink."""
+    title = catalogue.run_label(result.scenario["engine"], result.scenario["policy"], result.scenario.get("name"))
+    return brief_html(title, headlines.one_run(result), headlines.scenario_words(result),
+                      report_figures(result, 3), link, generated)
 
 
 def register(app, services) -> None:
     """Wire the page to ``services.results`` (the ResultCache) and ``services.scenarios`` (the ScenarioStore)."""
     results, store = services.results, services.scenarios
+    app.server.after_request(partial(answer_not_found, results, store))
+    app.callback(Output(ids.BODY, "children"), Input(ids.URL_HASH, "data"))(partial(body, results, store))
     app.callback(
         Output(ids.TITLE, "children"), Output(ids.META, "children"), Output(ids.STATUS, "children"),
         Output(ids.JSON_VIEW, "children"), Output(ids.SUMMARY, "data"), Output(ids.SUMMARY, "columns"),

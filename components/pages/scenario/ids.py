@@ -1,5 +1,7 @@
 """The scenario page's component ids (``scenario-<thing>-<widget>``)."""
 
+URL_HASH = "scenario-url-hash-store"   # the hash the URL names; the body appears once it is known
+BODY = "scenario-body"
 HASH = "scenario-hash-store"
 VERSION = "scenario-version-store"
 TITLE = "scenario-title"

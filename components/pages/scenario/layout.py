@@ -8,10 +8,32 @@ from ...services.downloads import download_href
 from ...widgets.fields import graph
 from . import ids
 
-EXPORTS = ("scenario.json", "jobs.csv", "timeline.csv", "summary.csv", "report.html")
+EXPORTS = ("brief.html", "scenario.json", "jobs.csv", "timeline.csv", "summary.csv", "report.html")
 
 
 def layout(scenario_hash: str) -> html.Div:
+    """The permalink's frame: its body (:func:`found` or :func:`not_found`) follows once the hash is looked up."""
+    return html.Div([dcc.Store(id=ids.URL_HASH, data=scenario_hash),
+                     html.Div(html.P("Looking up the scenario…", className="hint"), id=ids.BODY)])
+
+
+NOT_FOUND_TITLE = "No such scenario"
+
+
+def not_found(scenario_hash: str) -> html.Section:
+    """What an unknown permalink shows: that nothing has this hash, and where to go instead; no Run."""
+    return html.Section(
+        [html.H2(NOT_FOUND_TITLE),
+         html.P(f"No saved scenario or stored run has the hash {str(scenario_hash)[:80]}. The link may be mistyped, "
+                "or its run was evicted from this server's results."),
+         html.P([dcc.Link("Saved scenarios and runs (Workspace)", href="/workspace"), " · ",
+                 dcc.Link("Start page", href="/")])],
+        className="panel scenario-not-found",
+    )
+
+
+def found(scenario_hash: str) -> html.Div:
+    """A known scenario's page: facts, Run, downloads, save, what-if, summary and chart."""
     return html.Div(
         [
             dcc.Store(id=ids.HASH, data=scenario_hash),
