@@ -8,8 +8,11 @@ and specific job requirements.
 ``jobs`` columns (beyond the common ones): ``cluster`` (name, empty if never
 started), ``procs``, ``run_time``, ``estimate``, ``wait_time``, ``user``,
 ``reason`` (why a job was killed or cancelled), ``machines`` (indices of the
-cluster's machines it ran on, comma-separated, empty if never started). ``status``: ``finished``,
-``killed``, ``cancelled``.
+cluster's machines it ran on, comma-separated, empty if never started),
+``recorded_wait`` (s: the wait the log itself records, SWF/GWF field 3 or a
+CSV ``recorded_wait`` column; NaN where the log has none -- compare with the
+simulated ``wait_time``), ``queue`` and ``group`` (as the log names them;
+empty where unknown). ``status``: ``finished``, ``killed``, ``cancelled``.
 
 ``timeline`` metrics: ``used_cpus`` and ``up_cpus`` per cluster (entity =
 cluster name), ``queue_length`` (entity ``queue``), ``killed_jobs``
@@ -102,8 +105,16 @@ def jobs_frame(sim: BatchSimulation) -> pd.DataFrame:
             "user": data["user"].astype("string").to_numpy(),
             "reason": pd.Series(sim.reason, dtype="string"),
             "machines": pd.Series(machines, dtype="string"),
+            "recorded_wait": _log_column(data, "recorded_wait", np.nan).to_numpy(dtype=float),
+            "queue": _log_column(data, "queue", "").astype("string").to_numpy(),
+            "group": _log_column(data, "group", "").astype("string").to_numpy(),
         }
     )
+
+
+def _log_column(data: pd.DataFrame, name: str, default) -> pd.Series:
+    """A column the workload's log may or may not record (``default`` where it does not)."""
+    return data[name] if name in data.columns else pd.Series(default, index=data.index)
 
 
 def timeline(sim: BatchSimulation) -> pd.DataFrame:
