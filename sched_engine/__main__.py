@@ -3,7 +3,7 @@
     python -m sched_engine run SCENARIO.json --out DIR
     python -m sched_engine batch --trace FILE [--machines FILE]
         [--failures FILE | --synthetic-failures [--afc X]] [--requirements]
-        [--estimates perfect|trace] [--load-factor X] --policy fcfs|fcfs-lb|easy|cons|ls --out DIR
+        [--estimates perfect|trace] [--allocation cpus|whole_nodes] [--load-factor X] --policy fcfs|fcfs-lb|easy|cons|ls --out DIR
     python -m sched_engine policies [ENGINE]
     python -m sched_engine sweep SPEC.json|KIND [--quick] --out DIR [--workers N]
     python -m sched_engine size (batch options) --target "METRIC<=VALUE" [--mode pool|scale|load] --out DIR
@@ -85,6 +85,7 @@ def batch_scenario(args: argparse.Namespace) -> dict:
         "requirements": args.requirements,
         "estimates": args.estimates,
         "load_factor": args.load_factor,
+        "allocation": args.allocation,
     }
     if args.machines:
         model["machines_path"] = args.machines
@@ -180,6 +181,8 @@ def _add_workload_options(parser: argparse.ArgumentParser) -> None:
                         help="start: first failure at the first submission; absolute: same clock as the trace")
     parser.add_argument("--requirements", action="store_true", help="match job requirements to cluster properties")
     parser.add_argument("--estimates", default="perfect", choices=["perfect", "trace"])
+    parser.add_argument("--allocation", default="cpus", choices=["cpus", "whole_nodes"],
+                        help="whole_nodes: a job holds whole machines (CPUs per machine from --machines or the header)")
     parser.add_argument("--load-factor", type=float, default=1.0,
                         help="divide the time since the first submission by X (2 = twice the offered load)")
     parser.add_argument("--policy", required=True, choices=[p.name for p in REGISTRY.policies("batch")])

@@ -37,6 +37,8 @@ the reason names no job), one row per interval, sorted by job then time.
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 import pandas as pd
 
@@ -154,19 +156,19 @@ class PendingRecorder:
 
 def pending_frame(rows, job_ids: pd.Series) -> pd.DataFrame:
     """The ``pending`` frame from ``(job, from, to, reason code, blocking job or -1)`` rows (job indices)."""
-    table = np.asarray(rows, dtype=float).reshape(-1, 5)
-    order = np.lexsort((table[:, 1], table[:, 0]))
-    table = table[order]
-    ids = job_ids.astype("string").to_numpy(dtype=object)
-    jobs = table[:, 0].astype(np.int64)
+    table = np.fromiter(chain.from_iterable(rows), dtype=float, count=5 * len(rows)).reshape(-1, 5)
+    table = table[np.lexsort((table[:, 1], table[:, 0]))]
+    ids = job_ids.astype("string").reset_index(drop=True)
     blocking = table[:, 4].astype(np.int64)
-    names = np.asarray(REASONS, dtype=object)
+    named = ids.take(np.maximum(blocking, 0)).reset_index(drop=True)
+    named[blocking < 0] = ""
     return pd.DataFrame({
-        "job_id": pd.Series(ids[jobs], dtype="string"),
+        "job_id": ids.take(table[:, 0].astype(np.int64)).reset_index(drop=True),
         "from_time": table[:, 1],
         "to_time": table[:, 2],
-        "reason": pd.Series(names[table[:, 3].astype(np.int64)], dtype="string"),
-        "blocking_job": pd.Series(np.where(blocking >= 0, ids[np.maximum(blocking, 0)], ""), dtype="string"),
+        "reason": pd.Series(pd.array(REASONS, dtype="string")).take(table[:, 3].astype(np.int64))
+                    .reset_index(drop=True),
+        "blocking_job": named,
     })
 
 
