@@ -16,7 +16,7 @@ from ...services.csv_export import send_csv
 from ...services.runs import loaded_runs
 from ...widgets import run_panel, time_window
 from ...widgets.fields import error
-from . import charts, clusters, draft, ids, run, sources
+from . import charts, clusters, draft, ids, run, sources, trust
 
 RUNS = ids.PANEL.runs
 # The draft's one callback, its inputs in three groups. It stays one callback: a second callback setting
@@ -179,3 +179,4 @@ def register(app, services) -> None:
                  Output({"type": ids.FRAME_LINKS, "frame": ALL}, "download"),
                  Input(ids.DETAIL_POLICY, "value"), Input(RUNS, "data"),
                  State(ids.DETAIL_SCENARIO, "value"))(frame_link_targets)
+    trust.register(app, results)
