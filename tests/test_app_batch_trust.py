@@ -61,10 +61,12 @@ def test_a_jobs_reasons_name_its_blocking_jobs_as_links(shown):
     cache, records = shown
     figure, links = trust.job_panel(cache, "3", records, "BASIC", "EASY")
     assert {trace.name for trace in figure.data} == {"reservation", "resources"}
-    buttons = [child for child in links if getattr(child, "id", None)]
-    assert [button.id for button in buttons] == [{"type": ids.BLOCKING_LINK, "job": "2"}]
+    buttons = [child.id["job"] for child in links if getattr(child, "id", None)]
+    assert buttons == ["2", "3", "2"]      # blocked by job 2; the longest waits: job 3 (148 s), job 2 (99 s)
     figure, links = trust.job_panel(cache, "1", records, "BASIC", "EASY")
-    assert links == [] and "did not wait" in figure.layout.annotations[0].text
+    assert "did not wait" in figure.layout.annotations[0].text
+    figure, links = trust.job_panel(cache, "", records, "BASIC", "EASY")
+    assert [child.id["job"] for child in links if getattr(child, "id", None)] == ["3", "2"]
 
 
 def test_a_click_in_the_gantt_chooses_the_job():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
+from dash import ALL, Input, Output, ctx, dcc, html, no_update
 
 from sched_engine.analysis.baseline import compare_with_log, headline, recorded_timeline
 
@@ -77,18 +77,36 @@ def job_from(trigger, click, _clicks):
 
 
 def job_panel(results, job_id, records, scenario, policy):
-    """One job's reasons over time, and its blocking jobs as links."""
+    """One job's reasons over time; its blocking jobs and the longest waits of the run as links."""
     _, result = shown_run(results, records, scenario, policy)
     pending = result.extra("pending") if result is not None else None
-    if pending is None or not job_id:
-        return figures.empty_figure("choose a job: type its id or click it in the machines × time chart", 200), []
-    job_id = str(job_id).strip()
-    figure = figures.job_reasons(pending, job_id)
+    if pending is None:
+        return figures.empty_figure("run the matrix to see why jobs waited", 200), []
+    longest = longest_waits(pending)
+    job_id = str(job_id or "").strip()
+    if not job_id:
+        figure = figures.empty_figure("choose a job: type its id, click it in the machines × time chart "
+                                      "or pick one of the longest waits", 200)
+        return figure, _links("Longest waits:", longest)
     rows = pending[pending["job_id"] == job_id]
     named = [job for job in dict.fromkeys(rows["blocking_job"].fillna("").astype(str)) if job][:BLOCKING_LINKS]
-    links = [html.Button(f"job {job}", id={"type": ids.BLOCKING_LINK, "job": job}, className="link-button")
-             for job in named]
-    return figure, ([html.Span("Blocked by: ", className="hint"), *links] if links else [])
+    return figures.job_reasons(pending, job_id), [*_links("Blocked by:", named), *_links("Longest waits:", longest)]
+
+
+def longest_waits(pending, count: int = 5) -> list[str]:
+    """The jobs that waited longest in all (their intervals summed)."""
+    if pending.empty:
+        return []
+    waited = (pending["to_time"] - pending["from_time"]).groupby(pending["job_id"], sort=False).sum()
+    return [str(job) for job in waited.sort_values(ascending=False, kind="stable").index[:count]]
+
+
+def _links(title: str, jobs: list[str]) -> list:
+    if not jobs:
+        return []
+    return [html.Span(title, className="hint"),
+            *[html.Button(f"job {job}", id={"type": ids.BLOCKING_LINK, "job": job}, className="link-button")
+              for job in jobs]]
 
 
 def section() -> html.Section:
@@ -121,4 +139,4 @@ def register(app, results) -> None:
                  Input({"type": ids.BLOCKING_LINK, "job": ALL}, "n_clicks"), prevent_initial_call=True)(chosen_job)
     app.callback(Output(ids.JOB_REASONS, "figure"), Output(ids.BLOCKING_LINKS, "children"),
                  Input(ids.JOB_CHOICE, "value"), Input(ids.PANEL.runs, "data"),
-                 State(ids.DETAIL_SCENARIO, "value"), State(ids.DETAIL_POLICY, "value"))(partial(job_panel, results))
+                 Input(ids.DETAIL_SCENARIO, "value"), Input(ids.DETAIL_POLICY, "value"))(partial(job_panel, results))
