@@ -3,18 +3,19 @@
     python -m sched_engine run SCENARIO.json --out DIR
     python -m sched_engine batch --trace FILE [--machines FILE]
         [--failures FILE | --synthetic-failures [--afc X]] [--requirements]
-        [--estimates perfect|trace] [--load-factor X] --policy fcfs|fcfs-lb|easy|cons|ls --out DIR
+        [--estimates perfect|trace] [--allocation cpus|whole_nodes] [--load-factor X] --policy fcfs|fcfs-lb|easy|cons|ls --out DIR
     python -m sched_engine policies [ENGINE]
     python -m sched_engine sweep SPEC.json|KIND [--quick] --out DIR [--workers N]
     python -m sched_engine size (batch options) --target "METRIC<=VALUE" [--mode pool|scale|load] --out DIR
     python -m sched_engine compare A.json B.json --out DIR
+    python -m sched_engine baseline (batch options) --out DIR
 
 ``run`` writes ``jobs.csv``, ``timeline.csv``, ``summary.csv`` and the
 normalised ``scenario.json`` into DIR and prints the summary; the files a
 scenario names (``--trace`` and friends too) are hashed and referenced by
 content (``upload:<sha256>``), so ``scenario.json`` holds no local path; ``sweep`` runs
 a parameter sweep (``sched_engine.sweeps``; KIND alone takes its defaults)
-and writes ``sweep.csv``, ``summary.csv`` and ``spec.json``; ``size`` and
+and writes ``sweep.csv``, ``summary.csv`` and ``spec.json``; ``baseline``, ``size`` and
 ``compare`` are described in :mod:`sched_engine.analysis.commands`. Bad input exits
 with status 2 and one line naming the file, line or field at fault.
 """
@@ -26,7 +27,7 @@ import json
 import sys
 from pathlib import Path
 
-from .analysis.commands import add_compare_arguments, add_size_arguments, run_compare, run_size
+from .analysis.commands import add_compare_arguments, add_size_arguments, run_baseline, run_compare, run_size
 from .core.errors import ScenarioError
 from .core.inputs import InputFiles, named_by_content
 from .registry import REGISTRY
@@ -84,6 +85,7 @@ def batch_scenario(args: argparse.Namespace) -> dict:
         "requirements": args.requirements,
         "estimates": args.estimates,
         "load_factor": args.load_factor,
+        "allocation": args.allocation,
     }
     if args.machines:
         model["machines_path"] = args.machines
@@ -167,7 +169,7 @@ def _policies(args: argparse.Namespace) -> int:
 
 
 def _add_workload_options(parser: argparse.ArgumentParser) -> None:
-    """Options that describe a batch workload, its hardware and policy (``batch``, ``size``)."""
+    """Options that describe a batch workload, its hardware and policy (``batch``, ``size``, ``baseline``)."""
     parser.add_argument("--trace", required=True, help="workload file: SWF, extended SWF, GWF or CSV, optionally .gz")
     parser.add_argument("--format", default="auto", choices=["auto", "swf", "swf-ext", "gwf", "csv"])
     parser.add_argument("--machines", help="Alea .machines file; without it the SWF header defines one cluster")
@@ -179,6 +181,8 @@ def _add_workload_options(parser: argparse.ArgumentParser) -> None:
                         help="start: first failure at the first submission; absolute: same clock as the trace")
     parser.add_argument("--requirements", action="store_true", help="match job requirements to cluster properties")
     parser.add_argument("--estimates", default="perfect", choices=["perfect", "trace"])
+    parser.add_argument("--allocation", default="cpus", choices=["cpus", "whole_nodes"],
+                        help="whole_nodes: a job holds whole machines (CPUs per machine from --machines or the header)")
     parser.add_argument("--load-factor", type=float, default=1.0,
                         help="divide the time since the first submission by X (2 = twice the offered load)")
     parser.add_argument("--policy", required=True, choices=[p.name for p in REGISTRY.policies("batch")])
@@ -211,6 +215,10 @@ def main(argv: list[str] | None = None) -> int:
     add_size_arguments(size)
     size.add_argument("--out", required=True, help="directory for sizing.csv and summary.csv")
     size.set_defaults(handler=lambda args: run_size(batch_scenario(args), args.target, args.mode, args.out))
+    baseline = commands.add_parser("baseline", help="check a run of a log against the waits the log records")
+    _add_workload_options(baseline)
+    baseline.add_argument("--out", required=True, help="directory for jobs.csv, summary.csv and the breakdowns")
+    baseline.set_defaults(handler=lambda args: run_baseline(run_by_content(batch_scenario(args)), args.out))
     compare = commands.add_parser("compare", help="compare two runs of one workload job by job, with intervals")
     add_compare_arguments(compare)
     compare.set_defaults(handler=_compare)

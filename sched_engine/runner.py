@@ -80,7 +80,7 @@ def run_scenario(
     started = perf_counter()
     try:
         with using(inputs):
-            jobs, timeline, summary = engine.run(scenario.model, policy, rng, progress)
+            jobs, timeline, summary, *more = engine.run(scenario.model, policy, rng, progress)
     except ScenarioError as exc:
         raise _in_model(exc, None) from None
     return SimulationResult(
@@ -90,4 +90,5 @@ def run_scenario(
         timeline=timeline,
         summary=summary,
         wall_seconds=perf_counter() - started,
+        extras=more[0] if more else None,   # an engine's own frames beyond the three, by name
     )

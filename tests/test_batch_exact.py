@@ -197,3 +197,36 @@ def test_conservative_reserves_and_asks_for_a_pass_at_each_reservation():
     _bound(policy, procs=[3, 4], estimate=[10.0, 5.0])
     assert list(policy.arrive(0, 0.0)) == [Reserve(0, 0.0, 0), Wake(0.0)]
     assert list(policy.arrive(1, 0.0)) == [Reserve(1, 10.0, 0), Wake(10.0)]
+
+
+def test_whole_node_allocation_rounds_each_job_up_to_whole_machines(tmp_path):
+    # Header: 5 nodes, 10 CPUs -> 2 CPUs per machine. Three 3-CPU jobs at 0 for 100 s.
+    # By CPUs they hold 9 of 10 and all start at 0; by whole nodes each holds 2 machines
+    # (4 CPUs), so the third waits for the first two to end at 100.
+    trace = tmp_path / "nodes.swf"
+    trace.write_text("; MaxNodes: 5\n; MaxProcs: 10\n" + "".join(
+        f"{i} 0 -1 100 3 -1 -1 3 100 -1 1 1 -1 -1 -1 -1 -1 -1\n" for i in (1, 2, 3)))
+
+    def run(**model):
+        return run_scenario({"engine": "batch", "policy": "fcfs", "model": {"trace": {"path": str(trace)}, **model}})
+
+    shared = run()
+    assert list(shared.jobs.start_time) == [0, 0, 0] and list(shared.jobs.procs) == [3, 3, 3]
+    whole = run(allocation="whole_nodes")
+    assert list(whole.jobs.start_time) == [0, 0, 100]
+    assert list(whole.jobs.procs) == [4, 4, 4]
+    assert list(whole.jobs.machines) == ["0,1", "2,3", "0,1"]
+    assert whole.summary_value("utilisation") == pytest.approx(12 * 100 / (10 * 200))
+    assert whole.scenario["model"]["allocation"] == "whole_nodes" and "allocation" not in shared.scenario["model"]
+
+
+def test_whole_node_allocation_needs_machines_of_one_size(tmp_path):
+    trace = tmp_path / "one.csv"
+    trace.write_text("job_id,submit_time,run_time,procs\n1,0,10,1\n")
+    clusters = [{"name": "a", "machines": 1, "cpus_per_machine": 2}, {"name": "b", "machines": 1, "cpus_per_machine": 4}]
+    with pytest.raises(ScenarioError, match="allocation.*one CPU count, found 2, 4"):
+        run_scenario({"engine": "batch", "policy": "fcfs",
+                      "model": {"trace": {"path": str(trace)}, "clusters": clusters, "allocation": "whole_nodes"}})
+    with pytest.raises(ScenarioError, match="allocation"):
+        run_scenario({"engine": "batch", "policy": "fcfs",
+                      "model": {"trace": {"path": str(trace)}, "clusters": clusters, "allocation": "nodes"}})

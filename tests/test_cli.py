@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from sched_engine.__main__ import main
 
@@ -113,3 +114,28 @@ def test_compare_command_prints_the_headline(tmp_path, capsys):
     assert summary["mean_wait_difference_s_low95"] <= summary["mean_wait_difference_s"] <= \
         summary["mean_wait_difference_s_high95"]
     assert (tmp_path / "out" / "by_user.csv").exists()
+
+
+def test_baseline_command_puts_the_logs_waits_beside_the_simulated_ones(tmp_path, capsys):
+    # 8 CPUs, four 4-CPU jobs of 100 s at t=0; FCFS starts 1 and 2 at 0, 3 and 4 at 100.
+    # The log recorded waits 0, 50, 800 and "unknown" (-1) for job 4.
+    trace = tmp_path / "log.swf"
+    trace.write_text("; MaxProcs: 8\n" + "".join(
+        f"{i} 0 {wait} 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n" for i, wait in zip(range(1, 5), (0, 50, 800, -1))))
+    status = main(["baseline", "--trace", str(trace), "--policy", "fcfs", "--out", str(tmp_path / "out")])
+    assert status == 0
+    jobs = pd.read_csv(tmp_path / "out" / "jobs.csv", dtype={"job_id": str})
+    assert jobs["wait_time"].tolist() == [0, 0, 100, 100]
+    assert jobs["recorded_wait"].tolist()[:3] == [0, 50, 800] and pd.isna(jobs["recorded_wait"][3])
+    summary = pd.read_csv(tmp_path / "out" / "summary.csv").set_index("metric")["value"]
+    assert summary["mean_wait_s"] == 50                           # the run's own rows stay
+    assert summary["recorded_mean_wait_s"] == pytest.approx(850 / 3)
+    assert summary["simulated_mean_wait_s"] == pytest.approx(100 / 3)
+    assert summary["median_abs_wait_error_s"] == 50              # |0|, |-50|, |-700|
+    assert summary["share_within_10min"] == pytest.approx(2 / 3)
+    assert summary["wait_rank_correlation"] == pytest.approx(1.5 / 3 ** 0.5)  # ranks (1.5, 1.5, 3) vs (1, 2, 3)
+    assert summary["jobs_without_recorded_wait"] == 1 and summary["compared_jobs"] == 3
+    assert pd.read_csv(tmp_path / "out" / "baseline_by_size.csv")["jobs"].sum() == 3
+    out = capsys.readouterr().out
+    assert "simulated mean wait 33 s vs your log's 283 s: 8.5× lower" in out
+    assert "1 jobs without a recorded wait left out" in out

@@ -1,9 +1,16 @@
-"""Headless analyses: ``size`` (capacity planning) and ``compare`` (two runs job by job).
+"""Headless analyses: ``baseline`` (a run against its log), ``size`` (capacity planning) and ``compare``.
+
+    python -m sched_engine baseline --trace T [--machines M] --policy P [--estimates trace|perfect] --out DIR
 
     python -m sched_engine size --trace T --policy P --target "mean_wait_s<=600" [--mode pool|scale|load] --out DIR
     python -m sched_engine compare A.json B.json [--resamples N] --out DIR
 
-``size`` writes ``sizing.csv`` (one row per probe: size, metric, whether the
+``baseline`` writes the run's ``jobs.csv`` (the log's ``recorded_wait``
+beside the simulated ``wait_time``), ``timeline.csv``, ``scenario.json``,
+``summary.csv`` (the run's rows, then the baseline rows of
+:func:`~sched_engine.analysis.baseline.compare_with_log`),
+``baseline_by_queue.csv``, ``baseline_by_group.csv``,
+``baseline_by_size.csv``, and prints the headline sentence. ``size`` writes ``sizing.csv`` (one row per probe: size, metric, whether the
 target held, whether the probe contradicts monotonicity) and ``summary.csv``
 (``smallest_cpus``, ``smallest_scale`` or ``largest_load_factor``, and the
 probe count). ``compare`` writes ``paired.csv`` (one row per job that
@@ -21,6 +28,8 @@ import numpy as np
 import pandas as pd
 
 from ..runner import run_scenario
+from .baseline import compare_with_log
+from .baseline import headline as baseline_headline
 from .batch_sizing import MODES, size_batch
 from .paired import RESAMPLES, compare_runs, headline
 from .sizing import SizingResult, parse_target
@@ -57,6 +66,23 @@ def run_size(scenario: dict, target_text: str, mode: str, out: str | Path, log: 
     log(f"wrote {folder / 'sizing.csv'}")
     log(f"wrote {folder / 'summary.csv'}")
     log(result.message)
+    return 0
+
+
+def run_baseline(result, out: str | Path, log: Callable[[str], None] = print) -> int:
+    """The ``baseline`` command on a finished batch run (its ``jobs`` frame carries the log's waits)."""
+    check = compare_with_log(result.jobs, result.jobs)
+    folder = Path(out)
+    written = result.write_csv(folder)
+    summary = pd.concat([result.summary, check.summary], ignore_index=True)
+    summary.to_csv(folder / "summary.csv", index=False)
+    for key, name in (("queue", "baseline_by_queue.csv"), ("group", "baseline_by_group.csv"),
+                      ("size_class", "baseline_by_size.csv")):
+        check.by[key].to_csv(folder / name, index=False)
+        written.append(str(folder / name))
+    for path in written:
+        log(f"wrote {path}")
+    log(baseline_headline(check))
     return 0
 
 

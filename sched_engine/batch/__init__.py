@@ -8,8 +8,11 @@ and specific job requirements.
 ``jobs`` columns (beyond the common ones): ``cluster`` (name, empty if never
 started), ``procs``, ``run_time``, ``estimate``, ``wait_time``, ``user``,
 ``reason`` (why a job was killed or cancelled), ``machines`` (indices of the
-cluster's machines it ran on, comma-separated, empty if never started). ``status``: ``finished``,
-``killed``, ``cancelled``.
+cluster's machines it ran on, comma-separated, empty if never started),
+``recorded_wait`` (s: the wait the log itself records, SWF/GWF field 3 or a
+CSV ``recorded_wait`` column; NaN where the log has none -- compare with the
+simulated ``wait_time``), ``queue`` and ``group`` (as the log names them;
+empty where unknown). ``status``: ``finished``, ``killed``, ``cancelled``.
 
 ``timeline`` metrics: ``used_cpus`` and ``up_cpus`` per cluster (entity =
 cluster name), ``queue_length`` (entity ``queue``), ``killed_jobs``
@@ -20,6 +23,10 @@ the run: charts reduce what they draw (minima and maxima per bin), and a
 zoomed window shows each change.
 
 ``summary`` metrics: see :func:`summarise`.
+
+``pending`` (stored with the result, written as ``pending.csv``): why each
+job waited, intervals tiling ``[submit, start)`` with one reason each; the
+vocabulary and when reasons are decided are in :mod:`.pending`.
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ from .model import (
     normalize_model,
     workload_for,
 )
+from .pending import pending_frame
 from .policies import EASY, FCFS, FCFSLB, Conservative, LocalSearch
 from .simulate import KILLED, STATUS_NAMES, BatchSimulation
 from .traces import TraceError
@@ -54,8 +62,12 @@ ENGINE_NAME = "batch"
 RAN = ("finished", "killed")  # statuses of the jobs that held CPUs
 
 
-def simulate(model: Mapping[str, Any], policy, rng: np.random.Generator, progress=None) -> BatchSimulation:
-    """Run a normalised model under ``policy``; returns the finished simulation."""
+def simulate(model: Mapping[str, Any], policy, rng: np.random.Generator, progress=None, *,
+             record_pending: bool = True) -> BatchSimulation:
+    """Run a normalised model under ``policy``; returns the finished simulation.
+
+    ``record_pending=False`` skips the reasons why jobs waited (:mod:`.pending`; the benchmark's reference run).
+    """
     data = load_inputs(model, rng)
     sim = BatchSimulation(
         submit=data.jobs["submit_time"].to_numpy(),
@@ -68,6 +80,7 @@ def simulate(model: Mapping[str, Any], policy, rng: np.random.Generator, progres
         policy=policy,
         rng=rng,
         progress=progress,
+        record_pending=record_pending,
     )
     sim.run()
     sim.input = data
@@ -75,10 +88,10 @@ def simulate(model: Mapping[str, Any], policy, rng: np.random.Generator, progres
 
 
 def run(model: Mapping[str, Any], policy, rng: np.random.Generator, progress=None):
-    """Engine entry point: ``(jobs, timeline, summary)`` frames."""
+    """Engine entry point: ``(jobs, timeline, summary)`` frames, and ``{"pending": ...}`` (:mod:`.pending`)."""
     sim = simulate(model, policy, rng, progress)
     jobs = jobs_frame(sim)
-    return jobs, timeline(sim), summarise(sim, jobs)
+    return jobs, timeline(sim), summarise(sim, jobs), {"pending": pending_frame(sim.pending_rows, jobs["job_id"])}
 
 
 def jobs_frame(sim: BatchSimulation) -> pd.DataFrame:
@@ -102,8 +115,16 @@ def jobs_frame(sim: BatchSimulation) -> pd.DataFrame:
             "user": data["user"].astype("string").to_numpy(),
             "reason": pd.Series(sim.reason, dtype="string"),
             "machines": pd.Series(machines, dtype="string"),
+            "recorded_wait": _log_column(data, "recorded_wait", np.nan).to_numpy(dtype=float),
+            "queue": _log_column(data, "queue", "").astype("string").to_numpy(),
+            "group": _log_column(data, "group", "").astype("string").to_numpy(),
         }
     )
+
+
+def _log_column(data: pd.DataFrame, name: str, default) -> pd.Series:
+    """A column the workload's log may or may not record (``default`` where it does not)."""
+    return data[name] if name in data.columns else pd.Series(default, index=data.index)
 
 
 def timeline(sim: BatchSimulation) -> pd.DataFrame:
@@ -199,7 +220,7 @@ POLICIES = [
 ]
 
 __all__ = [
-    "ENGINE", "POLICIES", "normalize_model", "run", "simulate",
+    "ENGINE", "POLICIES", "jobs_frame", "normalize_model", "run", "simulate",
     # readers and the hardware of a model (the Batch page's forms)
     "SYNTHETIC_DEFAULTS", "TRACE_FORMATS", "TraceError", "cluster_cpus", "describe_hardware", "file_sha256",
     "header_clusters", "normalize_clusters", "read_failures", "read_machines", "workload_for",

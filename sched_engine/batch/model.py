@@ -12,7 +12,8 @@ Normalised form (plain JSON, the scenario's ``model``)::
                   {"kind": "synthetic", "afc": 7e-4, ...},
       "requirements": false,
       "estimates": "perfect",
-      "load_factor": 1.0
+      "load_factor": 1.0,
+      "allocation": "whole_nodes"                        # only when not "cpus" (the default)
     }
 
 ``clusters`` may be empty: the trace header's ``MaxNodes``/``MaxProcs``
@@ -29,6 +30,14 @@ keeps the name the user knows.
 since the first submission is divided by it (2.0 submits the same jobs
 twice as fast; runtimes and sizes unchanged), as load is varied in
 scheduling studies that reuse one log at several utilisations.
+``allocation``: ``cpus`` (default) gives a job exactly the CPUs it asks
+for, packed first fit onto machines shared with other jobs; ``whole_nodes``
+gives it whole machines, as sites that never share a node do: a job asking
+``p`` CPUs holds ``ceil(p / c)`` machines of ``c`` CPUs, i.e. ``procs``
+becomes ``c * ceil(p / c)`` (the ``jobs`` frame's ``procs`` is what it
+holds). Without ``clusters`` the trace header gives ``c`` as
+``MaxProcs / MaxNodes`` (RICC: 8192 / 1024 = 8). All machines must then have
+one CPU count.
 ``failures.align``: ``start`` shifts the failure trace so its first failure
 falls at the workload's first submission; ``absolute`` keeps epoch times.
 """
@@ -54,6 +63,7 @@ from .traces import TraceError, read_workload
 TRACE_FORMATS = ("auto", "swf", "swf-ext", "gwf", "csv")
 FAILURE_KINDS = ("none", "trace", "synthetic")
 ESTIMATES = ("perfect", "trace")
+ALLOCATIONS = ("cpus", "whole_nodes")
 MIN_LOAD_FACTOR, MAX_LOAD_FACTOR = 0.01, 100.0
 #: Bounds on the hardware a model may describe, checked before anything is built per machine or CPU
 #: (the largest shipped machine file, RICC, has 1,024 machines of 8 CPUs).
@@ -137,7 +147,7 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
     if not isinstance(model, Mapping):
         raise ScenarioError("", "the model must be an object")
     known = {"trace", "clusters", "machines_path", "failures", "requirements", "synthetic_requirements", "estimates",
-             "load_factor"}
+             "load_factor", "allocation"}
     unknown = sorted(set(model) - known)
     if unknown:
         raise ScenarioError(unknown[0], f"unknown field (known: {', '.join(sorted(known))})")
@@ -216,7 +226,10 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
     if not MIN_LOAD_FACTOR <= load_factor <= MAX_LOAD_FACTOR:
         raise ScenarioError("load_factor", f"must be between {MIN_LOAD_FACTOR} and {MAX_LOAD_FACTOR:g} "
                                            f"(1 keeps the trace's arrivals), got {load_factor:g}")
-    return {
+    allocation = model.get("allocation", "cpus")
+    if allocation not in ALLOCATIONS:
+        raise ScenarioError("allocation", f"must be one of {', '.join(ALLOCATIONS)}, got {allocation!r}")
+    normalized = {
         "trace": normalized_trace,
         "clusters": clusters,
         "failures": normalized_failures,
@@ -225,6 +238,9 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
         "estimates": estimates,
         "load_factor": load_factor,
     }
+    if allocation != "cpus":   # the default stays out, so models from before keep their content hash
+        normalized["allocation"] = allocation
+    return normalized
 
 
 @lru_cache(maxsize=4)
@@ -295,6 +311,16 @@ def synthetic_requirements(
     ]
 
 
+def whole_nodes(procs: np.ndarray, clusters: list[ClusterState]) -> np.ndarray:
+    """CPUs each job holds when it takes whole machines: ``c * ceil(p / c)`` (see the module docstring)."""
+    sizes = {cpus for cluster in clusters for cpus in cluster.cpus}
+    if len(sizes) != 1:
+        raise ScenarioError("allocation", "whole_nodes needs machines of one CPU count, found "
+                                          + ", ".join(map(str, sorted(sizes))))
+    per = sizes.pop()
+    return -(-procs // per) * per
+
+
 def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> BatchInput:
     """Read the workload and failures of a normalised model and build the clusters."""
     trace = model["trace"]
@@ -322,6 +348,8 @@ def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> BatchInpu
         clusters.append(ClusterState(index, spec["name"], cpus, spec["speed"], spec["properties"]))
     names = [c.name for c in clusters]
     machine_counts = [len(c.cpus) for c in clusters]
+    if model.get("allocation") == "whole_nodes":
+        jobs = jobs.assign(procs=whole_nodes(jobs["procs"].to_numpy(dtype=np.int64), clusters))
 
     failures = model["failures"]
     span = float(jobs["submit_time"].iloc[-1] + jobs["run_time"].max())

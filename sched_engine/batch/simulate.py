@@ -33,9 +33,12 @@ import numpy as np
 from ..core.events import Priority
 from ..core.loop import Simulation, scheduler_clock
 from .cluster import ClusterState
+from .pending import PRIORITY, REASONS, PendingRecorder, no_room_reason
 from .policies.decisions import Cancel, Decision, Start, Wake
 
 WAITING, RUNNING, FINISHED, KILLED, CANCELLED = range(5)
+_CODES = {reason: code for code, reason in enumerate(REASONS)}
+_PRIORITY_CODE = _CODES[PRIORITY]
 STATUS_NAMES = ("waiting", "running", "finished", "killed", "cancelled")
 NO_SUITABLE_CLUSTER = "no suitable cluster"
 
@@ -62,6 +65,7 @@ class BatchSimulation(Simulation):
         rng: np.random.Generator,
         progress: Callable[[float], None] | None = None,
         keep_decisions: bool = False,
+        record_pending: bool = True,
     ):
         super().__init__(progress=progress, total_work=len(submit))
         self.submit = list(map(float, submit))
@@ -108,6 +112,11 @@ class BatchSimulation(Simulation):
         self.machine_changes: list[tuple[float, int, int, int]] = []
         self.queue_length = 0
         self.done = 0
+        # Why pending (:mod:`.pending`): (job, from, to, reason code, blocking job) rows, and the
+        # event loop's recorder (None in the in-order loop, which records as it goes).
+        self.record_pending = record_pending
+        self.pending_rows: list[tuple[int, float, float, int, int]] = []
+        self._pending: PendingRecorder | None = None
 
     # --- applying the policy's decisions ----------------------------------------------------------
 
@@ -133,11 +142,15 @@ class BatchSimulation(Simulation):
         self.scheduler_seconds += scheduler_clock() - started
 
     def _start(self, job: int, cluster_index: int, now: float) -> None:
+        if self._pending is not None:
+            self._pending.left.append(job)
         end = self._occupy(job, cluster_index, now)
         if end is not None:
             self.events.push(end, Priority.COMPLETION, "end", job)
 
     def _cancel(self, job: int, now: float, reason: str) -> None:
+        if self._pending is not None:
+            self._pending.left.append(job)
         self.status[job] = CANCELLED
         self.end_time[job] = now
         self.reason[job] = reason
@@ -159,6 +172,9 @@ class BatchSimulation(Simulation):
         if in_order:
             self._run_in_order()
             return
+        if self.record_pending:
+            self._pending = PendingRecorder(self, getattr(self.policy, "starts_in_order", False), WAITING)
+            self.pending_rows = self._pending.rows
         for cluster in self.clusters:
             self._sample(0.0, cluster)
         for job, time in enumerate(self.submit):
@@ -187,6 +203,8 @@ class BatchSimulation(Simulation):
         if not self.candidates[job] or all(self.procs[job] > self.clusters[c].total for c in self.candidates[job]):
             self._cancel(job, now, NO_SUITABLE_CLUSTER)
             return
+        if self._pending is not None:
+            self._pending.arrived.append(job)
         self._policy_step(self.policy.arrive(job, now), now)
 
     def _fail(self, event) -> None:
@@ -197,6 +215,8 @@ class BatchSimulation(Simulation):
         self.machine_changes.append((now, cluster_index, machine, 1))
         self.schedule(now + duration, Priority.DEPARTURE, "restart", (cluster_index, machine))
         self._changed.add(cluster_index)
+        if self._pending is not None:
+            self._pending.capacity_changed = True
         self._policy_step(self.policy.capacity_changed(cluster_index, now), now)
 
     def _restart(self, event) -> None:
@@ -205,6 +225,8 @@ class BatchSimulation(Simulation):
         down = 0 if self.clusters[cluster_index].up[machine] else 1   # overlapping failures
         self.machine_changes.append((now, cluster_index, machine, down))
         self._changed.add(cluster_index)
+        if self._pending is not None:
+            self._pending.capacity_changed = True
         self._policy_step(self.policy.capacity_changed(cluster_index, now), now)
 
     def _woken(self, event) -> None:
@@ -213,6 +235,8 @@ class BatchSimulation(Simulation):
     def after_instant(self, now: float) -> None:
         before = [c.free_total for c in self.clusters]
         self._policy_step(self.policy.schedule(now), now)
+        if self._pending is not None:
+            self._pending.after_pass(now)
         changed = self._changed
         for index, cluster in enumerate(self.clusters):
             if index in changed or cluster.free_total != before[index]:
@@ -251,6 +275,8 @@ class BatchSimulation(Simulation):
         report = self.progress.callback is not None  # one check per job, not a call
         ends: list[tuple[float, int]] = []  # heap of (completion time, job) of running jobs
         now = float("-inf")  # start time of the previous job
+        pending = self.pending_rows if self.record_pending else None
+        previous = -1  # the previous job that was not cancelled: it starts first (reason "priority")
         started = scheduler_clock()
         for count, job in enumerate(sorted(range(total), key=submit.__getitem__), start=1):
             self.queue_length += 1
@@ -260,6 +286,9 @@ class BatchSimulation(Simulation):
                 continue
             if submit[job] > now:
                 now = submit[job]
+            elif pending is not None and now > submit[job]:
+                pending.append((job, submit[job], now, _PRIORITY_CODE, previous))
+            previous, blocked = job, False
             while True:
                 while ends and ends[0][0] <= now:
                     end, ended = heappop(ends)
@@ -270,7 +299,11 @@ class BatchSimulation(Simulation):
                     fits = [c for c in allowed if clusters[c].free_total >= need]
                 if fits:
                     break
+                if pending is not None and not blocked:
+                    blocked, blocked_since, reason = True, now, _CODES[no_room_reason(self, job)]
                 now = ends[0][0]  # not empty: the job fits once its clusters are idle
+            if blocked:
+                pending.append((job, blocked_since, now, reason, -1))
             end = occupy(job, choose(fits), now)
             if end is not None:
                 heappush(ends, (end, job))

@@ -30,7 +30,9 @@ Stored form (:meth:`SimulationResult.to_bundle`): a zip archive, members
 uncompressed (``ZIP_STORED``), holding ``result.json`` (``format``,
 ``scenario``, ``scenario_hash``, ``wall_seconds``) and one zstd-compressed
 Parquet file per frame (``jobs.parquet``, ``timeline.parquet``,
-``summary.parquet``). The Parquet files carry pyarrow's pandas metadata, so
+``summary.parquet``; an engine's own frames beyond the three, named in
+``result.json``'s ``extras``, likewise, e.g. the batch engine's
+``pending.parquet``). The Parquet files carry pyarrow's pandas metadata, so
 :meth:`SimulationResult.from_bundle` gives back every column in its order
 and dtype (``string`` stays ``string``, ``str`` stays ``str``, NaN and
 missing strings stay missing) and the values bit for bit, with a fresh
@@ -80,7 +82,7 @@ class SimulationResult:
     took on the machine that computed it.
     """
 
-    __slots__ = ("scenario", "scenario_hash", "wall_seconds", "_jobs", "_timeline", "_summary")
+    __slots__ = ("scenario", "scenario_hash", "wall_seconds", "_jobs", "_timeline", "_summary", "_extras")
 
     def __init__(
         self,
@@ -90,6 +92,7 @@ class SimulationResult:
         timeline: pd.DataFrame,
         summary: pd.DataFrame,
         wall_seconds: float = 0.0,
+        extras: Mapping[str, pd.DataFrame] | None = None,
     ) -> None:
         _check_columns(jobs, JOBS_COLUMNS, "jobs")
         _check_columns(timeline, TIMELINE_COLUMNS, "timeline")
@@ -101,6 +104,7 @@ class SimulationResult:
             ("_jobs", jobs.copy(deep=False)),
             ("_timeline", timeline.copy(deep=False)),
             ("_summary", summary.copy(deep=False)),
+            ("_extras", {name: frame.copy(deep=False) for name, frame in (extras or {}).items()}),
         ):
             object.__setattr__(self, name, value)
 
@@ -133,8 +137,14 @@ class SimulationResult:
             raise KeyError(metric)
         return float(rows.iloc[0])
 
+    def extra(self, name: str) -> pd.DataFrame | None:
+        """An engine's own frame beyond the three (e.g. the batch engine's ``pending``), or None."""
+        frame = self._extras.get(name)
+        return None if frame is None else frame.copy(deep=False)
+
     def frames(self) -> dict[str, pd.DataFrame]:
-        return {"jobs": self.jobs, "timeline": self.timeline, "summary": self.summary}
+        extras = {name: frame.copy(deep=False) for name, frame in self._extras.items()}
+        return {"jobs": self.jobs, "timeline": self.timeline, "summary": self.summary, **extras}
 
     def write_csv(self, directory) -> list[str]:
         """Write ``jobs.csv``, ``timeline.csv``, ``summary.csv`` and ``scenario.json``."""
@@ -155,13 +165,15 @@ class SimulationResult:
     def to_bundle(self) -> bytes:
         """Serialise to the stored form described in the module docstring (no pickle)."""
         header = {"format": BUNDLE_FORMAT, "scenario": self.scenario, "scenario_hash": self.scenario_hash,
-                  "wall_seconds": self.wall_seconds}
+                  "wall_seconds": self.wall_seconds, "extras": sorted(self._extras)}
         buffer = io.BytesIO()
         # The Parquet files are compressed already: the archive only names and delimits them.
         with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as bundle:
             bundle.writestr(BUNDLE_HEADER, json.dumps(header))
             for name in FRAMES:
                 bundle.writestr(f"{name}.parquet", _parquet_bytes(getattr(self, f"_{name}")))
+            for name in sorted(self._extras):
+                bundle.writestr(f"{name}.parquet", _parquet_bytes(self._extras[name]))
         return buffer.getvalue()
 
     @classmethod
@@ -175,10 +187,12 @@ class SimulationResult:
             if header.get("format") != BUNDLE_FORMAT:
                 raise ValueError(f"not a {BUNDLE_FORMAT} bundle: format {header.get('format')!r}")
             frames = {name: _parquet_frame(bundle.read(f"{name}.parquet")) for name in FRAMES}
+            extras = {name: _parquet_frame(bundle.read(f"{name}.parquet")) for name in header.get("extras", ())}
         return cls(
             scenario=with_references(header["scenario"]),   # results stored with server paths show references
             scenario_hash=header["scenario_hash"],
             wall_seconds=float(header["wall_seconds"]),
+            extras=extras,
             **frames,
         )
 

@@ -1,0 +1,70 @@
+"""The cost of recording why jobs waited: the full RICC trace with and without pending reasons.
+
+    .venv/bin/python bench/pending_reasons.py            # full RICC trace (447,794 jobs)
+    .venv/bin/python bench/pending_reasons.py --quick    # first 60,000 RICC jobs
+
+Goal: a run that records its ``pending`` reasons (``sched_engine/batch/pending.py``)
+takes at most 1.3 times as long as the same run without them. Each policy
+runs on the trace's own hardware (the header's cluster, user estimates),
+alternately with and without reasons, ``--repeats`` times each; the best
+wall time of each is kept (the machine is shared). The simulation is timed
+from the parsed trace (served from the in-process parse cache) to the
+finished frames, pending frame included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from time import perf_counter
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from sched_engine.batch import jobs_frame, normalize_model, simulate  # noqa: E402
+from sched_engine.batch.pending import pending_frame  # noqa: E402
+from sched_engine.registry import REGISTRY  # noqa: E402
+
+RICC = Path("/work/shared/traces/RICC-2010-2.swf.gz")
+POLICIES = ("fcfs", "easy")
+GOAL = 1.3
+
+
+def measure(model: dict, policy: str, record: bool) -> tuple[float, int]:
+    """Wall seconds of one run and its pending intervals."""
+    started = perf_counter()
+    sim = simulate(model, REGISTRY.create("batch", policy), np.random.default_rng(0), record_pending=record)
+    jobs = jobs_frame(sim)
+    rows = len(pending_frame(sim.pending_rows, jobs["job_id"])) if record else 0
+    return perf_counter() - started, rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="first 60,000 RICC jobs only")
+    parser.add_argument("--ricc", type=Path, default=RICC, help="path of RICC-2010-2.swf.gz")
+    parser.add_argument("--repeats", type=int, default=2)
+    args = parser.parse_args()
+    if not args.ricc.exists():
+        sys.exit(f"{args.ricc} not found")
+    model = normalize_model({"trace": {"path": str(args.ricc), "max_jobs": 60_000 if args.quick else None},
+                             "estimates": "trace"})
+    simulate({**model, "trace": {**model["trace"], "max_jobs": 1000}}, REGISTRY.create("batch", "fcfs"),
+             np.random.default_rng(0))  # read the trace once
+    print(f"{'policy':<6} {'without s':>10} {'with s':>8} {'ratio':>6} {'intervals':>10}  goal <= {GOAL}")
+    for policy in POLICIES:
+        without, with_reasons, rows = [], [], 0
+        for _ in range(args.repeats):
+            without.append(measure(model, policy, False)[0])
+            seconds, rows = measure(model, policy, True)
+            with_reasons.append(seconds)
+        ratio = min(with_reasons) / min(without)
+        print(f"{policy:<6} {min(without):>10.1f} {min(with_reasons):>8.1f} {ratio:>6.2f} {rows:>10,}"
+              f"  {'ok' if ratio <= GOAL else 'over'}")
+
+
+if __name__ == "__main__":
+    main()

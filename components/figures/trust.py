@@ -1,0 +1,156 @@
+"""Pure figure builders for trusting a run: the log against the simulation, and why jobs waited.
+
+Frames in, ``go.Figure`` out, every series bounded whatever the run's size
+(steps M4-reduced through :mod:`.downsample`, shares per time bin, breakdowns
+cut to their largest rows). Time axes are in hours since the first
+submission; a window is ``(start, end)`` in seconds or ``None``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .common import empty_figure
+from .downsample import step_points
+
+HOUR = 3600.0
+#: Colours of the pending reasons, in the vocabulary's order (sched_engine/batch/pending.py).
+REASON_COLOURS = {"resources": "#1f77b4", "reservation": "#ff7f0e", "priority": "#9467bd",
+                  "failure": "#d62728", "requirements": "#2ca02c"}
+LOG, SIMULATED = "#7f7f7f", "#1f77b4"
+#: Rows of a breakdown chart: the values with the largest total error.
+BREAKDOWN_ROWS = 12
+#: Time bins of the "why jobs waited" chart.
+SHARE_BINS = 120
+
+
+def total_series(timeline: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray]:
+    """One step series summing ``metric`` over its entities (e.g. used CPUs of every cluster)."""
+    rows = timeline[timeline["metric"] == metric]
+    if rows.empty:
+        return np.zeros(0), np.zeros(0)
+    times, deltas = [], []
+    for _, series in rows.groupby("entity", sort=False):
+        values = series["value"].to_numpy(float)
+        times.append(series["time"].to_numpy(float))
+        deltas.append(np.diff(values, prepend=0.0))
+    time, delta = np.concatenate(times), np.concatenate(deltas)
+    order = np.argsort(time, kind="stable")
+    time, total = time[order], np.cumsum(delta[order])
+    last = np.r_[time[1:] != time[:-1], True]
+    return time[last], total[last]
+
+
+def log_vs_simulation(recorded: pd.DataFrame, simulated: pd.DataFrame, window=None) -> go.Figure:
+    """Used CPUs and queue length over time: the log's own (``recorded_timeline``) and the run's, same axes."""
+    if recorded.empty:
+        return empty_figure("the log records no wait times: nothing to compare", height=420)
+    figure = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                           subplot_titles=("Used CPUs", "Queue length (waiting jobs)"))
+    for row, metric in ((1, "used_cpus"), (2, "queue_length")):
+        for name, frame, colour in (("your log", recorded, LOG), ("simulation", simulated, SIMULATED)):
+            times, values = total_series(frame, metric)
+            times, values = step_points(times, values, window)
+            figure.add_trace(go.Scatter(x=times / HOUR, y=values, mode="lines", line={"shape": "hv", "color": colour},
+                                        name=name, legendgroup=name, showlegend=row == 1), row=row, col=1)
+    figure.update_xaxes(title_text="hours since the first submission", row=2, col=1)
+    if window:
+        figure.update_xaxes(range=[window[0] / HOUR, window[1] / HOUR])
+    figure.update_layout(height=420, template="plotly_white", margin={"l": 50, "r": 20, "t": 40, "b": 40},
+                         legend={"orientation": "h", "y": 1.12})
+    return figure
+
+
+def error_breakdown(by: dict[str, pd.DataFrame]) -> go.Figure:
+    """Mean signed wait error (simulated − recorded) per queue, group and size class: where the gap comes from."""
+    titles = {"queue": "by queue", "group": "by group", "size_class": "by job size"}
+    if all(frame.empty for frame in by.values()):
+        return empty_figure("no job with a recorded wait to compare", height=320)
+    figure = make_subplots(rows=1, cols=len(titles), subplot_titles=[titles[k] for k in titles], horizontal_spacing=0.1)
+    for column, key in enumerate(titles, start=1):
+        frame = by.get(key, pd.DataFrame()).head(BREAKDOWN_ROWS)
+        if frame.empty:
+            continue
+        labels = [str(v) if str(v) else "(none)" for v in frame[key]]
+        figure.add_trace(go.Bar(
+            x=frame["mean_error_s"], y=labels, orientation="h", showlegend=False,
+            marker_color=np.where(frame["mean_error_s"] >= 0, SIMULATED, "#ff7f0e"),
+            customdata=np.stack([frame["jobs"], frame["recorded_mean_wait_s"], frame["simulated_mean_wait_s"]], axis=1),
+            hovertemplate="%{y}: %{customdata[0]} jobs<br>log %{customdata[1]:.0f} s, simulated "
+                          "%{customdata[2]:.0f} s<br>mean error %{x:.0f} s<extra></extra>"), row=1, col=column)
+        figure.update_yaxes(autorange="reversed", type="category", row=1, col=column)
+        figure.update_xaxes(title_text="mean error (s)", row=1, col=column)
+    figure.update_layout(height=320, template="plotly_white", margin={"l": 60, "r": 20, "t": 40, "b": 40})
+    return figure
+
+
+def waiting_shares(pending: pd.DataFrame, window=None, bins: int = SHARE_BINS) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Bin edges (s) and, per reason, its share of all the waiting time inside each bin.
+
+    The number of jobs waiting for a reason is a step function (+1 at
+    ``from_time``, −1 at ``to_time``); its integral over a bin is read off
+    the cumulative area at the bin's edges, so the cost follows the
+    intervals, not intervals × bins.
+    """
+    if pending.empty:
+        return np.zeros(0), {}
+    low = float(window[0]) if window else float(pending["from_time"].min())
+    high = float(window[1]) if window else float(pending["to_time"].max())
+    if high <= low:
+        high = low + 1.0
+    edges = np.linspace(low, high, bins + 1)
+    areas = {}
+    for reason, rows in pending.groupby("reason", sort=False, observed=True):
+        times = np.concatenate([rows["from_time"].to_numpy(float), rows["to_time"].to_numpy(float)])
+        steps = np.concatenate([np.ones(len(rows)), -np.ones(len(rows))])
+        order = np.argsort(times, kind="stable")
+        times, count = times[order], np.cumsum(steps[order])
+        area = np.r_[0.0, np.cumsum(count[:-1] * np.diff(times))]   # waiting-job seconds up to each change
+        at_edges = np.interp(edges, times, area, left=0.0, right=area[-1])
+        areas[str(reason)] = np.diff(at_edges)
+    total = sum(areas.values())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shares = {reason: np.where(total > 0, area / total, np.nan) for reason, area in areas.items()}
+    return edges, shares
+
+
+def why_waited(pending: pd.DataFrame, window=None) -> go.Figure:
+    """Share of the total waiting time per reason over time (stacked to 100% where anyone waited)."""
+    edges, shares = waiting_shares(pending, window)
+    if not shares:
+        return empty_figure("no job waited in this run", height=320)
+    middle = (edges[:-1] + edges[1:]) / 2 / HOUR
+    figure = go.Figure()
+    for reason in REASON_COLOURS:
+        if reason in shares:
+            figure.add_trace(go.Scatter(x=middle, y=shares[reason] * 100, name=reason, stackgroup="share", mode="lines",
+                                        line={"width": 0.5, "color": REASON_COLOURS[reason]},
+                                        hovertemplate=f"{reason}: %{{y:.0f}}% of the waiting time<extra></extra>"))
+    figure.update_layout(height=320, template="plotly_white", margin={"l": 50, "r": 20, "t": 40, "b": 40},
+                         title="Why jobs waited: share of the waiting time per reason",
+                         xaxis_title="hours since the first submission", yaxis={"title": "%", "range": [0, 100]},
+                         legend={"orientation": "h", "y": -0.25})
+    return figure
+
+
+def job_reasons(pending: pd.DataFrame, job_id: str) -> go.Figure:
+    """One job's pending intervals as bars along time, coloured by reason, naming the blocking job."""
+    rows = pending[pending["job_id"] == job_id]
+    if rows.empty:
+        return empty_figure(f"job {job_id} did not wait" if job_id else "choose a job", height=200)
+    figure = go.Figure()
+    for reason, part in rows.groupby("reason", sort=False, observed=True):
+        blocking = part["blocking_job"].fillna("").astype(str)
+        figure.add_trace(go.Bar(
+            base=part["from_time"] / HOUR, x=(part["to_time"] - part["from_time"]) / HOUR, y=[str(reason)] * len(part),
+            orientation="h", name=str(reason), marker_color=REASON_COLOURS.get(str(reason), "#7f7f7f"),
+            customdata=np.stack([part["from_time"], part["to_time"], blocking], axis=1),
+            hovertemplate="%{y} %{customdata[0]:.0f} s → %{customdata[1]:.0f} s"
+                          "<br>blocking job %{customdata[2]}<extra></extra>"))
+    figure.update_layout(height=200, template="plotly_white", margin={"l": 90, "r": 20, "t": 40, "b": 40},
+                         title=f"Job {job_id}: why it waited", xaxis_title="hours since the first submission",
+                         showlegend=False, barmode="overlay")
+    return figure

@@ -1,0 +1,142 @@
+"""The Batch page's trust panels: "Your log vs the simulation" and why jobs waited.
+
+Both read the run shown in detail (the scenario and policy dropdowns, its
+first seed) from the result cache and send figures only. The log's own
+schedule comes from the run's ``jobs`` frame (``recorded_wait`` beside the
+simulated ``wait_time``), the reasons from its ``pending`` frame.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from dash import ALL, Input, Output, ctx, dcc, html, no_update
+
+from sched_engine.analysis.baseline import compare_with_log, headline, recorded_timeline
+
+from ...figures import trust as figures
+from ...services.runs import loaded_runs
+from ...widgets.fields import field, graph
+from . import ids
+
+#: Blocking jobs offered as links under a job's reasons, at most.
+BLOCKING_LINKS = 20
+
+
+def shown_run(results, records, scenario, policy):
+    """``(record, result)`` of the run the detail charts show (first seed), or ``(None, None)``."""
+    for record in records or []:
+        if record["scenario"] == scenario and record["label"] == policy:
+            loaded = loaded_runs(results, [record])
+            return loaded[0] if loaded else (None, None)
+    return None, None
+
+
+def baseline_statement(record) -> str:
+    """Which run every figure of the panel is relative to."""
+    return (f"Baseline: {record['scenario']} · {record['label']} · seed {record['seed']}"
+            + (f" on {record['hardware']}" if record.get("hardware") else ""))
+
+
+def log_panel(results, records, scenario, policy, window):
+    """The headline sentence, the baseline named, log vs simulation over time, the error breakdown, why jobs waited."""
+    record, result = shown_run(results, records, scenario, policy)
+    if result is None:
+        empty = figures.empty_figure("run the matrix to compare with your log")
+        return "", "", empty, empty, empty
+    jobs = result.jobs
+    pending = result.extra("pending")
+    why = figures.why_waited(pending if pending is not None else jobs.iloc[:0], window)
+    if "recorded_wait" not in jobs.columns or not jobs["recorded_wait"].notna().any():
+        empty = figures.empty_figure("this log records no wait times: nothing to compare with")
+        return ("This log records no wait times, so the simulation cannot be checked against it.",
+                baseline_statement(record), empty, empty, why)
+    check = compare_with_log(jobs, jobs)
+    sentence = headline(check)
+    return (sentence[0].upper() + sentence[1:] + ".", baseline_statement(record),
+            figures.log_vs_simulation(recorded_timeline(jobs), result.timeline, window),
+            figures.error_breakdown(check.by), why)
+
+
+def chosen_job(click, clicks):
+    """The job whose reasons are shown (the callback; see :func:`job_from`)."""
+    return job_from(ctx.triggered_id, click, clicks)
+
+
+def job_from(trigger, click, _clicks):
+    """The job whose reasons are shown: one clicked in the machines × time chart, or a blocking job's link."""
+    if isinstance(trigger, dict) and trigger.get("type") == ids.BLOCKING_LINK:
+        if not any(_clicks or []):
+            return no_update
+        return trigger["job"]
+    points = (click or {}).get("points") or []
+    data = points[0].get("customdata") if points else None
+    if isinstance(data, list) and data:
+        return str(data[0])
+    return no_update
+
+
+def job_panel(results, job_id, records, scenario, policy):
+    """One job's reasons over time; its blocking jobs and the longest waits of the run as links."""
+    _, result = shown_run(results, records, scenario, policy)
+    pending = result.extra("pending") if result is not None else None
+    if pending is None:
+        return figures.empty_figure("run the matrix to see why jobs waited", 200), []
+    longest = longest_waits(pending)
+    job_id = str(job_id or "").strip()
+    if not job_id:
+        figure = figures.empty_figure("choose a job: type its id, click it in the machines × time chart "
+                                      "or pick one of the longest waits", 200)
+        return figure, _links("Longest waits:", longest)
+    rows = pending[pending["job_id"] == job_id]
+    named = [job for job in dict.fromkeys(rows["blocking_job"].fillna("").astype(str)) if job][:BLOCKING_LINKS]
+    return figures.job_reasons(pending, job_id), [*_links("Blocked by:", named), *_links("Longest waits:", longest)]
+
+
+def longest_waits(pending, count: int = 5) -> list[str]:
+    """The jobs that waited longest in all (their intervals summed)."""
+    if pending.empty:
+        return []
+    waited = (pending["to_time"] - pending["from_time"]).groupby(pending["job_id"], sort=False).sum()
+    return [str(job) for job in waited.sort_values(ascending=False, kind="stable").index[:count]]
+
+
+def _links(title: str, jobs: list[str]) -> list:
+    if not jobs:
+        return []
+    return [html.Span(title, className="hint"),
+            *[html.Button(f"job {job}", id={"type": ids.BLOCKING_LINK, "job": job}, className="link-button")
+              for job in jobs]]
+
+
+def section() -> html.Section:
+    """The panels, under the charts over time."""
+    return html.Section(
+        [
+            html.H3("Your log vs the simulation"),
+            html.P(id=ids.LOG_HEADLINE, className="headline"),
+            html.P(id=ids.LOG_BASELINE, className="hint"),
+            graph(ids.LOG_TIMELINE),
+            graph(ids.LOG_BREAKDOWN),
+            html.H3("Why jobs waited"),
+            graph(ids.WHY_WAITED),
+            field("Job (or click one in the machines × time chart)",
+                  dcc.Input(id=ids.JOB_CHOICE, type="text", debounce=True, placeholder="job id")),
+            graph(ids.JOB_REASONS),
+            html.Div(id=ids.BLOCKING_LINKS, className="button-row"),
+        ],
+        className="panel",
+    )
+
+
+def register(app, results) -> None:
+    app.callback(Output(ids.LOG_HEADLINE, "children"), Output(ids.LOG_BASELINE, "children"),
+                 Output(ids.LOG_TIMELINE, "figure"), Output(ids.LOG_BREAKDOWN, "figure"),
+                 Output(ids.WHY_WAITED, "figure"),
+                 Input(ids.PANEL.runs, "data"), Input(ids.DETAIL_SCENARIO, "value"), Input(ids.DETAIL_POLICY, "value"),
+                 Input(ids.WINDOW, "data"))(partial(log_panel, results))
+    app.callback(Output(ids.JOB_CHOICE, "value"), Input(ids.GANTT, "clickData"),
+                 Input({"type": ids.BLOCKING_LINK, "job": ALL}, "n_clicks"), prevent_initial_call=True)(chosen_job)
+    app.callback(Output(ids.JOB_REASONS, "figure"), Output(ids.BLOCKING_LINKS, "children"),
+                 Input(ids.JOB_CHOICE, "value"), Input(ids.PANEL.runs, "data"),
+                 Input(ids.DETAIL_SCENARIO, "value"), Input(ids.DETAIL_POLICY, "value"))(partial(job_panel, results))

@@ -1,0 +1,53 @@
+"""The Batch page's trust panels in headless Chromium: the log vs the simulation, why jobs waited."""
+
+import pytest
+from selenium.webdriver.common.keys import Keys
+
+from app import create_app
+from components.pages import batch as page
+from screenshots import save_screenshot
+
+pytestmark = pytest.mark.browser
+TIMEOUT = 120
+
+
+def test_a_run_is_checked_against_the_log_and_a_job_says_why_it_waited(dash_duo, tmp_path):
+    dash_duo.start_server(create_app(tmp_path))
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/batch")
+    dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
+    for box in dash_duo.find_elements(f"#{page.ids.POLICIES} input:checked"):
+        box.click()
+    dash_duo.find_elements(f"#{page.ids.POLICIES} input")[2].click()            # EASY only
+    for box in dash_duo.find_elements(f"#{page.ids.SCENARIOS} input:checked")[1:]:
+        box.click()                                                          # BASIC only
+    dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.message}", "1 run(s)", timeout=TIMEOUT)
+    # The HPC2N excerpt records its waits: the panel says how far the run is from them, relative to which run.
+    dash_duo.wait_for_contains_text(f"#{page.ids.LOG_HEADLINE}", "vs your log's", timeout=TIMEOUT)
+    assert "of jobs within 10 minutes" in dash_duo.find_element(f"#{page.ids.LOG_HEADLINE}").text
+    assert dash_duo.find_element(f"#{page.ids.LOG_BASELINE}").text.startswith("Baseline: BASIC · EASY · seed 1")
+    dash_duo.wait_for_element(f"#{page.ids.LOG_TIMELINE} .scatterlayer .trace", timeout=TIMEOUT)
+    dash_duo.wait_for_element(f"#{page.ids.LOG_BREAKDOWN} .bars", timeout=TIMEOUT)
+    dash_duo.wait_for_element(f"#{page.ids.WHY_WAITED} .scatterlayer .trace", timeout=TIMEOUT)
+    legend = dash_duo.find_element(f"#{page.ids.WHY_WAITED} .legend").text
+    assert "resources" in legend
+    # A job that waited: its reasons over time, and the job blocking it as a link that shows that job's.
+    names = dash_duo.driver.execute_script(
+        f"return document.querySelector('#{page.ids.WHY_WAITED} .js-plotly-plot').data.map(t => t.name);")
+    assert set(names) <= {"resources", "reservation", "priority", "failure", "requirements"}
+    # The longest waits are offered as links; one shows that job's reasons, and its blocking jobs as links.
+    dash_duo.wait_for_element(f"#{page.ids.BLOCKING_LINKS} button", timeout=TIMEOUT)
+    first = dash_duo.find_elements(f"#{page.ids.BLOCKING_LINKS} button")[0]
+    longest = first.text.removeprefix("job ")
+    first.click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.JOB_REASONS}", f"Job {longest}: why it waited", timeout=TIMEOUT)
+    assert dash_duo.find_element(f"#{page.ids.JOB_CHOICE}").get_attribute("value") == longest
+    dash_duo.driver.set_window_size(1600, 2400)
+    dash_duo.driver.execute_script(f"document.getElementById('{page.ids.LOG_HEADLINE}').scrollIntoView()")
+    save_screenshot(dash_duo.driver, "screenshot-batch-trust.png")
+    # Typing a job id shows that job.
+    job = dash_duo.find_element(f"#{page.ids.JOB_CHOICE}")
+    job.send_keys(Keys.CONTROL, "a")
+    job.send_keys("600", Keys.ENTER)
+    dash_duo.wait_for_contains_text(f"#{page.ids.JOB_REASONS}", "600", timeout=TIMEOUT)
+    assert dash_duo.get_logs() == []

@@ -1,0 +1,94 @@
+"""The Batch page's trust panels: the log vs the simulation, why jobs waited, one job's reasons."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from components.figures import trust as figures
+from components.pages.batch import ids, trust
+from components.services.runs import ResultCache
+
+DATA = Path(__file__).parent / "data" / "batch"
+
+
+@pytest.fixture
+def shown(tmp_path):
+    """A cache holding the 4-job EASY run, with the log's recorded waits, and its run record."""
+    trace = tmp_path / "log.swf"
+    lines = (DATA / "pending_four.swf").read_text().splitlines()
+    # The log recorded waits 0, 120, 400 and 0 s (field 3) for the four jobs.
+    rows = [line.split() for line in lines if not line.startswith(";")]
+    for row, wait in zip(rows, ("0", "120", "400", "0")):
+        row[2] = wait
+    trace.write_text("; MaxProcs: 10\n" + "".join(" ".join(row) + "\n" for row in rows))
+    cache = ResultCache(tmp_path / "results")
+    result, _ = cache.run({"engine": "batch", "policy": "easy",
+                           "model": {"trace": {"path": str(trace)}, "estimates": "trace"}})
+    record = {"scenario": "BASIC", "label": "EASY", "seed": 1, "hash": result.scenario_hash, "hardware": "10 CPUs"}
+    return cache, [record]
+
+
+def test_the_log_panel_states_the_gap_and_its_baseline(shown):
+    cache, records = shown
+    sentence, baseline, timeline, breakdown, why = trust.log_panel(cache, records, "BASIC", "EASY", None)
+    # Simulated waits 0, 99, 148, 0 (mean 61.75) vs the log's 0, 120, 400, 0 (mean 130): 2.1x lower.
+    assert sentence.startswith("Simulated mean wait 62 s vs your log's 130 s: 2.1× lower")
+    assert baseline == "Baseline: BASIC · EASY · seed 1 on 10 CPUs"
+    names = {trace.name for trace in timeline.data}
+    assert names == {"your log", "simulation"}
+    log_cpus = next(t for t in timeline.data if t.name == "your log" and t.yaxis == "y")
+    # The log's schedule: job 1 on 0-100, job 4 from 3, job 2 from 121, job 3 from 402.
+    assert max(log_cpus.y) == 10 and log_cpus.x[0] == 0
+    assert {trace.type for trace in breakdown.data} == {"bar"}
+    assert {trace.name for trace in why.data} == {"resources", "reservation"}
+
+
+def test_a_run_without_recorded_waits_says_so(tmp_path):
+    cache = ResultCache(tmp_path / "results")
+    result, _ = cache.run({"engine": "batch", "policy": "fcfs",
+                           "model": {"trace": {"path": str(DATA / "pending_four.swf")}}})
+    records = [{"scenario": "BASIC", "label": "FCFS", "seed": 1, "hash": result.scenario_hash}]
+    sentence, _, timeline, _, why = trust.log_panel(cache, records, "BASIC", "FCFS", None)
+    assert sentence.startswith("This log records no wait times")
+    assert {trace.name for trace in why.data} == {"resources", "priority"}
+
+
+def test_a_jobs_reasons_name_its_blocking_jobs_as_links(shown):
+    cache, records = shown
+    figure, links = trust.job_panel(cache, "3", records, "BASIC", "EASY")
+    assert {trace.name for trace in figure.data} == {"reservation", "resources"}
+    buttons = [child.id["job"] for child in links if getattr(child, "id", None)]
+    assert buttons == ["2", "3", "2"]      # blocked by job 2; the longest waits: job 3 (148 s), job 2 (99 s)
+    figure, links = trust.job_panel(cache, "1", records, "BASIC", "EASY")
+    assert "did not wait" in figure.layout.annotations[0].text
+    figure, links = trust.job_panel(cache, "", records, "BASIC", "EASY")
+    assert [child.id["job"] for child in links if getattr(child, "id", None)] == ["3", "2"]
+
+
+def test_a_click_in_the_gantt_chooses_the_job():
+    click = {"points": [{"customdata": ["42", 4, "cluster", 0, 0.0, 10.0]}]}
+    assert trust.job_from(ids.GANTT, click, []) == "42"
+    link = {"type": ids.BLOCKING_LINK, "job": "7"}
+    assert trust.job_from(link, click, [1]) == "7"
+
+
+def test_waiting_shares_split_each_bin_by_reason():
+    # Two jobs wait: a for resources over [0, 100), b for a reservation over [50, 100).
+    pending = pd.DataFrame({"job_id": ["a", "b"], "from_time": [0.0, 50.0], "to_time": [100.0, 100.0],
+                            "reason": ["resources", "reservation"], "blocking_job": ["", "a"]})
+    edges, shares = figures.waiting_shares(pending, bins=2)
+    assert list(edges) == [0.0, 50.0, 100.0]
+    assert shares["resources"].tolist() == [1.0, 0.5]
+    assert shares["reservation"].tolist() == [0.0, 0.5]
+
+
+def test_total_series_sums_clusters_step_by_step():
+    timeline = pd.DataFrame({"time": [0.0, 5.0, 0.0, 3.0], "entity": ["a", "a", "b", "b"],
+                             "metric": ["used_cpus"] * 4, "value": [2.0, 0.0, 1.0, 4.0]})
+    times, values = figures.total_series(timeline, "used_cpus")
+    assert times.tolist() == [0.0, 3.0, 5.0] and values.tolist() == [3.0, 6.0, 4.0]
+    assert np.all(np.diff(times) > 0)
