@@ -68,6 +68,10 @@ JOBS_COLUMNS: dict[str, dict[str, Field]] = {
         "user": Field("str", "user from the trace"),
         "reason": Field("string", "why it was killed or cancelled (empty otherwise)"),
         "machines": Field("string", "indices of the cluster's machines it held, comma-separated"),
+        "recorded_wait": Field("float64", "the wait the log itself records (SWF/GWF field 3, a CSV recorded_wait "
+                                          "column), s; NaN where unknown"),
+        "queue": Field("str", "queue (or partition) the log names, empty where unknown"),
+        "group": Field("str", "group the log names, empty where unknown"),
     },
     "network": {
         "wait_time": Field("float64", "start_time - submit_time, s"),
