@@ -144,6 +144,31 @@ ENGINES: dict[str, dict[str, Metric]] = {
         "regular_tasks": _m("Regular tasks", "tasks", "count", None, "tasks running with their ideal memory"),
         "job_memory_mb": _m("Job memory", "MB", "count", None, "memory a job holds on a node"),
     },
+    "site": {
+        "groups": _m("Groups", "groups", "count", None, "first-level nodes of the organisation"),
+        "users": _m("Users", "users", "count", None, "leaves of the organisation (one per user of the log)"),
+        "memory_mb": _m("Memory", "MB", "count", None, "memory of all machines"),
+        "memory_assumed": _m("Clusters with assumed memory", "clusters", "count", None,
+                             "clusters whose memory the machines file did not give (a default per CPU was used)"),
+        "elastic_starts": _m("Memory-elastic starts", "jobs", "count", None,
+                             "jobs started with less memory than they asked, running longer by the penalty model"),
+        "jobs_without_memory": _m("Jobs without memory", "jobs", "count", None,
+                                  "jobs whose log records no memory (they asked the model's default)"),
+        "other_users_jobs": _m("Jobs of unlisted users", "jobs", "count", None,
+                               "jobs of users the organisation does not name (its 'other users' leaf)"),
+        "mean_min_isolation": _m("Mean minimum isolation", "", "share", HIGHER,
+                                 "time-weighted mean over the run of min over groups of received / entitled share "
+                                 "(capped at 1; HUG / Libra's isolation guarantee applied to groups)"),
+        "dominant_share": _m("Dominant share", "", "share", None,
+                             "a group's max over CPUs and memory of used / capacity (DRF)"),
+        "entitled_share": _m("Entitled share", "", "share", None,
+                             "a group's weight over the weights of the groups with jobs running or waiting"),
+        "isolation_guarantee": _m("Isolation guarantee", "", "share", HIGHER,
+                                  "received / entitled share while the group has jobs waiting, capped at 1"),
+        "waiting_jobs": _m("Waiting jobs", "jobs", "count", LOWER, "a group's jobs waiting to start"),
+        "wait_s": _m("Median wait", "s", "seconds", LOWER,
+                     "median wait of a group's jobs that started in a sample interval"),
+    },
 }
 
 RESOURCE_PREFIX = "utilisation_"
