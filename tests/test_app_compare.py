@@ -65,3 +65,26 @@ def test_the_sum_of_step_functions_holds_each_entitys_last_value(rows):
         upto = timeline[timeline["time"] <= instant].sort_values("time", kind="stable")
         expected = sum(float(part["value"].iloc[-1]) for _, part in upto.groupby("entity"))
         assert total[instant] == expected
+
+
+def test_two_runs_of_one_workload_are_compared_job_by_job(runs):
+    from components.pages.compare.paired import paired_view
+
+    _, pair = runs
+    text, histogram, users = paired_view(pair)
+    assert text.startswith("CONS vs EASY: mean wait")
+    assert "% of jobs unchanged" in text
+    assert users.data and users.data[0].orientation == "h"
+    assert len(histogram.to_json()) < 50_000   # binned here: the browser gets bars, not jobs
+
+
+def test_one_run_or_two_workloads_ask_for_a_pair(runs, tmp_path):
+    from components.pages.compare.paired import PROMPT, paired_view
+
+    cache, pair = runs
+    assert paired_view(pair[:1])[0] == PROMPT
+    other, _ = cache.run({"engine": "fairshare", "policy": "drf",
+                          "model": {"resources": [{"name": "cpu", "capacity": 2}],
+                                    "tree": {"name": "root", "children": [
+                                        {"name": "a", "demand": {"cpu": 1}, "tasks": 1, "duration": 1}]}}})
+    assert "share no jobs" in paired_view([pair[0], ("DRF", other)])[0]

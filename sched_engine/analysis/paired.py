@@ -102,7 +102,8 @@ def paired_jobs(jobs_a: pd.DataFrame, jobs_b: pd.DataFrame) -> tuple[pd.DataFram
 
 def _relative(mean_b: np.ndarray, mean_a: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(mean_a > 0, (mean_b - mean_a) / mean_a, np.where(mean_b > 0, np.inf, 0.0))
+        # A change relative to a zero mean wait is undefined (NaN) unless both are zero.
+        return np.where(mean_a > 0, (mean_b - mean_a) / mean_a, np.where(mean_b > 0, np.nan, 0.0))
 
 
 def _percentiles(values: np.ndarray, estimate: float) -> Interval:

@@ -10,7 +10,7 @@ from dash import Input, Output, State, ctx, dcc, html, no_update
 from ...figures.compare import overlay_figure
 from ...services.csv_export import send_csv
 from ...services.report import html_report
-from . import ids, table
+from . import ids, paired, table
 
 
 def run_choices(results, _, __):
@@ -46,6 +46,11 @@ def overlay(results, entity, metric, hashes):
     return overlay_figure(table.loaded(results, hashes)[0], metric, entity)
 
 
+def paired_view(results, hashes):
+    """The job-by-job sentence and charts of the first two chosen runs."""
+    return paired.paired_view(table.loaded(results, hashes)[0])
+
+
 def export(results, csv_clicks, report_clicks, hashes, metric, entity):
     """``comparison.csv`` (the table) or ``comparison-report.html`` (table and overlay)."""
     runs = table.loaded(results, hashes)[0]
@@ -73,6 +78,8 @@ def register(app, services) -> None:
                  State(ids.RUNS, "value"), State(ids.ENTITY, "value"))(partial(entities, results))
     app.callback(Output(ids.OVERLAY, "figure"), Input(ids.ENTITY, "value"), State(ids.METRIC, "value"),
                  State(ids.RUNS, "value"))(partial(overlay, results))
+    app.callback(Output(ids.PAIRED_TEXT, "children"), Output(ids.PAIRED_HISTOGRAM, "figure"),
+                 Output(ids.PAIRED_USERS, "figure"), Input(ids.RUNS, "value"))(partial(paired_view, results))
     app.callback(Output(ids.DOWNLOAD, "data"), Input(ids.EXPORT_CSV, "n_clicks"), Input(ids.EXPORT_REPORT, "n_clicks"),
                  State(ids.RUNS, "value"), State(ids.METRIC, "value"), State(ids.ENTITY, "value"),
                  prevent_initial_call=True)(partial(export, results))

@@ -37,6 +37,15 @@ def layout() -> html.Div:
                 ],
                 className="panel",
             ),
+            html.Section(
+                [
+                    html.H3("Job by job: the first two runs"),
+                    html.P(id=ids.PAIRED_TEXT, className="headline"),
+                    graph(ids.PAIRED_HISTOGRAM),
+                    graph(ids.PAIRED_USERS),
+                ],
+                className="panel",
+            ),
         ],
         className="compare-page",
     )
