@@ -37,10 +37,14 @@ def difference_histogram(jobs: pd.DataFrame, name_a: str, name_b: str) -> go.Fig
 
 
 def group_bars(table: pd.DataFrame, column: str) -> go.Figure:
-    """The ``TOP`` values of ``column`` (users, groups, size classes) that lose most and win most, total wait change."""
-    if table.empty:
-        return empty_figure("No job started in both runs.")
-    shown = pd.concat([table.head(TOP), table.tail(TOP)]).drop_duplicates(subset=column)
+    """The ``TOP`` values of ``column`` (users, groups, size classes) that lose most and win most, total wait change.
+
+    Values whose total changes by a second or less are left out.
+    """
+    changed = table[table["total_difference"].abs() > 1.0]
+    if changed.empty:
+        return empty_figure(f"No {column.replace('_', ' ')} waits longer or shorter in total.")
+    shown = pd.concat([changed.head(TOP), changed.tail(TOP)]).drop_duplicates(subset=column)
     shown = shown.sort_values("total_difference")
     hours = shown["total_difference"].to_numpy(float) / 3600.0
     figure = go.Figure(go.Bar(

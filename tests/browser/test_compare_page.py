@@ -40,6 +40,10 @@ def test_two_batch_runs_side_by_side_with_differences_and_overlay(dash_duo, tmp_
     table = dash_duo.find_element(f"#{page.ids.TABLE}").text
     assert "mean_wait_s" in table and "mean_slowdown" in table
     dash_duo.wait_for_element(f"#{page.ids.OVERLAY} .scatterlayer .trace:nth-child(2)", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.PAIRED_TEXT}", "vs #1 fcfs: mean wait", timeout=TIMEOUT)
+    dash_duo.wait_for_element(f"#{page.ids.PAIRED_USERS} .barlayer .trace", timeout=TIMEOUT)
     dash_duo.driver.set_window_size(1500, 1400)
     save_screenshot(dash_duo.driver, "screenshot-compare.png")
+    dash_duo.driver.execute_script(f"document.getElementById('{page.ids.PAIRED_TEXT}').scrollIntoView()")
+    save_screenshot(dash_duo.driver, "screenshot-compare-paired.png")
     assert dash_duo.get_logs() == []
