@@ -17,7 +17,7 @@ def test_a_chart_downloads_as_svg(dash_duo, tmp_path):
     assert dash_duo.find_elements("#compare-overlay-graph [data-title='Download plot as a PNG']")
     dash_duo.driver.execute_script(
         "document.querySelector('#compare-overlay-graph .schedscope-svg-export').click();")
-    target = downloaded(dash_duo, "Choose-runs.svg", TIMEOUT)
+    target = downloaded(dash_duo, "chart.svg", TIMEOUT)   # an untitled chart (the placeholder sentence)
     assert target.read_text().startswith("<svg")
     assert dash_duo.get_logs() == []
 
@@ -28,6 +28,6 @@ def test_a_chart_downloads_as_pdf_drawn_on_the_server(dash_duo, tmp_path):
     dash_duo.wait_for_element("#compare-overlay-graph .schedscope-pdf-export", timeout=TIMEOUT)
     dash_duo.driver.execute_script(
         "document.querySelector('#compare-overlay-graph .schedscope-pdf-export').click();")
-    target = downloaded(dash_duo, "Choose-runs.pdf", TIMEOUT)
+    target = downloaded(dash_duo, "chart.pdf", TIMEOUT)
     assert target.read_bytes().startswith(b"%PDF")
     assert dash_duo.get_logs() == []
