@@ -69,7 +69,11 @@ def session(base_url: str, scenario_hash: str, deadline: float) -> dict:
     content = client.call(client.callback(shell.LOCATION, "pathname"),
                           {(shell.LOCATION, "pathname"): path, (shell.LOCATION, "search"): ""})
     page = content[shell.CONTENT]["children"]
-    assert find_component(page, scenario_page.ids.HASH)["props"]["data"] == scenario_hash
+    assert find_component(page, scenario_page.ids.URL_HASH)["props"]["data"] == scenario_hash
+    body = client.call(client.callback(scenario_page.ids.URL_HASH, "data"),
+                       {(scenario_page.ids.URL_HASH, "data"): scenario_hash})
+    assert find_component(body[scenario_page.ids.BODY]["children"], scenario_page.ids.HASH)["props"]["data"] \
+        == scenario_hash
     show = client.callback(scenario_page.ids.HASH, "data")
     before = client.call(show, {(scenario_page.ids.HASH, "data"): scenario_hash, (scenario_page.ids.VERSION, "data"): 0})
     assert before[scenario_page.ids.SUMMARY]["data"] == [], "the scenario must not be cached before its run"

@@ -104,7 +104,7 @@ def test_no_planted_pickle_runs_across_start_pages_permalinks_runs_downloads_and
         client.open_page(f"/scenario/{run_hash}")
         page = client.call(client.callback(shell.LOCATION, "pathname"),
                            {(shell.LOCATION, "pathname"): f"/scenario/{run_hash}", (shell.LOCATION, "search"): ""})
-        assert find_component(page[shell.CONTENT]["children"], scenario_page.ids.HASH)["props"]["data"] == run_hash
+        assert find_component(page[shell.CONTENT]["children"], scenario_page.ids.URL_HASH)["props"]["data"] == run_hash
         status, csv = client.request(f"/download/{run_hash}/jobs.csv")
         assert status == 200 and csv.startswith(b"job_id")
         with pytest.raises(Exception, match="404"):
