@@ -93,7 +93,15 @@ def test_cancel_stops_the_sweep_and_its_processes(dash_duo, tmp_path):
     assert dash_duo.find_element(f"#{page.ids.RUN}").get_attribute("disabled") == "true"
 
     def simulations():
-        return [p for p in psutil.Process().children(recursive=True) if p.name().startswith("python")]
+        """Python processes below the test still running (an exited one awaiting its parent's wait() is not)."""
+        running = []
+        for process in psutil.Process().children(recursive=True):
+            try:
+                if process.name().startswith("python") and process.status() != psutil.STATUS_ZOMBIE:
+                    running.append(process)
+            except psutil.NoSuchProcess:
+                continue
+        return running
 
     assert len(simulations()) >= 3   # the background job and its two pool workers
     dash_duo.find_element(f"#{page.ids.CANCEL}").click()
