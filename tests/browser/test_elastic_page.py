@@ -94,10 +94,18 @@ def test_a_generated_run_links_the_time_charts(dash_duo, tmp_path):
         if "window 200–700 s" in dash_duo.find_element(f"#{page.ids.WINDOW_MSG}").text:
             break
     dash_duo.wait_for_contains_text(f"#{page.ids.WINDOW_MSG}", "window 200–700 s", timeout=TIMEOUT)
+    # The window message and the linked charts are separate callback outputs: wait for each chart's range.
     for graph in (page.ids.TASKS_GRAPH, page.ids.NODE_GRAPH):
-        assert dash_duo.driver.execute_script(
-            f"return document.querySelector('#{graph} .js-plotly-plot').layout.xaxis.range;") == [200, 700]
+        _wait_for_range(dash_duo, graph, [200, 700])
     assert dash_duo.get_logs() == []
+
+
+def _wait_for_range(dash_duo, graph: str, expected: list[float]) -> None:
+    script = f"return document.querySelector('#{graph} .js-plotly-plot').layout.xaxis.range;"
+    deadline = time.monotonic() + TIMEOUT
+    while (seen := dash_duo.driver.execute_script(script)) != expected:
+        assert time.monotonic() < deadline, f"{graph}: x range {seen}, expected {expected}"
+        time.sleep(0.2)
 
 
 def test_bad_input_says_why_and_keeps_the_results(dash_duo, tmp_path):
