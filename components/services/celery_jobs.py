@@ -17,7 +17,16 @@ from contextlib import contextmanager
 
 from dash import CeleryManager, callback_context, html
 
-from .jobs import CLIENT_LIST_SECONDS, STOPPED_SECONDS, TAKEN, WAITING, LostJobs, status_outputs, stringify_id
+from .jobs import (
+    CLIENT_LIST_SECONDS,
+    STOPPED_SECONDS,
+    TAKEN,
+    WAITING,
+    CarryUser,
+    LostJobs,
+    status_outputs,
+    stringify_id,
+)
 from .run_cap import ClientCap
 from .runs import ResultStoreUnreachable, reachable, redis_address
 
@@ -55,7 +64,7 @@ class Heartbeat:
         self._thread.join()
 
 
-class CeleryJobManager(ClientCap, LostJobs, CeleryManager):
+class CeleryJobManager(CarryUser, ClientCap, LostJobs, CeleryManager):
     """Jobs on Celery workers (any machine), job state and heartbeats in the Celery result backend (Redis).
 
     Works with the JSON-only Celery app of :mod:`components.scaleout.celery_app`:
