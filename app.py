@@ -83,11 +83,13 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     results = ResultCache(data / "results", redis_url=url)
     uploads = UploadStore(data / "uploads", max_bytes=max_upload_bytes())
     scenarios = ScenarioStore(data / "scenarios", input_roots=(data / "uploads", SAMPLE_TRACES))
-    services = Services(results=results, uploads=uploads, scenarios=scenarios,
-                        sweeps=SweepStore(data / "sweeps"),
-                        skipped=lambda: skipped_files(data, scenarios, results, uploads))
+    stores = [scenarios, results, uploads]
     if login.enabled(app.server):   # each user sees their own runs, uploads and scenarios, and those shared
-        services = scoped.user_services(services, open_access(data, url), data / "uploads")
+        stores.append(open_access(data, url))
+    services = Services(results=results, uploads=uploads, scenarios=scenarios,
+                        sweeps=SweepStore(data / "sweeps"), skipped=lambda: skipped_files(data, *stores))
+    if login.enabled(app.server):
+        services = scoped.user_services(services, stores[-1], data / "uploads")
     app.layout = shell.layout(PAGES)
     shell.register_callbacks(app, PAGES)
     image_export.register(app.server)
@@ -97,7 +99,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
         if page.register:
             page.register(app, services)
     request_guard.install(app.server, app.callback_map, uploads.max_bytes)
-    _report_unreadable(data, scenarios, results, uploads)
+    _report_unreadable(data, *stores)
     settle_lazy_set_ups()
     _set_up_before_serving(app)
     return app

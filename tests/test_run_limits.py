@@ -13,6 +13,7 @@ from components.services.run_limits import (
     CPU_ENV,
     DEFAULT_CPU_SECONDS,
     DEFAULT_MEMORY_MB,
+    HARD_LIMIT_GRACE_S,
     MEMORY_ENV,
     STOPPED,
     RunLimitExceeded,
@@ -110,3 +111,36 @@ def test_a_bad_bound_is_refused_with_its_name(text):
     with pytest.raises(ValueError, match=MEMORY_ENV):
         run_memory_mb({MEMORY_ENV: text})
 
+
+
+def _two_bounded_runs_in_one_process(queue):
+    """As a Celery pool process runs jobs: one after another, in one process, without a hard limit."""
+    before = resource.getrlimit(resource.RLIMIT_CPU)
+    for _ in range(2):
+        try:
+            limited(_burn, 1, hard=False)()
+        except RunLimitExceeded as exc:
+            queue.put(str(exc))
+    queue.put(limited(lambda: "fits", 1, hard=False)())
+    queue.put(resource.getrlimit(resource.RLIMIT_CPU) == before)
+
+
+def test_a_process_that_runs_job_after_job_bounds_each_and_gets_its_limits_back():
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_two_bounded_runs_in_one_process, args=(queue,))
+    child.start()
+    answers = [queue.get(timeout=30) for _ in range(4)]
+    child.join(10)
+    assert [a.startswith(STOPPED) for a in answers[:2]] == [True, True]
+    assert answers[2:] == ["fits", True]
+
+
+def test_celery_runs_are_bounded_too(monkeypatch):
+    from components.scaleout.celery_app import celery_app
+    from components.services.celery_jobs import CeleryJobManager
+
+    monkeypatch.setenv(CPU_ENV, "120")
+    task = CeleryJobManager(celery_app("redis://127.0.0.1:1/15")).make_job_fn(_burn, progress=False,
+                                                                              key="bounds-check")
+    assert task.time_limit == 2 * 120 + HARD_LIMIT_GRACE_S   # the worker's backstop; the CPU bound itself is limited()'s

@@ -14,10 +14,21 @@ from dash import DiskcacheManager
 
 from app import create_app
 from components.pages import Services
+from components.pages import workspace as workspace_page
 from components.pages.workspace import sharing
 from components.pages.workspace.callbacks import listed
 from components.services import scoped
-from components.services.access import EVERYONE, RUN, SCENARIO, UPLOAD, Access, FileGrants, NotAllowed, open_access
+from components.services.access import (
+    DAMAGED,
+    EVERYONE,
+    RUN,
+    SCENARIO,
+    UPLOAD,
+    Access,
+    FileGrants,
+    NotAllowed,
+    open_access,
+)
 from components.services.celery_jobs import CeleryJobManager
 from components.services.jobs import CarryUser, JobManager
 from components.services.login import JOB_USER, current_user
@@ -26,7 +37,7 @@ from components.services.runs import ResultCache
 from components.services.uploads import UploadError, UploadStore
 from components.services.workspace import SAMPLE_TRACES, ScenarioStore
 from sched_engine import ScenarioError
-from tests.support.dash_client import DEADLINE_S, load_scenario
+from tests.support.dash_client import DEADLINE_S, DashClient, load_scenario
 from tests.support.load import session
 from tests.support.processes import redis_server
 from tests.support.served import served_app
@@ -109,8 +120,25 @@ def test_a_damaged_record_lets_nobody_see_the_item(access, tmp_path, caplog):
         access.backend.client.hset("schedscope:access:upload", KEY, '{"owners": ["ada"')
     assert not access.sees(UPLOAD, KEY, "ada")
     assert any("damaged sharing record" in r.getMessage() for r in caplog.records)
+    assert [reason for _, reason in access.skipped()] == [DAMAGED]   # listed on the Workspace page
     access.own(UPLOAD, KEY, "ada")                              # owning it again mends it
-    assert access.sees(UPLOAD, KEY, "ada")
+    assert access.sees(UPLOAD, KEY, "ada") and access.skipped() == []
+
+
+def test_a_damaged_record_is_listed_on_the_workspace_page_with_the_sharing_panel(proxied):
+    app, data, views = proxied
+    with as_user(app, "ada"):
+        saved = views.scenarios.save(tiny(), "ada's study")["hash"]
+    (data / "access" / RUN / f"{KEY}.json").write_text("garbage")
+    with served_app(app) as (url, _):
+        client = DashClient(url, time.monotonic() + 60, {HEADER: "ada"})
+        client.open_page("/workspace")
+        refresh = (workspace_page.ids.REFRESH, "n_clicks")
+        outputs = client.call(client.callback(*refresh), {refresh: 1}, refresh)
+    assert f"access/{RUN}/{KEY}.json" in json.dumps(outputs[workspace_page.ids.SKIPPED]["children"])
+    assert outputs[workspace_page.ids.SHARE_PANEL]["style"] == sharing.SHOWN
+    assert outputs[workspace_page.ids.SHARE_ITEM]["options"] == [{"label": "Scenario · ada's study",
+                                                                  "value": f"{SCENARIO}:{saved}"}]
 
 
 # -- permalinks, downloads and lists --------------------------------------------------------------------------

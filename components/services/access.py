@@ -50,6 +50,7 @@ KEY = re.compile(r"[0-9a-f]{64}")
 #: A user name as the users file and the share form take it: no spaces, commas or colons.
 USER_NAME = re.compile(r"[^\s,:*]{1,80}")
 REDIS_PREFIX = "schedscope:access:"
+DAMAGED = "damaged sharing record; the item is seen by nobody until an owner uses it again"
 
 
 class NotAllowed(PermissionError):
@@ -76,9 +77,17 @@ class Grant:
             if not all(isinstance(n, str) for n in [*owners, *shared]):
                 raise ValueError("names must be strings")
             return cls(tuple(owners), tuple(shared))
-        except (ValueError, TypeError, KeyError) as exc:
-            report_once(where, f"damaged sharing record ({exc.__class__.__name__}); the item is seen by nobody", log)
+        except (ValueError, TypeError, KeyError):
+            report_once(where, DAMAGED, log)
             return cls()
+
+
+def _readable(text: str | bytes) -> bool:
+    try:
+        value = json.loads(text)
+        return all(isinstance(n, str) for n in [*value["owners"], *value["shared"]])
+    except (ValueError, TypeError, KeyError):
+        return False
 
 
 def _check(kind: str, key: str) -> None:
@@ -105,6 +114,19 @@ class FileGrants:
                 found[key] = Grant.from_json(path.read_bytes(), f"access/{kind}/{path.name}")
             except FileNotFoundError:
                 continue
+        return found
+
+    def skipped(self) -> list[tuple[Path, str]]:
+        """``(path, reason)`` of the grant files that cannot be read (their items are seen by nobody)."""
+        found = []
+        for kind in KINDS:
+            for path in sorted((self.directory / kind).glob("*.json")):
+                try:
+                    text = path.read_bytes()
+                except OSError:
+                    continue
+                if not _readable(text):
+                    found.append((path, DAMAGED))
         return found
 
     @contextmanager
@@ -153,12 +175,23 @@ class RedisGrants:
             self.client.transaction(transaction, name)
         return made[0]
 
+    def skipped(self) -> list[tuple[str, str]]:
+        """``(where, reason)`` of the grants that cannot be read."""
+        with reachable(self.address):
+            return [(f"Redis {REDIS_PREFIX}{kind}[{field.decode('utf-8', 'replace')[:80]}]", DAMAGED)
+                    for kind in KINDS for field, value in self.client.hgetall(REDIS_PREFIX + kind).items()
+                    if not _readable(value)]
+
 
 class Access:
     """Owners and sharing of every item; ``backend`` is a :class:`FileGrants` or a :class:`RedisGrants`."""
 
     def __init__(self, backend):
         self.backend = backend
+
+    def skipped(self) -> list[tuple]:
+        """What :mod:`.data_check` lists: the damaged grants."""
+        return self.backend.skipped()
 
     def own(self, kind: str, key: str, user: str | None) -> None:
         """Make ``user`` an owner of the item (nothing without a user)."""
