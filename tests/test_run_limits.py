@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import resource
 import time
 
@@ -18,8 +19,10 @@ from components.services.run_limits import (
     STOPPED,
     RunLimitExceeded,
     limited,
+    niced,
     run_cpu_seconds,
     run_memory_mb,
+    run_niceness,
 )
 
 
@@ -144,3 +147,19 @@ def test_celery_runs_are_bounded_too(monkeypatch):
     task = CeleryJobManager(celery_app("redis://127.0.0.1:1/15")).make_job_fn(_burn, progress=False,
                                                                               key="bounds-check")
     assert task.time_limit == 2 * 120 + HARD_LIMIT_GRACE_S   # the worker's backstop; the CPU bound itself is limited()'s
+
+
+def _priority(queue, increment):
+    niced(lambda: queue.put(os.nice(0)), increment)()
+
+
+def test_a_run_has_a_lower_cpu_priority_than_the_server():
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_priority, args=(queue, 10))
+    child.start()
+    assert queue.get(timeout=30) == min(19, os.nice(0) + 10)
+    child.join(10)
+    assert run_niceness({}) == 10 and run_niceness({"SCHEDSCOPE_RUN_NICENESS": "0"}) == 0
+    with pytest.raises(ValueError, match="SCHEDSCOPE_RUN_NICENESS must be 0 to 19"):
+        run_niceness({"SCHEDSCOPE_RUN_NICENESS": "25"})

@@ -69,7 +69,7 @@ from dash.exceptions import BackgroundCallbackError
 
 from .login import JOB_USER, current_user
 from .run_cap import ClientCap, RunRefused
-from .run_limits import STOPPED, limited, run_cpu_seconds, run_memory_mb
+from .run_limits import STOPPED, limited, niced, run_cpu_seconds, run_memory_mb, run_niceness
 from .runs import ResultStoreUnreachable
 from .storage import atomic_write
 
@@ -219,11 +219,13 @@ class JobManager(CarryUser, ClientCap, LostJobs, DiskcacheManager):
     """The embedded manager: job processes on this machine, job state in a diskcache directory.
 
     Every job runs under the CPU-time and memory bounds of :mod:`.run_limits`
-    (read when the app is built).
+    (read when the app is built), at a CPU priority below the web server's
+    (``SCHEDSCOPE_RUN_NICENESS``, default 10), so that pages stay quick while runs use every core.
     """
 
     def make_job_fn(self, fn, progress, key=None):
-        return super().make_job_fn(limited(fn, run_cpu_seconds(), run_memory_mb()), progress, key)
+        bounded = limited(fn, run_cpu_seconds(), run_memory_mb())
+        return super().make_job_fn(niced(bounded, run_niceness()), progress, key)
 
     def _mark_stopped(self, job):
         self.handle.set(f"schedscope-stopped-{job}", True, expire=STOPPED_SECONDS)

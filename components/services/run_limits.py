@@ -43,6 +43,10 @@ DEFAULT_MEMORY_MB = 8192
 MEMORY_CHECK_S = 0.2
 #: Start of every message of a run stopped at its limit (the page recognises it).
 STOPPED = "The run was stopped:"
+NICE_ENV = "SCHEDSCOPE_RUN_NICENESS"
+#: A run's CPU priority below the web server's (nice steps): with every core busy running, pages are still
+#: answered first (the kernel gives a nice-0 thread about nine times the CPU share of a nice-10 one).
+DEFAULT_NICENESS = 10
 #: Grace between the soft limit (SIGXCPU, a clean stop) and the hard one (SIGKILL).
 HARD_LIMIT_GRACE_S = 30
 
@@ -117,6 +121,27 @@ class _MemoryWatch:
                 self.reached_mb = resident_mb
                 os.kill(os.getpid(), signal.SIGUSR2)   # handled in the run's (main) thread
                 return
+
+
+def run_niceness(environ=None) -> int:
+    """How much lower a run's CPU priority is than the web server's: ``SCHEDSCOPE_RUN_NICENESS`` (0..19), else 10."""
+    value = whole_number_setting(environ, NICE_ENV, DEFAULT_NICENESS, "steps", minimum=0, minimum_text="0 to 19")
+    if value > 19:
+        raise ValueError(f"{NICE_ENV} must be 0 to 19, got {value}")
+    return value
+
+
+def niced(fn, increment: int):
+    """``fn`` run at a CPU priority ``increment`` steps below the calling process's (``os.nice``), for a process
+    that ends with its run: an unprivileged process cannot raise its priority again."""
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        if increment:
+            os.nice(increment)
+        return fn(*args, **kwargs)
+
+    return run
 
 
 def _at_most(value: int, cap: int) -> int:
