@@ -33,7 +33,8 @@ from components.pages import (
 )
 from components.pages.sweeps.store import SweepStore
 from components.scaleout import celery_app as scaleout
-from components.services import downloads, image_export, login, request_guard
+from components.services import downloads, image_export, login, request_guard, scoped
+from components.services.access import open_access
 from components.services.celery_jobs import CeleryJobManager
 from components.services.data_check import open_job_store, skipped_files
 from components.services.jobs import JobManager, report_lost_job
@@ -82,19 +83,23 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     results = ResultCache(data / "results", redis_url=url)
     uploads = UploadStore(data / "uploads", max_bytes=max_upload_bytes())
     scenarios = ScenarioStore(data / "scenarios", input_roots=(data / "uploads", SAMPLE_TRACES))
+    stores = [scenarios, results, uploads]
+    if login.enabled(app.server):   # each user sees their own runs, uploads and scenarios, and those shared
+        stores.append(open_access(data, url))
     services = Services(results=results, uploads=uploads, scenarios=scenarios,
-                        sweeps=SweepStore(data / "sweeps"),
-                        skipped=lambda: skipped_files(data, scenarios, results, uploads))
+                        sweeps=SweepStore(data / "sweeps"), skipped=lambda: skipped_files(data, *stores))
+    if login.enabled(app.server):
+        services = scoped.user_services(services, stores[-1], data / "uploads")
     app.layout = shell.layout(PAGES)
     shell.register_callbacks(app, PAGES)
     image_export.register(app.server)
     install_client_cookie(app.server)
-    downloads.register(app.server, results)
+    downloads.register(app.server, services.results)
     for page in PAGES:
         if page.register:
             page.register(app, services)
     request_guard.install(app.server, app.callback_map, uploads.max_bytes)
-    _report_unreadable(data, scenarios, results, uploads)
+    _report_unreadable(data, *stores)
     settle_lazy_set_ups()
     _set_up_before_serving(app)
     return app

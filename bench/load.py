@@ -3,7 +3,7 @@
 Serves the app as ``make run`` does (gunicorn, ``app:create_server()``,
 ``--workers 2 --threads 8`` unless told otherwise) on a free loopback port,
 with a fresh data directory and the embedded run manager, and drives it over
-HTTP as the browser's renderer does (``tests/test_load.py``'s client):
+HTTP as the browser's renderer does (``tests/support/load.py``'s sessions):
 
 1. ``--sessions`` (50) concurrent sessions, each opening a scenario's
    permalink, pressing Run (a small batch simulation: EASY on 300 HPC2N jobs),
@@ -40,8 +40,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from components import shell  # noqa: E402
 from components.pages import scenario as scenario_page  # noqa: E402
 from components.services.workspace import ScenarioStore  # noqa: E402
-from test_load import concurrent_sessions, percentile  # noqa: E402
 from tests.support.dash_client import DashClient  # noqa: E402
+from tests.support.load import concurrent_sessions, percentile  # noqa: E402
 from tests.support.processes import free_port  # noqa: E402
 
 PAGES = ("/", "/batch", "/fairshare", "/workspace", "/compare")

@@ -10,6 +10,7 @@ default. If a Dash upgrade changes any of these, these tests say which.
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 
 from dash import CeleryManager
@@ -43,3 +44,8 @@ def test_run_tasks_are_dash_tasks_acknowledged_when_taken_and_sweeps_are_not():
 def test_no_private_dash_import_is_left():
     source = Path(inspect.getsourcefile(jobs)).read_text()
     assert "_make_job_fn" not in source
+    root = Path(inspect.getsourcefile(jobs)).parents[2]
+    private = re.compile(r"(from|import)\s+dash\._|dash\._[a-z]")
+    found = [str(path.relative_to(root)) for path in [root / "app.py", *(root / "components").rglob("*.py")]
+             if private.search(path.read_text())]
+    assert found == [], f"private Dash modules used in {found}"

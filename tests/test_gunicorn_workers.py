@@ -8,13 +8,15 @@ other.
 
 from __future__ import annotations
 
+import re
 import time
+from pathlib import Path
 
 import pytest
 
 from components.services.workspace import ScenarioStore
-from test_load import session
 from tests.support.dash_client import DEADLINE_S, load_scenario
+from tests.support.load import session
 from tests.support.production_server import ProductionServer
 
 pytestmark = pytest.mark.system
@@ -38,3 +40,12 @@ def test_one_client_runs_through_two_workers(tmp_path):
     finally:
         server.stop()
 
+
+
+def test_make_run_serves_through_gunicorn_and_make_dev_through_flask():
+    makefile = (Path(__file__).resolve().parents[1] / "Makefile").read_text()
+    recipes = dict(re.findall(r"^(run|dev):.*\n((?:\t.*\n)+)", makefile, re.M))
+    assert "bin/gunicorn" in recipes["run"] and '"app:create_server()"' in recipes["run"]
+    assert "--threads" in recipes["run"] and "$(HOST):$(PORT)" in recipes["run"]
+    assert "app.py" in recipes["dev"] and "gunicorn" not in recipes["dev"]
+    assert re.search(r"^HOST \?= 127\.0\.0\.1$", makefile, re.M)

@@ -1,24 +1,16 @@
-"""Load: 20 concurrent sessions each run a scenario through the Dash callback endpoint.
+"""Load, for behaviour: a few concurrent sessions each run a scenario through the Dash callback endpoint.
 
-The app is served in-process on a loopback port. Each session does what the
-browser's renderer does for a scenario permalink, over plain HTTP: load the
-page (``/scenario/<hash>``), its layout and callback list, route to the
-scenario page, show it, press Run (a background callback: the first POST
-returns signed ``cacheKey``/``job`` handles, then the same request is polled
-with them until the response carries the outputs), and show the page again
-with the result. Every request is bounded in time and the whole test by a
-global deadline; the run latencies (p50/p95) and wall time are printed.
-
-:class:`~tests.support.dash_client.DashClient` (``tests/support``) is the session's client;
-:func:`concurrent_sessions` also drives ``bench/load.py``.
+The app is served in-process on a loopback port; each session (``tests/support/load.py``)
+opens a scenario's permalink, presses Run (a background callback, polled with
+its signed handles) and shows the result. Figures at scale -- 50 sessions
+through the production server, and a flood of runs beside page loads -- are
+``bench/load.py``'s, not a test's.
 """
 
 from __future__ import annotations
 
-import statistics
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import multiprocess
 import pytest
@@ -27,29 +19,13 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from app import create_app
-from components import shell
-from components.pages import scenario as scenario_page
 from components.services.progress import JobStore, ThrottledProgress
 from components.services.runs import ResultCache
-from components.services.workspace import ScenarioStore
-from tests.support.dash_client import (
-    DEADLINE_S,
-    DashClient,
-    find_component,
-    load_scenario,
-    split_output,
-)
+from tests.support.dash_client import DEADLINE_S, split_output
+from tests.support.load import concurrent_sessions, percentile
 from tests.support.served import served_app
 
-pytestmark = [pytest.mark.system, pytest.mark.slow]   # a served app and 20 concurrent sessions
-SESSIONS = 20
-def percentile(values: list[float], q: float) -> float:
-    """The ``q``-th percentile (0-100) by linear interpolation between closest ranks."""
-    ordered = sorted(values)
-    rank = (len(ordered) - 1) * q / 100
-    low = int(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+SESSIONS = 3
 
 
 @pytest.fixture
@@ -60,61 +36,10 @@ def served(tmp_path):
         yield url, data, job_processes
 
 
-def session(base_url: str, scenario_hash: str, deadline: float) -> dict:
-    """One user: open the permalink, show the scenario, Run it, show the result. Returns timings."""
-    started = time.monotonic()
-    client = DashClient(base_url, deadline)
-    path = f"/scenario/{scenario_hash}"
-    client.open_page(path)
-    content = client.call(client.callback(shell.LOCATION, "pathname"),
-                          {(shell.LOCATION, "pathname"): path, (shell.LOCATION, "search"): ""})
-    page = content[shell.CONTENT]["children"]
-    assert find_component(page, scenario_page.ids.URL_HASH)["props"]["data"] == scenario_hash
-    body = client.call(client.callback(scenario_page.ids.URL_HASH, "data"),
-                       {(scenario_page.ids.URL_HASH, "data"): scenario_hash})
-    assert find_component(body[scenario_page.ids.BODY]["children"], scenario_page.ids.HASH)["props"]["data"] \
-        == scenario_hash
-    show = client.callback(scenario_page.ids.HASH, "data")
-    before = client.call(show, {(scenario_page.ids.HASH, "data"): scenario_hash, (scenario_page.ids.VERSION, "data"): 0})
-    assert before[scenario_page.ids.SUMMARY]["data"] == [], "the scenario must not be cached before its run"
-    clicked = time.monotonic()
-    progress = []
-    outputs = client.run_background(
-        client.callback(scenario_page.ids.RUN, "n_clicks"),
-        {(scenario_page.ids.RUN, "n_clicks"): 1, (scenario_page.ids.HASH, "data"): scenario_hash,
-         (scenario_page.ids.VERSION, "data"): 0},
-        (scenario_page.ids.RUN, "n_clicks"), on_progress=progress.append)
-    finished = time.monotonic()
-    assert outputs.get(scenario_page.ids.VERSION) == {"data": 1}, f"the run did not finish: {outputs}"
-    after = client.call(show, {(scenario_page.ids.HASH, "data"): scenario_hash, (scenario_page.ids.VERSION, "data"): 1})
-    rows = {row["metric"]: row["value"] for row in after[scenario_page.ids.SUMMARY]["data"]}
-    assert rows["jobs"] == 300
-    return {"run_s": finished - clicked, "session_s": time.monotonic() - started, "progress_reports": len(progress)}
-
-
-def concurrent_sessions(base_url: str, data, count: int, deadline: float) -> tuple[list[str], list, float]:
-    """Save ``count`` load scenarios (seeds 1..count) and run one :func:`session` per scenario, all at once.
-
-    Returns the scenario hashes, each session's outcome (its timings, or the
-    exception it raised) and the wall seconds of the whole.
-    """
-    store = ScenarioStore(data / "scenarios")
-    hashes = [store.save(load_scenario(seed), f"load seed {seed}")["hash"] for seed in range(1, count + 1)]
-    started = time.monotonic()
-    with ThreadPoolExecutor(max_workers=count) as pool:
-        futures = [pool.submit(session, base_url, h, deadline) for h in hashes]
-        outcomes = []
-        for future in futures:
-            try:
-                outcomes.append(future.result(timeout=max(1.0, deadline - time.monotonic() + 5)))
-            except Exception as exc:  # noqa: BLE001 -- every failure is collected and reported by the caller
-                outcomes.append(exc)
-    return hashes, outcomes, time.monotonic() - started
-
-
-def test_twenty_concurrent_sessions_each_run_a_scenario_without_errors(served):
+@pytest.mark.system
+def test_concurrent_sessions_each_run_a_scenario_without_errors(served):
     base_url, data, job_processes = served
-    hashes, outcomes, wall = concurrent_sessions(base_url, data, SESSIONS, time.monotonic() + DEADLINE_S)
+    hashes, outcomes, _ = concurrent_sessions(base_url, data, SESSIONS, time.monotonic() + DEADLINE_S)
     assert len(set(hashes)) == SESSIONS
 
     errors = [f"session {i + 1}: {type(o).__name__}: {o}" for i, o in enumerate(outcomes) if isinstance(o, Exception)]
@@ -126,13 +51,6 @@ def test_twenty_concurrent_sessions_each_run_a_scenario_without_errors(served):
         time.sleep(0.1)
     assert job_processes() == [], "every finished run's job process must be gone"
 
-    runs = [o["run_s"] for o in outcomes]
-    sessions = [o["session_s"] for o in outcomes]
-    print(f"\nload: {SESSIONS} concurrent sessions, 0 errors, wall {wall:.2f} s; "
-          f"run latency p50 {percentile(runs, 50):.2f} s, p95 {percentile(runs, 95):.2f} s, "
-          f"max {max(runs):.2f} s; whole session p50 {percentile(sessions, 50):.2f} s, "
-          f"p95 {percentile(sessions, 95):.2f} s; progress reports seen "
-          f"{statistics.mean(o['progress_reports'] for o in outcomes):.1f} per run")
 
 
 def test_percentile_interpolates_between_ranks():

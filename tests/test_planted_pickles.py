@@ -27,8 +27,8 @@ from components.services.result_store import LEGACY_COUNT_FILE, result_key
 from components.services.runs import ResultCache
 from components.services.secret_key import FILE_NAME as SECRET_FILE
 from components.services.workspace import ScenarioStore
-from test_load import session
 from tests.support.dash_client import DEADLINE_S, DashClient, find_component, load_scenario
+from tests.support.load import session
 from tests.support.served import served_app
 
 pytestmark = pytest.mark.system

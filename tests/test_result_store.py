@@ -107,14 +107,11 @@ def test_missing_values_special_floats_and_empty_frames_come_back_exactly():
     assert again.jobs["user"].dtype == jobs["user"].dtype and again.timeline.empty
 
 
-def test_a_450000_job_result_with_a_million_row_timeline_loads_in_under_a_second(tmp_path):
+def test_a_450000_job_result_with_a_million_row_timeline_comes_back_whole(tmp_path):
+    """Its load time is bench/result_store.py's figure (tests assert behaviour, not time)."""
     big = made_up_result("big", jobs=450_000, timeline_rows=1_000_000)
     ResultCache(tmp_path).put(big)
-    started = time.perf_counter()
-    stored = reopened(tmp_path, big.scenario_hash)
-    took = time.perf_counter() - started
-    assert_same_result(stored, big)
-    assert took < 1.0, f"loading took {took:.2f} s"
+    assert_same_result(reopened(tmp_path, big.scenario_hash), big)
 
 
 # Entries of the earlier store (flask-caching's FileSystemCache holding SimulationResult.to_json text).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import resource
 import time
 
@@ -13,12 +14,15 @@ from components.services.run_limits import (
     CPU_ENV,
     DEFAULT_CPU_SECONDS,
     DEFAULT_MEMORY_MB,
+    HARD_LIMIT_GRACE_S,
     MEMORY_ENV,
     STOPPED,
     RunLimitExceeded,
     limited,
+    niced,
     run_cpu_seconds,
     run_memory_mb,
+    run_niceness,
 )
 
 
@@ -110,3 +114,52 @@ def test_a_bad_bound_is_refused_with_its_name(text):
     with pytest.raises(ValueError, match=MEMORY_ENV):
         run_memory_mb({MEMORY_ENV: text})
 
+
+
+def _two_bounded_runs_in_one_process(queue):
+    """As a Celery pool process runs jobs: one after another, in one process, without a hard limit."""
+    before = resource.getrlimit(resource.RLIMIT_CPU)
+    for _ in range(2):
+        try:
+            limited(_burn, 1, hard=False)()
+        except RunLimitExceeded as exc:
+            queue.put(str(exc))
+    queue.put(limited(lambda: "fits", 1, hard=False)())
+    queue.put(resource.getrlimit(resource.RLIMIT_CPU) == before)
+
+
+def test_a_process_that_runs_job_after_job_bounds_each_and_gets_its_limits_back():
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_two_bounded_runs_in_one_process, args=(queue,))
+    child.start()
+    answers = [queue.get(timeout=30) for _ in range(4)]
+    child.join(10)
+    assert [a.startswith(STOPPED) for a in answers[:2]] == [True, True]
+    assert answers[2:] == ["fits", True]
+
+
+def test_celery_runs_are_bounded_too(monkeypatch):
+    from components.scaleout.celery_app import celery_app
+    from components.services.celery_jobs import CeleryJobManager
+
+    monkeypatch.setenv(CPU_ENV, "120")
+    task = CeleryJobManager(celery_app("redis://127.0.0.1:1/15")).make_job_fn(_burn, progress=False,
+                                                                              key="bounds-check")
+    assert task.time_limit == 2 * 120 + HARD_LIMIT_GRACE_S   # the worker's backstop; the CPU bound itself is limited()'s
+
+
+def _priority(queue, increment):
+    niced(lambda: queue.put(os.nice(0)), increment)()
+
+
+def test_a_run_has_a_lower_cpu_priority_than_the_server():
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_priority, args=(queue, 10))
+    child.start()
+    assert queue.get(timeout=30) == min(19, os.nice(0) + 10)
+    child.join(10)
+    assert run_niceness({}) == 10 and run_niceness({"SCHEDSCOPE_RUN_NICENESS": "0"}) == 0
+    with pytest.raises(ValueError, match="SCHEDSCOPE_RUN_NICENESS must be 0 to 19"):
+        run_niceness({"SCHEDSCOPE_RUN_NICENESS": "25"})

@@ -19,7 +19,11 @@ class Services:
 
     ``results`` the ResultCache, ``uploads`` the UploadStore, ``scenarios``
     the ScenarioStore, ``sweeps`` the SweepStore, ``skipped`` a function
-    listing the data directory's unreadable files.
+    listing the data directory's unreadable files. With a login on, the
+    first three are the signed-in user's views of them
+    (:mod:`components.services.scoped`) and ``access`` holds who owns and
+    sees what (:class:`~components.services.access.Access`); without one,
+    ``access`` is None.
     """
 
     results: Any
@@ -27,6 +31,7 @@ class Services:
     scenarios: Any = None
     sweeps: Any = None
     skipped: Callable[[], list] | None = None
+    access: Any = None
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,18 @@ from contextlib import contextmanager
 
 from dash import CeleryManager, callback_context, html
 
-from .jobs import CLIENT_LIST_SECONDS, STOPPED_SECONDS, TAKEN, WAITING, LostJobs, status_outputs, stringify_id
+from .jobs import (
+    CLIENT_LIST_SECONDS,
+    STOPPED_SECONDS,
+    TAKEN,
+    WAITING,
+    CarryUser,
+    LostJobs,
+    status_outputs,
+    stringify_id,
+)
 from .run_cap import ClientCap
+from .run_limits import HARD_LIMIT_GRACE_S, limited, run_cpu_seconds, run_memory_mb
 from .runs import ResultStoreUnreachable, reachable, redis_address
 
 log = logging.getLogger(__name__)
@@ -55,7 +65,7 @@ class Heartbeat:
         self._thread.join()
 
 
-class CeleryJobManager(ClientCap, LostJobs, CeleryManager):
+class CeleryJobManager(CarryUser, ClientCap, LostJobs, CeleryManager):
     """Jobs on Celery workers (any machine), job state and heartbeats in the Celery result backend (Redis).
 
     Works with the JSON-only Celery app of :mod:`components.scaleout.celery_app`:
@@ -176,8 +186,16 @@ class CeleryJobManager(ClientCap, LostJobs, CeleryManager):
         return not started or bool(alive)
 
     def make_job_fn(self, fn, progress, key=None):
-        # Dash's own task, around our heartbeat; acknowledged when taken (celery_app.AckWhenTaken).
-        return super().make_job_fn(self._with_heartbeat(fn), progress, key)
+        # Dash's own task, around our heartbeat and the run's bounds; acknowledged when taken
+        # (celery_app.AckWhenTaken). The bounds are read where the task is built: in the worker, from its
+        # environment. The task's hard time limit (wall seconds, read by the worker from the task) is the
+        # backstop of the CPU bound, which a pool process cannot make hard (run_limits.limited): twice the
+        # CPU bound, so that a run sharing its core with another is not killed within its CPU-seconds.
+        cpu_seconds = run_cpu_seconds()
+        task = super().make_job_fn(self._with_heartbeat(limited(fn, cpu_seconds, run_memory_mb(), hard=False)),
+                                   progress, key)
+        task.time_limit = 2 * cpu_seconds + HARD_LIMIT_GRACE_S
+        return task
 
     def _with_heartbeat(self, fn):
         if inspect.iscoroutinefunction(fn):

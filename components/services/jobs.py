@@ -67,8 +67,9 @@ import psutil
 from dash import DiskcacheManager, callback_context, html, no_update
 from dash.exceptions import BackgroundCallbackError
 
+from .login import JOB_USER, current_user
 from .run_cap import ClientCap, RunRefused
-from .run_limits import STOPPED, limited, run_cpu_seconds, run_memory_mb
+from .run_limits import STOPPED, limited, niced, run_cpu_seconds, run_memory_mb, run_niceness
 from .runs import ResultStoreUnreachable
 from .storage import atomic_write
 
@@ -196,15 +197,35 @@ class LostJobs:
         return lost_job_result()
 
 
-class JobManager(ClientCap, LostJobs, DiskcacheManager):
+class CarryUser:
+    """Manager mix-in: a background run runs as the user who started it.
+
+    The signed-in user of the request that starts the job is written into the
+    job's callback context (``custom_data``, which Dash hands to the job
+    process or the Celery task with the rest of the context, as JSON), where
+    :func:`~components.services.login.current_user` finds it: the run's
+    result is owned by that user, and it may use only the uploads that user
+    sees. Without a login nothing is added.
+    """
+
+    def call_job_fn(self, key, job_fn, args, context):
+        user = current_user()
+        if user is not None:
+            context["custom_data"] = {**(context.get("custom_data") or {}), JOB_USER: user}
+        return super().call_job_fn(key, job_fn, args, context)
+
+
+class JobManager(CarryUser, ClientCap, LostJobs, DiskcacheManager):
     """The embedded manager: job processes on this machine, job state in a diskcache directory.
 
     Every job runs under the CPU-time and memory bounds of :mod:`.run_limits`
-    (read when the app is built).
+    (read when the app is built), at a CPU priority below the web server's
+    (``SCHEDSCOPE_RUN_NICENESS``, default 10), so that pages stay quick while runs use every core.
     """
 
     def make_job_fn(self, fn, progress, key=None):
-        return super().make_job_fn(limited(fn, run_cpu_seconds(), run_memory_mb()), progress, key)
+        bounded = limited(fn, run_cpu_seconds(), run_memory_mb())
+        return super().make_job_fn(niced(bounded, run_niceness()), progress, key)
 
     def _mark_stopped(self, job):
         self.handle.set(f"schedscope-stopped-{job}", True, expire=STOPPED_SECONDS)

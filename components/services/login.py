@@ -20,6 +20,12 @@ needs a signed-in user:
 
 A page asked for without a user is redirected to ``/login`` (with the page to
 return to); any other request (callbacks, downloads, scripts) is answered 401.
+
+:func:`current_user` names the signed-in user of the request -- or, in a
+background run, the user who started it: the job managers carry the name
+in the job's callback context (``custom_data``, Dash's public way to pass
+data to a background callback; see :class:`components.services.jobs.CarryUser`).
+With no login it is ``None``, and the app is single-user.
 """
 
 from __future__ import annotations
@@ -35,7 +41,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from flask import Flask, Response, redirect, request, session
+from dash import callback_context
+from dash.exceptions import MissingCallbackContextException
+from flask import Flask, Response, current_app, has_request_context, redirect, request, session
 from werkzeug.security import check_password_hash, generate_password_hash
 
 log = logging.getLogger(__name__)
@@ -44,6 +52,10 @@ USERS_ENV = "SCHEDSCOPE_USERS"
 HEADER_ENV = "SCHEDSCOPE_USER_HEADER"
 LOGIN, LOGOUT = "/login", "/logout"
 SESSION_USER = "user"
+#: The Flask config entry naming the login in force: "users", "header", or absent (single-user).
+MODE_CONFIG, HEADER_CONFIG = "SCHEDSCOPE_LOGIN", "SCHEDSCOPE_USER_HEADER"
+#: The key of a background job's ``custom_data`` that names the user who started it.
+JOB_USER = "schedscope_user"
 
 
 class UsersFileError(ValueError):
@@ -103,14 +115,38 @@ def install(server: Flask, environ=None) -> None:
     header = environ.get(HEADER_ENV, "").strip()
     users_path = environ.get(USERS_ENV, "").strip()
     if header:
+        server.config.update({MODE_CONFIG: "header", HEADER_CONFIG: header})
         server.before_request(lambda: _require_header(header))
     elif users_path:
         users = UsersFile(Path(users_path))
         users.users()   # a missing or malformed file stops the server at start, naming the line
-        server.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax")
+        server.config.update({MODE_CONFIG: "users", "SESSION_COOKIE_HTTPONLY": True, "SESSION_COOKIE_SAMESITE": "Lax"})
         server.before_request(_require_session(users))
         server.add_url_rule(LOGIN, "login", _login_view(users), methods=["GET", "POST"])
         server.add_url_rule(LOGOUT, "logout", _logout, methods=["GET", "POST"])
+
+
+def enabled(server: Flask) -> bool:
+    """Whether ``server`` asks for a login (then every item has owners; see :mod:`.access`)."""
+    return bool(server.config.get(MODE_CONFIG))
+
+
+def current_user() -> str | None:
+    """The user a background run was started by, else the request's signed-in user; None without a login."""
+    try:
+        carried = callback_context.custom_data.get(JOB_USER)
+    except (MissingCallbackContextException, LookupError):   # not in a callback (a page, a download)
+        carried = None
+    if carried:
+        return carried
+    if not has_request_context():
+        return None
+    mode = current_app.config.get(MODE_CONFIG)
+    if mode == "header":
+        return request.headers.get(current_app.config[HEADER_CONFIG]) or None
+    if mode == "users":
+        return session.get(SESSION_USER)
+    return None
 
 
 def _require_header(header: str):

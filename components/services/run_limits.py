@@ -16,19 +16,24 @@ Each run of the embedded manager is a process forked from the web server;
 Either way the run raises :class:`RunLimitExceeded`, whose message (which
 limit, and for memory by how much it was over) the page shows on its status
 line (see :func:`components.services.jobs.report_lost_job`). The web server itself is
-never limited. (Runs on Celery workers are bounded by the workers' own
-``--time-limit`` and ``--max-memory-per-child``.)
+never limited. Runs on Celery workers get the same two bounds in the worker's
+pool process, put back after each run (the process runs the next one), and
+the Celery task's hard time limit as the backstop (see
+:class:`~components.services.celery_jobs.CeleryJobManager`).
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import resource
 import signal
 import threading
 
 import psutil
+
+log = logging.getLogger(__name__)
 
 CPU_ENV = "SCHEDSCOPE_RUN_CPU_SECONDS"
 DEFAULT_CPU_SECONDS = 3600
@@ -38,6 +43,10 @@ DEFAULT_MEMORY_MB = 8192
 MEMORY_CHECK_S = 0.2
 #: Start of every message of a run stopped at its limit (the page recognises it).
 STOPPED = "The run was stopped:"
+NICE_ENV = "SCHEDSCOPE_RUN_NICENESS"
+#: A run's CPU priority below the web server's (nice steps): with every core busy running, pages are still
+#: answered first (the kernel gives a nice-0 thread about nine times the CPU share of a nice-10 one).
+DEFAULT_NICENESS = 10
 #: Grace between the soft limit (SIGXCPU, a clean stop) and the hard one (SIGKILL).
 HARD_LIMIT_GRACE_S = 30
 
@@ -114,30 +123,78 @@ class _MemoryWatch:
                 return
 
 
-def limited(fn, cpu_seconds: int, memory_mb: int = DEFAULT_MEMORY_MB):
-    """``fn`` run under a CPU-time bound of ``cpu_seconds`` and a resident-memory bound of ``memory_mb`` MiB,
-    in the calling process (a run's own process, whose main thread calls it)."""
+def run_niceness(environ=None) -> int:
+    """How much lower a run's CPU priority is than the web server's: ``SCHEDSCOPE_RUN_NICENESS`` (0..19), else 10."""
+    value = whole_number_setting(environ, NICE_ENV, DEFAULT_NICENESS, "steps", minimum=0, minimum_text="0 to 19")
+    if value > 19:
+        raise ValueError(f"{NICE_ENV} must be 0 to 19, got {value}")
+    return value
+
+
+def niced(fn, increment: int):
+    """``fn`` run at a CPU priority ``increment`` steps below the calling process's (``os.nice``), for a process
+    that ends with its run: an unprivileged process cannot raise its priority again."""
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
+        if increment:
+            os.nice(increment)
+        return fn(*args, **kwargs)
+
+    return run
+
+
+def _at_most(value: int, cap: int) -> int:
+    """``value`` capped at ``cap``, either of them possibly ``RLIM_INFINITY``."""
+    if cap == resource.RLIM_INFINITY:
+        return value
+    return cap if value == resource.RLIM_INFINITY else min(value, cap)
+
+
+def limited(fn, cpu_seconds: int, memory_mb: int = DEFAULT_MEMORY_MB, *, hard: bool = True):
+    """``fn`` run under a CPU-time bound of ``cpu_seconds`` and a resident-memory bound of ``memory_mb`` MiB,
+    in the calling process (a run's own process, whose main thread calls it).
+
+    ``hard``: also lower the process's hard CPU limit (the kernel kills it
+    :data:`HARD_LIMIT_GRACE_S` after the soft one), for a process that ends
+    with its run (the embedded manager's). A process that runs one job after
+    another (a Celery worker's pool process) passes ``hard=False``: a hard
+    limit cannot be raised again, so the next job could not get its share;
+    there the worker's task time limit is the backstop. Either way the soft
+    limit and the signal handlers are put back when ``fn`` returns. Called
+    outside a main thread (where no signal can be handled) ``fn`` runs
+    unbounded, and a warning says so.
+    """
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        if threading.current_thread() is not threading.main_thread():
+            log.warning("run bounds need the process's main thread; this run is not bounded")
+            return fn(*args, **kwargs)
         usage = resource.getrusage(resource.RUSAGE_SELF)
         soft = int(usage.ru_utime + usage.ru_stime) + cpu_seconds
-        _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-        wanted_hard = soft + HARD_LIMIT_GRACE_S
-        resource.setrlimit(resource.RLIMIT_CPU,
-                           (soft, wanted_hard if hard == resource.RLIM_INFINITY else min(hard, wanted_hard)))
+        before = resource.getrlimit(resource.RLIMIT_CPU)
+        limit_hard = before[1]
+        if hard:
+            wanted = soft + HARD_LIMIT_GRACE_S
+            limit_hard = wanted if limit_hard == resource.RLIM_INFINITY else min(limit_hard, wanted)
+        resource.setrlimit(resource.RLIMIT_CPU, (_at_most(soft, limit_hard), limit_hard))
 
         def cpu_stop(signum, frame):
             raise RunLimitExceeded(cpu_message(cpu_seconds))
 
-        signal.signal(signal.SIGXCPU, cpu_stop)
         watch = _MemoryWatch(memory_mb)
 
         def memory_stop(signum, frame):
             raise RunLimitExceeded(memory_message(memory_mb, watch.reached_mb))
 
-        signal.signal(signal.SIGUSR2, memory_stop)   # before the watch can signal
-        with watch:
-            return fn(*args, **kwargs)
+        handlers = signal.signal(signal.SIGXCPU, cpu_stop), signal.signal(signal.SIGUSR2, memory_stop)
+        try:
+            with watch:   # the handler is in place before the watch can signal
+                return fn(*args, **kwargs)
+        finally:
+            resource.setrlimit(resource.RLIMIT_CPU, (_at_most(before[0], limit_hard), limit_hard))
+            signal.signal(signal.SIGXCPU, handlers[0])
+            signal.signal(signal.SIGUSR2, handlers[1])
 
     return run

@@ -38,8 +38,10 @@ def split_output(output: str) -> list[dict]:
 class DashClient:
     """One browser session against a Dash app, over HTTP (urllib, no browser)."""
 
-    def __init__(self, base_url: str, deadline: float | None = None):
+    def __init__(self, base_url: str, deadline: float | None = None, headers: dict | None = None):
+        """``headers`` go with every request (e.g. the user a reverse proxy signed in)."""
         self.base_url = base_url.rstrip("/")
+        self.headers = dict(headers or {})
         self.deadline = deadline if deadline is not None else time.monotonic() + DEADLINE_S
         self.end_id: str | None = None
         self.dependencies: list[dict] = []
@@ -56,7 +58,7 @@ class DashClient:
         url = self.base_url + path + ("?" + urllib.parse.urlencode(args) if args else "")
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(url, data=data, method="POST" if data is not None else "GET",
-                                         headers={"Content-Type": "application/json"} if data else {})
+                                         headers={**self.headers, **({"Content-Type": "application/json"} if data else {})})
         try:
             with urllib.request.urlopen(request, timeout=self._timeout()) as response:
                 return response.status, response.read()

@@ -10,11 +10,12 @@ from sched_engine import ScenarioError
 
 from ...services.workspace import permalink
 from ...widgets.fields import error
-from . import ids, lists
+from . import ids, lists, sharing
 
 
-def listed(services, _, contents, filename):
-    """The three lists and the unreadable files, after saving an uploaded scenario (if one came)."""
+def listed(services, _, __, contents, filename):
+    """The three lists, the unreadable files and the sharing panel, after saving an uploaded scenario (if one came)
+    or sharing an item."""
     message = ""
     if contents:
         try:
@@ -25,7 +26,7 @@ def listed(services, _, contents, filename):
             message = error(f"Not saved: {exc}")
     return (lists.scenario_rows(services.scenarios.listing()), lists.run_rows(services.results.listing()),
             lists.upload_rows(services.uploads.listing()), message,
-            lists.skipped_section(services.skipped() if services.skipped else []))
+            lists.skipped_section(services.skipped() if services.skipped else []), *sharing.panel_state(services))
 
 
 def register(app, services) -> None:
@@ -33,5 +34,12 @@ def register(app, services) -> None:
     app.callback(
         Output(ids.SCENARIOS, "data"), Output(ids.RUNS, "data"), Output(ids.UPLOADS, "data"),
         Output(ids.UPLOAD_MSG, "children"), Output(ids.SKIPPED, "children"),
-        Input(ids.REFRESH, "n_clicks"), Input(ids.SCENARIO_UPLOAD, "contents"), State(ids.SCENARIO_UPLOAD, "filename"),
+        Output(ids.SHARE_ITEM, "options"), Output(ids.SHARED, "children"), Output(ids.SHARE_PANEL, "style"),
+        Input(ids.REFRESH, "n_clicks"), Input(ids.SHARE_MSG, "children"), Input(ids.SCENARIO_UPLOAD, "contents"),
+        State(ids.SCENARIO_UPLOAD, "filename"),
     )(partial(listed, services))
+    app.callback(Output(ids.SHARE_WITH, "value"), Output(ids.SHARE_EVERYONE, "value"),
+                 Input(ids.SHARE_ITEM, "value"))(partial(sharing.chosen, services))
+    app.callback(Output(ids.SHARE_MSG, "children"), Input(ids.SHARE, "n_clicks"), State(ids.SHARE_ITEM, "value"),
+                 State(ids.SHARE_WITH, "value"), State(ids.SHARE_EVERYONE, "value"),
+                 prevent_initial_call=True)(partial(sharing.share, services))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dash import dash_table, html
 
 from ...widgets.fields import upload_box
-from . import ids
+from . import ids, sharing
 
 
 def listing_table(component_id: str, columns: list[str], markdown: str) -> dash_table.DataTable:
@@ -36,6 +36,7 @@ def layout() -> html.Div:
             html.Section([html.H3("Uploaded files"),
                           listing_table(ids.UPLOADS, ["file", "kind", "size (bytes)", "uploaded", "stored as"], "")],
                          className="panel"),
+            sharing.panel(),
             html.Div(id=ids.SKIPPED),
         ],
         className="workspace-page",
