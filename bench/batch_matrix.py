@@ -1,6 +1,7 @@
 """Klusáček & Rudová's scenario matrix: BASIC / EXT-FAIL / EXT-REQ / EXT-ALL × policies, and the paper's trends.
 
     .venv/bin/python bench/batch_matrix.py [--jobs 3000] [--seeds 3] [--load 5] [--window 2000] [--quick]
+    .venv/bin/python bench/batch_matrix.py --ablation      # which of Alea's EASY rules moves BASIC / EXT-FAIL
 
 Set-up (spec §2): the 14 MetaCentrum clusters (806 CPUs,
 ``sample_traces/metacentrum-2009.machines``) and their 2009 failure trace; the
@@ -26,6 +27,8 @@ textbook (``easy``) and Alea's (``easy-alea``, docs/readings.md) -- over
 ``--seeds`` windows of ``--window`` consecutive jobs of the excerpt (BASIC
 and EXT-FAIL draw nothing at random, so seeds would repeat one run), with
 CONS's slowdown relative to each EASY per window ("equal": within 1%).
+``--ablation`` instead runs ``easy-alea`` with one of its rules at a time
+put back to textbook EASY's, to show which rule makes the difference.
 """
 
 from __future__ import annotations
@@ -131,6 +134,47 @@ def section_61(size: int, count: int, load: float) -> list[str]:
     return verdicts
 
 
+def ablation(jobs: int, load: float) -> None:
+    """Alea-like EASY with one rule at a time put back to textbook EASY's (BASIC, EXT-FAIL; mean slowdown)."""
+    from sched_engine.batch import ENGINE
+    from sched_engine.batch.model import normalize_model
+    from sched_engine.batch.policies.alea_easy import AleaEASY
+
+    class TextbookCluster(AleaEASY):
+        """Backfilled jobs take the first allowed cluster in preference order (textbook EASY)."""
+
+        def _cluster_for(self, job, now, shadow, reserved, usable):
+            sim = self.sim
+            spares = now + sim.estimate[job] < shadow or sim.procs[job] <= usable
+            return next((c for c in sim.candidates[job] if sim.clusters[c].free_total >= sim.procs[job]
+                         and (c != reserved or spares)), -1)
+
+    class TextbookTies(AleaEASY):
+        """The reservation on the first of equal starts; a job ending at the reservation may backfill."""
+
+        def _reserve(self, job):
+            found = super()._reserve(job)
+            if found is None:
+                return None
+            ties = [c for c in self.sim.candidates[job]
+                    if (e := self._earliest(c, self.sim.procs[job])) is not None and e[0] == found[0]]
+            first = ties[0] if ties else found[1]
+            return found[0], first, self._earliest(first, self.sim.procs[job])[1]
+
+        def _cluster_for(self, job, now, shadow, reserved, usable):
+            return super()._cluster_for(job, now, float(np.nextafter(shadow, np.inf)), reserved, usable)
+
+    variants = {"easy-alea": AleaEASY, "textbook cluster choice": TextbookCluster,
+                "textbook ties and ends-by": TextbookTies}
+    print(f"Alea-like EASY ablation, first {jobs} jobs at {load:g}x, mean slowdown")
+    for scenario in ("BASIC", "EXT-FAIL"):
+        spec = normalize_model(model(jobs, scenario == "EXT-FAIL", False, load=load))
+        for name, policy in variants.items():
+            summary = ENGINE.run(spec, policy(reservation_clusters="suitable"), np.random.default_rng(1))[2]
+            slowdown = float(summary.set_index("metric").loc["mean_slowdown", "value"])
+            print(f"  {scenario:<9} {name:<28} {slowdown:8.2f}")
+
+
 def check(label: str, ok: bool) -> bool:
     print(f"  {'PASS' if ok else 'FAIL'}  {label}")
     return ok
@@ -143,7 +187,11 @@ def main(argv=None) -> int:
     parser.add_argument("--load", type=float, default=5.0, help="submit the jobs this many times as fast as logged")
     parser.add_argument("--window", type=int, default=2000, help="jobs per window of the §6.1 comparison")
     parser.add_argument("--quick", action="store_true", help="1000 jobs, windows of 1000")
+    parser.add_argument("--ablation", action="store_true", help="only the Alea-like EASY ablation")
     args = parser.parse_args(argv)
+    if args.ablation:
+        ablation(1000 if args.quick else args.jobs, args.load)
+        return 0
     if args.seeds < 3:
         parser.error("--seeds: a trend is judged over at least 3 seeds")
     jobs, seeds = (1000 if args.quick else args.jobs), args.seeds
