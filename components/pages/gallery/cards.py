@@ -117,7 +117,8 @@ BATCH_EQUAL = 0.01   # "equal": within 1%, as bench/batch_matrix.py
 BATCH_TEXTBOOK_READING = ("CONS ≥ EASY slowdown without requirements (BASIC, §6.1), textbook EASY (Lifka: backfilled "
                           "jobs take the first allowed cluster). The paper ran Alea's EASY: next row")
 BATCH_ALEA_READING = ("CONS ≥ EASY slowdown without requirements (BASIC, §6.1), Alea-like EASY (easy-alea: backfilled "
-                      "jobs take the last of equally fast clusters, off the reserved one; equal: within 1%)")
+                      "jobs take the last of equally fast clusters, off the reserved one; equal: within 1%). On this "
+                      "set-up; on other windows of the trace neither reading holds every time (docs/readings.md)")
 
 
 # Fig. 4's HUG figure is not reproduced: with elastic demands (§II-A) DL2 ends full.
