@@ -66,7 +66,7 @@ def run_trace(task: tuple[dict, dict]) -> dict:
     trace = {"distribution": point["distribution"], "jobs": point["jobs"], "arrival_s": point["arrival_s"],
              **{name: point[name] for name in ELASTIC_AXES}}
     jobs = generate_trace(trace, np.random.default_rng(point["seed"]))
-    out = {"distribution": point["distribution"],
+    out = {"distribution": point["distribution"], "maxima": {name: point[name][1] for name in ELASTIC_AXES},
            "mega_skip": _average(point, Meganode("skip"), 1.0, jobs),
            "mega_wait": _average(point, Meganode("wait"), 1.0, jobs)}
     for factor in PENALTIES:
@@ -83,6 +83,16 @@ def _cell(wins: int, n: int) -> str:
     return f"{wins / n:5.1%} [{low:5.1%}, {high:5.1%}]"
 
 
+def _print_by_axis(part: list[dict]) -> None:
+    """The share vs the skip Meganode split by each Table 2 maximum (the other two pooled)."""
+    for name in ELASTIC_AXES:
+        for value in sorted({r["maxima"][name] for r in part}):
+            rows = [r for r in part if r["maxima"][name] == value]
+            cells = "  ".join(f"{factor:g}x {_cell(sum(r[f'me_{factor:g}'] < r['mega_skip'] for r in rows), len(rows))}"
+                              for factor in PENALTIES)
+            print(f"{'':>12} {name} max {value:g} (N {len(rows)}): {cells}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--maxima", type=int, default=3, help="maxima per Table 2 interval (configurations: cube)")
@@ -93,6 +103,8 @@ def main() -> None:
                         help="YARN-ME's disk bandwidth for elastic spills, MB/s (default: no limit, as in §6.1)")
     parser.add_argument("--spill", type=float, default=30.0, help="MB/s one elastic task spills at")
     parser.add_argument("--original", action="store_true", help="also YARN-ME as before issue 20")
+    parser.add_argument("--by-axis", action="store_true",
+                        help="also the share vs the skip Meganode per value of each Table 2 maximum")
     parser.add_argument("--quick", action="store_true", help="2 maxima, 2 traces")
     parser.add_argument("--workers", type=int, default=2, help="local processes (default 2)")
     args = parser.parse_args()
@@ -131,6 +143,8 @@ def main() -> None:
                 orig = np.array([r[f"orig_{factor:g}"] for r in part])
                 line += f"  {_cell(int(np.sum(orig < np.array([r['mega_wait'] for r in part]))), n):>24}"
             print(line + f"  {PAPER.get((distribution, factor), '-')}")
+        if args.by_axis:
+            _print_by_axis(part)
         skip_s = np.array([r["mega_skip"] for r in part])
         wait_s = np.array([r["mega_wait"] for r in part])
         print(f"{'':>12} Meganode skip / wait average job runtime: median {np.median(skip_s / wait_s):.3f}, "

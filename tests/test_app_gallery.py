@@ -4,7 +4,7 @@ import pytest
 
 from app import PAGES
 from components.pages.gallery import callbacks as gallery_page
-from components.pages.gallery.cards import CARDS, HUG_IDLE_ROW, run_card
+from components.pages.gallery.cards import BATCH_TEXTBOOK_READING, CARDS, HUG_IDLE_ROW, run_card
 from components.pages.gallery.layout import card_section
 from components.services.runs import ResultCache
 
@@ -12,9 +12,7 @@ from components.services.runs import ResultCache
 # (docs/readings.md, "Libra: data volume and slots"): with 2 slots per machine round-robin puts at
 # most two containers on a machine, so the baselines get 1/2 (per-flow about 0.44), not 0.23-0.40;
 # Libra gets 1.0 (paper 0.952). Batch: the §6.1 finding holds under Alea's EASY, not textbook EASY.
-BATCH_READING = ("CONS ≥ EASY slowdown without requirements (BASIC, §6.1). Our EASY is textbook (Lifka); "
-                 "the paper's is Alea's, which lets backfilled jobs delay the queue head")
-KNOWN_DISAGREEMENTS = {"batch-fig2": {BATCH_READING},
+KNOWN_DISAGREEMENTS = {"batch-fig2": {BATCH_TEXTBOOK_READING},
                        "libra-fig6": {"mean isolation guarantee, baseline", "mean isolation guarantee, drf",
                                       "mean isolation guarantee, hug"},
                        "libra-fig1": {HUG_IDLE_ROW}}

@@ -55,6 +55,7 @@ from .model import (
 )
 from .pending import pending_frame
 from .policies import EASY, FCFS, FCFSLB, Conservative, LocalSearch
+from .policies.alea_easy import ALEA_EASY_SCHEMA, AleaEASY
 from .simulate import KILLED, STATUS_NAMES, BatchSimulation
 from .traces import TraceError
 
@@ -210,6 +211,7 @@ POLICIES = [
     PolicyEntry(ENGINE_NAME, "fcfs-lb", "FCFS-LB", FCFSLB, "FCFS with a uniformly random suitable cluster.",
                 randomised=True),
     PolicyEntry(ENGINE_NAME, "easy", "EASY", EASY, "EASY backfilling: a reservation for the queue head."),
+    PolicyEntry(ENGINE_NAME, "easy-alea", "EASY (Alea)", AleaEASY, "EASY as the Alea simulator runs it (docs/readings.md).", schema=ALEA_EASY_SCHEMA),
     PolicyEntry(ENGINE_NAME, "cons", "Conservative", Conservative, "Conservative backfilling: a reservation for every job."),
     PolicyEntry(ENGINE_NAME, "ls", "Local Search", LocalSearch, "Conservative schedule improved by local search every 5 min.",
                 schema={"interval_s": Param("number", "seconds between two searches", low=0, low_open=True),

@@ -31,6 +31,7 @@ BATCH_BASE = {"trace": {"path": "sample_traces/hpc2n-excerpt.swf", "max_jobs": 3
 BATCH_EXT_ALL = {**BATCH_BASE, "requirements": True, "synthetic_requirements": {"share": 0.5},
                  "failures": {"kind": "trace", "path": "sample_traces/metacentrum-2009.failures", "align": "start"}}
 BATCH_POLICIES = ("fcfs", "easy", "cons")
+BATCH_BASIC_POLICIES = (*BATCH_POLICIES, "easy-alea")
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,7 @@ def _batch_rows(results: dict) -> list[dict]:
     cons_better, cons_seeds = on_seeds(lambda s: ext_all("cons", s) <= ext_all("easy", s))
     killed, killed_seeds = on_seeds(lambda s: ext_all("easy", s, "killed") > 0)
     basic_cons, basic_easy = value("basic-cons", "mean_slowdown"), value("basic-easy", "mean_slowdown")
+    basic_alea = value("basic-easy-alea", "mean_slowdown")
     return [
         _row("utilisation of the 806 CPUs (BASIC, EASY)", "≈ 0.43", round(utilisation, 3),
              _close(utilisation, 0.43, 0.05)),
@@ -102,10 +104,21 @@ def _batch_rows(results: dict) -> list[dict]:
              f"{cons_seeds}; mean {mean_ext_all('cons'):.2f} vs {mean_ext_all('easy'):.2f}", cons_better),
         _row("jobs killed by machine failures (EASY, EXT-ALL)", "> 0",
              f"{killed_seeds}; mean {mean_ext_all('easy', 'killed'):.0f}", killed),
-        _reading_row("CONS ≥ EASY slowdown without requirements (BASIC, §6.1). Our EASY is textbook (Lifka); "
-                     "the paper's is Alea's, which lets backfilled jobs delay the queue head",
-                     "yes", f"CONS {basic_cons:.2f} vs EASY {basic_easy:.2f}", basic_cons >= basic_easy),
+        _reading_row(BATCH_TEXTBOOK_READING, "yes", f"CONS {basic_cons:.2f} vs EASY {basic_easy:.2f}",
+                     basic_cons >= basic_easy),
+        _row(BATCH_ALEA_READING, "yes", f"CONS {basic_cons:.2f} vs Alea EASY {basic_alea:.2f}",
+             basic_cons >= (1 - BATCH_EQUAL) * basic_alea),
     ]
+
+
+# §6.1: "If no specific job requirements are used (BASIC, EXT-FAIL), CONS produces worse or equal results than
+# EASY in all cases." The paper ran Alea's EASY (docs/readings.md, "Batch: which EASY"); both readings are shown.
+BATCH_EQUAL = 0.01   # "equal": within 1%, as bench/batch_matrix.py
+BATCH_TEXTBOOK_READING = ("CONS ≥ EASY slowdown without requirements (BASIC, §6.1), textbook EASY (Lifka: backfilled "
+                          "jobs take the first allowed cluster). The paper ran Alea's EASY: next row")
+BATCH_ALEA_READING = ("CONS ≥ EASY slowdown without requirements (BASIC, §6.1), Alea-like EASY (easy-alea: backfilled "
+                      "jobs take the last of equally fast clusters, off the reserved one; equal: within 1%). On this "
+                      "set-up; on other windows of the trace neither reading holds every time (docs/readings.md)")
 
 
 # Fig. 4's HUG figure is not reproduced: with elastic demands (§II-A) DL2 ends full.
@@ -196,9 +209,10 @@ CARDS = (
     Card("batch-fig2", "Complete data sets, Fig. 2: what failures and requirements do",
          "Klusáček & Rudová, §5, Fig. 2 trends. Here: the HPC2N excerpt's first 3000 jobs at 5× their logged "
          "arrival rate (≈ the paper's 43% utilisation), on the MetaCentrum clusters and their 2009 failures; "
-         "requirements synthetic (seeds 1–3), as the authors' MetaCentrum workload is not available here",
+         "requirements synthetic (seeds 1–3): the authors published their MetaCentrum workload, but it is not "
+         "available here. §6.1's CONS-vs-EASY finding depends on which EASY: textbook and Alea-like rows",
          {**{f"basic-{policy}": {"engine": "batch", "policy": policy, "seed": 1, "model": BATCH_BASE,
-                                 "name": "gallery BASIC"} for policy in BATCH_POLICIES},
+                                 "name": "gallery BASIC"} for policy in BATCH_BASIC_POLICIES},
           **{f"ext-all-{policy}-{seed}": {"engine": "batch", "policy": policy, "seed": seed, "model": BATCH_EXT_ALL,
                                           "name": f"gallery EXT-ALL seed {seed}"}
              for policy in BATCH_POLICIES for seed in BATCH_SEEDS}},
