@@ -50,8 +50,12 @@ dev: $(VENV)/.runtime
 lint: $(VENV)/.testing
 	$(VENV)/bin/ruff check .
 
+# Two pytest workers (pytest-xdist), each taking whole test files: browser tests mostly wait on the page, so two
+# run side by side on two cores. TEST_WORKERS=0 runs everything in this one process.
+TEST_WORKERS ?= 2
+
 test: $(VENV)/.testing browser redis
-	$(PY) -m pytest -c tests/pytest.ini --rootdir=. $(PYTEST_ARGS)
+	$(PY) -m pytest -c tests/pytest.ini --rootdir=. $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile) $(PYTEST_ARGS)
 
 # A Celery worker for the app's runs; start one on each worker machine, all against the same Redis:
 #   REDIS_URL=redis://host:6379/0 make worker      (WORKER_ARGS="--concurrency=4" to choose the processes)
