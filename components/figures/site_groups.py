@@ -54,7 +54,8 @@ def top_groups(runs, limit: int = GROUP_LIMIT) -> tuple[list[str], list[str]]:
 
 def _merged_series(rows: pd.DataFrame, how: str) -> tuple[np.ndarray, np.ndarray]:
     """One step series from several entities' step series: their sum or minimum at every sample time."""
-    wide = rows.pivot_table(index="time", columns="entity", values="value", aggfunc="last").sort_index().ffill()
+    rows = rows.drop_duplicates(["time", "entity"], keep="last")
+    wide = rows.pivot(index="time", columns="entity", values="value").sort_index().ffill()
     if how == "sum":
         return wide.index.to_numpy(float), wide.fillna(0.0).sum(axis=1).to_numpy(float)
     return wide.index.to_numpy(float), wide.min(axis=1, skipna=True).to_numpy(float)
