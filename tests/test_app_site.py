@@ -216,6 +216,8 @@ def test_two_sites_compared_side_by_side_with_differences_marked(uploads):
         "policy", "metric", "site A", "site B"]
     cancelled = next(r for r in results if r["metric"] == "Cancelled jobs")
     assert cancelled["differs"] == "◆" and cancelled["site B"] == "200 jobs"
+    utilisation = next(r for r in results if r["metric"] == "Utilisation")
+    assert utilisation["site A"].endswith("%") and float(utilisation["site A"][:-1]) <= 100
     rows, columns, _ = callbacks.summary(_Results(loaded), [record for record, _ in loaded])
     assert [row["site"] for row in rows] == ["A", "B"]
 

@@ -227,12 +227,13 @@ def result_rows(pairs, engine: str = "site") -> list[dict]:
     rows = []
     for policy, value_a, value_b in pairs:
         for metric in RESULT_METRICS:
-            a, b = (catalogue.rounded(metric, float(read(metric)), engine) for read in (value_a, value_b))
-            a, b = (float("nan") if v is None else float(v) for v in (a, b))
+            a, b = float(value_a(metric)), float(value_b(metric))
+            shown = [catalogue.rounded(metric, value, engine) for value in (a, b)]
+            apart = differs(*(float("nan") if v is None else float(v) for v in shown))
             better = catalogue.better(metric, a, b, engine)
             rows.append({"policy": policy, "metric": catalogue.label(metric, engine),
                          "site A": catalogue.formatted(metric, a, engine),
                          "site B": catalogue.formatted(metric, b, engine),
-                         "better": "" if better is None or not differs(a, b) else ("B" if better else "A"),
-                         "differs": MARK if differs(a, b) else ""})
+                         "better": "" if better is None or not apart else ("B" if better else "A"),
+                         "differs": MARK if apart else ""})
     return rows
