@@ -1,6 +1,7 @@
 """The Site study page in headless Chromium (dash_duo): the sample, its derived tree, an edited weight, two
 policies, a clicked group, and a second site compared."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,10 @@ def test_sample_tree_weight_two_policies_a_group_and_a_second_site(dash_duo, tmp
     dash_duo.wait_for_contains_text(f"#{page.ids.ORGANISATION}", "group 1", timeout=TIMEOUT)
     dash_duo.wait_for_contains_text(f"#{page.ids.HARDWARE}", "240 CPUs", timeout=TIMEOUT)
     dash_duo.wait_for_element(f"#{EDITOR.tree} canvas", timeout=TIMEOUT)
+    # The tree drawn is the new one (the 2,000-job tree before it had other users): as many users as it says.
+    users = int(re.search(r"(\d+) users", dash_duo.find_element(f"#{page.ids.ORG_ORIGIN}").text).group(1))
+    until(lambda: dash_duo.driver.execute_script(
+        f"return document.getElementById('{EDITOR.tree}')._cyreg.cy.nodes('.user').length") == users, timeout=TIMEOUT)
     user = until(lambda: dash_duo.driver.execute_script(_TAP_FIRST_USER, EDITOR.tree), timeout=TIMEOUT)
     dash_duo.wait_for_contains_text(f"#{EDITOR.form_title}", user, timeout=TIMEOUT)
     dash_duo.driver.execute_script(f"document.getElementById('{page.ids.ORG_ORIGIN}').scrollIntoView()")

@@ -66,7 +66,8 @@ def organisation_views(draft):
     users = len(tree_editor.leaf_names(tree, organisation.is_user))
     groups = len(tree.get("children", ()))
     return (tree_editor.tree_elements(tree, organisation.is_user, "user"), organisation.node_rows(tree),
-            f"{groups:,} groups, {users:,} users; {draft['origin']}.")
+            f"{groups:,} group{'s' if groups != 1 else ''}, {users:,} user{'s' if users != 1 else ''}; "
+            f"{draft['origin']}.")
 
 
 def select_node(tap, cell):
