@@ -3,8 +3,10 @@
 Pure functions: ``runs`` are ``(label, jobs, timeline)`` of site results (the
 label names the policy); ``selected`` is the group clicked on the page,
 drawn bold while the other groups fade. Series come from the engine's
-sampled timeline (at most about 2,000 rows per group and metric), so a
-figure stays small whatever the trace's length.
+sampled timeline (at most about 2,000 rows per group and metric), capped
+to the heaviest groups (:mod:`.site_groups`) and reduced by M4
+(:mod:`.downsample`) to :data:`POINT_BUDGET` points a figure, so a figure
+stays small whatever the trace's length and the site's number of groups.
 """
 
 from __future__ import annotations
@@ -14,12 +16,18 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .common import empty_figure
+from .downsample import step_points
+from .site_groups import GROUP_LIMIT, capped_run, held_cpu_time, other_label, top_groups
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
            "#7f7f7f")
 DASHES = ("solid", "dash", "dot", "dashdot")
 #: A group "gets its share" under a policy when its time-weighted isolation guarantee is at least this.
 SHARE_MET = 0.95
+#: Points (after M4 reduction) one figure holds at most, over all its lines: about 0.4 MB of JSON.
+POINT_BUDGET = 12_000
+#: M4 bins a line keeps at least, however many lines a figure has.
+MIN_BINS = 25
 
 
 def group_colours(groups) -> dict[str, str]:
@@ -41,13 +49,39 @@ def _groups(runs) -> list[str]:
     return sorted(found)
 
 
+def _bins(traces: int) -> int:
+    """M4 bins per trace so a figure of ``traces`` lines stays within :data:`POINT_BUDGET` points."""
+    return max(MIN_BINS, POINT_BUDGET // (4 * max(traces, 1)))
+
+
+def _step(series: pd.DataFrame, window, bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """A step series in hours, cut to ``window`` (seconds) and reduced to at most ``4 * bins + 2`` points."""
+    times, values = step_points(series["time"].to_numpy(float), series["value"].to_numpy(float), window, bins)
+    return np.round(times / 3600.0, 4), np.round(values, 4)
+
+
+def _range(window) -> list[float] | None:
+    """The x axis range (hours) of a window in seconds; None: the whole run."""
+    return [window[0] / 3600.0, window[1] / 3600.0] if window else None
+
+
+def _titled(title: str, note: str) -> str:
+    return f"{title}<br><sup>{note}</sup>" if note else title
+
+
 def group_metric_figure(runs, metric: str, title: str, y_title: str, selected: str | None = None,
-                        entitled: bool = False, height: int = 320) -> go.Figure:
-    """One line per group and run of a per-group timeline metric (with its entitled share, dotted, when asked)."""
+                        entitled: bool = False, height: int = 320, window=None, note: str = "") -> go.Figure:
+    """One line per group and run of a per-group timeline metric (with its entitled share, dotted, when asked).
+
+    ``runs`` should come capped (:func:`~.site_groups.capped`; ``note`` says
+    how); every line is cut to ``window`` (seconds, or None) and reduced so
+    the figure holds at most about :data:`POINT_BUDGET` points.
+    """
     groups = _groups(runs)
     if not runs or not groups:
         return empty_figure("Run a policy to see its groups here", height)
     colours = group_colours(groups)
+    bins = _bins(len(runs) * len(groups) * (2 if entitled else 1))
     figure = go.Figure()
     for index, (label, _, timeline) in enumerate(runs):
         rows = timeline[timeline["metric"] == metric]
@@ -57,61 +91,64 @@ def group_metric_figure(runs, metric: str, title: str, y_title: str, selected: s
             if series.empty:
                 continue
             opacity, width = _emphasis(group, selected)
+            x, y = _step(series, window, bins)
             figure.add_trace(go.Scatter(
-                x=series["time"] / 3600.0, y=series["value"], mode="lines", line_shape="hv",
-                name=f"{group} · {label}", legendgroup=group, customdata=[group] * len(series),
+                x=x, y=y, mode="lines", line_shape="hv",
+                name=f"{group} · {label}", legendgroup=group, customdata=[group] * len(x),
                 line={"color": colours[group], "width": width, "dash": DASHES[index % len(DASHES)]},
                 opacity=opacity, hovertemplate=f"{group} · {label}<br>%{{x:.1f}} h: %{{y:.3f}}<extra></extra>"))
             if shares is not None and index == 0:
                 owed = shares[shares["entity"] == group]
                 if len(owed):
+                    x, y = _step(owed, window, bins)
                     figure.add_trace(go.Scatter(
-                        x=owed["time"] / 3600.0, y=owed["value"], mode="lines", line_shape="hv",
-                        name=f"{group} entitled", legendgroup=group, customdata=[group] * len(owed),
+                        x=x, y=y, mode="lines", line_shape="hv",
+                        name=f"{group} entitled", legendgroup=group, customdata=[group] * len(x),
                         line={"color": colours[group], "width": 1, "dash": "dot"}, opacity=opacity * 0.8,
                         hovertemplate=f"{group} entitled<br>%{{x:.1f}} h: %{{y:.3f}}<extra></extra>"))
-    figure.update_layout(title=title, height=height, template="plotly_white", xaxis_title="time (h)",
-                         yaxis_title=y_title, margin={"l": 50, "r": 20, "t": 40, "b": 40}, legend={"font": {"size": 10}})
+    figure.update_layout(title=_titled(title, note), height=height, template="plotly_white", xaxis_title="time (h)",
+                         yaxis_title=y_title, margin={"l": 50, "r": 20, "t": 50, "b": 40}, legend={"font": {"size": 10}},
+                         xaxis_range=_range(window))
     return figure
 
 
-def isolation_figure(runs, selected: str | None = None) -> go.Figure:
+def isolation_figure(runs, selected: str | None = None, window=None, note: str = "") -> go.Figure:
     """Isolation guarantee per group, and the minimum over groups (black) per run."""
     figure = group_metric_figure(runs, "isolation_guarantee", "Isolation guarantee per group",
-                                 "received / entitled (≤ 1)", selected)
+                                 "received / entitled (≤ 1)", selected, window=window, note=note)
     for index, (label, _, timeline) in enumerate(runs):
         rows = timeline[(timeline["metric"] == "isolation_guarantee") & (timeline["entity"] == "minimum")]
         if len(rows):
-            figure.add_trace(go.Scatter(x=rows["time"] / 3600.0, y=rows["value"], mode="lines", line_shape="hv",
+            x, y = _step(rows, window, MIN_BINS * 4)
+            figure.add_trace(go.Scatter(x=x, y=y, mode="lines", line_shape="hv",
                                         name=f"minimum · {label}", line={"color": "#222", "width": 1.2,
                                                                          "dash": DASHES[index % len(DASHES)]}))
     return figure
 
 
-def utilisation_figure(runs) -> go.Figure:
+def utilisation_figure(runs, window=None) -> go.Figure:
     """CPU and memory in use over the machines up, per run."""
     if not runs:
         return empty_figure("Run a policy to see CPU and memory use here")
     figure = go.Figure()
+    bins = _bins(2 * len(runs))
     for index, (label, _, timeline) in enumerate(runs):
         for resource, colour in (("cpu", "#1f77b4"), ("memory", "#ff7f0e")):
             rows = timeline[(timeline["metric"] == "utilisation") & (timeline["entity"] == resource)]
-            figure.add_trace(go.Scatter(x=rows["time"] / 3600.0, y=rows["value"], mode="lines", line_shape="hv",
-                                        name=f"{resource} · {label}",
+            x, y = _step(rows, window, bins)
+            figure.add_trace(go.Scatter(x=x, y=y, mode="lines", line_shape="hv", name=f"{resource} · {label}",
                                         line={"color": colour, "dash": DASHES[index % len(DASHES)], "width": 1.4}))
     figure.update_layout(title="CPU and memory utilisation", height=320, template="plotly_white",
                          xaxis_title="time (h)", yaxis_title="in use / up", yaxis_range=[0, 1.05],
-                         margin={"l": 50, "r": 20, "t": 40, "b": 40})
+                         margin={"l": 50, "r": 20, "t": 40, "b": 40}, xaxis_range=_range(window))
     return figure
 
 
 def cpu_time_shares(jobs: pd.DataFrame) -> pd.Series:
     """Each group's share of the CPU time the jobs that ran held (killed jobs count what they held)."""
-    ran = jobs[jobs["status"].isin(["finished", "killed"])]
-    held = ran["procs"] * (ran["end_time"] - ran["start_time"])
+    held = held_cpu_time(jobs)
     total = float(held.sum())
-    by_group = held.groupby(ran["group"].astype(str)).sum()
-    return by_group / total if total > 0 else by_group * 0.0
+    return held / total if total > 0 else held * 0.0
 
 
 def group_isolation(timeline: pd.DataFrame) -> pd.Series:
@@ -136,30 +173,44 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def stakeholder_summary(runs, entitlement: dict[str, float]) -> tuple[list[str], str]:
+def stakeholder_summary(runs, entitlement: dict[str, float], limit: int = GROUP_LIMIT) -> tuple[list[str], str]:
     """One line per policy and group, and the sentence naming a policy that gives every group its share.
 
     ``entitlement``: each group's weight over the sum of the groups' weights.
     A line reads ``"research: 31% of CPU time for 25% entitlement, median
-    wait 12 min"``. A group gets its share under a policy when its
+    wait 12 min"``; beyond ``limit`` groups the lightest are one line
+    ``other (k groups)`` (their CPU time and entitlement summed, the median
+    wait of their jobs). A group gets its share under a policy when its
     time-weighted isolation guarantee is at least :data:`SHARE_MET` (it
-    received its entitled share whenever it had jobs waiting, or nearly).
+    received its entitled share whenever it had jobs waiting, or nearly);
+    the verdict looks at every group, merged or not, and when no policy
+    does it names the one whose worst-off group comes closest.
     """
-    lines, fair = [], []
-    for label, jobs, timeline in runs:
-        shares = cpu_time_shares(jobs)
-        waits = jobs[jobs["start_time"].notna()].groupby(jobs["group"].astype(str))["wait_time"].median()
-        isolation = group_isolation(timeline)
-        for group in sorted(set(shares.index) | set(entitlement)):
-            lines.append(f"{label} — {group}: {shares.get(group, 0.0):.0%} of CPU time for "
-                         f"{entitlement.get(group, 0.0):.0%} entitlement, median wait "
-                         f"{_duration(float(waits.get(group, np.nan)))}")
-        if len(isolation) and (isolation >= SHARE_MET).all():
-            fair.append(label)
     if not runs:
         return [], ""
+    shown, merged = top_groups(runs, limit)
+    owed = {group: share for group, share in entitlement.items() if group not in set(merged)}
+    if merged:
+        owed[other_label(len(merged))] = sum(entitlement.get(group, 0.0) for group in merged)
+    lines, fair, worst = [], [], []
+    for (label, jobs, timeline), (_, capped_jobs, _) in zip(runs, [(label, *capped_run(jobs, timeline, merged))
+                                                                     for label, jobs, timeline in runs]):
+        shares = cpu_time_shares(capped_jobs)
+        started = capped_jobs[capped_jobs["start_time"].notna()]
+        waits = started.groupby(started["group"].astype(str))["wait_time"].median()
+        for group in sorted(set(shares.index) | set(owed), key=lambda g: (g.startswith("other ("), g)):
+            lines.append(f"{label} — {group}: {shares.get(group, 0.0):.0%} of CPU time for "
+                         f"{owed.get(group, 0.0):.0%} entitlement, median wait "
+                         f"{_duration(float(waits.get(group, np.nan)))}")
+        isolation = group_isolation(timeline)
+        if len(isolation) and (isolation >= SHARE_MET).all():
+            fair.append(label)
+        elif len(isolation):
+            worst.append((float(isolation.min()), str(isolation.idxmin()), label))
     if fair:
-        verdict = f"{', '.join(fair)} {'gives' if len(fair) == 1 else 'each give'} every group at least its share."
-    else:
-        verdict = "No policy run gives every group at least its share."
+        return lines, f"{', '.join(fair)} {'gives' if len(fair) == 1 else 'each give'} every group at least its share."
+    verdict = "No policy run gives every group at least its share."
+    if worst:
+        value, group, label = max(worst, key=lambda item: item[0])
+        verdict += f" Closest: {label}, whose worst-off group ({group}) gets {value:.0%} of its share over time."
     return lines, verdict

@@ -10,6 +10,9 @@ written atomically, listed on the Workspace page), under a kind of its own:
 ``hierarchy``
     ``{"resources": [...], "tree": {...}}`` -- the fair-sharing model
     (organisation tree with its jobs, and the cluster capacity).
+``organisation``
+    ``{"name": "root", "children": [...]}`` -- a site's organisation tree
+    (groups over the log's users, ``sched_engine.site.organisation``).
 
 Pages validate an item with their engine's own normaliser before saving and
 again after loading (a file may have been saved by an older version), so a
@@ -29,6 +32,7 @@ from .uploads import UploadError
 
 CLUSTERS = "clusters"
 HIERARCHY = "hierarchy"
+ORGANISATION = "organisation"
 NAME_LIMIT = 120
 
 

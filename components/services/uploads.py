@@ -43,7 +43,7 @@ from sched_engine.core.io import MAX_DECOMPRESSED_ENV, FileError, env_byte_limit
 
 from .storage import atomic_write, remove_stale_temporaries
 
-UPLOAD_KINDS = ("trace", "machines", "failures", "apps", "scenario", "clusters", "hierarchy")
+UPLOAD_KINDS = ("trace", "machines", "failures", "apps", "scenario", "clusters", "hierarchy", "organisation")
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 MAX_UPLOAD_ENV = "SCHEDSCOPE_MAX_UPLOAD_BYTES"
 DEFAULT_MAX_LINE_BYTES = 2**20

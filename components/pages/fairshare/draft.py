@@ -7,15 +7,12 @@ was and says why.
 
 from __future__ import annotations
 
-import json
-
 from dash import html, no_update
 
 from sched_engine import ScenarioError
 from sched_engine.fairshare import fig4_model, normalize_model, starter_model
 
-from ...services.saved_items import HIERARCHY, clean_name, data_url_bytes, load_item, parse_item, save_item
-from ...services.uploads import UploadError
+from ...widgets import tree_editor
 from . import tree_edit
 from .ids import (
     ADD_DEPT,
@@ -23,14 +20,11 @@ from .ids import (
     ADD_RESOURCE,
     APPLY,
     CAPACITY,
+    EDITOR,
     ENGINE,
-    EXPORT_HIER,
-    HIER_CHOICE,
-    HIER_UPLOAD,
     PRESET,
     REMOVE,
     RESET,
-    SAVE_HIER,
 )
 
 FIG4_POLICIES = ["mch", "hdrf", "c-ch", "m-ch"]
@@ -56,39 +50,13 @@ def hierarchy_from_document(document: dict, source: str) -> dict:
 
 
 def hierarchy_action(trigger, draft: dict, payload: dict, uploads) -> dict:
-    """Open, save, upload or download the hierarchy; returns the outputs that change, by name.
+    """Open, save, upload or download the hierarchy (the shared editor's :func:`~components.widgets.tree_editor.item_action`).
 
-    Names: ``draft``, ``message``, ``download``. On any error the draft stays
-    as it was and the message says why.
+    Returns the outputs that change, by name: ``draft``, ``message``,
+    ``download``. On any error the draft stays as it was and the message says why.
     """
-    try:
-        if trigger == HIER_CHOICE:
-            if not payload["choice"]:
-                return {}
-            document, label = load_item(uploads, HIERARCHY, payload["choice"])
-            model = hierarchy_from_document(document, label)
-            return {"draft": model, "message": html.Span(f"Opened {label}.", className="ok")}
-        if trigger == SAVE_HIER:
-            label = clean_name(payload["name"], "hierarchy name")
-            normalize_model(draft, require_jobs=False)
-            save_item(uploads, HIERARCHY, draft, label)
-            return {"message": html.Span(f"Saved the hierarchy as {label!r} in the workspace.", className="ok")}
-        if trigger == HIER_UPLOAD:
-            if not payload["contents"]:
-                return {}
-            filename = payload["filename"] or "hierarchy.json"
-            data = data_url_bytes(payload["contents"], uploads.max_bytes, filename)
-            model = hierarchy_from_document(parse_item(data, filename), filename)
-            label = filename.rsplit(".", 1)[0]
-            save_item(uploads, HIERARCHY, model, label)
-            return {"draft": model, "message": html.Span(f"Loaded {filename} and saved it as {label!r}.",
-                                                         className="ok")}
-        if trigger == EXPORT_HIER:
-            return {"download": {"content": json.dumps(draft, indent=2), "filename": "hierarchy.json",
-                                 "type": "application/json"}}
-    except (ScenarioError, UploadError) as exc:
-        return {"message": html.Span(f"{str(exc).rstrip('.')}. The hierarchy on screen is unchanged.", className="error")}
-    return {}
+    return tree_editor.item_action(trigger, EDITOR, draft, payload, uploads, noun="hierarchy",
+                                   read=hierarchy_from_document)
 
 
 def edit_draft(trigger, draft, selected, form, rows):

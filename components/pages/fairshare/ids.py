@@ -1,23 +1,24 @@
 """The Fair sharing page's component ids (``fairshare-<thing>-<widget>``); the run panel's come from :data:`PANEL`."""
 
-from ...widgets import run_panel
+from ...widgets import run_panel, tree_editor
 
 ENGINE = "fairshare"   # the engine this page runs
 PAGE = ENGINE
 PANEL = run_panel.Ids(PAGE)
+EDITOR = tree_editor.Ids(PAGE)   # the tree editor's ids (fairshare-tree-cytoscape, ...)
 DRAFT = "fairshare-draft-store"
-SELECTED = "fairshare-selected-store"
+SELECTED = EDITOR.selected
 HOVER = "fairshare-hover-store"
-TREE = "fairshare-tree-cytoscape"
+TREE = EDITOR.tree
 PRESET = "fairshare-preset-button"
 RESET = "fairshare-reset-button"
-ADD_DEPT = "fairshare-add-department-button"
-ADD_JOB = "fairshare-add-job-button"
-REMOVE = "fairshare-remove-button"
-APPLY = "fairshare-apply-button"
-FORM_TITLE = "fairshare-form-title"
-NAME = "fairshare-form-name-input"
-WEIGHT = "fairshare-form-weight-input"
+ADD_DEPT = EDITOR.add_department
+ADD_JOB = EDITOR.add_leaf
+REMOVE = EDITOR.remove
+APPLY = EDITOR.apply
+FORM_TITLE = EDITOR.form_title
+NAME = EDITOR.name
+WEIGHT = EDITOR.weight
 TASKS = "fairshare-form-tasks-input"
 DURATION = "fairshare-form-duration-input"
 ARRIVAL = "fairshare-form-arrival-input"
@@ -25,7 +26,7 @@ DEPARTURE = "fairshare-form-departure-input"
 JOB_FIELDS = "fairshare-form-job-fields"
 DEMANDS = "fairshare-form-demands"
 DEMAND = "fairshare-form-demand-input"  # pattern-matching type, keyed by resource
-TREE_MSG = "fairshare-tree-message"
+TREE_MSG = EDITOR.message
 CAPACITY = "fairshare-capacity-table"
 ADD_RESOURCE = "fairshare-add-resource-button"
 CAPACITY_MSG = "fairshare-capacity-message"
@@ -37,10 +38,10 @@ COST = "fairshare-cost-graph"
 PAPER = "fairshare-paper-table"
 PAPER_BOX = "fairshare-paper-box"
 EXPORT_RUN = "fairshare-export-run-dropdown"
-HIER_CHOICE = "fairshare-hierarchy-choice-dropdown"
-HIER_NAME = "fairshare-hierarchy-name-input"
-SAVE_HIER = "fairshare-save-hierarchy-button"
-HIER_UPLOAD = "fairshare-hierarchy-upload"
-EXPORT_HIER = "fairshare-export-hierarchy-button"
-HIER_DOWNLOAD = "fairshare-hierarchy-download"
-HIER_MSG = "fairshare-hierarchy-message"
+HIER_CHOICE = EDITOR.choice
+HIER_NAME = EDITOR.item_name
+SAVE_HIER = EDITOR.save
+HIER_UPLOAD = EDITOR.upload
+EXPORT_HIER = EDITOR.export
+HIER_DOWNLOAD = EDITOR.download
+HIER_MSG = EDITOR.item_message

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import dash_cytoscape as cyto
 from dash import dash_table, dcc, html
 
 from sched_engine.fairshare import FIG4_AFTER_N12_AT, FIG4_ALL_ACTIVE_AT, starter_model
 from sched_engine.registry import REGISTRY
 
-from ...widgets import run_panel
+from ...widgets import run_panel, tree_editor
 from ...widgets.fields import field, graph
 from . import ids
-from .tree import TREE_STYLE
 
 DEFAULT_POLICIES = ["mch", "hdrf"]
 # Measured by bench/mch_exactness.py (100 random trees per class); see docs/readings.md.
@@ -46,47 +44,18 @@ def layout() -> html.Div:
                     html.Section(
                         [
                             html.H3("Hierarchy"),
-                            html.Div(
-                                cyto.Cytoscape(
-                                    id=ids.TREE, elements=[], stylesheet=TREE_STYLE,
-                                    layout={"name": "breadthfirst", "directed": True, "roots": "#root",
-                                            "spacingFactor": 1.1},
-                                    style={"width": "100%", "height": "340px"}, userZoomingEnabled=False,
-                                ),
-                                className="tree-box",
-                            ),
-                            html.Div(
-                                [html.Button("Add department", id=ids.ADD_DEPT), html.Button("Add job", id=ids.ADD_JOB),
-                                 html.Button("Remove", id=ids.REMOVE, className="danger")],
-                                className="button-row",
-                            ),
-                            html.Div(id=ids.TREE_MSG, className="message"),
-                            html.Details(
-                                [
-                                    html.Summary("Workspace: open, save, upload or download this hierarchy"),
-                                    dcc.Dropdown(id=ids.HIER_CHOICE, options=[], value=None,
-                                                 placeholder="open a saved hierarchy"),
-                                    html.Div([dcc.Input(id=ids.HIER_NAME, type="text", placeholder="name"),
-                                              html.Button("Save hierarchy", id=ids.SAVE_HIER),
-                                              html.Button("hierarchy.json", id=ids.EXPORT_HIER)],
-                                             className="button-row"),
-                                    dcc.Upload(id=ids.HIER_UPLOAD, multiple=False, className="upload-box",
-                                               children=html.Div(["Upload a hierarchy (JSON: resources and tree, "
-                                                                  "or a fair-sharing scenario)", html.Br(),
-                                                                  html.Small("drag and drop or click")])),
-                                    dcc.Download(id=ids.HIER_DOWNLOAD),
-                                    html.Div(id=ids.HIER_MSG, className="message"),
-                                ],
-                                className="workspace-box",
-                            ),
+                            tree_editor.tree_view(ids.EDITOR),
+                            tree_editor.tree_buttons(ids.EDITOR),
+                            tree_editor.workspace_box(ids.EDITOR, "hierarchy",
+                                                      "Upload a hierarchy (JSON: resources and tree, "
+                                                      "or a fair-sharing scenario)"),
                         ],
                         className="panel tree-panel",
                     ),
                     html.Section(
                         [
                             html.H3("Selected node", id=ids.FORM_TITLE),
-                            field("Name", dcc.Input(id=ids.NAME, type="text", debounce=True)),
-                            field("Weight", dcc.Input(id=ids.WEIGHT, type="text")),
+                            *tree_editor.name_weight_fields(ids.EDITOR),
                             html.Div(
                                 [
                                     html.Div(id=ids.DEMANDS),

@@ -1,4 +1,4 @@
-"""Pure edits of a fair-sharing draft model (the tree editor's logic).
+"""Pure edits of a fair-sharing draft model (the tree editor's logic; the generic part is :mod:`components.widgets.tree_editor`).
 
 Every function takes the draft (plain JSON data) and returns a new one; the
 input is never modified. Invalid form input raises
@@ -14,49 +14,26 @@ from typing import Any
 from sched_engine import ScenarioError
 from sched_engine.fairshare import normalize_model
 
+from ...widgets import tree_editor
+
 
 def find(node: dict, name: str) -> dict | None:
-    if node["name"] == name:
-        return node
-    for child in node.get("children", ()):
-        found = find(child, name)
-        if found is not None:
-            return found
-    return None
+    return tree_editor.find(node, name)
 
 
 def is_job(node: dict) -> bool:
     return "demand" in node
 
 
-def _fresh_name(tree: dict, stem: str) -> str:
-    index = 1
-    while find(tree, f"{stem}{index}") is not None:
-        index += 1
-    return f"{stem}{index}"
-
-
-def _department_for(draft: dict, selected: str | None) -> dict:
-    target = find(draft["tree"], selected) if selected else None
-    if target is None:
-        return draft["tree"]
-    if is_job(target):
-        raise ScenarioError("selection", f"{selected!r} is a job; select a department to add under it")
-    return target
-
-
 def add_department(draft: dict, selected: str | None) -> tuple[dict, str]:
-    new = copy.deepcopy(draft)
-    parent = _department_for(new, selected)
-    name = _fresh_name(new["tree"], "dept")
-    parent.setdefault("children", []).append({"name": name, "weight": 1.0, "children": []})
-    return new, name
+    tree, _, name = tree_editor.add_department(draft["tree"], selected, is_job, noun="job")
+    return {**copy.deepcopy(draft), "tree": tree}, name
 
 
 def add_job(draft: dict, selected: str | None) -> tuple[dict, str]:
     new = copy.deepcopy(draft)
-    parent = _department_for(new, selected)
-    name = _fresh_name(new["tree"], "job")
+    parent = tree_editor.department_for(new["tree"], selected, is_job, "job")
+    name = tree_editor.fresh_name(new["tree"], "job")
     first = new["resources"][0]["name"]
     parent.setdefault("children", []).append(
         {"name": name, "weight": 1.0, "demand": {first: 1.0}, "tasks": 100, "duration": 30.0,
@@ -66,23 +43,7 @@ def add_job(draft: dict, selected: str | None) -> tuple[dict, str]:
 
 
 def remove(draft: dict, selected: str | None) -> dict:
-    if not selected or selected == draft["tree"]["name"]:
-        raise ScenarioError("selection", "select a department or job to remove (the root stays)")
-    new = copy.deepcopy(draft)
-
-    def prune(node: dict) -> bool:
-        children = node.get("children", [])
-        for i, child in enumerate(children):
-            if child["name"] == selected:
-                del children[i]
-                return True
-            if prune(child):
-                return True
-        return False
-
-    if not prune(new["tree"]):
-        raise ScenarioError("selection", f"no node named {selected!r}")
-    return new
+    return {**copy.deepcopy(draft), "tree": tree_editor.without(draft["tree"], selected)}
 
 
 def apply_form(draft: dict, selected: str, form: dict[str, Any]) -> dict:

@@ -9,15 +9,19 @@ from dash import ALL, Input, Output, State, ctx, no_update
 
 from sched_engine import ScenarioError
 
+from ...figures.common import empty_figure
 from ...services.csv_export import send_csv
 from ...services.runs import loaded_runs
+from ...services.saved_items import ORGANISATION, saved_choices
 from ...services.uploads import UploadError
-from ...widgets import run_panel, time_window
+from ...widgets import run_panel, time_window, tree_editor
 from ...widgets.fields import error, ok
 from ..batch.sources import UPLOADED, parse_trace, trace_choice_ref, trace_choices
-from . import charts, ids, run
+from . import charts, hardware, ids, organisation, run
 
 RUNS = ids.PANEL.runs
+EDITOR = ids.EDITOR
+SUMMARY = ("finished", "killed", "mean_wait_s", "utilisation", "memory_utilisation", "mean_min_isolation")
 
 
 def upload(uploads, contents, filename):
@@ -33,21 +37,76 @@ def upload(uploads, contents, filename):
     return trace_choices(uploads), value, ok(f"{filename}: {len(workload.jobs):,} jobs")
 
 
-def organisation(uploads, trace, weighting):
+# The organisation's one callback (a second one setting the Store would race a Run pressed meanwhile).
+ORG_INPUTS = {"trace": Input(ids.TRACE, "value"), "max_jobs": Input(ids.MAX_JOBS, "value"),
+              "weighting": Input(ids.WEIGHTING, "value"), "add": Input(EDITOR.add_department, "n_clicks"),
+              "remove": Input(EDITOR.remove, "n_clicks"), "apply": Input(EDITOR.apply, "n_clicks"),
+              "choice": Input(EDITOR.choice, "value"), "save": Input(EDITOR.save, "n_clicks"),
+              "contents": Input(EDITOR.upload, "contents"), "export": Input(EDITOR.export, "n_clicks")}
+ORG_STATES = {"draft": State(ids.ORG, "data"), "selected": State(EDITOR.selected, "data"),
+              "name": State(EDITOR.name, "value"), "weight": State(EDITOR.weight, "value"),
+              "group": State(ids.GROUP_FIELD, "value"), "item_name": State(EDITOR.item_name, "value"),
+              "filename": State(EDITOR.upload, "filename")}
+ORG_OUTPUTS = {"draft": Output(ids.ORG, "data"), "selected": Output(EDITOR.selected, "data", allow_duplicate=True),
+               "tree_msg": Output(EDITOR.message, "children"), "item_msg": Output(EDITOR.item_message, "children"),
+               "download": Output(EDITOR.download, "data")}
+
+
+def organisation_edit(uploads, draft, selected, **payload) -> dict:
+    """One action on the organisation (see :func:`organisation.edit`), every output named."""
+    out = organisation.edit(ctx.triggered_id, draft, selected, payload, uploads)
+    return {name: out.get(name, no_update) for name in ORG_OUTPUTS}
+
+
+def organisation_views(draft):
+    """The drawn tree, the table of nodes and where the organisation comes from."""
+    if not draft:
+        return [], [], ""
+    tree = draft["tree"]
+    users = len(tree_editor.leaf_names(tree, organisation.is_user))
+    groups = len(tree.get("children", ()))
+    return (tree_editor.tree_elements(tree, organisation.is_user, "user"), organisation.node_rows(tree),
+            f"{groups:,} group{'s' if groups != 1 else ''}, {users:,} user{'s' if users != 1 else ''}; "
+            f"{draft['origin']}.")
+
+
+def select_node(tap, cell):
+    """The node clicked in the tree, or the row clicked in the table."""
+    if ctx.triggered_id == ids.ORGANISATION:
+        return (cell or {}).get("row_id") or no_update
+    return (tap or {}).get("id") or no_update
+
+
+def node_form(selected, draft):
+    values = organisation.form_values((draft or {}).get("tree") or {"name": "root", "children": []}, selected)
+    if not values:
+        return "Select a group or user (in the tree or the table)", "", "", [], None, {"display": "none"}
+    groups = values["groups"]
+    return (values["title"], values["name"], values["weight"], [{"label": g, "value": g} for g in groups],
+            values["group"], {"display": "block" if groups else "none"})
+
+
+def hardware_edit(uploads, trace, _timestamp, _add, _header, draft, rows):
+    out = hardware.edit(ctx.triggered_id, draft, rows, uploads, trace)
+    return out.get("draft", no_update), out.get("rows", no_update), out.get("message", "")
+
+
+def hardware_text(uploads, draft, default_memory, max_jobs, trace):
     try:
-        return charts.organisation_rows(uploads, trace, weighting)
-    except (ScenarioError, ValueError) as exc:
-        return [], error(exc)
+        model = hardware.hardware_model((draft or {}).get("rows"), default_memory)
+        jobs, _ = organisation.simulated_jobs(uploads, trace, max_jobs)
+    except ScenarioError as exc:
+        return [error(f"Next run: {exc}")]
+    return hardware.statement(model, (draft or {}).get("origin", "the table"), jobs)
 
 
-def summary(results, records, organisation_rows):
+def summary(results, records):
     loaded = loaded_runs(results, records)
-    rows = [{"policy": record["label"], **{m: round(v, 3) for m, v in zip(result.summary["metric"],
-                                                                           result.summary["value"])
-                                            if m in ("finished", "killed", "mean_wait_s", "utilisation",
-                                                     "memory_utilisation", "mean_min_isolation")}}
+    compared = any(record.get("site", "A") != "A" for record, _ in loaded)
+    rows = [{**({"site": record.get("site", "A")} if compared else {}), "policy": record["label"],
+             **{m: round(v, 3) for m, v in zip(result.summary["metric"], result.summary["value"]) if m in SUMMARY}}
             for record, result in loaded]
-    return rows, run_panel.summary_columns(rows), charts.stakeholder_block(loaded, organisation_rows)
+    return rows, run_panel.summary_columns(rows), charts.stakeholder_block(loaded)
 
 
 def select_group(*clicks):
@@ -59,12 +118,20 @@ def figures(results, records, selected, window):
     return charts.chart_figures(loaded_runs(results, records), selected, window)
 
 
+def comparison(uploads, results, trace, second, max_jobs, records):
+    try:
+        return charts.comparison(uploads, trace, second, max_jobs, loaded_runs(results, records))
+    except ScenarioError as exc:
+        return empty_figure(f"Cannot compare: {exc}"), [], [], [], []
+
+
 def export(results, clicks, records):
     if not any(clicks or []) or not records:
         return no_update
     frame = ctx.triggered_id["frame"]
     loaded = loaded_runs(results, records)
-    parts = [getattr(result, frame).assign(policy=record["label"]) for record, result in loaded]
+    parts = [getattr(result, frame).assign(policy=record["label"], site=record.get("site", "A"))
+             for record, result in loaded]
     return send_csv(pd.concat(parts, ignore_index=True), f"site-{frame}.csv")
 
 
@@ -74,21 +141,45 @@ def register(app, services) -> None:
     run_panel.register(app, ids.PANEL, results, partial(run.plan, uploads), [
         State(ids.TRACE, "value"), State(ids.MAX_JOBS, "value"), State(ids.WEIGHTING, "value"),
         State(ids.FAILURES, "value"), State(ids.ELASTIC, "value"), State(ids.POLICIES, "value"),
-        State(ids.BACKFILL, "value"), State(ids.HALF_LIFE, "value")], **run.MESSAGE)
+        State(ids.BACKFILL, "value"), State(ids.HALF_LIFE, "value"), State(ids.ORG, "data"), State(ids.HW, "data"),
+        State(ids.DEFAULT_MEMORY, "value"), State(ids.SECOND, "value")], **run.MESSAGE)
     time_window.register(app, ids.WINDOW, ids.GRAPHS, ids.RESET_WINDOW, unit_seconds=3600.0)
-    app.callback(Output(ids.TRACE, "options"), Input(ids.TRACE, "id"))(lambda _: trace_choices(uploads))
-    app.callback(Output(ids.TRACE, "options", allow_duplicate=True), Output(ids.TRACE, "value"),
-                 Output(ids.UPLOAD_MSG, "children"), Input(ids.UPLOAD, "contents"), State(ids.UPLOAD, "filename"),
-                 prevent_initial_call=True)(partial(upload, uploads))
-    app.callback(Output(ids.ORGANISATION, "data"), Output(ids.HARDWARE, "children"), Input(ids.TRACE, "value"),
-                 Input(ids.WEIGHTING, "value"))(partial(organisation, uploads))
+    app.callback(Output(ids.TRACE, "options"), Output(ids.SECOND, "options"),
+                 Input(ids.TRACE, "id"))(lambda _: (trace_choices(uploads),) * 2)
+    for dropdown, box, message in ((ids.TRACE, ids.UPLOAD, ids.UPLOAD_MSG),
+                                   (ids.SECOND, ids.SECOND_UPLOAD, ids.SECOND_MSG)):
+        app.callback(Output(dropdown, "options", allow_duplicate=True), Output(dropdown, "value"),
+                     Output(message, "children"), Input(box, "contents"), State(box, "filename"),
+                     prevent_initial_call=True)(partial(upload, uploads))
+    app.callback(output=ORG_OUTPUTS, inputs=ORG_INPUTS, state=ORG_STATES,
+                 prevent_initial_call="initial_duplicate")(partial(organisation_edit, uploads))
+    app.callback(Output(EDITOR.tree, "elements"), Output(ids.ORGANISATION, "data"), Output(ids.ORG_ORIGIN, "children"),
+                 Input(ids.ORG, "data"))(organisation_views)
+    app.callback(Output(EDITOR.selected, "data"), Input(EDITOR.tree, "tapNodeData"),
+                 Input(ids.ORGANISATION, "active_cell"), prevent_initial_call=True)(select_node)
+    app.callback(Output(EDITOR.tree, "stylesheet"), Input(EDITOR.selected, "data"),
+                 Input(ids.GROUP, "data"))(lambda selected, group: tree_editor.tree_style("user", selected or group))
+    app.callback(Output(EDITOR.form_title, "children"), Output(EDITOR.name, "value"), Output(EDITOR.weight, "value"),
+                 Output(ids.GROUP_FIELD, "options"), Output(ids.GROUP_FIELD, "value"),
+                 Output(ids.GROUP_FIELD_BOX, "style"), Input(EDITOR.selected, "data"), Input(ids.ORG, "data"))(node_form)
+    app.callback(Output(EDITOR.choice, "options"), Input(EDITOR.choice, "id"), Input(EDITOR.item_message, "children"))(
+        lambda _, __: saved_choices(uploads, ORGANISATION))
+    app.callback(Output(ids.HW, "data"), Output(ids.HW_TABLE, "data"), Output(ids.HW_MSG, "children"),
+                 Input(ids.TRACE, "value"), Input(ids.HW_TABLE, "data_timestamp"), Input(ids.HW_ADD, "n_clicks"),
+                 Input(ids.HW_HEADER, "n_clicks"), State(ids.HW, "data"),
+                 State(ids.HW_TABLE, "data"))(partial(hardware_edit, uploads))
+    app.callback(Output(ids.HARDWARE, "children"), Input(ids.HW, "data"), Input(ids.DEFAULT_MEMORY, "value"),
+                 Input(ids.MAX_JOBS, "value"), Input(ids.TRACE, "value"))(partial(hardware_text, uploads))
     app.callback(Output(ids.PANEL.summary, "data"), Output(ids.PANEL.summary, "columns"),
-                 Output(ids.STAKEHOLDERS, "children"), Input(RUNS, "data"),
-                 State(ids.ORGANISATION, "data"))(partial(summary, results))
+                 Output(ids.STAKEHOLDERS, "children"), Input(RUNS, "data"))(partial(summary, results))
     app.callback(Output(ids.GROUP, "data"), Output(ids.GROUP_MSG, "children"),
                  [Input(graph, "clickData") for graph in (ids.SHARES, ids.ISOLATION, ids.WAITS, ids.KILLED)],
                  prevent_initial_call=True)(select_group)
     app.callback([Output(graph, "figure") for graph in ids.GRAPHS], Input(RUNS, "data"), Input(ids.GROUP, "data"),
                  Input(ids.WINDOW, "data"))(partial(figures, results))
+    app.callback(Output(ids.WORKLOADS, "figure"), Output(ids.WORKLOAD_TABLE, "data"),
+                 Output(ids.WORKLOAD_TABLE, "columns"), Output(ids.RESULTS_TABLE, "data"),
+                 Output(ids.RESULTS_TABLE, "columns"), Input(ids.TRACE, "value"), Input(ids.SECOND, "value"),
+                 Input(ids.MAX_JOBS, "value"), Input(RUNS, "data"))(partial(comparison, uploads, results))
     app.callback(Output(ids.PANEL.download, "data"), Input({"type": ids.PANEL.export, "frame": ALL}, "n_clicks"),
                  State(RUNS, "data"), prevent_initial_call=True)(partial(export, results))

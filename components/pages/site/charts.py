@@ -1,4 +1,10 @@
-"""What the Site study page shows of its runs: the organisation, the stakeholder summary and the linked charts."""
+"""What the Site study page shows of its runs: the stakeholder summary, the linked charts, the two sites compared.
+
+Runs come as ``[(run record, result)]`` (:func:`components.services.runs.loaded_runs`);
+a record's ``site`` says whether it ran on the page's site (``A``) or the
+second one (``B``). The linked charts and the summary show site A's runs;
+the comparison pairs each policy's run on A with its run on B.
+"""
 
 from __future__ import annotations
 
@@ -6,65 +12,89 @@ import pandas as pd
 from dash import html
 
 from ...figures import site as figures
+from ...figures import site_compare
+from ...figures.site_groups import capped
 from ..batch.sources import parse_trace, trace_choice_ref
-
-SAMPLE_ORGANISATION_ROWS = 40
-
-
-def organisation_rows(uploads, trace: str | None, weighting: str) -> tuple[list[dict], str]:
-    """The organisation derived from the chosen trace (one row per group) and its hardware in words."""
-    from sched_engine.site.organisation import organisation_from_jobs
-
-    if not trace:
-        return [], "Choose a trace to see its organisation and hardware."
-    workload = parse_trace(trace_choice_ref(trace, uploads), uploads)
-    tree = organisation_from_jobs(workload.jobs, weighting or "equal")
-    total = sum(group["weight"] for group in tree["children"])
-    rows = [{"group": group["name"], "users": len(group["children"]), "weight": group["weight"],
-             "entitlement": f"{group['weight'] / total:.0%}"} for group in tree["children"]]
-    header = workload.header
-    procs, nodes = header.get("MaxProcs"), header.get("MaxNodes")
-    hardware = (f"{len(workload.jobs):,} jobs. Hardware from the trace header: {nodes or procs} machines, "
-                f"{procs} CPUs; memory not given, 2,048 MB per CPU assumed." if procs else
-                f"{len(workload.jobs):,} jobs. The trace header gives no CPUs: choose another trace.")
-    return rows[:SAMPLE_ORGANISATION_ROWS], hardware
+from .organisation import simulated_jobs
 
 
-def _site_runs(loaded) -> list[tuple[str, pd.DataFrame, pd.DataFrame]]:
-    return [(record["label"], result.jobs, result.timeline) for record, result in loaded]
+def _site_runs(loaded, site: str = "A") -> list[tuple[str, pd.DataFrame, pd.DataFrame]]:
+    return [(record["label"], result.jobs, result.timeline) for record, result in loaded
+            if record.get("site", "A") == site]
 
 
-def _in_window(runs, window):
-    if not window:
-        return runs
-    start, end = window[0] * 3600.0, window[1] * 3600.0
-    return [(label, jobs, timeline[(timeline["time"] >= start) & (timeline["time"] <= end)])
-            for label, jobs, timeline in runs]
+def entitlement(loaded) -> dict[str, float]:
+    """Each first-level group's weight over all groups' weights, from the organisation site A's runs used.
+
+    The page always runs with the tree on screen, so the runs' scenario
+    holds it; a run without one (derived by the engine) counts every group
+    in its jobs equally.
+    """
+    for record, result in loaded:
+        if record.get("site", "A") != "A":
+            continue
+        tree = result.scenario.get("model", {}).get("organisation", {}).get("tree")
+        if tree:
+            total = sum(child["weight"] for child in tree["children"])
+            return {child["name"]: child["weight"] / total for child in tree["children"]}
+        groups = sorted(set(result.jobs["group"].dropna().astype(str)))
+        return {group: 1 / len(groups) for group in groups}
+    return {}
 
 
-def stakeholder_block(loaded, organisation: list[dict] | None) -> list:
-    """The summary on top: one line per policy and group (entitlement: weight over all groups' weights), the verdict."""
+def stakeholder_block(loaded) -> list:
+    """The summary on top: the verdict, then one line per policy and group (at most the heaviest groups + other)."""
     runs = _site_runs(loaded)
     if not runs:
         return [html.P("Run one or more policies to see what each group gets.")]
-    total = sum(row["weight"] for row in organisation or [])
-    entitlement = {row["group"]: row["weight"] / total for row in organisation or []} if total else {}
-    lines, verdict = figures.stakeholder_summary(runs, entitlement)
+    lines, verdict = figures.stakeholder_summary(runs, entitlement(loaded))
     return [html.Strong(verdict), html.Ul([html.Li(line) for line in lines])]
 
 
 def chart_figures(loaded, selected: str | None, window):
-    """The five linked charts for the runs, the clicked group highlighted, over the time window."""
-    runs = _in_window(_site_runs(loaded), window)
+    """The five linked charts of site A's runs, the clicked group highlighted, over the time window (seconds)."""
+    runs, note = capped(_site_runs(loaded))
     return (figures.group_metric_figure(runs, "dominant_share", "Dominant share per group (dotted: entitled)",
-                                        "share of the site", selected, entitled=True),
-            figures.isolation_figure(runs, selected),
-            figures.utilisation_figure(runs),
-            figures.group_metric_figure(runs, "wait_s", "Median wait per group", "wait (s)", selected),
-            figures.group_metric_figure(runs, "killed_jobs", "Killed jobs by group (cumulative)", "jobs", selected))
+                                        "share of the site", selected, entitled=True, window=window, note=note),
+            figures.isolation_figure(runs, selected, window=window, note=note),
+            figures.utilisation_figure(runs, window=window),
+            figures.group_metric_figure(runs, "wait_s", "Median wait per group", "wait (s)", selected,
+                                        window=window, note=note),
+            figures.group_metric_figure(runs, "killed_jobs", "Killed jobs by group (cumulative)", "jobs", selected,
+                                        window=window, note=note))
 
 
 def clicked_group(click) -> str | None:
     """The group of a clicked line (its customdata), or None."""
     points = (click or {}).get("points") or []
     return points[0].get("customdata") if points else None
+
+
+def workload_profile(uploads, trace: str | None, max_jobs) -> dict:
+    """The binned characteristics of the jobs a run of ``trace`` simulates (:func:`site_compare.profile`)."""
+    jobs, label = simulated_jobs(uploads, trace, max_jobs)
+    header = parse_trace(trace_choice_ref(trace, uploads), uploads).header
+    return site_compare.profile(jobs, header, label)
+
+
+def comparison(uploads, trace, second, max_jobs, loaded) -> tuple:
+    """The comparison section: the profiles' figure, the characteristics table and the results table (rows, columns)."""
+    if not second:
+        return site_compare.profile_figure(None, None), [], [], [], []
+    a = workload_profile(uploads, trace, max_jobs)
+    b = workload_profile(uploads, second, max_jobs)
+    if a["label"] == b["label"]:
+        b = {**b, "label": f"{b['label']} (B)"}
+    rows = site_compare.profile_rows(a, b)
+    by_policy = {}
+    for record, result in loaded:
+        by_policy.setdefault(record["label"], {})[record.get("site", "A")] = result
+    pairs = [(label, sites["A"].summary_value, sites["B"].summary_value)
+             for label, sites in by_policy.items() if {"A", "B"} <= set(sites)]
+    results = site_compare.result_rows(pairs)
+    return (site_compare.profile_figure(a, b), rows, _columns(rows), results, _columns(results))
+
+
+def _columns(rows: list[dict]) -> list[dict]:
+    return [{"name": key, "id": key} for key in (rows[0] if rows else {})]
+

@@ -1,17 +1,28 @@
-"""The Site study page's component ids (``site-<thing>-<widget>``); the run panel's come from :data:`PANEL`."""
+"""The Site study page's component ids (``site-<thing>-<widget>``); the run panel's come from :data:`PANEL`, the
+organisation editor's from :data:`EDITOR`."""
 
-from ...widgets import run_panel
+from ...widgets import run_panel, tree_editor
 
 ENGINE = "site"   # the engine this page runs
 PAGE = ENGINE
 PANEL = run_panel.Ids(PAGE)
+EDITOR = tree_editor.Ids(PAGE, item="organisation", leaf="user")
 TRACE = "site-trace-dropdown"
 UPLOAD = "site-trace-upload"
 UPLOAD_MSG = "site-trace-message"
 MAX_JOBS = "site-max-jobs-input"
 WEIGHTING = "site-weighting-radio"
+ORG = "site-organisation-store"            # {"tree": ..., "origin": ...}
+ORG_ORIGIN = "site-organisation-origin-text"
 ORGANISATION = "site-organisation-table"
+GROUP_FIELD = "site-form-group-dropdown"   # a user's group
+GROUP_FIELD_BOX = "site-form-group-box"
 HARDWARE = "site-hardware-text"
+HW = "site-hardware-store"                 # {"rows": [...], "origin": ...}
+HW_TABLE = "site-hardware-table"
+HW_ADD = "site-hardware-add-button"
+HW_HEADER = "site-hardware-header-button"
+DEFAULT_MEMORY = "site-default-memory-input"
 POLICIES = "site-policies-checklist"
 BACKFILL = "site-backfill-radio"
 HALF_LIFE = "site-half-life-input"
@@ -28,3 +39,10 @@ UTILISATION = "site-utilisation-graph"
 WAITS = "site-waits-graph"
 KILLED = "site-killed-graph"
 GRAPHS = (SHARES, ISOLATION, UTILISATION, WAITS, KILLED)
+SECOND = "site-second-trace-dropdown"       # the second site to compare with
+SECOND_UPLOAD = "site-second-trace-upload"
+SECOND_MSG = "site-second-trace-message"
+WORKLOADS = "site-workloads-graph"
+WORKLOAD_TABLE = "site-workloads-table"
+RESULTS_TABLE = "site-compare-results-table"
+HW_MSG = "site-hardware-message"

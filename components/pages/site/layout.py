@@ -1,4 +1,4 @@
-"""The Site study page's layout: the site (trace, organisation, hardware), the policies, the run, the charts."""
+"""The Site study page's layout: the site (trace, organisation, hardware), the policies, the charts, a second site."""
 
 from __future__ import annotations
 
@@ -6,12 +6,97 @@ from dash import dash_table, dcc, html
 
 from sched_engine.registry import REGISTRY
 
-from ...widgets import run_panel
+from ...widgets import run_panel, tree_editor
 from ...widgets.fields import field, graph, upload_box
 from . import ids
+from .run import backfilling_choices
 
 WEIGHTINGS = [{"label": "equal", "value": "equal"}, {"label": "by CPU-hours in the log", "value": "cpu_hours"}]
 FAILURES = [{"label": "none", "value": "none"}, {"label": "synthetic", "value": "synthetic"}]
+ORG_COLUMNS = ("node", "kind", "in", "users", "weight", "share")
+HW_COLUMNS = [{"name": "cluster", "id": "name"}, {"name": "machines", "id": "machines"},
+              {"name": "CPUs per machine", "id": "cpus_per_machine"},
+              {"name": "memory per machine (MB, empty: default)", "id": "memory_per_machine_mb"}]
+DIFFERS = [{"if": {"filter_query": '{differs} = "◆"'}, "backgroundColor": "#fff3cd", "fontWeight": "bold"}]
+
+
+def _organisation() -> html.Section:
+    editor = ids.EDITOR
+    return html.Section(className="panel", children=[
+        html.H3("Organisation"),
+        html.P(id=ids.ORG_ORIGIN, className="hint"),
+        field("Weights", dcc.RadioItems(id=ids.WEIGHTING, options=WEIGHTINGS, value="equal", inline=True),
+              "sets the weights of every node of the tree on screen"),
+        html.Div(className="form-row", children=[
+            html.Div(className="form-column", children=[
+                tree_editor.tree_view(editor, height="300px"),
+                tree_editor.tree_buttons(editor, department="Add group", leaf=None),
+            ]),
+            html.Div(className="form-column", children=[
+                html.H4("Select a group or user", id=editor.form_title),
+                *tree_editor.name_weight_fields(editor),
+                html.Div(field("Group", dcc.Dropdown(id=ids.GROUP_FIELD, clearable=False)), id=ids.GROUP_FIELD_BOX,
+                         style={"display": "none"}),
+                html.Button("Apply", id=editor.apply, className="primary"),
+                tree_editor.workspace_box(editor, "organisation",
+                                          "Upload an organisation (JSON: a tree of groups over users, "
+                                          "or a site scenario)"),
+            ]),
+        ]),
+        dash_table.DataTable(id=ids.ORGANISATION, page_size=10, sort_action="native", filter_action="native",
+                             style_table={"maxWidth": "720px"}, style_cell={"fontFamily": "inherit", "padding": "3px"},
+                             columns=[{"name": c, "id": c} for c in ORG_COLUMNS]),
+    ])
+
+
+def _hardware() -> html.Section:
+    return html.Section(className="panel", children=[
+        html.H3("Hardware"),
+        dash_table.DataTable(id=ids.HW_TABLE, columns=HW_COLUMNS, data=[], editable=True, row_deletable=True,
+                             style_table={"maxWidth": "720px"}, style_cell={"fontFamily": "inherit", "padding": "3px"}),
+        html.Div([html.Button("Add cluster", id=ids.HW_ADD), html.Button("From the trace header", id=ids.HW_HEADER)],
+                 className="button-row"),
+        field("Default memory per CPU (MB)", dcc.Input(id=ids.DEFAULT_MEMORY, type="number", min=1, value=2048,
+                                                       debounce=True),
+              "used for a cluster whose memory per machine is empty"),
+        html.Div(id=ids.HW_MSG),
+        html.Div(id=ids.HARDWARE),
+    ])
+
+
+def _policies() -> html.Section:
+    return html.Section(className="panel", children=[
+        html.H3("Policies"),
+        field("Queue order", dcc.Checklist(id=ids.POLICIES, value=["fcfs", "hdrf"], options=[
+            {"label": entry.label, "value": entry.name} for entry in REGISTRY.policies(ids.ENGINE)])),
+        field("Backfilling", dcc.RadioItems(id=ids.BACKFILL, value="easy", options=backfilling_choices())),
+        field("Half-life of past usage (s)", dcc.Input(id=ids.HALF_LIFE, type="number", min=0, value=0),
+              "0: shares of the running jobs only"),
+        field("Failures", dcc.RadioItems(id=ids.FAILURES, options=FAILURES, value="none")),
+        dcc.Checklist(id=ids.ELASTIC, value=[], options=[
+            {"label": "memory-elastic starts (spill penalty, at least half the memory)", "value": "on"}]),
+        *run_panel.controls(ids.PANEL),
+    ])
+
+
+def _comparison() -> html.Section:
+    return html.Section(className="panel", children=[
+        html.H3("Compare with a second site"),
+        html.P("Its workload beside this one, and the same policies run on it (its header's hardware, the "
+               "organisation derived from it with the same weights, the same first jobs). ◆ marks a difference.",
+               className="hint"),
+        html.Div(className="form-row", children=[
+            field("Second trace", dcc.Dropdown(id=ids.SECOND, value=None, placeholder="none: one site")),
+            html.Div([upload_box(ids.SECOND_UPLOAD, "Upload the second site's trace"), html.Div(id=ids.SECOND_MSG)]),
+        ]),
+        dash_table.DataTable(id=ids.WORKLOAD_TABLE, data=[], columns=[], style_data_conditional=DIFFERS,
+                             style_table={"maxWidth": "900px"}, style_cell={"fontFamily": "inherit", "padding": "3px"}),
+        graph(ids.WORKLOADS, "Choose a second trace to compare the two workloads"),
+        html.H4("The same policies on both sites"),
+        dash_table.DataTable(id=ids.RESULTS_TABLE, data=[], columns=[], style_data_conditional=DIFFERS,
+                             sort_action="native", page_size=21,
+                             style_table={"maxWidth": "900px"}, style_cell={"fontFamily": "inherit", "padding": "3px"}),
+    ])
 
 
 def layout() -> html.Div:
@@ -19,6 +104,9 @@ def layout() -> html.Div:
         run_panel.store(ids.PANEL),
         dcc.Store(id=ids.WINDOW, data=None),
         dcc.Store(id=ids.GROUP, data=None),
+        dcc.Store(id=ids.ORG, data=None),
+        dcc.Store(id=ids.HW, data=None),
+        dcc.Store(id=ids.EDITOR.selected, data=None),
         run_panel.download(ids.PANEL),
         html.H2("Site study"),
         html.P("One site's trace through its organisation's fair share, backfilling, failures and memory: "
@@ -30,30 +118,16 @@ def layout() -> html.Div:
                 field("Trace", dcc.Dropdown(id=ids.TRACE, value="hpc2n-excerpt.swf", clearable=False)),
                 upload_box(ids.UPLOAD, "Upload a trace (SWF, GWF or CSV, .gz too)"),
                 html.Div(id=ids.UPLOAD_MSG),
-                field("First jobs only", dcc.Input(id=ids.MAX_JOBS, type="number", min=1, step=1, value=2000),
-                      "empty: the whole trace"),
-                field("Group weights", dcc.RadioItems(id=ids.WEIGHTING, options=WEIGHTINGS, value="equal")),
-                html.Div(id=ids.HARDWARE),
-                dash_table.DataTable(id=ids.ORGANISATION, page_size=10, style_table={"maxWidth": "480px"},
-                                     columns=[{"name": c, "id": c} for c in ("group", "users", "weight",
-                                                                             "entitlement")]),
+                field("First jobs only", dcc.Input(id=ids.MAX_JOBS, type="number", min=1, step=1, value=2000,
+                                                   debounce=True), "empty: the whole trace"),
             ]),
-            html.Div(className="form-column", children=[
-                html.H3("Policies"),
-                field("Queue order", dcc.Checklist(id=ids.POLICIES, value=["fcfs", "hdrf"], options=[
-                    {"label": entry.label, "value": entry.name} for entry in REGISTRY.policies(ids.ENGINE)])),
-                field("Backfilling", dcc.RadioItems(id=ids.BACKFILL, value="easy", options=[
-                    {"label": "none", "value": "none"}, {"label": "EASY", "value": "easy"}])),
-                field("Half-life of past usage (s)", dcc.Input(id=ids.HALF_LIFE, type="number", min=0, value=0),
-                      "0: shares of the running jobs only"),
-                field("Failures", dcc.RadioItems(id=ids.FAILURES, options=FAILURES, value="none")),
-                dcc.Checklist(id=ids.ELASTIC, value=[], options=[
-                    {"label": "memory-elastic starts (spill penalty, at least half the memory)", "value": "on"}]),
-                *run_panel.controls(ids.PANEL),
-            ]),
+            html.Div(className="form-column", children=[_policies()]),
         ]),
+        _organisation(),
+        _hardware(),
         run_panel.summary_table(ids.PANEL),
         run_panel.export_row(ids.PANEL, ("jobs", "timeline", "summary")),
         html.Div([html.Span(id=ids.GROUP_MSG), html.Button("Whole run", id=ids.RESET_WINDOW)]),
         graph(ids.SHARES), graph(ids.ISOLATION), graph(ids.UTILISATION), graph(ids.WAITS), graph(ids.KILLED),
+        _comparison(),
     ])
