@@ -12,11 +12,11 @@ from flask import request
 from sched_engine import ScenarioError
 from sched_engine.registry import REGISTRY
 
-from ...figures import catalogue, headlines
 from ...figures.common import empty_figure
-from ...figures.compare import SUM, overlay_figure
+from ...figures.compare import overlay_figure
+from ...services import brief as briefs
 from ...services.progress import POLL_MS, throttled
-from ...services.report import brief_html, html_report
+from ...services.report import html_report
 from ...services.runs import ResultStoreUnreachable
 from ...services.workspace import permalink
 from ...widgets.fields import error
@@ -105,12 +105,11 @@ def chart(results, entity, metric, scenario_hash):
 
 
 def report_figures(result, count: int = 2) -> list:
-    """The run's first ``count`` timeline metrics that change, summed over every entity: its report's charts."""
-    runs = [(result.scenario.get("name") or "run", result)]
-    timeline = result.timeline
-    # Metrics that change over the run carry the story; a constant one (CPUs up, without failures) is a flat line.
-    moving = [m for m in compare_table.metric_options(runs) if timeline.loc[timeline["metric"] == m, "value"].nunique() > 1]
-    return [overlay_figure(runs, metric, SUM) for metric in moving[:count]]
+    """The run's first ``count`` timeline metrics that change, summed over every entity: its report's charts.
+
+    Metrics that change over the run carry the story; a constant one (CPUs up, without failures) is a flat line.
+    """
+    return briefs.timeline_figures([(result.scenario.get("name") or "run", result)], count)
 
 
 def save(results, store, _, name, scenario_hash):
@@ -144,32 +143,34 @@ def what_if(results, store, policy, seed, scenario_hash):
 
 
 def export(results, store, clicks, scenario_hash):
-    """The scenario's JSON or its HTML report (the CSV frames are links to the download route)."""
+    """The scenario's JSON, its HTML report or its brief (HTML or PDF), and a message when none can be made.
+
+    The CSV frames are links to the download route, never a callback response.
+    """
     if not any(clicks or []):
-        return no_update
+        return no_update, no_update
     name = ctx.triggered_id["file"]
     scenario = content.find_scenario(scenario_hash, store, results)
     if scenario is None:
-        return no_update
+        return no_update, error(f"Not exported: no saved scenario or stored run has the hash {str(scenario_hash)[:80]}.")
     if name == "scenario.json":
-        return dcc.send_string(json.dumps(scenario, indent=2, sort_keys=True) + "\n", f"{scenario_hash[:12]}.json")
+        return (dcc.send_string(json.dumps(scenario, indent=2, sort_keys=True) + "\n", f"{scenario_hash[:12]}.json"),
+                "")
     result = results.get(scenario_hash)
     if result is None:
-        return no_update
+        return no_update, error(f"No {name} yet: the scenario has no result on this server; Run computes it.")
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    if name in ("brief.html", "brief.pdf"):
+        brief = briefs.run_brief(result, request.host_url.rstrip("/") + permalink(scenario_hash), generated)
+        if name == "brief.html":
+            return dcc.send_string(briefs.brief_html(brief), f"{scenario_hash[:12]}-brief.html"), ""
+        try:
+            return dcc.send_bytes(briefs.brief_pdf(brief), f"{scenario_hash[:12]}-brief.pdf"), ""
+        except briefs.BriefUnavailable as exc:
+            return no_update, error(f"No brief.pdf: {exc}.")
     label = scenario.get("name") or scenario["policy"]
-    if name == "brief.html":
-        return dcc.send_string(brief(result, request.host_url.rstrip("/") + permalink(scenario_hash), generated),
-                               f"{scenario_hash[:12]}-brief.html")
-    return dcc.send_string(html_report(label, [(label, result)], report_figures(result), generated),
-                           f"{scenario_hash[:12]}.html")
-
-
-def brief(result, link: str, generated: str) -> str:
-    """The stakeholder brief of one result: its headline, the scenario in words, its charts, the permalink."""
-    title = catalogue.run_label(result.scenario["engine"], result.scenario["policy"], result.scenario.get("name"))
-    return brief_html(title, headlines.one_run(result), headlines.scenario_words(result),
-                      report_figures(result, 3), link, generated)
+    return (dcc.send_string(html_report(label, [(label, result)], report_figures(result), generated),
+                            f"{scenario_hash[:12]}.html"), "")
 
 
 def register(app, services) -> None:
@@ -209,5 +210,6 @@ def register(app, services) -> None:
     def _what_if(_, policy, seed, scenario_hash):   # a function of its own: Dash names a background job by its source
         return what_if(results, store, policy, seed, scenario_hash)
 
-    app.callback(Output(ids.DOWNLOAD, "data"), Input({"type": ids.EXPORT, "file": ALL}, "n_clicks"),
+    app.callback(Output(ids.DOWNLOAD, "data"), Output(ids.EXPORT_MSG, "children"),
+                 Input({"type": ids.EXPORT, "file": ALL}, "n_clicks"),
                  State(ids.HASH, "data"), prevent_initial_call=True)(partial(export, results, store))

@@ -25,3 +25,4 @@ WHATIF_MSG = "scenario-whatif-message"
 WHATIF_TABLE = "scenario-whatif-table"
 EXPORT = "scenario-export-button"  # pattern-matching type, keyed by file
 DOWNLOAD = "scenario-download"
+EXPORT_MSG = "scenario-export-message"

@@ -8,7 +8,7 @@ from ...services.downloads import download_href
 from ...widgets.fields import graph
 from . import ids
 
-EXPORTS = ("brief.html", "scenario.json", "jobs.csv", "timeline.csv", "summary.csv", "report.html")
+EXPORTS = ("brief.pdf", "brief.html", "scenario.json", "jobs.csv", "timeline.csv", "summary.csv", "report.html")
 
 
 def layout(scenario_hash: str) -> html.Div:
@@ -54,7 +54,8 @@ def found(scenario_hash: str) -> html.Div:
                                                                      f"{scenario_hash[:12]}-{name}"),
                                             download=f"{scenario_hash[:12]}-{name}", className="button")
                                      for name in EXPORTS if name.endswith(".csv")],
-                                  className="button-row export")],
+                                  className="button-row export"),
+                         html.Div(id=ids.EXPORT_MSG, className="message")],
                         className="panel",
                     ),
                     html.Section(

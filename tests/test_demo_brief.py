@@ -1,0 +1,137 @@
+"""The stakeholder brief of an engine page's runs: what it says, the one-page figure its PDF is drawn from, the button."""
+
+from __future__ import annotations
+
+import base64
+import html
+
+import pytest
+from dash import no_update
+
+from components.figures import headlines
+from components.services import brief as briefs
+from components.services.runs import ResultCache
+from components.widgets import run_panel
+
+BASE = {"engine": "batch", "model": {"trace": {"path": "tests/data/batch/cons_vs_easy.swf"}}, "name": "cve"}
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return ResultCache(tmp_path_factory.mktemp("results"))
+
+
+@pytest.fixture(scope="module")
+def loaded(cache):
+    pairs = []
+    for policy, label in (("fcfs", "FCFS"), ("easy", "EASY <b>")):   # a label with a tag: escaped everywhere
+        result, _ = cache.run({**BASE, "policy": policy})
+        pairs.append(({"policy": policy, "label": label, "scenario": "basic", "hash": result.scenario_hash}, result))
+    return pairs
+
+
+def _texts(figure) -> str:
+    return " ".join(annotation.text for annotation in figure.layout.annotations)
+
+
+def test_a_pages_brief_says_its_headline_compares_its_runs_and_links_each(loaded):
+    brief = briefs.page_brief(loaded, headlines.batch, "http://host", "now")
+    assert brief.headline == headlines.batch(loaded) and "vs FCFS" in brief.headline
+    assert brief.title == "Batch scheduling: 2 runs"
+    facts = dict(brief.facts)
+    assert facts["Compared"] == "FCFS, EASY <b>" and facts["Workload"] == "4 jobs (cve)"
+    assert facts["Hardware"] == "4 CPUs, 1 cluster" and facts["Seed"] == "0"
+    # The charts that carry the headline: mean wait per run first, then bounded slowdown, then a timeline.
+    titles = [figure.layout.title.text for figure in brief.figures]
+    assert titles[:2] == ["Mean wait (lower is better)", "Mean bounded slowdown (lower is better)"]
+    assert len(brief.figures) == 3 and titles[2].startswith("CPUs in use")
+    wait = brief.figures[0].data[0]
+    assert list(wait.x) == ["FCFS", "EASY <b>"]
+    assert list(wait.y) == [round(r.summary_value("mean_wait_s"), 1) for _, r in loaded]
+    assert [url for _, url in brief.links] == [f"http://host/scenario/{r.scenario_hash}" for _, r in loaded]
+
+
+def test_the_pdf_page_is_one_figure_carrying_every_text_escaped(loaded):
+    brief = briefs.page_brief(loaded, headlines.batch, "http://host", "now")
+    figure = briefs.brief_figure(brief)
+    assert (figure.layout.width, figure.layout.height) == (briefs.PAGE_WIDTH, briefs.PAGE_HEIGHT)
+    text = _texts(figure)
+    for line in briefs.textwrap.wrap(brief.headline, briefs.HEADLINE_WRAP):
+        assert html.escape(line, quote=False) in text
+    assert "<b>Compared</b>: FCFS, EASY &lt;b&gt;" in text and "EASY <b>" not in text
+    assert f"http://host/scenario/{loaded[1][1].scenario_hash}" in text
+    # Each chart is a subplot of its own, side by side, with the bars' and lines' traces moved onto it.
+    assert {trace.xaxis for trace in figure.data} == {"x", "x2", "x3"}
+    domains = [figure.layout[f"xaxis{suffix}"].domain for suffix in ("", "2", "3")]
+    assert all(a[1] < b[0] for a, b in zip(domains, domains[1:]))
+    # One legend entry per run across the page.
+    assert sorted(trace.name for trace in figure.data if trace.showlegend) == ["EASY <b>", "FCFS"]
+
+
+def test_a_single_runs_brief_has_no_bars_to_compare(loaded):
+    brief = briefs.page_brief(loaded[:1], headlines.batch, "http://host", "now")
+    assert dict(brief.facts)["Policy"] == "FCFS" and brief.title == "Batch scheduling: 1 run"
+    assert all(figure.data[0].type == "scatter" for figure in brief.figures)
+    assert "run another policy to compare" in brief.headline
+
+
+def test_an_engine_without_a_page_sentence_gets_its_first_runs_own(loaded):
+    assert briefs.sentence_for("batch") is headlines.batch
+    assert briefs.sentence_for("nope")(loaded).startswith("FCFS: mean wait")
+    assert briefs.sentence_for("nope")([]) == ""
+
+
+class _Request:
+    host_url = "http://host/"
+
+
+def test_the_brief_button_answers_the_html_twin_or_says_why_there_is_none(loaded, cache, monkeypatch):
+    ids = run_panel.Ids("batch")
+    monkeypatch.setattr(run_panel, "request", _Request)
+    monkeypatch.setattr(run_panel, "ctx", type("Ctx", (), {"triggered_id": ids.brief_html}))
+    download, message = run_panel.on_brief(cache, ids, None, 1, [record for record, _ in loaded])
+    assert message is no_update and download["filename"] == f"batch-brief-{loaded[0][1].scenario_hash[:8]}.html"
+    text = base64.b64decode(download["content"]).decode() if download.get("base64") else download["content"]
+    assert html.escape(headlines.batch(loaded)) in text and "http://host/scenario/" in text
+    download, message = run_panel.on_brief(cache, ids, 1, None, [])
+    assert download is no_update and "run first" in message.children and message.className == "error"
+
+
+def test_the_pdf_is_refused_with_a_reason_without_chromium(loaded, cache, monkeypatch):
+    ids = run_panel.Ids("batch")
+    monkeypatch.setattr(run_panel, "request", _Request)
+    monkeypatch.setattr(run_panel, "ctx", type("Ctx", (), {"triggered_id": ids.brief_pdf}))
+    monkeypatch.setattr(briefs, "browser_path", lambda: None)
+    download, message = run_panel.on_brief(cache, ids, 1, None, [record for record, _ in loaded])
+    assert download is no_update and "needs Chromium" in message.children
+
+
+def test_every_page_with_a_run_panel_offers_the_brief():
+    from components.pages import batch, elastic, fairshare, network, site
+
+    for page in (batch, elastic, fairshare, network, site):
+        text = str(page.layout.layout())
+        assert page.ids.PANEL.brief_pdf in text and page.ids.PANEL.brief_html in text, page.__name__
+
+
+class _NoStore:
+    @staticmethod
+    def get(_):
+        return None
+
+
+def test_a_permalinks_brief_pdf_without_chromium_is_a_message_not_a_crash(loaded, cache, monkeypatch):
+    from components.pages.scenario import callbacks as scenario_callbacks
+
+    result = loaded[1][1]
+    monkeypatch.setattr(scenario_callbacks, "request", _Request)
+    monkeypatch.setattr(briefs, "browser_path", lambda: None)
+    for name, expected in (("brief.pdf", "needs Chromium"), ("brief.html", None)):
+        monkeypatch.setattr(scenario_callbacks, "ctx", type("Ctx", (), {"triggered_id": {"file": name}}))
+        download, message = scenario_callbacks.export(cache, _NoStore, [1], result.scenario_hash)
+        if expected:
+            assert download is no_update and expected in message.children
+        else:
+            assert download["filename"] == f"{result.scenario_hash[:12]}-brief.html" and message == ""
+    download, message = scenario_callbacks.export(cache, _NoStore, [1], "ab" * 32)
+    assert download is no_update and "no saved scenario or stored run" in message.children
