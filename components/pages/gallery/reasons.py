@@ -1,0 +1,45 @@
+"""Why a Gallery number differs from the paper's: one sentence each, the reading it rests on, a sweep to explore it.
+
+Every row of a card that does not agree carries one of these (a test fails
+on a disagreeing row without one). ``reading`` names a section of
+``docs/readings.md`` where one covers it; ``sweep`` is the Sweeps page kind
+that shows how the number moves with what the paper left open.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Why(NamedTuple):
+    text: str
+    reading: str | None = None              #: a ``## `` heading of docs/readings.md
+    sweep: tuple[str, str] | None = None    #: (link text, href) on the Sweeps page
+
+
+LIBRA_SENSITIVITY = ("Sensitivity to data volume and slots (Sweeps: libra-sensitivity)",
+                     "/sweeps?kind=libra-sensitivity")
+
+#: Libra Fig. 6: the baselines' isolation (per-flow, DRF, HUG) sits above the paper's.
+LIBRA_SLOTS = Why(
+    "The paper gives neither the data per flow nor the containers a machine holds. We use 2 slots per machine, "
+    "the only count that gives Libra the paper's 0.95 and keeps DRF below 1; with 2 slots round-robin puts at "
+    "most two containers on a machine, so no link carries more than twice its demand and the baselines get "
+    "0.43-0.50 instead of 0.23-0.40. With 3 slots the baselines land on the paper's numbers but Libra falls to 0.41.",
+    reading="Libra: data volume and slots (Fig. 6 / 7)", sweep=LIBRA_SENSITIVITY)
+
+#: Libra Fig. 1(b) under HUG: the paper leaves 0.125 Gbps of DL2 idle, ours none.
+HUG_ELASTIC = Why(
+    "HUG first gives every container the same guarantee P* = 0.625 of its demand (its first stage, as DRF's Eq. 3), "
+    "then hands the spare bandwidth to demands that can use it. §II-A treats demands as elastic, so c12 takes the "
+    "0.375 Gbps c21 leaves and DL2 ends full; capping every container at its stated demand would leave 0.175, "
+    "not the figure's 0.125. No reading we found gives the paper's number.",
+    reading="Libra: DRF")
+
+#: Complete data sets §6.1: CONS no better than EASY without requirements holds under Alea's EASY.
+ALEA_EASY = Why(
+    "Without requirements the paper finds CONS no better than EASY; ours finds CONS ahead. Our EASY is textbook "
+    "EASY (Lifka): a backfilled job never delays the reservation of the queue's head. The paper ran Alea's EASY, "
+    "which reserves on one cluster and lets jobs backfill there while they end before the head's estimated start "
+    "or fit the CPUs usable then, recomputed after every start, one pass per queue, so backfilled jobs can delay "
+    "the head. That difference is the likely cause; Alea's reading is not modelled yet, so it is not confirmed.")
