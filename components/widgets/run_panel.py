@@ -53,6 +53,7 @@ same background-callback keywords from :func:`background_run`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -64,6 +65,7 @@ from flask import request
 
 from sched_engine import ScenarioError, normalize_scenario
 
+from ..figures import catalogue
 from ..services import brief as briefs
 from ..services.progress import POLL_MS, throttled
 from ..services.runs import loaded_runs
@@ -188,6 +190,7 @@ def controls(ids: Ids, before: Sequence = ()) -> list:
                   html.Button("Cancel", id=ids.cancel, disabled=True)], className="button-row"),
         html.Progress(id=ids.progress, value="0", max="100"),
         html.Div(id=ids.message, className="message"),
+        axis_tooltips(ids.page if ids.page in catalogue.ENGINES else None),
     ]
 
 
@@ -197,8 +200,20 @@ def headline(ids: Ids) -> html.P:
 
 
 def summary_table(ids: Ids, **style) -> dash_table.DataTable:
-    """The summary table, one row per run; ``style`` adds DataTable keywords (e.g. ``style_table``)."""
-    return dash_table.DataTable(id=ids.summary, data=[], columns=[], style_cell={"fontFamily": "inherit"}, **style)
+    """The summary table, one row per run; ``style`` adds DataTable keywords (e.g. ``style_table``).
+
+    Every metric column's header shows its catalogue definition on hover (the page's name is its engine's).
+    """
+    tips = {"tooltip_header": catalogue.engine_header_tooltips(ids.page), "tooltip_delay": 200,
+            "tooltip_duration": None} if ids.page in catalogue.ENGINES else {}
+    return dash_table.DataTable(id=ids.summary, data=[], columns=[], style_cell={"fontFamily": "inherit"},
+                                **{**tips, **style})
+
+
+def axis_tooltips(engine: str | None) -> html.Div:
+    """The definitions ``assets/axis_tooltips.js`` puts on chart axis titles that name a metric (hidden)."""
+    return html.Div(hidden=True, className="axis-tooltips",
+                    **{"data-tooltips": json.dumps(catalogue.axis_tooltips(engine), ensure_ascii=False)})
 
 
 def export_row(ids: Ids, frames: Sequence[str], labels: dict[str, str] | None = None, before: Sequence = ()) -> html.Div:

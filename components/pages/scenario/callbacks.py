@@ -12,6 +12,7 @@ from flask import request
 from sched_engine import ScenarioError
 from sched_engine.registry import REGISTRY
 
+from ...figures import catalogue
 from ...figures.common import empty_figure
 from ...figures.compare import overlay_figure
 from ...services import brief as briefs
@@ -58,25 +59,31 @@ def answer_not_found(results, store, response):
 
 
 def show(results, store, scenario_hash, _version):
-    """Everything the page shows of the scenario: title, facts, status, JSON, summary, chart and what-if choices."""
+    """Everything the page shows of the scenario: title, facts, status, JSON, summary, chart and what-if choices.
+
+    The summary reads as the catalogue names it (a definition on each name); the axis definitions follow the
+    scenario's engine.
+    """
     scenario = content.find_scenario(scenario_hash, store, results)
     if scenario is None:
         message = error(f"No saved scenario or cached run has the hash {scenario_hash}.")
-        return "Scenario not found", [], message, "", [], [], [], None, [], None, 0, ""
+        return "Scenario not found", [], message, "", [], [], [], [], None, [], None, 0, "", no_update
     saved = store.get(scenario_hash)
     result = results.get(scenario_hash)
     if result is None:
         status = html.Span("Not run yet on this server: Run computes it.", className="hint")
-        rows, metrics = [], []
+        rows, tips, metrics = [], [], []
     else:
         status = html.Span(f"Result from the cache (simulated in {result.wall_seconds:.2f} s).", className="ok")
-        rows, metrics = result.summary.to_dict("records"), compare_table.metric_options([("run", result)])
+        (rows, tips), metrics = content.summary_rows(result), compare_table.metric_options([("run", result)])
     name = scenario.get("name") or f"{scenario['engine']} · {scenario['policy']}"
+    metric_options = [{"label": catalogue.label(m, scenario["engine"]), "value": m} for m in metrics]
     return (name, content.describe(scenario, scenario_hash, saved["name"] if saved else None), status,
             json.dumps(scenario, indent=2, sort_keys=True), rows,
-            [{"name": c, "id": c} for c in ("metric", "value", "unit")] if rows else [],
-            metrics, metrics[0] if metrics else None, REGISTRY.options(scenario["engine"]), scenario["policy"],
-            scenario.get("seed", 0), saved["name"] if saved else name)
+            [{"name": c, "id": c} for c in ("Metric", "Value")] if rows else [], tips,
+            metric_options, metrics[0] if metrics else None, REGISTRY.options(scenario["engine"]), scenario["policy"],
+            scenario.get("seed", 0), saved["name"] if saved else name,
+            json.dumps(catalogue.axis_tooltips(scenario["engine"]), ensure_ascii=False))
 
 
 def run(results, store, set_progress, scenario_hash, version):
@@ -134,7 +141,7 @@ def what_if(results, store, policy, seed, scenario_hash):
     except ScenarioError as exc:
         return no_update, no_update, no_update, error(f"Not run: {exc}")
     table, deltas = compare_table.comparison_table([("original", original), ("what-if", changed)])
-    table = table.round(6)
+    table = content.readable_comparison(table, scenario["engine"])
     link = permalink(changed.scenario_hash)
     message = html.Span([f"What-if {'from the cache' if cached else 'simulated'}: ", dcc.Link(link, href=link)],
                         className="ok")
@@ -181,8 +188,10 @@ def register(app, services) -> None:
     app.callback(
         Output(ids.TITLE, "children"), Output(ids.META, "children"), Output(ids.STATUS, "children"),
         Output(ids.JSON_VIEW, "children"), Output(ids.SUMMARY, "data"), Output(ids.SUMMARY, "columns"),
+        Output(ids.SUMMARY, "tooltip_data"),
         Output(ids.METRIC, "options"), Output(ids.METRIC, "value"), Output(ids.WHATIF_POLICY, "options"),
         Output(ids.WHATIF_POLICY, "value"), Output(ids.WHATIF_SEED, "value"), Output(ids.SAVE_NAME, "value"),
+        Output(ids.AXIS_TIPS, "data-tooltips"),
         Input(ids.HASH, "data"), Input(ids.VERSION, "data"),
     )(partial(show, results, store))
 

@@ -26,3 +26,4 @@ WHATIF_TABLE = "scenario-whatif-table"
 EXPORT = "scenario-export-button"  # pattern-matching type, keyed by file
 DOWNLOAD = "scenario-download"
 EXPORT_MSG = "scenario-export-message"
+AXIS_TIPS = "scenario-axis-tooltips"  # the metric definitions assets/axis_tooltips.js puts on axis titles

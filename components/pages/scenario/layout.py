@@ -77,7 +77,10 @@ def found(scenario_hash: str) -> html.Div:
                 className="two-graphs",
             ),
             html.Section(
-                [dash_table.DataTable(id=ids.SUMMARY, data=[], columns=[], style_cell={"fontFamily": "inherit"}),
+                [html.Div(id=ids.AXIS_TIPS, hidden=True, className="axis-tooltips"),
+                 dash_table.DataTable(id=ids.SUMMARY, data=[], columns=[], style_cell={"fontFamily": "inherit"},
+                                      style_cell_conditional=[{"if": {"column_id": "Value"}, "textAlign": "right"}],
+                                      tooltip_delay=200, tooltip_duration=None),
                  html.Div([dcc.Dropdown(id=ids.METRIC, placeholder="timeline metric", className="narrow"),
                            dcc.Dropdown(id=ids.ENTITY, placeholder="entity", className="narrow")], className="button-row"),
                  graph(ids.CHART)],
