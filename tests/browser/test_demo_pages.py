@@ -75,6 +75,8 @@ def test_an_unknown_permalink_is_a_404_page_without_run(dash_duo, tmp_path):
                                     timeout=TIMEOUT)
     assert not dash_duo.driver.find_elements("css selector", f"#{scenario_page.ids.RUN}")
     assert not dash_duo.driver.find_elements("css selector", f"#{scenario_page.ids.WHATIF_RUN}")
+    # The tab says it too, after the shell's "Scenario" title for every /scenario/ URL.
+    WebDriverWait(dash_duo.driver, TIMEOUT).until(lambda d: d.title == "Not found · schedscope", "title")
     save_screenshot(dash_duo.driver, "demo-permalink-404.png")
 
 

@@ -53,6 +53,9 @@ def answer_not_found(results, store, response):
     try:
         if not known(results, store, scenario_hash):
             response.status_code = 404
+            # The tab says so from the first paint (the routed page then keeps it: see register).
+            response.set_data(response.get_data().replace(
+                b"<title>schedscope</title>", f"<title>{layout.NOT_FOUND_TAB}</title>".encode()))
     except ResultStoreUnreachable:   # the page reports the store; the URL may well be right
         pass
     return response
@@ -185,6 +188,11 @@ def register(app, services) -> None:
     results, store = services.results, services.scenarios
     app.server.after_request(partial(answer_not_found, results, store))
     app.callback(Output(ids.BODY, "children"), Input(ids.URL_HASH, "data"))(partial(body, results, store))
+    # An unknown permalink's tab says "Not found" (the shell titles every /scenario/ URL "Scenario" before the
+    # lookup answers; this runs once the not-found body is in the page, so after it).
+    app.clientside_callback(
+        "function(title) { if (title) { document.title = title; } return window.dash_clientside.no_update; }",
+        Output(ids.TITLE_SINK, "data"), Input(ids.NOT_FOUND_TITLE, "data"))
     app.callback(
         Output(ids.TITLE, "children"), Output(ids.META, "children"), Output(ids.STATUS, "children"),
         Output(ids.JSON_VIEW, "children"), Output(ids.SUMMARY, "data"), Output(ids.SUMMARY, "columns"),

@@ -27,3 +27,5 @@ EXPORT = "scenario-export-button"  # pattern-matching type, keyed by file
 DOWNLOAD = "scenario-download"
 EXPORT_MSG = "scenario-export-message"
 AXIS_TIPS = "scenario-axis-tooltips"  # the metric definitions assets/axis_tooltips.js puts on axis titles
+NOT_FOUND_TITLE = "scenario-not-found-title-store"  # the tab title of an unknown permalink
+TITLE_SINK = "scenario-title-sink-store"

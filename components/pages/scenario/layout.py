@@ -13,11 +13,13 @@ EXPORTS = ("brief.pdf", "brief.html", "scenario.json", "jobs.csv", "timeline.csv
 
 def layout(scenario_hash: str) -> html.Div:
     """The permalink's frame: its body (:func:`found` or :func:`not_found`) follows once the hash is looked up."""
-    return html.Div([dcc.Store(id=ids.URL_HASH, data=scenario_hash),
+    return html.Div([dcc.Store(id=ids.URL_HASH, data=scenario_hash), dcc.Store(id=ids.TITLE_SINK),
                      html.Div(html.P("Looking up the scenario…", className="hint"), id=ids.BODY)])
 
 
 NOT_FOUND_TITLE = "No such scenario"
+#: The browser tab's title on an unknown permalink (the served page's and, once routed, the document's).
+NOT_FOUND_TAB = "Not found · schedscope"
 
 
 def not_found(scenario_hash: str) -> html.Section:
@@ -27,7 +29,8 @@ def not_found(scenario_hash: str) -> html.Section:
          html.P(f"No saved scenario or stored run has the hash {str(scenario_hash)[:80]}. The link may be mistyped, "
                 "or its run was evicted from this server's results."),
          html.P([dcc.Link("Saved scenarios and runs (Workspace)", href="/workspace"), " · ",
-                 dcc.Link("Start page", href="/")])],
+                 dcc.Link("Start page", href="/")]),
+         dcc.Store(id=ids.NOT_FOUND_TITLE, data=NOT_FOUND_TAB)],
         className="panel scenario-not-found",
     )
 
