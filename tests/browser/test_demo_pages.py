@@ -91,6 +91,14 @@ def test_a_permalinks_report_and_brief_carry_the_charts(dash_duo, tmp_path):
         path = downloaded(dash_duo, f"{result.scenario_hash[:12]}{suffix}")
         text = path.read_text(encoding="utf-8")
         assert text.count('class="plotly-graph-div"') == charts and not re.search(r"<script[^>]+src=", text)
+    dash_duo.find_element("button[id*='\"file\":\"brief.pdf\"']").click()
+    assert downloaded(dash_duo, f"{result.scenario_hash[:12]}-brief.pdf").read_bytes().startswith(b"%PDF-")
+    # The summary reads as the catalogue names it; the chart's axis title carries the metric's definition.
+    summary = dash_duo.find_element(f"#{scenario_page.ids.SUMMARY}").text
+    assert "CPU utilisation" in summary and "75.8%" in summary and "mean_wait_s" not in summary
+    WebDriverWait(dash_duo.driver, TIMEOUT).until(lambda d: d.execute_script(
+        "const t = document.querySelector('.js-plotly-plot .infolayer text.ytitle title');"
+        "return t && t.textContent;") == "CPUs in use: CPUs held by running jobs", "no axis definition")
     # The brief opens from the file, offline, and shows its charts.
     dash_duo.driver.set_window_size(1024, 900)
     dash_duo.driver.get(path.as_uri())
