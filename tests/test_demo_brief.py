@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import base64
 import html
 
 import pytest
-from dash import no_update
 
 from components.figures import headlines
 from components.services import brief as briefs
@@ -81,29 +79,41 @@ def test_an_engine_without_a_page_sentence_gets_its_first_runs_own(loaded):
     assert briefs.sentence_for("nope")([]) == ""
 
 
-class _Request:
-    host_url = "http://host/"
+def _client(cache):
+    from flask import Flask
+
+    server = Flask(__name__)
+    briefs.register(server, cache)
+    briefs.register(server, cache)   # every page's run panel asks; the routes are added once
+    return server.test_client()
 
 
-def test_the_brief_button_answers_the_html_twin_or_says_why_there_is_none(loaded, cache, monkeypatch):
-    ids = run_panel.Ids("batch")
-    monkeypatch.setattr(run_panel, "request", _Request)
-    monkeypatch.setattr(run_panel, "ctx", type("Ctx", (), {"triggered_id": ids.brief_html}))
-    download, message = run_panel.on_brief(cache, ids, None, 1, [record for record, _ in loaded])
-    assert message is no_update and download["filename"] == f"batch-brief-{loaded[0][1].scenario_hash[:8]}.html"
-    text = base64.b64decode(download["content"]).decode() if download.get("base64") else download["content"]
-    assert html.escape(headlines.batch(loaded)) in text and "http://host/scenario/" in text
-    download, message = run_panel.on_brief(cache, ids, 1, None, [])
-    assert download is no_update and "run first" in message.children and message.className == "error"
+def test_the_brief_links_follow_the_runs_and_are_files_from_their_routes(loaded, cache):
+    records = [{**record, "cached": False, "seed": 0} for record, _ in loaded]
+    pdf, html_link, style, _ = run_panel.brief_links("batch", records)
+    assert style == "button brief" and pdf.startswith("/brief.pdf?page=batch&runs=")
+    assert run_panel.brief_links("batch", []) == (None, None, "button brief disabled", "button brief disabled")
+    answer = _client(cache).get(html_link, base_url="http://host")
+    assert answer.status_code == 200 and answer.mimetype == "text/html"
+    name = f"batch-brief-{loaded[0][1].scenario_hash[:8]}.html"
+    assert answer.headers["Content-Disposition"] == f'attachment; filename="{name}"'
+    text = answer.get_data(as_text=True)
+    assert html.escape(headlines.batch(loaded)) in text and f"http://host/scenario/{loaded[1][1].scenario_hash}" in text
+    assert "EASY &lt;b&gt;" in text and "EASY <b>" not in text
 
 
-def test_the_pdf_is_refused_with_a_reason_without_chromium(loaded, cache, monkeypatch):
-    ids = run_panel.Ids("batch")
-    monkeypatch.setattr(run_panel, "request", _Request)
-    monkeypatch.setattr(run_panel, "ctx", type("Ctx", (), {"triggered_id": ids.brief_pdf}))
+def test_a_brief_route_refuses_what_it_cannot_answer(loaded, cache, monkeypatch):
+    client = _client(cache)
+    result = loaded[1][1]
+    assert client.get(briefs.run_href(result.scenario_hash, "html")).status_code == 200
+    assert client.get(briefs.run_href("ab" * 32, "pdf")).status_code == 404          # not stored
+    assert client.get(briefs.run_href(result.scenario_hash, "exe")).status_code == 404
+    assert client.get("/brief.html?runs=nonsense").status_code == 400
+    assert client.get('/brief.html?runs=[{"hash":"../../etc/passwd"}]').status_code == 400
+    assert client.get(briefs.page_href("batch", [{"hash": "cd" * 32}], "html")).status_code == 404
     monkeypatch.setattr(briefs, "browser_path", lambda: None)
-    download, message = run_panel.on_brief(cache, ids, 1, None, [record for record, _ in loaded])
-    assert download is no_update and "needs Chromium" in message.children
+    answer = client.get(briefs.run_href(result.scenario_hash, "pdf"))
+    assert answer.status_code == 503 and "needs Chromium" in answer.get_data(as_text=True)
 
 
 def test_every_page_with_a_run_panel_offers_the_brief():
@@ -112,26 +122,7 @@ def test_every_page_with_a_run_panel_offers_the_brief():
     for page in (batch, elastic, fairshare, network, site):
         text = str(page.layout.layout())
         assert page.ids.PANEL.brief_pdf in text and page.ids.PANEL.brief_html in text, page.__name__
+    from components.pages.scenario import layout as scenario_layout
 
-
-class _NoStore:
-    @staticmethod
-    def get(_):
-        return None
-
-
-def test_a_permalinks_brief_pdf_without_chromium_is_a_message_not_a_crash(loaded, cache, monkeypatch):
-    from components.pages.scenario import callbacks as scenario_callbacks
-
-    result = loaded[1][1]
-    monkeypatch.setattr(scenario_callbacks, "request", _Request)
-    monkeypatch.setattr(briefs, "browser_path", lambda: None)
-    for name, expected in (("brief.pdf", "needs Chromium"), ("brief.html", None)):
-        monkeypatch.setattr(scenario_callbacks, "ctx", type("Ctx", (), {"triggered_id": {"file": name}}))
-        download, message = scenario_callbacks.export(cache, _NoStore, [1], result.scenario_hash)
-        if expected:
-            assert download is no_update and expected in message.children
-        else:
-            assert download["filename"] == f"{result.scenario_hash[:12]}-brief.html" and message == ""
-    download, message = scenario_callbacks.export(cache, _NoStore, [1], "ab" * 32)
-    assert download is no_update and "no saved scenario or stored run" in message.children
+    links = str(scenario_layout.found("ef" * 32))
+    assert f"/brief/{'ef' * 32}.pdf" in links and f"/brief/{'ef' * 32}.html" in links

@@ -13,21 +13,28 @@ Two renderings of one :class:`Brief`:
 
 A brief is built from a permalink's single run (:func:`run_brief`) or from
 the runs an engine page shows (:func:`page_brief`, the page's headline
-sentence over all of them). Everything a user typed (names, labels) is
+sentence over all of them). Both are files served by :func:`register`'s
+routes (``/brief/<hash>.pdf``, ``/brief.html?page=..&runs=..``), never
+callback responses: the HTML carries plotly.js (about 4.6 MB). Everything a user typed (names, labels) is
 escaped before it reaches HTML or a Plotly text (which reads a few tags).
 """
 
 from __future__ import annotations
 
 import html
+import json
 import math
 import os
+import re
 import textwrap
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Callable, Sequence
+from urllib.parse import urlencode
 
 import plotly.graph_objects as go
 import plotly.io as pio
+from flask import Response, abort, request
 
 from ..chart_config import GRAPH_CONFIG
 from ..figures import catalogue, headlines
@@ -35,6 +42,8 @@ from ..figures.batch import PALETTE
 from ..figures.compare import SUM, overlay_figure
 from .image_export import browser_path
 from .render_pool import shared_pool
+from .result_store import is_scenario_hash
+from .runs import loaded_runs
 from .workspace import permalink
 
 #: The PDF page: A4 landscape at 96 px per inch.
@@ -265,3 +274,81 @@ def brief_pdf(brief: Brief) -> bytes:
                                     {"format": "pdf", "width": PAGE_WIDTH, "height": PAGE_HEIGHT, "scale": 1})
     except RuntimeError as exc:   # RenderBusy, RenderTimeout, RenderFailed: each says what happened
         raise BriefUnavailable(f"the PDF was not drawn: {exc}") from None
+
+
+# ---- serving -------------------------------------------------------------------------------------
+# A brief is a file from these routes, never a callback response: the HTML inlines plotly.js (about 4.6 MB).
+
+RUN_ROUTE = "/brief/<scenario_hash>.<fmt>"
+PAGE_ROUTE = "/brief.<fmt>"
+MIME = {"pdf": "application/pdf", "html": "text/html"}
+#: What a page passes of each run record (the headline sentences read these), and how long a text may be.
+RECORD_KEYS = ("hash", "label", "policy", "scenario")
+MAX_TEXT = 80
+
+
+def run_href(scenario_hash: str, fmt: str) -> str:
+    """The brief of one stored run (its permalink's), as ``fmt`` (``pdf`` or ``html``)."""
+    return f"/brief/{scenario_hash}.{fmt}"
+
+
+def page_href(page: str, records, fmt: str) -> str | None:
+    """The brief of an engine page's runs (``records`` from its runs Store), or None without runs."""
+    kept = [{key: str(record[key])[:MAX_TEXT] for key in RECORD_KEYS if record.get(key) is not None}
+            for record in (records or [])[:MAX_RUNS] if isinstance(record, dict) and record.get("hash")]
+    if not kept:
+        return None
+    return f"/brief.{fmt}?" + urlencode({"page": page, "runs": json.dumps(kept, separators=(",", ":"))})
+
+
+def _answer(brief: Brief, fmt: str, name: str) -> Response:
+    try:
+        body = brief_pdf(brief) if fmt == "pdf" else brief_html(brief)
+    except BriefUnavailable as exc:
+        return Response(f"No brief.pdf: {exc}.", status=503, mimetype="text/plain")
+    return Response(body, mimetype=MIME[fmt], headers={"Content-Disposition": f'attachment; filename="{name}.{fmt}"'})
+
+
+def _records(text: str) -> list[dict]:
+    """The run records of a page's brief URL: a JSON list of small objects with a scenario hash each."""
+    try:
+        records = json.loads(text or "[]")
+    except ValueError:
+        abort(400, "runs: not JSON")
+    if not isinstance(records, list) or not all(
+            isinstance(r, dict) and is_scenario_hash(r.get("hash")) and all(isinstance(v, str) for v in r.values())
+            for r in records):
+        abort(400, "runs: a list of run records, each with its scenario hash")
+    return [{key: r[key][:MAX_TEXT] for key in RECORD_KEYS if key in r} for r in records[:MAX_RUNS]]
+
+
+def register(server, results) -> None:
+    """Add the brief routes to the Flask ``server`` (once, whichever page asks first); ``results``: the ResultCache."""
+    if "schedscope_brief_run" in server.view_functions:
+        return
+
+    @server.get(RUN_ROUTE, endpoint="schedscope_brief_run")
+    def _run_brief(scenario_hash: str, fmt: str):
+        if fmt not in MIME or not is_scenario_hash(scenario_hash):
+            abort(404)
+        result = results.get(scenario_hash)
+        if result is None:
+            abort(404, "no stored result with this hash (it may have been evicted: run it again)")
+        link = request.host_url.rstrip("/") + permalink(scenario_hash)
+        return _answer(run_brief(result, link, _now()), fmt, f"{scenario_hash[:12]}-brief")
+
+    @server.get(PAGE_ROUTE, endpoint="schedscope_brief_page")
+    def _page_brief(fmt: str):
+        if fmt not in MIME:
+            abort(404)
+        loaded = loaded_runs(results, _records(request.args.get("runs")))
+        if not loaded:
+            abort(404, "none of these runs is stored on this server any more: run them again")
+        engine = loaded[0][1].scenario["engine"]
+        page = re.sub(r"[^a-z0-9-]", "", str(request.args.get("page") or engine))[:20] or "page"
+        brief = page_brief(loaded, sentence_for(engine), request.host_url.rstrip("/"), _now())
+        return _answer(brief, fmt, f"{page}-brief-{loaded[0][1].scenario_hash[:8]}")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

@@ -35,7 +35,8 @@ The export row starts with the brief's buttons, the same on every engine
 page: "Brief (PDF)" and "Brief (HTML)" download one page for stakeholders
 about all the runs shown (:mod:`components.services.brief`: the page's
 headline sentence, the charts that carry it, the scenario in words, each
-run's permalink); :func:`register` answers them.
+run's permalink). They are links to the brief's routes, which
+:func:`register` adds and points at the Store's runs.
 
 What the runs show is the page's: its callbacks fill the summary table
 (``ids.summary``; :func:`summary_columns` for its columns) from the runs
@@ -57,11 +58,9 @@ import json
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from functools import partial
 
-from dash import Input, Output, State, ctx, dash_table, dcc, html, no_update
-from flask import request
+from dash import Input, Output, State, dash_table, dcc, html, no_update
 
 from sched_engine import ScenarioError, normalize_scenario
 
@@ -94,7 +93,6 @@ class Ids:
         self.download = f"{page}-download"
         self.brief_pdf = f"{page}-brief-pdf-button"
         self.brief_html = f"{page}-brief-html-button"
-        self.brief_download = f"{page}-brief-download"
 
     def export_button(self, frame: str) -> dict:
         return {"type": self.export, "frame": frame}
@@ -223,11 +221,11 @@ def export_row(ids: Ids, frames: Sequence[str], labels: dict[str, str] | None = 
     describes every run the page shows; :func:`register` answers it.
     """
     labels = labels or {}
-    brief = [html.Button("Brief (PDF)", id=ids.brief_pdf, className="brief",
-                         title="One page for stakeholders: the headline, the charts that carry it, the scenario "
-                               "in words and the permalinks"),
-             html.Button("Brief (HTML)", id=ids.brief_html, className="brief"),
-             dcc.Loading(dcc.Download(id=ids.brief_download), type="dot")]
+    # Links to the brief's files (set once there are runs): a file download, never a callback response.
+    brief = [html.A("Brief (PDF)", id=ids.brief_pdf, className="button brief",
+                    title="One page for stakeholders: the headline, the charts that carry it, the scenario "
+                          "in words and the permalinks"),
+             html.A("Brief (HTML)", id=ids.brief_html, className="button brief")]
     return html.Div([*before, *brief, *[html.Button(labels.get(frame, f"{frame}.csv"), id=ids.export_button(frame))
                                         for frame in frames]], className="button-row export")
 
@@ -253,9 +251,9 @@ def register(app, ids: Ids, results, plan: Callable[..., list[Planned]], states:
     ``noun``, ``timed`` and ``refused_note`` shape the message (see :func:`on_run`).
     """
     register_cancel_feedback(app, ids)
-    app.callback(Output(ids.brief_download, "data"), Output(ids.message, "children", allow_duplicate=True),
-                 Input(ids.brief_pdf, "n_clicks"), Input(ids.brief_html, "n_clicks"), State(ids.runs, "data"),
-                 prevent_initial_call=True)(partial(on_brief, results, ids))
+    briefs.register(app.server, results)   # the brief's routes, once for every page
+    app.callback(Output(ids.brief_pdf, "href"), Output(ids.brief_html, "href"), Output(ids.brief_pdf, "className"),
+                 Output(ids.brief_html, "className"), Input(ids.runs, "data"))(partial(brief_links, ids.page))
 
     @app.callback(Output(ids.runs, "data"), Output(ids.message, "children"), Input(ids.run, "n_clicks"), *states,
                   **background_run(ids.run, ids.cancel, ids.progress))
@@ -277,21 +275,11 @@ def background_run(run: str, cancel: str, progress: str) -> dict:
             "progress_default": EMPTY_PROGRESS, "prevent_initial_call": True}
 
 
-def on_brief(results, ids: Ids, _pdf, _html, records) -> tuple:
-    """The brief of the runs in the Store, as the button pressed asks (PDF or HTML), or why there is none."""
-    loaded = loaded_runs(results, records)
-    if not loaded:
-        return no_update, html.Span("No brief yet: it describes the page's results, so run first.", className="error")
-    engine = loaded[0][1].scenario["engine"]
-    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    brief = briefs.page_brief(loaded, briefs.sentence_for(engine), request.host_url.rstrip("/"), generated)
-    name = f"{ids.page}-brief-{loaded[0][1].scenario_hash[:8]}"
-    if ctx.triggered_id == ids.brief_html:
-        return dcc.send_string(briefs.brief_html(brief), f"{name}.html"), no_update
-    try:
-        return dcc.send_bytes(briefs.brief_pdf(brief), f"{name}.pdf"), no_update
-    except briefs.BriefUnavailable as exc:
-        return no_update, html.Span(f"No brief.pdf: {exc}.", className="error")
+def brief_links(page: str, records) -> tuple:
+    """The brief's links for the runs in the Store (PDF, HTML), and their classes: greyed out without runs."""
+    pdf, html_ = (briefs.page_href(page, records, fmt) for fmt in ("pdf", "html"))
+    style = "button brief" if pdf else "button brief disabled"
+    return pdf, html_, style, style
 
 
 def headline_text(results, sentence: Callable[[list], str], records) -> str:

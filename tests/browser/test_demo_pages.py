@@ -86,12 +86,12 @@ def test_a_permalinks_report_and_brief_carry_the_charts(dash_duo, tmp_path):
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/scenario/{result.scenario_hash}")
     dash_duo.wait_for_contains_text(f"#{scenario_page.ids.STATUS}", "Result from the cache", timeout=TIMEOUT)
     for name, charts in (("report.html", 2), ("brief.html", 2)):
-        dash_duo.find_element(f"button[id*='\"file\":\"{name}\"']").click()
+        dash_duo.find_element(f"[id*='\"file\":\"{name}\"']").click()
         suffix = "-brief.html" if name == "brief.html" else ".html"
         path = downloaded(dash_duo, f"{result.scenario_hash[:12]}{suffix}")
         text = path.read_text(encoding="utf-8")
         assert text.count('class="plotly-graph-div"') == charts and not re.search(r"<script[^>]+src=", text)
-    dash_duo.find_element("button[id*='\"file\":\"brief.pdf\"']").click()
+    dash_duo.find_element("a[id*='\"file\":\"brief.pdf\"']").click()
     assert downloaded(dash_duo, f"{result.scenario_hash[:12]}-brief.pdf").read_bytes().startswith(b"%PDF-")
     # The summary reads as the catalogue names it; the chart's axis title carries the metric's definition.
     summary = dash_duo.find_element(f"#{scenario_page.ids.SUMMARY}").text

@@ -153,9 +153,9 @@ def what_if(results, store, policy, seed, scenario_hash):
 
 
 def export(results, store, clicks, scenario_hash):
-    """The scenario's JSON, its HTML report or its brief (HTML or PDF), and a message when none can be made.
+    """The scenario's JSON or its HTML report, and a message when none can be made.
 
-    The CSV frames are links to the download route, never a callback response.
+    The CSV frames and the brief are links to their routes, never a callback response.
     """
     if not any(clicks or []):
         return no_update, no_update
@@ -170,14 +170,6 @@ def export(results, store, clicks, scenario_hash):
     if result is None:
         return no_update, error(f"No {name} yet: the scenario has no result on this server; Run computes it.")
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    if name in ("brief.html", "brief.pdf"):
-        brief = briefs.run_brief(result, request.host_url.rstrip("/") + permalink(scenario_hash), generated)
-        if name == "brief.html":
-            return dcc.send_string(briefs.brief_html(brief), f"{scenario_hash[:12]}-brief.html"), ""
-        try:
-            return dcc.send_bytes(briefs.brief_pdf(brief), f"{scenario_hash[:12]}-brief.pdf"), ""
-        except briefs.BriefUnavailable as exc:
-            return no_update, error(f"No brief.pdf: {exc}.")
     label = scenario.get("name") or scenario["policy"]
     return (dcc.send_string(html_report(label, [(label, result)], report_figures(result), generated),
                             f"{scenario_hash[:12]}.html"), "")
@@ -187,6 +179,7 @@ def register(app, services) -> None:
     """Wire the page to ``services.results`` (the ResultCache) and ``services.scenarios`` (the ScenarioStore)."""
     results, store = services.results, services.scenarios
     app.server.after_request(partial(answer_not_found, results, store))
+    briefs.register(app.server, results)   # the brief's routes (the engine pages' run panels share them)
     app.callback(Output(ids.BODY, "children"), Input(ids.URL_HASH, "data"))(partial(body, results, store))
     # An unknown permalink's tab says "Not found" (the shell titles every /scenario/ URL "Scenario" before the
     # lookup answers; this runs once the not-found body is in the page, so after it).

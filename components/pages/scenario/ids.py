@@ -23,6 +23,7 @@ WHATIF_SEED = "scenario-whatif-seed-input"
 WHATIF_RUN = "scenario-whatif-run-button"
 WHATIF_MSG = "scenario-whatif-message"
 WHATIF_TABLE = "scenario-whatif-table"
+BRIEF = "scenario-brief-link"  # pattern-matching type, keyed by file
 EXPORT = "scenario-export-button"  # pattern-matching type, keyed by file
 DOWNLOAD = "scenario-download"
 EXPORT_MSG = "scenario-export-message"

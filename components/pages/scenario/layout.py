@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dash import dash_table, dcc, html
 
+from ...services import brief as briefs
 from ...services.downloads import download_href
 from ...widgets.fields import graph
 from . import ids
@@ -50,8 +51,12 @@ def found(scenario_hash: str) -> html.Div:
                          html.Div([html.Button("Run", id=ids.RUN, className="primary"),
                                    html.Button("Cancel", id=ids.CANCEL, disabled=True)], className="button-row"),
                          html.Progress(id=ids.PROGRESS, value="0", max="100"),
-                         html.Div([html.Button(name, id={"type": ids.EXPORT, "file": name}) for name in EXPORTS
-                                   if not name.endswith(".csv")]
+                         html.Div([html.A(name, href=briefs.run_href(scenario_hash, name.split(".")[1]),
+                                          id={"type": ids.BRIEF, "file": name}, className="button brief")
+                                   for name in EXPORTS if name.startswith("brief.")]
+                                  # The brief is a file from its route (its HTML carries plotly.js, 4.6 MB).
+                                  + [html.Button(name, id={"type": ids.EXPORT, "file": name}) for name in EXPORTS
+                                     if not name.endswith(".csv") and not name.startswith("brief.")]
                                   # Frames are files from the download route, streamed: never a callback response.
                                   + [html.A(name, href=download_href(scenario_hash, name.removesuffix(".csv"),
                                                                      f"{scenario_hash[:12]}-{name}"),
