@@ -106,6 +106,9 @@ def test_a_brief_route_refuses_what_it_cannot_answer(loaded, cache, monkeypatch)
     client = _client(cache)
     result = loaded[1][1]
     assert client.get(briefs.run_href(result.scenario_hash, "html")).status_code == 200
+    report = client.get(briefs.report_href(result.scenario_hash))
+    assert report.status_code == 200 and report.get_data(as_text=True).count('class="plotly-graph-div"') == 2
+    assert client.get(briefs.report_href("ab" * 32)).status_code == 404
     assert client.get(briefs.run_href("ab" * 32, "pdf")).status_code == 404          # not stored
     assert client.get(briefs.run_href(result.scenario_hash, "exe")).status_code == 404
     assert client.get("/brief.html?runs=nonsense").status_code == 400

@@ -8,7 +8,6 @@ import pytest
 
 from components.figures.compare import overlay_figure
 from components.figures.fairshare import tasks_at
-from components.pages.scenario import callbacks as scenario_callbacks
 from components.services import brief as briefs
 from components.services.report import html_report
 from components.services.runs import ResultCache
@@ -36,7 +35,7 @@ def easy(tmp_path):
 
 
 def test_a_permalinks_report_carries_the_runs_charts_and_opens_offline(easy):
-    figures = scenario_callbacks.report_figures(easy)
+    figures = briefs.timeline_figures([("cve", easy)], 2)
     assert len(figures) == 2 and all(figure.data for figure in figures)
     text = html_report("EASY", [("EASY", easy)], figures, "now")
     charts = text.split("<h2>Charts</h2>")[1].split("<h2>Scenarios</h2>")[0]

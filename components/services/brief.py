@@ -42,6 +42,7 @@ from ..figures.batch import PALETTE
 from ..figures.compare import SUM, overlay_figure
 from .image_export import browser_path
 from .render_pool import shared_pool
+from .report import html_report
 from .result_store import is_scenario_hash
 from .runs import loaded_runs
 from .workspace import permalink
@@ -280,6 +281,8 @@ def brief_pdf(brief: Brief) -> bytes:
 # A brief is a file from these routes, never a callback response: the HTML inlines plotly.js (about 4.6 MB).
 
 RUN_ROUTE = "/brief/<scenario_hash>.<fmt>"
+#: A permalink's full HTML report (:func:`components.services.report.html_report`), a file for the same reason.
+REPORT_ROUTE = "/report/<scenario_hash>.html"
 PAGE_ROUTE = "/brief.<fmt>"
 MIME = {"pdf": "application/pdf", "html": "text/html"}
 #: What a page passes of each run record (the headline sentences read these), and how long a text may be.
@@ -290,6 +293,11 @@ MAX_TEXT = 80
 def run_href(scenario_hash: str, fmt: str) -> str:
     """The brief of one stored run (its permalink's), as ``fmt`` (``pdf`` or ``html``)."""
     return f"/brief/{scenario_hash}.{fmt}"
+
+
+def report_href(scenario_hash: str) -> str:
+    """The HTML report of one stored run: its charts, summary and scenario (:mod:`components.services.report`)."""
+    return f"/report/{scenario_hash}.html"
 
 
 def page_href(page: str, records, fmt: str) -> str | None:
@@ -336,6 +344,17 @@ def register(server, results) -> None:
             abort(404, "no stored result with this hash (it may have been evicted: run it again)")
         link = request.host_url.rstrip("/") + permalink(scenario_hash)
         return _answer(run_brief(result, link, _now()), fmt, f"{scenario_hash[:12]}-brief")
+
+    @server.get(REPORT_ROUTE, endpoint="schedscope_report")
+    def _report(scenario_hash: str):
+        result = results.get(scenario_hash) if is_scenario_hash(scenario_hash) else None
+        if result is None:
+            abort(404, "no stored result with this hash (it may have been evicted: run it again)")
+        label = result.scenario.get("name") or result.scenario["policy"]
+        runs = [(label, result)]
+        text = html_report(label, runs, timeline_figures(runs, 2), _now())
+        return Response(text, mimetype="text/html",
+                        headers={"Content-Disposition": f'attachment; filename="{scenario_hash[:12]}.html"'})
 
     @server.get(PAGE_ROUTE, endpoint="schedscope_brief_page")
     def _page_brief(fmt: str):

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 from functools import partial
 
-from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
+from dash import ALL, Input, Output, State, dcc, html, no_update
 from flask import request
 
 from sched_engine import ScenarioError
@@ -17,7 +16,6 @@ from ...figures.common import empty_figure
 from ...figures.compare import overlay_figure
 from ...services import brief as briefs
 from ...services.progress import POLL_MS, throttled
-from ...services.report import html_report
 from ...services.runs import ResultStoreUnreachable
 from ...services.workspace import permalink
 from ...widgets.fields import error
@@ -114,14 +112,6 @@ def chart(results, entity, metric, scenario_hash):
     return overlay_figure([(result.scenario.get("name") or "run", result)], metric, entity)
 
 
-def report_figures(result, count: int = 2) -> list:
-    """The run's first ``count`` timeline metrics that change, summed over every entity: its report's charts.
-
-    Metrics that change over the run carry the story; a constant one (CPUs up, without failures) is a flat line.
-    """
-    return briefs.timeline_figures([(result.scenario.get("name") or "run", result)], count)
-
-
 def save(results, store, _, name, scenario_hash):
     scenario = content.find_scenario(scenario_hash, store, results)
     if scenario is None:
@@ -153,26 +143,16 @@ def what_if(results, store, policy, seed, scenario_hash):
 
 
 def export(results, store, clicks, scenario_hash):
-    """The scenario's JSON or its HTML report, and a message when none can be made.
+    """The scenario's JSON, or a message when there is none.
 
-    The CSV frames and the brief are links to their routes, never a callback response.
+    The CSV frames, the report and the brief are links to their routes, never a callback response.
     """
     if not any(clicks or []):
         return no_update, no_update
-    name = ctx.triggered_id["file"]
     scenario = content.find_scenario(scenario_hash, store, results)
     if scenario is None:
         return no_update, error(f"Not exported: no saved scenario or stored run has the hash {str(scenario_hash)[:80]}.")
-    if name == "scenario.json":
-        return (dcc.send_string(json.dumps(scenario, indent=2, sort_keys=True) + "\n", f"{scenario_hash[:12]}.json"),
-                "")
-    result = results.get(scenario_hash)
-    if result is None:
-        return no_update, error(f"No {name} yet: the scenario has no result on this server; Run computes it.")
-    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    label = scenario.get("name") or scenario["policy"]
-    return (dcc.send_string(html_report(label, [(label, result)], report_figures(result), generated),
-                            f"{scenario_hash[:12]}.html"), "")
+    return dcc.send_string(json.dumps(scenario, indent=2, sort_keys=True) + "\n", f"{scenario_hash[:12]}.json"), ""
 
 
 def register(app, services) -> None:

@@ -54,9 +54,12 @@ def found(scenario_hash: str) -> html.Div:
                          html.Div([html.A(name, href=briefs.run_href(scenario_hash, name.split(".")[1]),
                                           id={"type": ids.BRIEF, "file": name}, className="button brief")
                                    for name in EXPORTS if name.startswith("brief.")]
-                                  # The brief is a file from its route (its HTML carries plotly.js, 4.6 MB).
+                                  # The brief and the report are files from their routes (their HTML carries
+                                  # plotly.js, 4.6 MB: over any callback response's cap).
+                                  + [html.A("report.html", href=briefs.report_href(scenario_hash),
+                                            id={"type": ids.BRIEF, "file": "report.html"}, className="button")]
                                   + [html.Button(name, id={"type": ids.EXPORT, "file": name}) for name in EXPORTS
-                                     if not name.endswith(".csv") and not name.startswith("brief.")]
+                                     if name == "scenario.json"]
                                   # Frames are files from the download route, streamed: never a callback response.
                                   + [html.A(name, href=download_href(scenario_hash, name.removesuffix(".csv"),
                                                                      f"{scenario_hash[:12]}-{name}"),
