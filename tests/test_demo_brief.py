@@ -125,6 +125,9 @@ def test_every_page_with_a_run_panel_offers_the_brief():
     for page in (batch, elastic, fairshare, network, site):
         text = str(page.layout.layout())
         assert page.ids.PANEL.brief_pdf in text and page.ids.PANEL.brief_html in text, page.__name__
+    row = run_panel.controls(run_panel.Ids("batch"))[0].children   # beside Run, greyed out until there are runs
+    assert [c.children for c in row] == ["Run", "Cancel", "Brief PDF", "HTML"]
+    assert all("disabled" in c.className for c in row[2:])
     from components.pages.scenario import layout as scenario_layout
 
     links = str(scenario_layout.found("ef" * 32))

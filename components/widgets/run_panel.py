@@ -31,11 +31,10 @@ callback reads those records and loads the results from the cache
 the browser. A refused or failed run leaves the Store as it was: the
 previous results stay on the page.
 
-The export row starts with the brief's buttons, the same on every engine
-page: "Brief (PDF)" and "Brief (HTML)" download one page for stakeholders
-about all the runs shown (:mod:`components.services.brief`: the page's
-headline sentence, the charts that carry it, the scenario in words, each
-run's permalink). They are links to the brief's routes, which
+Beside Run, the same on every engine page, "Brief PDF" and "HTML" download
+one page for stakeholders about all the runs shown
+(:mod:`components.services.brief`: the page's headline sentence, the charts
+that carry it, the scenario in words, each run's permalink). They are links to the brief's routes, which
 :func:`register` adds and points at the Store's runs.
 
 What the runs show is the page's: its callbacks fill the summary table
@@ -182,14 +181,27 @@ def store(ids: Ids) -> dcc.Store:
 
 
 def controls(ids: Ids, before: Sequence = ()) -> list:
-    """Run and Cancel (after the components ``before``, in one row), the progress bar and the run message."""
+    """Run, Cancel and the brief's links (after the components ``before``, in one row), the progress bar and the
+    run message."""
     return [
         html.Div([*before, html.Button("Run", id=ids.run, className="primary"),
-                  html.Button("Cancel", id=ids.cancel, disabled=True)], className="button-row"),
+                  html.Button("Cancel", id=ids.cancel, disabled=True), *brief_links_row(ids)], className="button-row"),
         html.Progress(id=ids.progress, value="0", max="100"),
         html.Div(id=ids.message, className="message"),
         axis_tooltips(ids.page if ids.page in catalogue.ENGINES else None),
     ]
+
+
+def brief_links_row(ids: Ids) -> list:
+    """The brief's links (PDF, HTML), beside Run: greyed out until there are runs (see :func:`brief_links`).
+
+    Links to the brief's files, never a callback response (the HTML carries plotly.js).
+    """
+    tip = ("One page for stakeholders about the runs shown: the headline, the charts that carry it, the scenario "
+           "in words and the permalinks")
+    return [html.A("Brief PDF", id=ids.brief_pdf, className="button brief disabled", title=tip),
+            html.A("HTML", id=ids.brief_html, className="button brief disabled",
+                   title=tip + " (HTML, opens offline)")]
 
 
 def headline(ids: Ids) -> html.P:
@@ -215,19 +227,10 @@ def axis_tooltips(engine: str | None) -> html.Div:
 
 
 def export_row(ids: Ids, frames: Sequence[str], labels: dict[str, str] | None = None, before: Sequence = ()) -> html.Div:
-    """The brief's buttons, then a button per export (``<frame>.csv`` unless ``labels`` names it).
-
-    The components ``before`` come first. The brief (PDF, or its HTML twin)
-    describes every run the page shows; :func:`register` answers it.
-    """
+    """A button per export (``<frame>.csv`` unless ``labels`` names it), after the components ``before``."""
     labels = labels or {}
-    # Links to the brief's files (set once there are runs): a file download, never a callback response.
-    brief = [html.A("Brief (PDF)", id=ids.brief_pdf, className="button brief",
-                    title="One page for stakeholders: the headline, the charts that carry it, the scenario "
-                          "in words and the permalinks"),
-             html.A("Brief (HTML)", id=ids.brief_html, className="button brief")]
-    return html.Div([*before, *brief, *[html.Button(labels.get(frame, f"{frame}.csv"), id=ids.export_button(frame))
-                                        for frame in frames]], className="button-row export")
+    return html.Div([*before, *[html.Button(labels.get(frame, f"{frame}.csv"), id=ids.export_button(frame))
+                                for frame in frames]], className="button-row export")
 
 
 def download(ids: Ids) -> dcc.Download:

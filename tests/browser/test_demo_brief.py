@@ -36,12 +36,14 @@ def test_the_brief_button_downloads_a_pdf_and_its_html_twin_carries_the_headline
     WebDriverWait(dash_duo.driver, TIMEOUT).until(
         lambda _: "EASY cuts average wait by" in dash_duo.find_element(headline).text, "no headline")
     sentence = dash_duo.find_element(headline).text
-    dash_duo.driver.execute_script(f"document.getElementById('{PANEL.headline}').scrollIntoView()")
+    dash_duo.driver.execute_script("window.scrollTo(0, 0)")   # the first screen: Run, the brief's links, the headline
     save_screenshot(dash_duo.driver, "demo-brief-headline-batch.png")
 
-    button = dash_duo.find_element(f"#{PANEL.brief_pdf}")
-    dash_duo.driver.execute_script("arguments[0].scrollIntoView()", button)
-    button.click()
+    # The links follow the runs Store (greyed out, without an address, until it holds the runs).
+    WebDriverWait(dash_duo.driver, TIMEOUT).until(
+        lambda _: "disabled" not in dash_duo.find_element(f"#{PANEL.brief_pdf}").get_attribute("class"), "no link")
+    assert "/brief.pdf?page=batch&runs=" in dash_duo.find_element(f"#{PANEL.brief_pdf}").get_attribute("href")
+    dash_duo.find_element(f"#{PANEL.brief_pdf}").click()
     pdf = _downloaded(dash_duo, "batch-brief-*.pdf")
     data = pdf.read_bytes()
     # No PDF reader in the requirements: a one-page PDF of real size, its text checked through the HTML twin
