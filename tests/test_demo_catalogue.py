@@ -70,3 +70,48 @@ def test_run_labels_read_as_words():
     assert catalogue.run_label("batch", "easy", "HPC2N", 2000, 240) == "EASY · HPC2N 2,000 jobs · 240 CPUs"
     assert catalogue.run_label("network", "libra") == "Libra"
     assert catalogue.run_label("batch", "gone") == "gone"
+
+
+def test_every_summary_column_of_an_engine_page_has_a_header_tooltip():
+    from components.widgets import run_panel
+
+    for engine, metrics in SUMMARY_METRICS.items():
+        table = run_panel.summary_table(run_panel.Ids(engine))
+        for metric in metrics:
+            metric = metric.replace("<resource>", "cpu")
+            header = catalogue.column(metric, engine)
+            assert table.tooltip_header[header] == catalogue.tooltip(metric, engine), (engine, metric)
+    assert table.tooltip_header["Mean wait (s)"].endswith("lower is better")
+
+
+def test_axis_titles_that_name_a_metric_carry_its_definition():
+    tips = catalogue.axis_tooltips("batch")
+    assert tips["cpus in use"] == "CPUs in use: CPUs held by running jobs"
+    assert tips["mean wait (s)"] == tips["mean wait"] and "start - submit" in tips["mean wait"]
+    assert tips["cpu utilisation (share, 0–1)"].startswith("CPU utilisation: CPU time of the jobs that ran")
+    assert "isolation guarantee" in catalogue.axis_tooltips("network")
+    from components.widgets import run_panel
+
+    hidden = run_panel.controls(run_panel.Ids("network"))[-1]
+    assert hidden.hidden and "isolation guarantee" in hidden.to_plotly_json()["props"]["data-tooltips"]
+
+
+def test_a_permalinks_tables_read_as_the_catalogue_names_them(tmp_path):
+    import pandas as pd
+
+    from components.pages.scenario import content
+    from components.services.runs import ResultCache
+
+    result, _ = ResultCache(tmp_path).run({"engine": "batch", "policy": "easy",
+                                           "model": {"trace": {"path": "tests/data/batch/cons_vs_easy.swf"}}})
+    rows, tips = content.summary_rows(result)
+    shown = {row["Metric"]: row["Value"] for row in rows}
+    assert shown["CPU utilisation"] == "75.8%" and shown["Mean wait"] == "6.8 s" and shown["Jobs"] == "4 jobs"
+    assert not [name for name in shown if "_" in name]
+    assert tips[[row["Metric"] for row in rows].index("Mean wait")]["Metric"].endswith("lower is better")
+    table = pd.DataFrame({"metric": ["utilisation", "mean_wait_s"], "unit": ["share", "s"],
+                          "original": [0.7581234, 6.7512], "what-if": [0.5, 10.0], "Δ% what-if": [-34.05, 48.12]})
+    readable = content.readable_comparison(table, "batch")
+    assert readable.to_dict("records") == [
+        {"Metric": "CPU utilisation", "Unit": "%", "original": 75.8, "what-if": 50.0, "Δ% what-if": -34.05},
+        {"Metric": "Mean wait", "Unit": "s", "original": 6.8, "what-if": 10.0, "Δ% what-if": 48.12}]

@@ -8,7 +8,7 @@ import pytest
 
 from components.figures.compare import overlay_figure
 from components.figures.fairshare import tasks_at
-from components.pages.scenario import callbacks as scenario_callbacks
+from components.services import brief as briefs
 from components.services.report import html_report
 from components.services.runs import ResultCache
 from components.widgets.fields import PLACEHOLDER, graph
@@ -35,7 +35,7 @@ def easy(tmp_path):
 
 
 def test_a_permalinks_report_carries_the_runs_charts_and_opens_offline(easy):
-    figures = scenario_callbacks.report_figures(easy)
+    figures = briefs.timeline_figures([("cve", easy)], 2)
     assert len(figures) == 2 and all(figure.data for figure in figures)
     text = html_report("EASY", [("EASY", easy)], figures, "now")
     charts = text.split("<h2>Charts</h2>")[1].split("<h2>Scenarios</h2>")[0]
@@ -46,7 +46,7 @@ def test_a_permalinks_report_carries_the_runs_charts_and_opens_offline(easy):
 
 
 def test_the_brief_carries_the_headline_the_scenario_in_words_charts_and_the_permalink(easy):
-    text = scenario_callbacks.brief(easy, f"http://host/scenario/{easy.scenario_hash}", "now")
+    text = briefs.brief_html(briefs.run_brief(easy, f"http://host/scenario/{easy.scenario_hash}", "now"))
     assert "<title>EASY · cve</title>" in text
     assert "EASY: mean wait 6.8 s, mean bounded slowdown" in text and "CPU utilisation 75.8%" in text
     assert "<dt>Workload</dt><dd>4 jobs (cve)</dd>" in text and "<dt>Hardware</dt><dd>4 CPUs, 1 cluster</dd>" in text

@@ -72,6 +72,7 @@ def test_an_unknown_permalink_says_so_and_offers_no_run(stores):
     page = scenario_page.callbacks.body(results, store, "ab" * 32)
     assert scenario_page.ids.RUN not in _ids(page) and scenario_page.ids.WHATIF_RUN not in _ids(page)
     assert page.children[0].children == scenario_page.layout.NOT_FOUND_TITLE
+    assert page.children[-1].id == scenario_page.ids.NOT_FOUND_TITLE and page.children[-1].data == "Not found · schedscope"
     easy, _ = results.run({"engine": "batch", "policy": "easy", "name": "cve",
                            "model": {"trace": {"path": "tests/data/batch/cons_vs_easy.swf"}}})
     assert scenario_page.ids.RUN in _ids(scenario_page.callbacks.body(results, store, easy.scenario_hash))
@@ -87,11 +88,14 @@ def test_saving_an_unknown_run_is_a_message_not_a_500(stores):
 def test_an_unknown_permalink_answers_404_and_a_known_one_200(tmp_path):
     app = create_app(tmp_path / "data")
     client = app.server.test_client()
-    assert client.get(f"/scenario/{'ef' * 32}").status_code == 404
+    unknown = client.get(f"/scenario/{'ef' * 32}")
+    assert unknown.status_code == 404
+    assert "<title>Not found · schedscope</title>" in unknown.get_data(as_text=True)   # the tab says so at once
     assert client.get(f"/?scenario={'ef' * 32}").status_code == 404
     assert client.get("/scenario/not-a-hash").status_code == 404
     assert client.get("/").status_code == 200 and client.get("/batch").status_code == 200
     results = ResultCache(tmp_path / "data" / "results")
     easy, _ = results.run({"engine": "batch", "policy": "easy", "name": "cve",
                            "model": {"trace": {"path": "tests/data/batch/cons_vs_easy.swf"}}})
-    assert client.get(f"/scenario/{easy.scenario_hash}").status_code == 200
+    known = client.get(f"/scenario/{easy.scenario_hash}")
+    assert known.status_code == 200 and "<title>schedscope</title>" in known.get_data(as_text=True)

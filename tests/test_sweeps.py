@@ -445,8 +445,11 @@ def test_store_round_trip_and_cache(tmp_path):
     again = page.store.run_form(store, "libra-intervals", ids, values, lambda d, t: pytest.fail("ran again"))
     assert again[0] == key and again[2] and "from cache" in again[1]
     summary, points, figure, heading = page.results.results(store, {"key": key}, "link_utilisation")
-    assert len(points) == 8 and [row["scheme"] for row in summary] == ["libra", "libra", "drf", "drf"]
-    assert "±" in summary[2]["mean isolation guarantee"]
+    assert len(points) == 8 and [row["Scheme"] for row in summary] == ["Libra", "Libra", "DRF", "DRF"]
+    assert "±" in summary[2]["Mean isolation"]
+    # The points read as the catalogue names them, to sensible precision (shares in percent).
+    assert {"Scheme", "Mean arrival gap (s)", "Seed", "Mean isolation", "Link utilisation (%)"} <= set(points[0])
+    assert all(0 <= row["Link utilisation (%)"] <= 100 for row in points)
     assert figure.layout.yaxis.title.text == "mean link utilisation"
     name, text = page.results.export_csv(store, {"key": key}, "points")
     assert name == "libra-intervals-sweep.csv" and len(text.strip().splitlines()) == 9

@@ -23,6 +23,7 @@ import math
 from typing import NamedTuple
 
 from sched_engine import ScenarioError
+from sched_engine.core.records import SUMMARY_METRICS, TIMELINE_METRICS
 from sched_engine.registry import REGISTRY
 
 LOWER = "lower is better"
@@ -281,6 +282,50 @@ def cells(value, metrics, engine: str) -> dict:
 def header_tooltips(metrics, engine: str) -> dict:
     """A DataTable's ``tooltip_header``: each metric column's definition and direction."""
     return {column(metric, engine): tooltip(metric, engine) for metric in metrics}
+
+
+#: Resources a fair-sharing model usually names; their ``utilisation_<resource>`` metrics get tooltips.
+COMMON_RESOURCES = ("cpu", "cpus", "mem", "memory", "gpu", "disk", "net")
+
+
+def metrics_of(engine: str) -> list[str]:
+    """Every metric name of ``engine``: its summary metrics (``records.py``) first, then the rest it may show."""
+    declared = [*SUMMARY_METRICS.get(engine, {}), *TIMELINE_METRICS.get(engine, {}), *ENGINES.get(engine, {}), *COMMON]
+    names = []
+    for metric in declared:
+        names += ([RESOURCE_PREFIX + resource for resource in COMMON_RESOURCES] if metric.endswith("<resource>")
+                  else [metric])
+    return list(dict.fromkeys(names))
+
+
+def engine_header_tooltips(engine: str) -> dict:
+    """:func:`header_tooltips` for every metric of ``engine`` (a summary table whose columns vary by run).
+
+    Where a summary metric and a timeline metric share a header (network's link utilisation), the one listed
+    first in the engine's table -- its summary metric -- gives the tooltip.
+    """
+    tips: dict[str, str] = {}
+    for metric in metrics_of(engine):
+        tips.setdefault(column(metric, engine), tooltip(metric, engine))
+    return tips
+
+
+def axis_tooltips(engine: str | None = None) -> dict:
+    """Chart axis title (lower case, with or without its unit) -> ``Label: definition; direction``.
+
+    For ``engine``'s metrics, or every engine's (the first that defines a
+    name wins) when ``engine`` is None. ``assets/axis_tooltips.js`` shows them
+    on hovering an axis title that names a metric.
+    """
+    engines = [engine] if engine else list(ENGINES)
+    tips: dict[str, str] = {}
+    for name in engines:
+        for metric in metrics_of(name):
+            found = describe(metric, name)
+            text = f"{found.label}: {tooltip(metric, name)}"
+            for title in (found.label, column(metric, name), axis_title(metric, name)):
+                tips.setdefault(title.lower(), text)
+    return tips
 
 
 def policy_label(engine: str, policy: str) -> str:

@@ -31,6 +31,12 @@ callback reads those records and loads the results from the cache
 the browser. A refused or failed run leaves the Store as it was: the
 previous results stay on the page.
 
+Beside Run, the same on every engine page, "Brief PDF" and "HTML" download
+one page for stakeholders about all the runs shown
+(:mod:`components.services.brief`: the page's headline sentence, the charts
+that carry it, the scenario in words, each run's permalink). They are links to the brief's routes, which
+:func:`register` adds and points at the Store's runs.
+
 What the runs show is the page's: its callbacks fill the summary table
 (``ids.summary``; :func:`summary_columns` for its columns) from the runs
 Store (``ids.runs``) and answer the export buttons into ``ids.download``.
@@ -47,6 +53,7 @@ same background-callback keywords from :func:`background_run`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -56,6 +63,8 @@ from dash import Input, Output, State, dash_table, dcc, html, no_update
 
 from sched_engine import ScenarioError, normalize_scenario
 
+from ..figures import catalogue
+from ..services import brief as briefs
 from ..services.progress import POLL_MS, throttled
 from ..services.runs import loaded_runs
 
@@ -81,6 +90,8 @@ class Ids:
         self.headline = f"{page}-headline"
         self.export = f"{page}-export-button"   # pattern-matching type, keyed by ``frame``
         self.download = f"{page}-download"
+        self.brief_pdf = f"{page}-brief-pdf-button"
+        self.brief_html = f"{page}-brief-html-button"
 
     def export_button(self, frame: str) -> dict:
         return {"type": self.export, "frame": frame}
@@ -170,13 +181,27 @@ def store(ids: Ids) -> dcc.Store:
 
 
 def controls(ids: Ids, before: Sequence = ()) -> list:
-    """Run and Cancel (after the components ``before``, in one row), the progress bar and the run message."""
+    """Run, Cancel and the brief's links (after the components ``before``, in one row), the progress bar and the
+    run message."""
     return [
         html.Div([*before, html.Button("Run", id=ids.run, className="primary"),
-                  html.Button("Cancel", id=ids.cancel, disabled=True)], className="button-row"),
+                  html.Button("Cancel", id=ids.cancel, disabled=True), *brief_links_row(ids)], className="button-row"),
         html.Progress(id=ids.progress, value="0", max="100"),
         html.Div(id=ids.message, className="message"),
+        axis_tooltips(ids.page if ids.page in catalogue.ENGINES else None),
     ]
+
+
+def brief_links_row(ids: Ids) -> list:
+    """The brief's links (PDF, HTML), beside Run: greyed out until there are runs (see :func:`brief_links`).
+
+    Links to the brief's files, never a callback response (the HTML carries plotly.js).
+    """
+    tip = ("One page for stakeholders about the runs shown: the headline, the charts that carry it, the scenario "
+           "in words and the permalinks")
+    return [html.A("Brief PDF", id=ids.brief_pdf, className="button brief disabled", title=tip),
+            html.A("HTML", id=ids.brief_html, className="button brief disabled",
+                   title=tip + " (HTML, opens offline)")]
 
 
 def headline(ids: Ids) -> html.P:
@@ -185,8 +210,20 @@ def headline(ids: Ids) -> html.P:
 
 
 def summary_table(ids: Ids, **style) -> dash_table.DataTable:
-    """The summary table, one row per run; ``style`` adds DataTable keywords (e.g. ``style_table``)."""
-    return dash_table.DataTable(id=ids.summary, data=[], columns=[], style_cell={"fontFamily": "inherit"}, **style)
+    """The summary table, one row per run; ``style`` adds DataTable keywords (e.g. ``style_table``).
+
+    Every metric column's header shows its catalogue definition on hover (the page's name is its engine's).
+    """
+    tips = {"tooltip_header": catalogue.engine_header_tooltips(ids.page), "tooltip_delay": 200,
+            "tooltip_duration": None} if ids.page in catalogue.ENGINES else {}
+    return dash_table.DataTable(id=ids.summary, data=[], columns=[], style_cell={"fontFamily": "inherit"},
+                                **{**tips, **style})
+
+
+def axis_tooltips(engine: str | None) -> html.Div:
+    """The definitions ``assets/axis_tooltips.js`` puts on chart axis titles that name a metric (hidden)."""
+    return html.Div(hidden=True, className="axis-tooltips",
+                    **{"data-tooltips": json.dumps(catalogue.axis_tooltips(engine), ensure_ascii=False)})
 
 
 def export_row(ids: Ids, frames: Sequence[str], labels: dict[str, str] | None = None, before: Sequence = ()) -> html.Div:
@@ -217,6 +254,9 @@ def register(app, ids: Ids, results, plan: Callable[..., list[Planned]], states:
     ``noun``, ``timed`` and ``refused_note`` shape the message (see :func:`on_run`).
     """
     register_cancel_feedback(app, ids)
+    briefs.register(app.server, results)   # the brief's routes, once for every page
+    app.callback(Output(ids.brief_pdf, "href"), Output(ids.brief_html, "href"), Output(ids.brief_pdf, "className"),
+                 Output(ids.brief_html, "className"), Input(ids.runs, "data"))(partial(brief_links, ids.page))
 
     @app.callback(Output(ids.runs, "data"), Output(ids.message, "children"), Input(ids.run, "n_clicks"), *states,
                   **background_run(ids.run, ids.cancel, ids.progress))
@@ -236,6 +276,13 @@ def background_run(run: str, cancel: str, progress: str) -> dict:
             "cancel": [Input(cancel, "n_clicks")],
             "progress": [Output(progress, "value"), Output(progress, "max")],
             "progress_default": EMPTY_PROGRESS, "prevent_initial_call": True}
+
+
+def brief_links(page: str, records) -> tuple:
+    """The brief's links for the runs in the Store (PDF, HTML), and their classes: greyed out without runs."""
+    pdf, html_ = (briefs.page_href(page, records, fmt) for fmt in ("pdf", "html"))
+    style = "button brief" if pdf else "button brief disabled"
+    return pdf, html_, style, style
 
 
 def headline_text(results, sentence: Callable[[list], str], records) -> str:

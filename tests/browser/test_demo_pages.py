@@ -75,6 +75,8 @@ def test_an_unknown_permalink_is_a_404_page_without_run(dash_duo, tmp_path):
                                     timeout=TIMEOUT)
     assert not dash_duo.driver.find_elements("css selector", f"#{scenario_page.ids.RUN}")
     assert not dash_duo.driver.find_elements("css selector", f"#{scenario_page.ids.WHATIF_RUN}")
+    # The tab says it too, after the shell's "Scenario" title for every /scenario/ URL.
+    WebDriverWait(dash_duo.driver, TIMEOUT).until(lambda d: d.title == "Not found · schedscope", "title")
     save_screenshot(dash_duo.driver, "demo-permalink-404.png")
 
 
@@ -84,11 +86,19 @@ def test_a_permalinks_report_and_brief_carry_the_charts(dash_duo, tmp_path):
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/scenario/{result.scenario_hash}")
     dash_duo.wait_for_contains_text(f"#{scenario_page.ids.STATUS}", "Result from the cache", timeout=TIMEOUT)
     for name, charts in (("report.html", 2), ("brief.html", 2)):
-        dash_duo.find_element(f"button[id*='\"file\":\"{name}\"']").click()
+        dash_duo.find_element(f"[id*='\"file\":\"{name}\"']").click()
         suffix = "-brief.html" if name == "brief.html" else ".html"
         path = downloaded(dash_duo, f"{result.scenario_hash[:12]}{suffix}")
         text = path.read_text(encoding="utf-8")
         assert text.count('class="plotly-graph-div"') == charts and not re.search(r"<script[^>]+src=", text)
+    dash_duo.find_element("a[id*='\"file\":\"brief.pdf\"']").click()
+    assert downloaded(dash_duo, f"{result.scenario_hash[:12]}-brief.pdf").read_bytes().startswith(b"%PDF-")
+    # The summary reads as the catalogue names it; the chart's axis title carries the metric's definition.
+    summary = dash_duo.find_element(f"#{scenario_page.ids.SUMMARY}").text
+    assert "CPU utilisation" in summary and "75.8%" in summary and "mean_wait_s" not in summary
+    WebDriverWait(dash_duo.driver, TIMEOUT).until(lambda d: d.execute_script(
+        "const t = document.querySelector('.js-plotly-plot .infolayer text.ytitle title');"
+        "return t && t.textContent;") == "CPUs in use: CPUs held by running jobs", "no axis definition")
     # The brief opens from the file, offline, and shows its charts.
     dash_duo.driver.set_window_size(1024, 900)
     dash_duo.driver.get(path.as_uri())

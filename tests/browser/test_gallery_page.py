@@ -1,6 +1,7 @@
-"""The gallery in headless Chromium: every card runs and agrees with its paper."""
+"""The gallery in headless Chromium: every card runs, agrees with its paper or says why, and draws its chart."""
 
 import pytest
+from selenium.webdriver.support.ui import WebDriverWait
 
 from app import create_app
 from components.pages import gallery as page
@@ -23,6 +24,16 @@ def test_run_all_fills_every_card_without_an_error(dash_duo, tmp_path):
         agreeing, total = text.split(" agree")[0].split(" of ")
         expected = int(total) - len(KNOWN_DISAGREEMENTS.get(card.key, ()))
         assert int(agreeing) == expected, f"{card.key}: {text}"
-    dash_duo.driver.set_window_size(1400, 3400)
+        # The paper's numbers and ours as bars beside the table; the why of every row that does not agree.
+        chart = f'[id=\'{{"card":"{card.key}","type":"{page.ids.CHART}"}}\']'
+        WebDriverWait(dash_duo.driver, TIMEOUT).until(lambda d: d.execute_script(
+            "return document.querySelectorAll(arguments[0] + ' .bars .point').length;", chart), card.key)
+        why = dash_duo.find_element(f'[id=\'{{"card":"{card.key}","type":"{page.ids.WHY}"}}\']').text
+        assert bool(why) == bool(KNOWN_DISAGREEMENTS.get(card.key)), (card.key, why)
+    fig6 = dash_duo.find_element(f'[id=\'{{"card":"libra-fig6","type":"{page.ids.WHY}"}}\']')
+    assert "NO: Mean isolation, Baseline (per-flow); Mean isolation, DRF; Mean isolation, HUG" in fig6.text
+    assert fig6.find_element("css selector", "a").get_attribute("href").endswith("/sweeps?kind=libra-sensitivity")
+    assert "drf" not in dash_duo.find_element(".gallery-page").text.replace("DRF", "")
+    dash_duo.driver.set_window_size(1024, 4200)
     save_screenshot(dash_duo.driver, "screenshot-gallery.png")
     assert dash_duo.get_logs() == []

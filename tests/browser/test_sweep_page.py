@@ -58,7 +58,7 @@ def test_small_libra_sweep_runs_with_progress_table_plot_and_csv(dash_duo, tmp_p
     progress = dash_duo.find_element(f"#{page.ids.PROGRESS}")
     assert progress.get_attribute("value") == progress.get_attribute("max") == "24"
 
-    dash_duo.wait_for_contains_text(f"#{page.ids.SUMMARY}", "libra", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.SUMMARY}", "Libra", timeout=TIMEOUT)
     rows = dash_duo.find_elements(f"#{page.ids.SUMMARY} tbody tr")
     assert len(rows) == 1 + 4 * 3   # header row + one row per scheme and interval
     assert "±" in dash_duo.find_element(f"#{page.ids.SUMMARY}").text

@@ -17,6 +17,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from components import shell
+from components.figures import catalogue
 from components.pages import scenario as scenario_page
 from components.services.workspace import ScenarioStore
 from tests.support.dash_client import DashClient, find_component, load_scenario
@@ -59,8 +60,8 @@ def session(base_url: str, scenario_hash: str, deadline: float, headers: dict | 
     finished = time.monotonic()
     assert outputs.get(scenario_page.ids.VERSION) == {"data": 1}, f"the run did not finish: {outputs}"
     after = client.call(show, {(scenario_page.ids.HASH, "data"): scenario_hash, (scenario_page.ids.VERSION, "data"): 1})
-    rows = {row["metric"]: row["value"] for row in after[scenario_page.ids.SUMMARY]["data"]}
-    assert rows["jobs"] == jobs
+    rows = {row["Metric"]: row["Value"] for row in after[scenario_page.ids.SUMMARY]["data"]}
+    assert rows[catalogue.label("jobs", "batch")] == catalogue.formatted("jobs", jobs, "batch")
     return {"run_s": finished - clicked, "session_s": time.monotonic() - started, "progress_reports": len(progress)}
 
 

@@ -4,3 +4,5 @@ RUN = "gallery-run-button"          # pattern-matching type, keyed by card
 RUN_ALL = "gallery-run-all-button"
 TABLE = "gallery-table"             # pattern-matching type, keyed by card
 STATUS = "gallery-status"           # pattern-matching type, keyed by card
+CHART = "gallery-chart-graph"       # pattern-matching type, keyed by card
+WHY = "gallery-why"                 # pattern-matching type, keyed by card: why each NO

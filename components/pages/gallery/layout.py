@@ -1,11 +1,16 @@
-"""The Gallery page's layout: one card per paper result, each with its Run button and its table."""
+"""The Gallery page's layout: one card per paper result: its Run button, a small chart beside its table, why each NO."""
 
 from __future__ import annotations
 
 from dash import dash_table, dcc, html
 
+from ...chart_config import GRAPH_CONFIG
+from ...figures.gallery import paper_vs_ours
 from . import ids
 from .cards import CARDS, READING_DIFFERS
+
+COLUMNS = [{"name": name, "id": key} for key, name in
+           (("quantity", "Quantity"), ("paper", "Paper"), ("ours", "Ours"), ("agrees", "Agrees"))]
 
 AGREEMENT_STYLE = [
     {"if": {"filter_query": '{agrees} = "yes"', "column_id": "agrees"}, "color": "#1a7f37", "fontWeight": 600},
@@ -24,15 +29,20 @@ def card_section(card) -> html.Section:
             *([html.P(dcc.Link(card.link[0], href=card.link[1], className="card-link"))] if card.link else []),
             dcc.Loading(html.Div([
                 html.Div(id={"type": ids.STATUS, "card": card.key}, className="message"),
-                dash_table.DataTable(
-                    id={"type": ids.TABLE, "card": card.key}, data=[],
-                    columns=[{"name": c, "id": c} for c in ("quantity", "paper", "ours", "agrees")],
-                    # Long quantities (a named reading) wrap instead of pushing the numbers off the card.
-                    style_cell={"fontFamily": "inherit", "textAlign": "left", "whiteSpace": "normal",
-                                "height": "auto"},
-                    style_cell_conditional=[{"if": {"column_id": "quantity"}, "width": "55%"}],
-                    style_data_conditional=AGREEMENT_STYLE,
-                ),
+                html.Div([
+                    dcc.Graph(id={"type": ids.CHART, "card": card.key}, config=GRAPH_CONFIG,
+                              figure=paper_vs_ours([]), className="gallery-chart"),
+                    dash_table.DataTable(
+                        id={"type": ids.TABLE, "card": card.key}, data=[], columns=COLUMNS,
+                        # Long quantities wrap instead of pushing the numbers off the card.
+                        style_cell={"fontFamily": "inherit", "textAlign": "left", "whiteSpace": "normal",
+                                    "height": "auto"},
+                        style_cell_conditional=[{"if": {"column_id": "quantity"}, "width": "50%"}],
+                        style_data_conditional=AGREEMENT_STYLE,
+                        style_table={"overflowX": "auto"},
+                    ),
+                ], className="gallery-card-body"),
+                html.Div(id={"type": ids.WHY, "card": card.key}, className="gallery-why"),
             ])),
         ],
         className="panel",

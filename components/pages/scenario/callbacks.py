@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 from functools import partial
 
-from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
+from dash import ALL, Input, Output, State, dcc, html, no_update
 from flask import request
 
 from sched_engine import ScenarioError
 from sched_engine.registry import REGISTRY
 
-from ...figures import catalogue, headlines
+from ...figures import catalogue
 from ...figures.common import empty_figure
-from ...figures.compare import SUM, overlay_figure
+from ...figures.compare import overlay_figure
+from ...services import brief as briefs
 from ...services.progress import POLL_MS, throttled
-from ...services.report import brief_html, html_report
 from ...services.runs import ResultStoreUnreachable
 from ...services.workspace import permalink
 from ...widgets.fields import error
@@ -52,31 +51,40 @@ def answer_not_found(results, store, response):
     try:
         if not known(results, store, scenario_hash):
             response.status_code = 404
+            # The tab says so from the first paint (the routed page then keeps it: see register).
+            response.set_data(response.get_data().replace(
+                b"<title>schedscope</title>", f"<title>{layout.NOT_FOUND_TAB}</title>".encode()))
     except ResultStoreUnreachable:   # the page reports the store; the URL may well be right
         pass
     return response
 
 
 def show(results, store, scenario_hash, _version):
-    """Everything the page shows of the scenario: title, facts, status, JSON, summary, chart and what-if choices."""
+    """Everything the page shows of the scenario: title, facts, status, JSON, summary, chart and what-if choices.
+
+    The summary reads as the catalogue names it (a definition on each name); the axis definitions follow the
+    scenario's engine.
+    """
     scenario = content.find_scenario(scenario_hash, store, results)
     if scenario is None:
         message = error(f"No saved scenario or cached run has the hash {scenario_hash}.")
-        return "Scenario not found", [], message, "", [], [], [], None, [], None, 0, ""
+        return "Scenario not found", [], message, "", [], [], [], [], None, [], None, 0, "", no_update
     saved = store.get(scenario_hash)
     result = results.get(scenario_hash)
     if result is None:
         status = html.Span("Not run yet on this server: Run computes it.", className="hint")
-        rows, metrics = [], []
+        rows, tips, metrics = [], [], []
     else:
         status = html.Span(f"Result from the cache (simulated in {result.wall_seconds:.2f} s).", className="ok")
-        rows, metrics = result.summary.to_dict("records"), compare_table.metric_options([("run", result)])
+        (rows, tips), metrics = content.summary_rows(result), compare_table.metric_options([("run", result)])
     name = scenario.get("name") or f"{scenario['engine']} · {scenario['policy']}"
+    metric_options = [{"label": catalogue.label(m, scenario["engine"]), "value": m} for m in metrics]
     return (name, content.describe(scenario, scenario_hash, saved["name"] if saved else None), status,
             json.dumps(scenario, indent=2, sort_keys=True), rows,
-            [{"name": c, "id": c} for c in ("metric", "value", "unit")] if rows else [],
-            metrics, metrics[0] if metrics else None, REGISTRY.options(scenario["engine"]), scenario["policy"],
-            scenario.get("seed", 0), saved["name"] if saved else name)
+            [{"name": c, "id": c} for c in ("Metric", "Value")] if rows else [], tips,
+            metric_options, metrics[0] if metrics else None, REGISTRY.options(scenario["engine"]), scenario["policy"],
+            scenario.get("seed", 0), saved["name"] if saved else name,
+            json.dumps(catalogue.axis_tooltips(scenario["engine"]), ensure_ascii=False))
 
 
 def run(results, store, set_progress, scenario_hash, version):
@@ -104,15 +112,6 @@ def chart(results, entity, metric, scenario_hash):
     return overlay_figure([(result.scenario.get("name") or "run", result)], metric, entity)
 
 
-def report_figures(result, count: int = 2) -> list:
-    """The run's first ``count`` timeline metrics that change, summed over every entity: its report's charts."""
-    runs = [(result.scenario.get("name") or "run", result)]
-    timeline = result.timeline
-    # Metrics that change over the run carry the story; a constant one (CPUs up, without failures) is a flat line.
-    moving = [m for m in compare_table.metric_options(runs) if timeline.loc[timeline["metric"] == m, "value"].nunique() > 1]
-    return [overlay_figure(runs, metric, SUM) for metric in moving[:count]]
-
-
 def save(results, store, _, name, scenario_hash):
     scenario = content.find_scenario(scenario_hash, store, results)
     if scenario is None:
@@ -135,7 +134,7 @@ def what_if(results, store, policy, seed, scenario_hash):
     except ScenarioError as exc:
         return no_update, no_update, no_update, error(f"Not run: {exc}")
     table, deltas = compare_table.comparison_table([("original", original), ("what-if", changed)])
-    table = table.round(6)
+    table = content.readable_comparison(table, scenario["engine"])
     link = permalink(changed.scenario_hash)
     message = html.Span([f"What-if {'from the cache' if cached else 'simulated'}: ", dcc.Link(link, href=link)],
                         className="ok")
@@ -144,44 +143,36 @@ def what_if(results, store, policy, seed, scenario_hash):
 
 
 def export(results, store, clicks, scenario_hash):
-    """The scenario's JSON or its HTML report (the CSV frames are links to the download route)."""
+    """The scenario's JSON, or a message when there is none.
+
+    The CSV frames, the report and the brief are links to their routes, never a callback response.
+    """
     if not any(clicks or []):
-        return no_update
-    name = ctx.triggered_id["file"]
+        return no_update, no_update
     scenario = content.find_scenario(scenario_hash, store, results)
     if scenario is None:
-        return no_update
-    if name == "scenario.json":
-        return dcc.send_string(json.dumps(scenario, indent=2, sort_keys=True) + "\n", f"{scenario_hash[:12]}.json")
-    result = results.get(scenario_hash)
-    if result is None:
-        return no_update
-    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    label = scenario.get("name") or scenario["policy"]
-    if name == "brief.html":
-        return dcc.send_string(brief(result, request.host_url.rstrip("/") + permalink(scenario_hash), generated),
-                               f"{scenario_hash[:12]}-brief.html")
-    return dcc.send_string(html_report(label, [(label, result)], report_figures(result), generated),
-                           f"{scenario_hash[:12]}.html")
-
-
-def brief(result, link: str, generated: str) -> str:
-    """The stakeholder brief of one result: its headline, the scenario in words, its charts, the permalink."""
-    title = catalogue.run_label(result.scenario["engine"], result.scenario["policy"], result.scenario.get("name"))
-    return brief_html(title, headlines.one_run(result), headlines.scenario_words(result),
-                      report_figures(result, 3), link, generated)
+        return no_update, error(f"Not exported: no saved scenario or stored run has the hash {str(scenario_hash)[:80]}.")
+    return dcc.send_string(json.dumps(scenario, indent=2, sort_keys=True) + "\n", f"{scenario_hash[:12]}.json"), ""
 
 
 def register(app, services) -> None:
     """Wire the page to ``services.results`` (the ResultCache) and ``services.scenarios`` (the ScenarioStore)."""
     results, store = services.results, services.scenarios
     app.server.after_request(partial(answer_not_found, results, store))
+    briefs.register(app.server, results)   # the brief's routes (the engine pages' run panels share them)
     app.callback(Output(ids.BODY, "children"), Input(ids.URL_HASH, "data"))(partial(body, results, store))
+    # An unknown permalink's tab says "Not found" (the shell titles every /scenario/ URL "Scenario" before the
+    # lookup answers; this runs once the not-found body is in the page, so after it).
+    app.clientside_callback(
+        "function(title) { if (title) { document.title = title; } return window.dash_clientside.no_update; }",
+        Output(ids.TITLE_SINK, "data"), Input(ids.NOT_FOUND_TITLE, "data"))
     app.callback(
         Output(ids.TITLE, "children"), Output(ids.META, "children"), Output(ids.STATUS, "children"),
         Output(ids.JSON_VIEW, "children"), Output(ids.SUMMARY, "data"), Output(ids.SUMMARY, "columns"),
+        Output(ids.SUMMARY, "tooltip_data"),
         Output(ids.METRIC, "options"), Output(ids.METRIC, "value"), Output(ids.WHATIF_POLICY, "options"),
         Output(ids.WHATIF_POLICY, "value"), Output(ids.WHATIF_SEED, "value"), Output(ids.SAVE_NAME, "value"),
+        Output(ids.AXIS_TIPS, "data-tooltips"),
         Input(ids.HASH, "data"), Input(ids.VERSION, "data"),
     )(partial(show, results, store))
 
@@ -209,5 +200,6 @@ def register(app, services) -> None:
     def _what_if(_, policy, seed, scenario_hash):   # a function of its own: Dash names a background job by its source
         return what_if(results, store, policy, seed, scenario_hash)
 
-    app.callback(Output(ids.DOWNLOAD, "data"), Input({"type": ids.EXPORT, "file": ALL}, "n_clicks"),
+    app.callback(Output(ids.DOWNLOAD, "data"), Output(ids.EXPORT_MSG, "children"),
+                 Input({"type": ids.EXPORT, "file": ALL}, "n_clicks"),
                  State(ids.HASH, "data"), prevent_initial_call=True)(partial(export, results, store))

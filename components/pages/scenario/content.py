@@ -8,6 +8,7 @@ from sched_engine import ScenarioError
 from sched_engine.batch import describe_hardware
 from sched_engine.registry import REGISTRY
 
+from ...figures import catalogue
 from ...services.workspace import permalink
 
 
@@ -42,3 +43,29 @@ def describe(scenario: dict, scenario_hash: str, saved_name: str | None) -> list
              ("Seed", str(scenario.get("seed", 0))), ("Content hash", scenario_hash),
              ("Permalink", permalink(scenario_hash)), ("Saved as", saved_name or "not saved")]
     return [html.Dl([item for key, value in facts for item in (html.Dt(key), html.Dd(value))], className="facts")]
+
+
+def summary_rows(result) -> tuple[list[dict], list[dict]]:
+    """The run's summary as the page shows it: catalogue names, values with units; and each name's definition.
+
+    Returns ``(rows, tooltip_data)``: rows ``Metric | Value`` (``Value`` formatted to sensible precision
+    with its unit, e.g. ``3,489 s``, ``63.5%``), and per row the metric's definition for the name's tooltip.
+    """
+    engine = result.scenario["engine"]
+    rows, tips = [], []
+    for metric, value in zip(result.summary["metric"], result.summary["value"]):
+        rows.append({"Metric": catalogue.label(metric, engine), "Value": catalogue.formatted(metric, value, engine)})
+        tips.append({"Metric": catalogue.tooltip(metric, engine) or metric})
+    return rows, tips
+
+
+def readable_comparison(table, engine: str):
+    """A what-if table (``metric | unit | run | Δ% ...``) with catalogue names, units and rounded numbers."""
+    metrics = list(table["metric"])
+    table = table.copy()
+    for column in table.columns[2:]:
+        if not str(column).startswith("Δ%"):
+            table[column] = [catalogue.rounded(m, v, engine) for m, v in zip(metrics, table[column])]
+    table["unit"] = [catalogue.describe(m, engine).unit for m in metrics]
+    table["metric"] = [catalogue.label(m, engine) for m in metrics]
+    return table.rename(columns={"metric": "Metric", "unit": "Unit"})

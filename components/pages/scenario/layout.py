@@ -4,20 +4,23 @@ from __future__ import annotations
 
 from dash import dash_table, dcc, html
 
+from ...services import brief as briefs
 from ...services.downloads import download_href
 from ...widgets.fields import graph
 from . import ids
 
-EXPORTS = ("brief.html", "scenario.json", "jobs.csv", "timeline.csv", "summary.csv", "report.html")
+EXPORTS = ("brief.pdf", "brief.html", "scenario.json", "jobs.csv", "timeline.csv", "summary.csv", "report.html")
 
 
 def layout(scenario_hash: str) -> html.Div:
     """The permalink's frame: its body (:func:`found` or :func:`not_found`) follows once the hash is looked up."""
-    return html.Div([dcc.Store(id=ids.URL_HASH, data=scenario_hash),
+    return html.Div([dcc.Store(id=ids.URL_HASH, data=scenario_hash), dcc.Store(id=ids.TITLE_SINK),
                      html.Div(html.P("Looking up the scenario…", className="hint"), id=ids.BODY)])
 
 
 NOT_FOUND_TITLE = "No such scenario"
+#: The browser tab's title on an unknown permalink (the served page's and, once routed, the document's).
+NOT_FOUND_TAB = "Not found · schedscope"
 
 
 def not_found(scenario_hash: str) -> html.Section:
@@ -27,7 +30,8 @@ def not_found(scenario_hash: str) -> html.Section:
          html.P(f"No saved scenario or stored run has the hash {str(scenario_hash)[:80]}. The link may be mistyped, "
                 "or its run was evicted from this server's results."),
          html.P([dcc.Link("Saved scenarios and runs (Workspace)", href="/workspace"), " · ",
-                 dcc.Link("Start page", href="/")])],
+                 dcc.Link("Start page", href="/")]),
+         dcc.Store(id=ids.NOT_FOUND_TITLE, data=NOT_FOUND_TAB)],
         className="panel scenario-not-found",
     )
 
@@ -47,14 +51,22 @@ def found(scenario_hash: str) -> html.Div:
                          html.Div([html.Button("Run", id=ids.RUN, className="primary"),
                                    html.Button("Cancel", id=ids.CANCEL, disabled=True)], className="button-row"),
                          html.Progress(id=ids.PROGRESS, value="0", max="100"),
-                         html.Div([html.Button(name, id={"type": ids.EXPORT, "file": name}) for name in EXPORTS
-                                   if not name.endswith(".csv")]
+                         html.Div([html.A(name, href=briefs.run_href(scenario_hash, name.split(".")[1]),
+                                          id={"type": ids.BRIEF, "file": name}, className="button brief")
+                                   for name in EXPORTS if name.startswith("brief.")]
+                                  # The brief and the report are files from their routes (their HTML carries
+                                  # plotly.js, 4.6 MB: over any callback response's cap).
+                                  + [html.A("report.html", href=briefs.report_href(scenario_hash),
+                                            id={"type": ids.BRIEF, "file": "report.html"}, className="button")]
+                                  + [html.Button(name, id={"type": ids.EXPORT, "file": name}) for name in EXPORTS
+                                     if name == "scenario.json"]
                                   # Frames are files from the download route, streamed: never a callback response.
                                   + [html.A(name, href=download_href(scenario_hash, name.removesuffix(".csv"),
                                                                      f"{scenario_hash[:12]}-{name}"),
                                             download=f"{scenario_hash[:12]}-{name}", className="button")
                                      for name in EXPORTS if name.endswith(".csv")],
-                                  className="button-row export")],
+                                  className="button-row export"),
+                         html.Div(id=ids.EXPORT_MSG, className="message")],
                         className="panel",
                     ),
                     html.Section(
@@ -76,7 +88,10 @@ def found(scenario_hash: str) -> html.Div:
                 className="two-graphs",
             ),
             html.Section(
-                [dash_table.DataTable(id=ids.SUMMARY, data=[], columns=[], style_cell={"fontFamily": "inherit"}),
+                [html.Div(id=ids.AXIS_TIPS, hidden=True, className="axis-tooltips"),
+                 dash_table.DataTable(id=ids.SUMMARY, data=[], columns=[], style_cell={"fontFamily": "inherit"},
+                                      style_cell_conditional=[{"if": {"column_id": "Value"}, "textAlign": "right"}],
+                                      tooltip_delay=200, tooltip_duration=None),
                  html.Div([dcc.Dropdown(id=ids.METRIC, placeholder="timeline metric", className="narrow"),
                            dcc.Dropdown(id=ids.ENTITY, placeholder="entity", className="narrow")], className="button-row"),
                  graph(ids.CHART)],

@@ -6,13 +6,44 @@ import pandas as pd
 
 from sched_engine.sweeps import KINDS, mean_std_text, summarise
 
+from ...figures import catalogue
 from ...figures import sweeps as figures
 from ...services.csv_export import csv_text
 from .store import SweepStore
 
+#: The engine each sweep kind runs: whose catalogue names its metrics and policies.
+ENGINE_OF_KIND = {"elastic-fig6": "elastic", "batch-ls-seeds": "batch", "libra-intervals": "network",
+                  "libra-sensitivity": "network"}
+#: A sweep's parameters, as a table header says them.
+PARAMETERS = {"policy": "Policy", "scheme": "Scheme", "seed": "Seed", "variant": "Variant",
+              "interval_s": "Mean arrival gap (s)", "volume_gb": "Data per flow (Gb)", "slots": "Slots per machine",
+              "distribution": "Distribution", "penalty": "Spill penalty", "configuration": "Configuration",
+              "trace": "Trace"}
+#: Columns whose values are policy names (shown as the registry spells them: ``drf`` -> ``DRF``).
+POLICY_COLUMNS = ("policy", "scheme")
+
+
+def _header(column: str, engine: str | None, raw: bool) -> str:
+    """A column's header: a parameter's name, a catalogue metric's (``raw``: values kept on their own scale)."""
+    if column in PARAMETERS:
+        return PARAMETERS[column]
+    if column in figures.METRIC_LABELS and catalogue.entry(column, engine) is None:
+        return figures.METRIC_LABELS[column]
+    return catalogue.axis_title(column, engine) if raw else catalogue.column(column, engine)
+
+
+def _cell(column: str, value, engine: str | None):
+    value = value.item() if hasattr(value, "item") else value   # numpy scalars -> Python numbers for the table
+    if column in POLICY_COLUMNS and isinstance(value, str):
+        return catalogue.policy_label(engine, value)
+    if column in PARAMETERS or not isinstance(value, float):
+        return value
+    return catalogue.rounded(column, value, engine)
+
 
 def summary_rows(kind: str, summary: pd.DataFrame) -> list[dict]:
-    """The comparison table for display: ``mean ± std`` cells, shares in percent."""
+    """The comparison table for display: catalogue names, ``mean ± std`` cells, shares in percent."""
+    engine = ENGINE_OF_KIND.get(kind)
     rows = []
     for record in summary.to_dict("records"):
         if kind == "elastic-fig6":
@@ -32,15 +63,19 @@ def summary_rows(kind: str, summary: pd.DataFrame) -> list[dict]:
                 continue
             if column.endswith("_mean"):
                 metric = column[: -len("_mean")]
-                row[figures.METRIC_LABELS.get(metric, metric)] = mean_std_text(value, record.get(f"{metric}_std"))
+                row[_header(metric, engine, raw=True)] = mean_std_text(value, record.get(f"{metric}_std"))
             else:
-                row[column] = value
+                row[_header(column, engine, raw=True)] = _cell(column, value, engine)
         rows.append(row)
     return rows
 
 
-def point_rows(table: pd.DataFrame) -> list[dict]:
-    return table.round(4).to_dict("records")
+def point_rows(table: pd.DataFrame, kind: str | None = None) -> list[dict]:
+    """Every point of the sweep: catalogue names and units, numbers to sensible precision (shares in percent)."""
+    engine = ENGINE_OF_KIND.get(kind)
+    columns = [(column, _header(column, engine, raw=False)) for column in table.columns]
+    return [{header: _cell(column, value, engine) for (column, header), value in zip(columns, values)}
+            for values in table.itertuples(index=False)]
 
 
 def columns(rows: list[dict]) -> list[dict]:
@@ -55,7 +90,7 @@ def results(store: SweepStore, last: dict | None, metric: str | None):
     kind = record["spec"]["kind"]
     table = record["table"]
     heading = f"{KINDS[kind].label}: {len(table)} points"
-    return (summary_rows(kind, summarise(record["spec"], table)), point_rows(table),
+    return (summary_rows(kind, summarise(record["spec"], table)), point_rows(table, kind),
             figures.sweep_figure(kind, table, metric), heading)
 
 
