@@ -28,7 +28,8 @@ def shown(tmp_path):
     cache = ResultCache(tmp_path / "results")
     result, _ = cache.run({"engine": "batch", "policy": "easy",
                            "model": {"trace": {"path": str(trace)}, "estimates": "trace"}})
-    record = {"scenario": "BASIC", "label": "EASY", "seed": 1, "hash": result.scenario_hash, "hardware": "10 CPUs"}
+    record = {"scenario": "BASIC", "policy": "easy", "label": "EASY", "seed": 1, "hash": result.scenario_hash,
+              "hardware": "10 CPUs"}
     return cache, [record]
 
 
@@ -92,3 +93,31 @@ def test_total_series_sums_clusters_step_by_step():
     times, values = figures.total_series(timeline, "used_cpus")
     assert times.tolist() == [0.0, 3.0, 5.0] and values.tolist() == [3.0, 6.0, 4.0]
     assert np.all(np.diff(times) > 0)
+
+
+def test_pending_csv_streams_from_the_download_route(shown, tmp_path):
+    from flask import Flask
+
+    from components.pages.batch import charts
+    from components.services import downloads
+
+    cache, records = shown
+    href, name = charts.frame_links(records, "BASIC", "EASY")["pending"]
+    assert name == "batch-BASIC-easy-pending.csv" and href.startswith(f"/download/{records[0]['hash']}/pending.csv")
+    server = Flask(__name__)
+    downloads.register(server, cache)
+    response = server.test_client().get(href)
+    assert response.status_code == 200 and response.is_streamed
+    assert f'filename="{name}"' in response.headers["Content-Disposition"]
+    # EASY on the 4-job trace: job 2 waits for CPUs over [1, 100); job 3 first for job 2's reservation,
+    # then for CPUs.
+    assert response.get_data(as_text=True).splitlines() == [
+        "job_id,from_time,to_time,reason,blocking_job", "2,1.0,100.0,resources,", "3,2.0,100.0,reservation,2",
+        "3,100.0,150.0,resources,"]
+    # A run stored without the frame (an engine that records none) answers 404, as an unknown frame does.
+    other, _ = cache.run({"engine": "fairshare", "policy": "drf",
+                          "model": {"resources": [{"name": "cpu", "capacity": 2}],
+                                    "tree": {"name": "root", "children": [
+                                        {"name": "a", "demand": {"cpu": 1}, "tasks": 1, "duration": 1}]}}})
+    assert server.test_client().get(f"/download/{other.scenario_hash}/pending.csv").status_code == 404
+    assert server.test_client().get(f"/download/{records[0]['hash']}/secrets.csv").status_code == 404

@@ -139,10 +139,11 @@ def test_every_target_is_a_lower_is_better_metric_of_the_catalogue():
     assert all(catalogue.describe(m, "batch").direction == catalogue.LOWER for m in sizing.TARGETS)
 
 
-def test_drawn_prefers_the_running_search():
+def test_the_running_search_is_drawn_until_it_ends():
     live = {"metric": "mean_wait_s", "bound": 1.0, "mode": "pool", "today": 10.0,
             "probes": [{"size": 10.0, "metric": 5.0, "holds": False, "non_monotone": False}]}
-    figure, text = sizing.drawn(live, None)
+    figure, text = sizing.live_drawn(live)
     assert text == "Searching…" and "searching" in figure.layout.title.text
-    figure, text = sizing.drawn(None, None)
+    assert sizing.live_drawn(None) == (sizing.no_update, sizing.no_update)   # ended: the finished search draws
+    figure, text = sizing.drawn(None)
     assert text == "" and "press Size" in figure.layout.annotations[0].text

@@ -1,10 +1,12 @@
-"""The Batch page's trust panels in headless Chromium: the log vs the simulation, why jobs waited."""
+"""The Batch page's trust panels in headless Chromium: the log vs the simulation, why jobs waited, sizing."""
 
 import pytest
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
 
 from app import create_app
 from components.pages import batch as page
+from downloads import downloaded
 from screenshots import save_screenshot
 
 pytestmark = pytest.mark.browser
@@ -50,4 +52,37 @@ def test_a_run_is_checked_against_the_log_and_a_job_says_why_it_waited(dash_duo,
     job.send_keys(Keys.CONTROL, "a")
     job.send_keys("600", Keys.ENTER)
     dash_duo.wait_for_contains_text(f"#{page.ids.JOB_REASONS}", "600", timeout=TIMEOUT)
+    # pending.csv of the run shown comes from the download route, as a file.
+    dash_duo.find_element(f'[id=\'{{"frame":"pending","type":"{page.ids.FRAME_LINKS}"}}\']').click()
+    pending = downloaded(dash_duo, "batch-BASIC-easy-pending.csv").read_text().splitlines()
+    assert pending[0] == "job_id,from_time,to_time,reason,blocking_job" and len(pending) > 10
+    assert {row.split(",")[3] for row in pending[1:]} <= {"resources", "reservation", "priority", "failure",
+                                                          "requirements"}
+    _size_the_shown_run(dash_duo)
     assert dash_duo.get_logs() == []
+
+
+def _size_the_shown_run(dash_duo):
+    """How much hardware a mean wait of 10 minutes needs: the probes are drawn while the search runs."""
+    bound = dash_duo.find_element(f"#{page.ids.SIZE_BOUND}")
+    bound.send_keys(Keys.CONTROL, "a")
+    bound.send_keys("600")
+    dash_duo.find_element(f"#{page.ids.SIZE_RUN}").click()
+    graph = f"document.querySelector('#{page.ids.SIZE_GRAPH} .js-plotly-plot')"
+    probes_while_running = WebDriverWait(dash_duo.driver, TIMEOUT, poll_frequency=0.1).until(lambda driver: (
+        driver.execute_script(f"const g = {graph}; return g && g.layout.title && g.layout.title.text.includes("
+                              "'searching') ? g.data[0].x.length : 0;")))
+    assert probes_while_running >= 1
+    assert dash_duo.find_element(f"#{page.ids.SIZE_RUN}").get_attribute("disabled") == "true"
+    dash_duo.wait_for_contains_text(f"#{page.ids.SIZE_SENTENCE}", "A mean wait ≤ 600 s needs", timeout=TIMEOUT)
+    sentence = dash_duo.find_element(f"#{page.ids.SIZE_SENTENCE}").text
+    assert "(today 806)" in sentence   # the MetaCentrum clusters the page opens with
+    assert "probes:" in dash_duo.find_element(f"#{page.ids.SIZE_MESSAGE}").text
+    names = dash_duo.driver.execute_script(f"return {graph}.data.map(t => t.name);")
+    assert names[0] == "probes" and any(name.startswith("answer: ") for name in names)
+    dash_duo.driver.execute_script(f"document.getElementById('{page.ids.SIZE_SENTENCE}').scrollIntoView()")
+    save_screenshot(dash_duo.driver, "screenshot-batch-sizing.png")
+    dash_duo.find_element(f"#{page.ids.SIZE_CSV}").click()
+    rows = downloaded(dash_duo, "sizing.csv").read_text().splitlines()
+    assert rows[0] == "size,mean_wait_s,holds,non_monotone"
+    assert len(rows) - 1 == len(dash_duo.driver.execute_script(f"return {graph}.data[0].x;"))

@@ -145,11 +145,21 @@ def search(results, set_progress, _clicks, metric, bound, mode, records, scenari
                         f"cache. {finished['baseline']}.")
 
 
-def drawn(live, last):
-    """The probes figure and the answer's sentence: the running search's probes, else the last answer."""
-    if live:
-        return figures.probes_figure(live, running=True), "Searching…"
+def live_drawn(live):
+    """The running search's probes so far (nothing to change once the search has ended: see :func:`drawn`)."""
+    if not live:
+        return no_update, no_update
+    return figures.probes_figure(live, running=True), "Searching…"
+
+
+def drawn(last):
+    """The last finished search's probes and its sentence."""
     return figures.probes_figure(last), figures.sentence(last)
+
+
+def cancelled(_clicks, last):
+    """Cancel: back to the last finished search (its probes are in the result cache: Size resumes there)."""
+    return drawn(last)
 
 
 def export(clicks, last):
@@ -214,8 +224,18 @@ def register(app, results) -> None:
         # A function of its own: Dash names a background job by its source.
         return search(results, set_progress, clicks, metric, bound, mode, records, scenario, policy)
 
+    # Two callbacks draw the chart: one while the search runs, from its progress, and one from the finished
+    # search. One callback on both would wait for the search to end: Dash holds back a callback while
+    # another that sets one of its inputs (here the finished search) is running.
+    app.callback(Output(ids.SIZE_GRAPH, "figure", allow_duplicate=True),
+                 Output(ids.SIZE_SENTENCE, "children", allow_duplicate=True),
+                 Input(ids.SIZE_LIVE, "data"), prevent_initial_call=True)(live_drawn)
     app.callback(Output(ids.SIZE_GRAPH, "figure"), Output(ids.SIZE_SENTENCE, "children"),
-                 Input(ids.SIZE_LIVE, "data"), Input(ids.SIZE_RESULT, "data"))(drawn)
+                 Input(ids.SIZE_RESULT, "data"))(drawn)
+    app.callback(Output(ids.SIZE_GRAPH, "figure", allow_duplicate=True),
+                 Output(ids.SIZE_SENTENCE, "children", allow_duplicate=True),
+                 Input(ids.SIZE_CANCEL, "n_clicks"), State(ids.SIZE_RESULT, "data"),
+                 prevent_initial_call=True)(cancelled)
     app.callback(Output(ids.SIZE_DOWNLOAD, "data"), Input(ids.SIZE_CSV, "n_clicks"), State(ids.SIZE_RESULT, "data"),
                  prevent_initial_call=True)(export)
 
