@@ -35,7 +35,7 @@ def shown(tmp_path):
 
 def test_the_log_panel_states_the_gap_and_its_baseline(shown):
     cache, records = shown
-    sentence, baseline, timeline, breakdown, why = trust.log_panel(cache, records, "BASIC", "EASY", None)
+    sentence, baseline, timeline, breakdown, why, by_group = trust.log_panel(cache, records, "BASIC", "EASY", None)
     # Simulated waits 0, 99, 148, 0 (mean 61.75) vs the log's 0, 120, 400, 0 (mean 130): 2.1x lower.
     assert sentence.startswith("Simulated mean wait 62 s vs your log's 130 s: 2.1× lower")
     assert baseline == "Baseline: BASIC · EASY · seed 1 on 10 CPUs"
@@ -46,6 +46,10 @@ def test_the_log_panel_states_the_gap_and_its_baseline(shown):
     assert max(log_cpus.y) == 10 and log_cpus.x[0] == 0
     assert {trace.type for trace in breakdown.data} == {"bar"}
     assert {trace.name for trace in why.data} == {"resources", "reservation"}
+    # One group (the log's group 1): its 247 s of waiting, 98 s for job 2's reservation, the rest for CPUs.
+    assert {trace.name: list(trace.x) for trace in by_group.data} == {"resources": [pytest.approx(100 * 149 / 247)],
+                                                                     "reservation": [pytest.approx(100 * 98 / 247)]}
+    assert list(by_group.data[0].y) == ["1 · 0.1 h"]
 
 
 def test_a_run_without_recorded_waits_says_so(tmp_path):
@@ -53,9 +57,10 @@ def test_a_run_without_recorded_waits_says_so(tmp_path):
     result, _ = cache.run({"engine": "batch", "policy": "fcfs",
                            "model": {"trace": {"path": str(DATA / "pending_four.swf")}}})
     records = [{"scenario": "BASIC", "label": "FCFS", "seed": 1, "hash": result.scenario_hash}]
-    sentence, _, timeline, _, why = trust.log_panel(cache, records, "BASIC", "FCFS", None)
+    sentence, _, timeline, _, why, by_group = trust.log_panel(cache, records, "BASIC", "FCFS", None)
     assert sentence.startswith("This log records no wait times")
     assert {trace.name for trace in why.data} == {"resources", "priority"}
+    assert {trace.name for trace in by_group.data} == {"resources", "priority"}
 
 
 def test_a_jobs_reasons_name_its_blocking_jobs_as_links(shown):
@@ -85,6 +90,31 @@ def test_waiting_shares_split_each_bin_by_reason():
     assert list(edges) == [0.0, 50.0, 100.0]
     assert shares["resources"].tolist() == [1.0, 0.5]
     assert shares["reservation"].tolist() == [0.0, 0.5]
+
+
+def test_waiting_time_per_group_keeps_the_groups_that_waited_most_and_sums_the_rest():
+    # a and b (group g1) wait 100 s for CPUs and 50 s for a reservation; c (g2) 30 s behind a higher
+    # priority; d, of no group, 10 s for CPUs.
+    pending = pd.DataFrame({"job_id": ["a", "b", "c", "d"], "from_time": [0.0, 50.0, 0.0, 10.0],
+                            "to_time": [100.0, 100.0, 30.0, 20.0],
+                            "reason": ["resources", "reservation", "priority", "resources"],
+                            "blocking_job": ["", "a", "a", ""]})
+    jobs = pd.DataFrame({"job_id": ["a", "b", "c", "d"], "group": ["g1", "g1", "g2", ""]})
+    table = figures.waiting_by_group(pending, jobs, top=1)
+    assert table.to_dict("records") == [
+        {"group": "g1", "reason": "resources", "seconds": 100.0, "share": pytest.approx(2 / 3)},
+        {"group": "g1", "reason": "reservation", "seconds": 50.0, "share": pytest.approx(1 / 3)},
+        {"group": "other (2 groups)", "reason": "priority", "seconds": 30.0, "share": 0.75},
+        {"group": "other (2 groups)", "reason": "resources", "seconds": 10.0, "share": 0.25}]
+    assert set(figures.waiting_by_group(pending, jobs)["group"]) == {"g1", "g2", "(none)"}
+    # A window clips the intervals: over [60, 100) only a and b wait, 40 s each.
+    windowed = figures.waiting_by_group(pending, jobs, window=(60.0, 100.0))
+    assert windowed[["group", "reason", "seconds"]].values.tolist() == [["g1", "resources", 40.0],
+                                                                        ["g1", "reservation", 40.0]]
+    figure = figures.why_waited_by_group(pending, jobs)
+    assert [trace.name for trace in figure.data] == ["resources", "reservation", "priority"]
+    assert list(figure.layout.yaxis.categoryarray) == ["g1 · 0.0 h", "g2 · 0.0 h", "(none) · 0.0 h"]
+    assert "no job waited" in figures.why_waited_by_group(pending.iloc[:0], jobs).layout.annotations[0].text
 
 
 def test_total_series_sums_clusters_step_by_step():

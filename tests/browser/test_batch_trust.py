@@ -32,6 +32,7 @@ def test_a_run_is_checked_against_the_log_and_a_job_says_why_it_waited(dash_duo,
     dash_duo.wait_for_element(f"#{page.ids.LOG_BREAKDOWN} .bars", timeout=TIMEOUT)
     dash_duo.wait_for_element(f"#{page.ids.WHY_WAITED} .scatterlayer .trace", timeout=TIMEOUT)
     legend = dash_duo.find_element(f"#{page.ids.WHY_WAITED} .legend").text
+    dash_duo.wait_for_element(f"#{page.ids.WHY_BY_GROUP} .bars", timeout=TIMEOUT)   # and per group, beside it
     assert "resources" in legend
     # A job that waited: its reasons over time, and the job blocking it as a link that shows that job's.
     names = dash_duo.driver.execute_script(

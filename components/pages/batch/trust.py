@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from functools import partial
 
+import pandas as pd
 from dash import ALL, Input, Output, ctx, dcc, html, no_update
 
 from sched_engine.analysis.baseline import compare_with_log, headline, recorded_timeline
@@ -21,6 +22,8 @@ from . import ids
 
 #: Blocking jobs offered as links under a job's reasons, at most.
 BLOCKING_LINKS = 20
+#: The reasons of a run stored without them (an earlier version): none.
+PENDING_COLUMNS = pd.DataFrame({"job_id": [], "from_time": [], "to_time": [], "reason": [], "blocking_job": []})
 
 
 def shown_run(results, records, scenario, policy):
@@ -39,23 +42,25 @@ def baseline_statement(record) -> str:
 
 
 def log_panel(results, records, scenario, policy, window):
-    """The headline sentence, the baseline named, log vs simulation over time, the error breakdown, why jobs waited."""
+    """The headline sentence, the baseline named, log vs simulation over time, the error breakdown, why jobs
+    waited over time and per group."""
     record, result = shown_run(results, records, scenario, policy)
     if result is None:
         empty = figures.empty_figure("run the matrix to compare with your log")
-        return "", "", empty, empty, empty
+        return "", "", empty, empty, empty, empty
     jobs = result.jobs
     pending = result.extra("pending")
-    why = figures.why_waited(pending if pending is not None else jobs.iloc[:0], window)
+    pending = pending if pending is not None else PENDING_COLUMNS
+    why = figures.why_waited(pending, window), figures.why_waited_by_group(pending, jobs, window)
     if "recorded_wait" not in jobs.columns or not jobs["recorded_wait"].notna().any():
         empty = figures.empty_figure("this log records no wait times: nothing to compare with")
         return ("This log records no wait times, so the simulation cannot be checked against it.",
-                baseline_statement(record), empty, empty, why)
+                baseline_statement(record), empty, empty, *why)
     check = compare_with_log(jobs, jobs)
     sentence = headline(check)
     return (sentence[0].upper() + sentence[1:] + ".", baseline_statement(record),
             figures.log_vs_simulation(recorded_timeline(jobs), result.timeline, window),
-            figures.error_breakdown(check.by), why)
+            figures.error_breakdown(check.by), *why)
 
 
 def chosen_job(click, clicks):
@@ -119,7 +124,7 @@ def section() -> html.Section:
             graph(ids.LOG_TIMELINE),
             graph(ids.LOG_BREAKDOWN),
             html.H3("Why jobs waited"),
-            graph(ids.WHY_WAITED),
+            html.Div([graph(ids.WHY_WAITED), graph(ids.WHY_BY_GROUP)], className="two-graphs"),
             field("Job (or click one in the machines × time chart)",
                   dcc.Input(id=ids.JOB_CHOICE, type="text", debounce=True, placeholder="job id")),
             graph(ids.JOB_REASONS),
@@ -132,7 +137,7 @@ def section() -> html.Section:
 def register(app, results) -> None:
     app.callback(Output(ids.LOG_HEADLINE, "children"), Output(ids.LOG_BASELINE, "children"),
                  Output(ids.LOG_TIMELINE, "figure"), Output(ids.LOG_BREAKDOWN, "figure"),
-                 Output(ids.WHY_WAITED, "figure"),
+                 Output(ids.WHY_WAITED, "figure"), Output(ids.WHY_BY_GROUP, "figure"),
                  Input(ids.PANEL.runs, "data"), Input(ids.DETAIL_SCENARIO, "value"), Input(ids.DETAIL_POLICY, "value"),
                  Input(ids.WINDOW, "data"))(partial(log_panel, results))
     app.callback(Output(ids.JOB_CHOICE, "value"), Input(ids.GANTT, "clickData"),
