@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 import pandas as pd
@@ -151,3 +152,20 @@ def test_pending_csv_streams_from_the_download_route(shown, tmp_path):
                                         {"name": "a", "demand": {"cpu": 1}, "tasks": 1, "duration": 1}]}}})
     assert server.test_client().get(f"/download/{other.scenario_hash}/pending.csv").status_code == 404
     assert server.test_client().get(f"/download/{records[0]['hash']}/secrets.csv").status_code == 404
+
+
+def test_the_calibrate_link_opens_the_sweeps_page_on_the_shown_trace_when_the_kind_exists(shown, monkeypatch):
+    from sched_engine import sweeps
+
+    cache, records = shown
+    monkeypatch.delitem(sweeps.KINDS, trust.CALIBRATE, raising=False)
+    assert trust.calibrate_link(cache, records, "BASIC", "EASY") == (None, trust.HIDDEN)
+    monkeypatch.setitem(sweeps.KINDS, trust.CALIBRATE, object())
+    # A trace given by a path of this machine is left out of the link; a sample or an upload is named.
+    assert trust.calibrate_link(cache, records, "BASIC", "EASY") == ("/sweeps?kind=calibrate", {})
+    sample, _ = cache.run({"engine": "batch", "policy": "easy",
+                           "model": {"trace": {"path": "sample_traces/hpc2n-excerpt.swf", "max_jobs": 20}}})
+    records = [{**records[0], "hash": sample.scenario_hash}]
+    assert trust.calibrate_link(cache, records, "BASIC", "EASY") == (
+        f"/sweeps?kind=calibrate&trace={quote('sample:hpc2n-excerpt.swf', safe='')}", {})
+    assert trust.calibrate_link(cache, records, "BASIC", "FCFS") == (None, trust.HIDDEN)   # no run shown

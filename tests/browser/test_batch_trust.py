@@ -7,6 +7,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from app import create_app
 from components.pages import batch as page
 from downloads import downloaded
+from sched_engine import sweeps
 from screenshots import save_screenshot
 
 pytestmark = pytest.mark.browser
@@ -28,6 +29,13 @@ def test_a_run_is_checked_against_the_log_and_a_job_says_why_it_waited(dash_duo,
     dash_duo.wait_for_contains_text(f"#{page.ids.LOG_HEADLINE}", "vs your log's", timeout=TIMEOUT)
     assert "of jobs within 10 minutes" in dash_duo.find_element(f"#{page.ids.LOG_HEADLINE}").text
     assert dash_duo.find_element(f"#{page.ids.LOG_BASELINE}").text.startswith("Baseline: BASIC · EASY · seed 1")
+    # Calibrate opens the Sweeps page on the shown trace, when this build has the sweep kind.
+    calibrate = dash_duo.find_element(f"#{page.ids.CALIBRATE}")
+    if page.trust.CALIBRATE in sweeps.KINDS:
+        WebDriverWait(dash_duo.driver, TIMEOUT).until(lambda _: calibrate.is_displayed())
+        assert calibrate.get_attribute("href").endswith("/sweeps?kind=calibrate&trace=sample%3Ahpc2n-excerpt.swf")
+    else:
+        assert not calibrate.is_displayed()
     dash_duo.wait_for_element(f"#{page.ids.LOG_TIMELINE} .scatterlayer .trace", timeout=TIMEOUT)
     dash_duo.wait_for_element(f"#{page.ids.LOG_BREAKDOWN} .bars", timeout=TIMEOUT)
     dash_duo.wait_for_element(f"#{page.ids.WHY_WAITED} .scatterlayer .trace", timeout=TIMEOUT)
