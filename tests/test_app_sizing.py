@@ -147,3 +147,15 @@ def test_the_running_search_is_drawn_until_it_ends():
     assert sizing.live_drawn(None) == (sizing.no_update, sizing.no_update)   # ended: the finished search draws
     figure, text = sizing.drawn(None)
     assert text == "" and "press Size" in figure.layout.annotations[0].text
+
+
+def test_probe_runs_are_named_as_probes_in_the_run_index(shown):
+    cache, records = shown
+    _search(cache, records)
+    names = {entry["name"] for entry in cache.listing()}
+    assert "sizing probe: pool of 20 CPUs" in names and "sizing probe: pool of 19 CPUs" in names
+    assert sizing.probe_name({"model": {"load_factor": 1.25}, "name": "BASIC · log"}, "load") == \
+        "sizing probe: load ×1.25 · BASIC · log"
+    scaled = {"model": {"clusters": [{"machines": 2, "cpus_per_machine": [4, 8]},
+                                     {"machines": 3, "cpus_per_machine": 2}]}}
+    assert sizing.probe_name(scaled, "scale") == "sizing probe: clusters scaled to 18 CPUs"

@@ -63,9 +63,15 @@ class Reporter:
         self._last = None
 
     def run(self, results):
-        """A ``scenario -> result`` function for the search, counting fresh simulations."""
+        """A ``scenario -> result`` function for the search, counting fresh simulations.
+
+        Each probe's run is named for what it varies (the name is not part of
+        the scenario's hash), so the Compare page and the Workspace list it
+        as a probe, not as the run it started from.
+        """
         def run(scenario):
-            result, cached = results.run(scenario, progress=self.fraction)
+            result, cached = results.run({**scenario, "name": probe_name(scenario, self.record["mode"])},
+                                         progress=self.fraction)
             self.simulated += not cached
             return result
         return run
@@ -97,6 +103,18 @@ class Reporter:
         probes = [{**p, "non_monotone": p["size"] in odd} for p in self.probes]
         return {**self.record, "answer": None if outcome.answer is None else float(outcome.answer),
                 "message": outcome.message, "probes": probes}
+
+
+def probe_name(scenario: dict, mode: str) -> str:
+    """``sizing probe: pool of 349 CPUs · <the sized run's name>`` (or the load factor, or the CPUs scaled to)."""
+    model = scenario["model"]
+    if mode == "load":
+        what = f"load ×{float(model.get('load_factor', 1.0)):.4g}"
+    else:
+        cpus = sum(sum(c["cpus_per_machine"]) if isinstance(c["cpus_per_machine"], list)
+                   else c["machines"] * c["cpus_per_machine"] for c in model.get("clusters") or [])
+        what = f"{'pool of' if mode == 'pool' else 'clusters scaled to'} {cpus:,} CPUs"
+    return " · ".join(part for part in (f"sizing probe: {what}", scenario.get("name")) if part)
 
 
 def today_size(result, mode: str) -> float:
