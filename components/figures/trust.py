@@ -174,9 +174,11 @@ def waiting_by_group(pending: pd.DataFrame, jobs: pd.DataFrame, window=None, top
     start, end = pending["from_time"].to_numpy(float), pending["to_time"].to_numpy(float)
     if window:
         start, end = np.maximum(start, float(window[0])), np.minimum(end, float(window[1]))
-    groups = pd.Series(jobs["group"].astype(str).to_numpy(), index=jobs["job_id"].astype(str).to_numpy())
-    group = pending["job_id"].astype(str).map(groups).fillna("").replace("", "(none)")
-    frame = pd.DataFrame({"group": group.to_numpy(), "reason": pending["reason"].astype(str).to_numpy(),
+    # Each interval's group through the position of its job in ``jobs`` (one hash lookup per interval).
+    where = pd.Index(jobs["job_id"].astype(str)).get_indexer(pending["job_id"].astype(str))
+    names = np.append(jobs["group"].astype(str).to_numpy(object), "")
+    group = pd.Categorical(names[where]).rename_categories(lambda name: name or "(none)")
+    frame = pd.DataFrame({"group": group.astype(str), "reason": pending["reason"].astype(str).to_numpy(),
                           "seconds": end - start})
     frame = frame[frame["seconds"] > 0]
     if frame.empty:
