@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -117,6 +118,10 @@ def test_the_figure_draws_probes_target_today_and_answer():
     assert figure.data[2].y == (598.0,)
     assert {shape.y0 for shape in figure.layout.shapes if shape.y0 == shape.y1} == {600.0}   # the target line
     assert {shape.x0 for shape in figure.layout.shapes if shape.x0 == shape.x1} == {8192.0, 13056.0}
+    # Waits from 120 s to 36,529 s: a log y axis, the target's label placed by log10 as plotly wants it.
+    assert figure.layout.yaxis.type == "log" and figure.layout.xaxis.type == "linear"
+    label = next(a for a in figure.layout.annotations if a.text.startswith("target"))
+    assert label.text == "target: mean wait ≤ 600 s" and label.y == pytest.approx(math.log10(600))
     assert figures.sentence(record) == ("A mean wait ≤ 600 s needs 13,056 CPUs (today 8,192); not monotone near "
                                         "the answer: 13,317 CPUs contradict the trend (marked ◇).")
     running = figures.probes_figure(record, running=True)
@@ -159,3 +164,9 @@ def test_probe_runs_are_named_as_probes_in_the_run_index(shown):
     scaled = {"model": {"clusters": [{"machines": 2, "cpus_per_machine": [4, 8]},
                                      {"machines": 3, "cpus_per_machine": 2}]}}
     assert sizing.probe_name(scaled, "scale") == "sizing probe: clusters scaled to 18 CPUs"
+
+
+def test_cancel_goes_back_to_the_last_answer_and_says_the_probes_are_kept():
+    figure, text, message = sizing.cancelled(1, None)
+    assert text == "" and "press Size" in figure.layout.annotations[0].text
+    assert message.children == sizing.CANCELLED and "result cache" in message.children

@@ -15,6 +15,8 @@ lower is better: more hardware lowers it, more load raises it.
 
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 
 from . import catalogue
@@ -30,6 +32,8 @@ MODES = {
 }
 #: Log x axis once the probes span more than this ratio (bracketing doubles and halves the size).
 LOG_SPAN = 4.0
+#: Log y axis once the metric (and the target) span more than this ratio.
+LOG_METRIC_SPAN = 20.0
 
 
 def target_text(metric: str, bound: float) -> str:
@@ -103,21 +107,35 @@ def probes_figure(record: dict | None, running: bool = False) -> go.Figure:
             x=[answer], y=[at], mode="markers", name=f"answer: {size_text(mode, answer)}",
             marker={"symbol": "star", "size": 18, "color": ANSWER}, hoverinfo="skip"))
         figure.add_vline(x=answer, line={"color": ANSWER, "width": 1})
-    figure.add_hline(y=record["bound"], line={"color": MISSES, "dash": "dash", "width": 1},
-                     annotation_text=f"target: {target_text(metric, record['bound'])}",
-                     annotation_position="top left")
     today = record.get("today")
-    if today is not None:
-        figure.add_vline(x=today, line={"color": TODAY, "dash": "dot", "width": 1},
-                         annotation_text="today", annotation_position="bottom right")
     positive = [s for s in sizes + [today or 0] if s and s > 0]
-    log = bool(positive) and max(positive) / min(positive) > LOG_SPAN
+    log_x = bool(positive) and max(positive) / min(positive) > LOG_SPAN
+    # A log y axis once the metric spans more than LOG_METRIC_SPAN (a halved pool can wait 40× longer),
+    # so the probes near the target stay apart; only for positive values.
+    measured = [v for v in values + [record["bound"]] if v is not None]
+    log_y = bool(measured) and min(measured) > 0 and max(measured) / min(measured) > LOG_METRIC_SPAN
+    # Lines are shapes (data values on any axis type); their labels are annotations, which plotly places
+    # on a log axis by the value's log10.
+    figure.add_hline(y=record["bound"], line={"color": MISSES, "dash": "dash", "width": 1})
+    figure.add_annotation(x=0, xref="paper", y=_on_axis(record["bound"], log_y), yref="y", showarrow=False,
+                          xanchor="left", yanchor="bottom", font={"size": 11, "color": MISSES},
+                          text=f"target: {target_text(metric, record['bound'])}")
+    if today is not None:
+        figure.add_vline(x=today, line={"color": TODAY, "dash": "dot", "width": 1})
+        figure.add_annotation(x=_on_axis(today, log_x), xref="x", y=0, yref="paper", showarrow=False,
+                              xanchor="left", yanchor="bottom", text="today", font={"size": 11, "color": TODAY})
     state = f"searching… {len(probes)} probe(s) so far" if running else f"{len(probes)} probes"
     figure.update_layout(
         title=f"{catalogue.label(metric, ENGINE)} against {MODES[mode][0]} ({state})",
-        xaxis={"title": MODES[mode][0], "type": "log" if log else "linear"},
-        yaxis={"title": catalogue.column(metric, ENGINE), "rangemode": "tozero"},
+        xaxis={"title": MODES[mode][0], "type": "log" if log_x else "linear"},
+        yaxis={"title": catalogue.column(metric, ENGINE),
+               **({"type": "log"} if log_y else {"rangemode": "tozero"})},
         template="plotly_white", height=360, margin={"l": 60, "r": 20, "t": 50, "b": 50},
         legend={"orientation": "h", "y": -0.25})
     return figure
 
+
+
+def _on_axis(value: float, log: bool) -> float:
+    """Where an annotation sits for ``value`` on an axis: the value, or its log10 on a log axis."""
+    return math.log10(value) if log and value > 0 else value

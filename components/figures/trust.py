@@ -132,7 +132,7 @@ def why_waited(pending: pd.DataFrame, window=None) -> go.Figure:
                                         line={"width": 0.5, "color": REASON_COLOURS[reason]},
                                         hovertemplate=f"{reason}: %{{y:.0f}}% of the waiting time<extra></extra>"))
     figure.update_layout(height=320, template="plotly_white", margin={"l": 50, "r": 20, "t": 40, "b": 40},
-                         title="Why jobs waited: share of the waiting time per reason",
+                         title="Share of the waiting time, over time",
                          xaxis_title="hours since the first submission", yaxis={"title": "%", "range": [0, 100]},
                          legend={"orientation": "h", "y": -0.25})
     return figure
@@ -215,7 +215,7 @@ def why_waited_by_group(pending: pd.DataFrame, jobs: pd.DataFrame, window=None) 
             hovertemplate=f"%{{y}}: {reason} %{{x:.0f}}% (%{{customdata:,.1f}} h)<extra></extra>"))
     figure.update_layout(height=max(320, 24 * len(totals) + 120), template="plotly_white", barmode="stack",
                          margin={"l": 130, "r": 20, "t": 40, "b": 40},
-                         title="Why each group's jobs waited (groups that waited most first)",
+                         title="Share of each group's waiting time",
                          xaxis={"title": "% of the group's waiting time", "range": [0, 100]},
                          yaxis={"autorange": "reversed", "type": "category",
                                 "categoryarray": [labels[group] for group in totals.index]},

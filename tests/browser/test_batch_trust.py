@@ -76,17 +76,30 @@ def _size_the_shown_run(dash_duo):
     bound = dash_duo.find_element(f"#{page.ids.SIZE_BOUND}")
     bound.send_keys(Keys.CONTROL, "a")
     bound.send_keys("600")
-    dash_duo.find_element(f"#{page.ids.SIZE_RUN}").click()
     graph = f"document.querySelector('#{page.ids.SIZE_GRAPH} .js-plotly-plot')"
-    probes_while_running = WebDriverWait(dash_duo.driver, TIMEOUT, poll_frequency=0.1).until(lambda driver: (
-        driver.execute_script(f"const g = {graph}; return g && g.layout.title && g.layout.title.text.includes("
-                              "'searching') ? g.data[0].x.length : 0;")))
-    assert probes_while_running >= 1
+
+    def probes_drawn_while_running():
+        return WebDriverWait(dash_duo.driver, TIMEOUT, poll_frequency=0.1).until(lambda driver: (
+            driver.execute_script(f"const g = {graph}; return g && g.layout.title && g.layout.title.text.includes("
+                                  "'searching') ? g.data[0].x.length : 0;")))
+
+    # Cancelled after its first probe: the Size button comes back, the chart leaves the running search.
+    dash_duo.find_element(f"#{page.ids.SIZE_RUN}").click()
+    assert probes_drawn_while_running() >= 1
+    dash_duo.find_element(f"#{page.ids.SIZE_CANCEL}").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.SIZE_MESSAGE}", "Cancelled", timeout=TIMEOUT)
+    WebDriverWait(dash_duo.driver, TIMEOUT).until(
+        lambda _: dash_duo.find_element(f"#{page.ids.SIZE_RUN}").get_attribute("disabled") is None)
+    assert "press Size" in dash_duo.find_element(f"#{page.ids.SIZE_GRAPH}").text
+    # Run to the end: the probes of the cancelled search come from the cache.
+    dash_duo.find_element(f"#{page.ids.SIZE_RUN}").click()
+    assert probes_drawn_while_running() >= 1
     assert dash_duo.find_element(f"#{page.ids.SIZE_RUN}").get_attribute("disabled") == "true"
     dash_duo.wait_for_contains_text(f"#{page.ids.SIZE_SENTENCE}", "A mean wait ≤ 600 s needs", timeout=TIMEOUT)
     sentence = dash_duo.find_element(f"#{page.ids.SIZE_SENTENCE}").text
     assert "(today 806)" in sentence   # the MetaCentrum clusters the page opens with
-    assert "probes:" in dash_duo.find_element(f"#{page.ids.SIZE_MESSAGE}").text
+    message = dash_duo.find_element(f"#{page.ids.SIZE_MESSAGE}").text
+    assert "probes:" in message and " 0 from the cache" not in message
     names = dash_duo.driver.execute_script(f"return {graph}.data.map(t => t.name);")
     assert names[0] == "probes" and any(name.startswith("answer: ") for name in names)
     dash_duo.driver.execute_script(f"document.getElementById('{page.ids.SIZE_SENTENCE}').scrollIntoView()")

@@ -175,9 +175,13 @@ def drawn(last):
     return figures.probes_figure(last), figures.sentence(last)
 
 
+CANCELLED = ("Cancelled. The previous answer stays; the probes already run are in the result cache, so Size "
+             "takes them from there.")
+
+
 def cancelled(_clicks, last):
-    """Cancel: back to the last finished search (its probes are in the result cache: Size resumes there)."""
-    return drawn(last)
+    """Cancel: back to the last finished search, and a message saying the probes run so far are kept."""
+    return (*drawn(last), html.Span(CANCELLED, className="hint"))
 
 
 def export(clicks, last):
@@ -252,6 +256,7 @@ def register(app, results) -> None:
                  Input(ids.SIZE_RESULT, "data"))(drawn)
     app.callback(Output(ids.SIZE_GRAPH, "figure", allow_duplicate=True),
                  Output(ids.SIZE_SENTENCE, "children", allow_duplicate=True),
+                 Output(ids.SIZE_MESSAGE, "children", allow_duplicate=True),
                  Input(ids.SIZE_CANCEL, "n_clicks"), State(ids.SIZE_RESULT, "data"),
                  prevent_initial_call=True)(cancelled)
     app.callback(Output(ids.SIZE_DOWNLOAD, "data"), Input(ids.SIZE_CSV, "n_clicks"), State(ids.SIZE_RESULT, "data"),
