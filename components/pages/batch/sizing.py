@@ -38,7 +38,7 @@ TARGETS = ("mean_wait_s", "mean_bounded_slowdown_tau10", "mean_slowdown", "mean_
 MODE_OPTIONS = [{"label": "CPUs of one pool", "value": "pool"},
                 {"label": "scale every cluster", "value": "scale"},
                 {"label": "more load on today's machine", "value": "load"}]
-#: The progress bar's (value, max) and the status text once no search runs.
+#: The progress outputs once no search runs: no live probes, an empty bar (value, max), no status text.
 IDLE = [None, "0", "100", ""]
 #: At most one progress report per this many seconds while a probe runs (each probe's end is always sent).
 REPORT_S = 0.5
