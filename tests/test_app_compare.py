@@ -88,3 +88,62 @@ def test_one_run_or_two_workloads_ask_for_a_pair(runs, tmp_path):
                                     "tree": {"name": "root", "children": [
                                         {"name": "a", "demand": {"cpu": 1}, "tasks": 1, "duration": 1}]}}})
     assert "share no jobs" in paired_view([pair[0], ("DRF", other)])[0]
+
+
+def test_random_parts_name_what_the_seed_changes():
+    from components.pages.compare.seeds import random_parts
+
+    batch = {"engine": "batch", "policy": "easy", "model": {"failures": {"kind": "none"}}}
+    assert random_parts(batch) == []
+    assert random_parts({**batch, "policy": "ls"}) == ["Local Search"]
+    assert random_parts({**batch, "model": {"failures": {"kind": "synthetic"},
+                                            "synthetic_requirements": {"share": 0.5}}}) == [
+        "synthetic failures", "synthetic requirements"]
+    assert random_parts({"engine": "network", "policy": "libra", "model": {"generate": {"count": 3}}}) == [
+        "generated applications"]
+    assert random_parts({"engine": "batch", "policy": "gone", "model": {}}) == []   # a policy of another build
+
+
+def test_seeds_give_an_interval_across_seeds_of_the_first_two_runs(tmp_path):
+    from scipy import stats
+
+    from components.pages.compare import seeds
+    from sched_engine import run_scenario
+
+    base = {"engine": "batch", "model": {"trace": {"path": "sample_traces/hpc2n-excerpt.swf", "max_jobs": 100}}}
+    cache = ResultCache(tmp_path)
+    easy, _ = cache.run({**base, "policy": "easy", "seed": 1})
+    local, _ = cache.run({**base, "policy": "ls", "seed": 1})
+    hashes = [easy.scenario_hash, local.scenario_hash]
+    style, hint = seeds.offer(cache, hashes)
+    assert style == {} and "random parts (Local Search)" in hint
+    assert seeds.offer(cache, hashes[:1])[0] == seeds.HIDDEN
+    assert seeds.offer(cache, [easy.scenario_hash, easy.scenario_hash])[0] == seeds.HIDDEN   # deterministic
+
+    reports = []
+    record, message = seeds.run_seeds(cache, reports.append, 1, 3, hashes)
+    assert "6 run(s)" in message.children and "2 from the cache" in message.children   # seed 1 ran already
+    assert reports and reports[-1] == (600, 600)
+    # By hand: each seed's EASY and LS runs, the relative change of the mean wait over the jobs both started.
+    changes = []
+    for seed in (1, 2, 3):
+        a, b = (run_scenario({**base, "policy": p, "seed": seed}).jobs for p in ("easy", "ls"))
+        wait_a, wait_b = a["start_time"] - a["submit_time"], b["start_time"] - b["submit_time"]
+        changes.append(wait_b.mean() / wait_a.mean() - 1)
+    assert record["changes"] == pytest.approx(changes)
+    half = stats.t.ppf(0.975, 2) * pd.Series(changes).std() / 3 ** 0.5
+    assert (record["estimate"], record["low"], record["high"]) == pytest.approx(
+        (sum(changes) / 3, sum(changes) / 3 - half, sum(changes) / 3 + half))
+    assert record["pair"] == hashes
+    line = seeds.sentence(record, hashes)
+    assert line.startswith(f"Across 3 seeds: mean wait {seeds.percent(record['estimate'])} [")
+    assert seeds.sentence(record, hashes[::-1]) == ""                  # another pair chosen: not its interval
+    for count in (1, 21, None, "x"):
+        refused, why = seeds.run_seeds(cache, reports.append, 1, count, hashes)
+        assert refused is seeds.no_update and "from 2 to 20" in why.children
+
+
+def test_seed_percentages_read_as_the_headline_does():
+    from components.pages.compare.seeds import percent
+
+    assert [percent(v) for v in (-0.123, 0.004, 0.5, None, float("nan"))] == ["\u221212%", "0%", "+50%", "n/a", "n/a"]

@@ -25,6 +25,8 @@ LOG, SIMULATED = "#7f7f7f", "#1f77b4"
 BREAKDOWN_ROWS = 12
 #: Time bins of the "why jobs waited" chart.
 SHARE_BINS = 120
+#: Groups of the per-group "why jobs waited" chart: those that waited longest in all; the rest are one row.
+TOP_GROUPS = 12
 
 
 def total_series(timeline: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray]:
@@ -130,7 +132,7 @@ def why_waited(pending: pd.DataFrame, window=None) -> go.Figure:
                                         line={"width": 0.5, "color": REASON_COLOURS[reason]},
                                         hovertemplate=f"{reason}: %{{y:.0f}}% of the waiting time<extra></extra>"))
     figure.update_layout(height=320, template="plotly_white", margin={"l": 50, "r": 20, "t": 40, "b": 40},
-                         title="Why jobs waited: share of the waiting time per reason",
+                         title="Share of the waiting time, over time",
                          xaxis_title="hours since the first submission", yaxis={"title": "%", "range": [0, 100]},
                          legend={"orientation": "h", "y": -0.25})
     return figure
@@ -153,4 +155,69 @@ def job_reasons(pending: pd.DataFrame, job_id: str) -> go.Figure:
     figure.update_layout(height=200, template="plotly_white", margin={"l": 90, "r": 20, "t": 40, "b": 40},
                          title=f"Job {job_id}: why it waited", xaxis_title="hours since the first submission",
                          showlegend=False, barmode="overlay")
+    return figure
+
+
+def waiting_by_group(pending: pd.DataFrame, jobs: pd.DataFrame, window=None, top: int = TOP_GROUPS) -> pd.DataFrame:
+    """Waiting time per group and reason: ``group, reason, seconds, share`` (share of the group's waiting time).
+
+    A job's group comes from the run's ``jobs`` frame (the log's group
+    field; ``(none)`` when it records none). Intervals are clipped to
+    ``window``. The ``top`` groups with the most waiting time are kept, in
+    that order; the others are summed into one row, ``other (N groups)``,
+    last. The result has at most ``(top + 1) × reasons`` rows whatever the
+    run's size.
+    """
+    columns = ["group", "reason", "seconds", "share"]
+    if pending.empty or "group" not in jobs.columns:
+        return pd.DataFrame(columns=columns)
+    start, end = pending["from_time"].to_numpy(float), pending["to_time"].to_numpy(float)
+    if window:
+        start, end = np.maximum(start, float(window[0])), np.minimum(end, float(window[1]))
+    # Each interval's group through the position of its job in ``jobs`` (one hash lookup per interval).
+    where = pd.Index(jobs["job_id"].astype(str)).get_indexer(pending["job_id"].astype(str))
+    names = np.append(jobs["group"].astype(str).to_numpy(object), "")
+    group = pd.Categorical(names[where]).rename_categories(lambda name: name or "(none)")
+    frame = pd.DataFrame({"group": group.astype(str), "reason": pending["reason"].astype(str).to_numpy(),
+                          "seconds": end - start})
+    frame = frame[frame["seconds"] > 0]
+    if frame.empty:
+        return pd.DataFrame(columns=columns)
+    totals = frame.groupby("group")["seconds"].sum().sort_values(ascending=False, kind="stable")
+    kept = list(totals.index[:top])
+    rest = len(totals) - len(kept)
+    if rest:
+        frame.loc[~frame["group"].isin(kept), "group"] = f"other ({rest} groups)"
+        kept.append(f"other ({rest} groups)")
+    table = frame.groupby(["group", "reason"], sort=False)["seconds"].sum().reset_index()
+    table["share"] = table["seconds"] / table.groupby("group")["seconds"].transform("sum")
+    order = {name: index for index, name in enumerate(kept)}
+    table = table.sort_values("group", key=lambda g: g.map(order), kind="stable").reset_index(drop=True)
+    return table[columns]
+
+
+def why_waited_by_group(pending: pd.DataFrame, jobs: pd.DataFrame, window=None) -> go.Figure:
+    """Per group, the share of its waiting time per reason (stacked to 100%), groups that waited most on top."""
+    table = waiting_by_group(pending, jobs, window)
+    if table.empty:
+        return empty_figure("no job waited in this run", height=320)
+    totals = table.groupby("group", sort=False)["seconds"].sum()
+    labels = {group: f"{group} · {seconds / HOUR:,.{0 if seconds >= 10 * HOUR else 1}f} h"
+              for group, seconds in totals.items()}
+    figure = go.Figure()
+    for reason in REASON_COLOURS:
+        rows = table[table["reason"] == reason]
+        if rows.empty:
+            continue
+        figure.add_trace(go.Bar(
+            x=rows["share"] * 100, y=rows["group"].map(labels), orientation="h", name=reason,
+            marker_color=REASON_COLOURS[reason], customdata=rows["seconds"] / HOUR,
+            hovertemplate=f"%{{y}}: {reason} %{{x:.0f}}% (%{{customdata:,.1f}} h)<extra></extra>"))
+    figure.update_layout(height=max(320, 24 * len(totals) + 120), template="plotly_white", barmode="stack",
+                         margin={"l": 130, "r": 20, "t": 40, "b": 40},
+                         title="Share of each group's waiting time",
+                         xaxis={"title": "% of the group's waiting time", "range": [0, 100]},
+                         yaxis={"autorange": "reversed", "type": "category",
+                                "categoryarray": [labels[group] for group in totals.index]},
+                         legend={"orientation": "h", "y": -0.25})
     return figure

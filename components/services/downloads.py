@@ -1,7 +1,9 @@
 """Result frames as CSV files over plain HTTP, streamed from the result store.
 
 ``GET /download/<scenario hash>/<frame>.csv?name=<file name>`` answers the
-``jobs``, ``timeline`` or ``summary`` frame of a stored run as an attachment.
+``jobs``, ``timeline`` or ``summary`` frame of a stored run, or one of the
+engine's own frames it holds (:data:`EXTRA_FRAMES`: the batch engine's
+``pending``, why each job waited), as an attachment.
 A 450,000-job frame is tens of megabytes of CSV: it goes to the browser as a
 file download, written in chunks, never inside a callback response (which
 stays small whatever the run's size). Unknown hashes or frames answer 404;
@@ -21,6 +23,8 @@ from .image_export import safe_filename
 from .result_store import is_scenario_hash
 
 ROUTE = "/download/<scenario_hash>/<frame>.csv"
+#: The engines' own frames (beyond the three) a link may ask for; a run without one answers 404.
+EXTRA_FRAMES = ("pending",)
 CHUNK_ROWS = 50_000
 
 
@@ -41,13 +45,16 @@ def register(server, results) -> None:
 
     @server.get(ROUTE)
     def _download(scenario_hash: str, frame: str):
-        if frame not in FRAMES or not is_scenario_hash(scenario_hash):
+        if frame not in FRAMES + EXTRA_FRAMES or not is_scenario_hash(scenario_hash):
             abort(404)
         result = results.get(scenario_hash)
         if result is None:
             abort(404, "no stored result with this hash (it may have been evicted: run it again)")
+        frames = result.frames()
+        if frame not in frames:
+            abort(404, f"this run has no {frame} frame")
         name = safe_filename(request.args.get("name") or f"{scenario_hash[:12]}-{frame}.csv")
         if not name.endswith(".csv"):
             name += ".csv"
-        return Response(csv_chunks(result.frames()[frame]), mimetype="text/csv",
+        return Response(csv_chunks(frames[frame]), mimetype="text/csv",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})

@@ -42,8 +42,38 @@ def test_two_batch_runs_side_by_side_with_differences_and_overlay(dash_duo, tmp_
     dash_duo.wait_for_element(f"#{page.ids.OVERLAY} .scatterlayer .trace:nth-child(2)", timeout=TIMEOUT)
     dash_duo.wait_for_contains_text(f"#{page.ids.PAIRED_TEXT}", "vs #1 fcfs: mean wait", timeout=TIMEOUT)
     dash_duo.wait_for_element(f"#{page.ids.PAIRED_USERS} .barlayer .trace", timeout=TIMEOUT)
+    assert not dash_duo.find_element(f"#{page.ids.SEEDS_BOX}").is_displayed()   # FCFS and EASY: no random part
     dash_duo.driver.set_window_size(1500, 1400)
     save_screenshot(dash_duo.driver, "screenshot-compare.png")
     dash_duo.driver.execute_script(f"document.getElementById('{page.ids.PAIRED_TEXT}').scrollIntoView()")
     save_screenshot(dash_duo.driver, "screenshot-compare-paired.png")
+    assert dash_duo.get_logs() == []
+
+
+def test_runs_with_random_parts_get_an_interval_across_seeds(dash_duo, tmp_path):
+    # Two runs stored before the page opens: EASY and Local Search (randomised) on one workload.
+    cache = ResultCache(tmp_path / "results")
+    base = {"engine": "batch", "model": {"trace": {"path": "sample_traces/hpc2n-excerpt.swf", "max_jobs": 100}},
+            "name": "seeds"}
+    hashes = [cache.run({**base, "policy": policy, "seed": 1})[0].scenario_hash for policy in ("easy", "ls")]
+    dash_duo.start_server(create_app(tmp_path))
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/compare")
+    dash_duo.wait_for_element(f"#{page.ids.RUNS}", timeout=TIMEOUT)
+    labels = {o["value"]: o["label"] for o in page.table.run_options(cache.listing())}
+    for value in hashes:
+        dash_duo.select_dcc_dropdown(f"#{page.ids.RUNS}", value=labels[value])
+        ActionChains(dash_duo.driver).send_keys(Keys.ESCAPE).perform()
+        dash_duo.find_element("h2").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.PAIRED_TEXT}", "#2 ls vs #1 easy: mean wait", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.SEEDS_HINT}", "random parts (Local Search)", timeout=TIMEOUT)
+    count = dash_duo.find_element(f"#{page.ids.SEEDS_COUNT}")
+    count.send_keys(Keys.CONTROL, "a")
+    count.send_keys("3")
+    dash_duo.find_element(f"#{page.ids.SEEDS_RUN}").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.SEEDS_MESSAGE}", "6 run(s)", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.SEEDS_TEXT}", "Across 3 seeds: mean wait", timeout=TIMEOUT)
+    assert "per seed" in dash_duo.find_element(f"#{page.ids.SEEDS_TEXT}").text
+    dash_duo.driver.set_window_size(1500, 1400)
+    dash_duo.driver.execute_script(f"document.getElementById('{page.ids.PAIRED_TEXT}').scrollIntoView()")
+    save_screenshot(dash_duo.driver, "screenshot-compare-seeds.png")
     assert dash_duo.get_logs() == []

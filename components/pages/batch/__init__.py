@@ -11,12 +11,13 @@ chart sets the shared window for all of them
 
 Modules: ``ids``, ``sources`` (samples and uploads), ``clusters`` (the
 hardware), ``draft`` (presets and edits), ``run`` (the matrix), ``charts``,
-``layout``, ``callbacks``.
+``layout``, ``callbacks``; ``trust`` (the log vs the simulation, why jobs waited) and
+``sizing`` (how much hardware a target needs).
 """
 
 from .. import Page
-from . import callbacks, charts, clusters, draft, ids, layout, run, sources
+from . import callbacks, charts, clusters, draft, ids, layout, run, sizing, sources
 
 PAGE = Page("/batch", "Batch & failures", layout.layout, callbacks.register)
 
-__all__ = ["PAGE", "callbacks", "charts", "clusters", "draft", "ids", "layout", "run", "sources"]
+__all__ = ["PAGE", "callbacks", "charts", "clusters", "draft", "ids", "layout", "run", "sizing", "sources"]

@@ -17,7 +17,7 @@ from ...services.csv_export import send_csv
 from ...services.runs import loaded_runs
 from ...widgets import run_panel, time_window
 from ...widgets.fields import error
-from . import charts, clusters, draft, ids, run, sources, trust
+from . import charts, clusters, draft, ids, run, sizing, sources, trust
 
 RUNS = ids.PANEL.runs
 # The draft's one callback, its inputs in three groups. It stays one callback: a second callback setting
@@ -182,3 +182,4 @@ def register(app, services) -> None:
                  State(ids.DETAIL_SCENARIO, "value"))(frame_link_targets)
     run_panel.register_headline(app, ids.PANEL, services.results, headlines.batch)
     trust.register(app, results)
+    sizing.register(app, results)

@@ -16,7 +16,9 @@ from ...services.report import html_report
 from ...services.runs import loaded_runs
 from ...services.workspace import permalink
 
-FRAMES = ("jobs", "timeline", "summary")
+#: The frames of the run shown in detail offered as files: the three of every run, and ``pending`` (why each
+#: job waited: ``job_id, from_time, to_time, reason, blocking_job``, the intervals tiling each wait).
+FRAMES = ("jobs", "timeline", "summary", "pending")
 
 
 def detail_choice(records, scenario, policy) -> tuple[str | None, str | None]:

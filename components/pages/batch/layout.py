@@ -9,7 +9,7 @@ from sched_engine.registry import REGISTRY
 
 from ...widgets import run_panel
 from ...widgets.fields import field, graph, upload_box
-from . import ids, trust
+from . import ids, sizing, trust
 from .charts import FRAMES
 from .clusters import CLUSTER_COLUMNS
 from .draft import PRESET_SETTINGS, initial_draft
@@ -171,6 +171,7 @@ def layout() -> html.Div:
                 className="panel",
             ),
             trust.section(),
+            sizing.section(),
             html.Section(
                 [
                     html.H3("Runs"),

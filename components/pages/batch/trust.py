@@ -9,10 +9,14 @@ simulated ``wait_time``), the reasons from its ``pending`` frame.
 from __future__ import annotations
 
 from functools import partial
+from urllib.parse import urlencode
 
+import pandas as pd
 from dash import ALL, Input, Output, ctx, dcc, html, no_update
 
+from sched_engine import sweeps
 from sched_engine.analysis.baseline import compare_with_log, headline, recorded_timeline
+from sched_engine.core.inputs import is_reference
 
 from ...figures import trust as figures
 from ...services.runs import loaded_runs
@@ -21,6 +25,8 @@ from . import ids
 
 #: Blocking jobs offered as links under a job's reasons, at most.
 BLOCKING_LINKS = 20
+#: The reasons of a run stored without them (an earlier version): none.
+PENDING_COLUMNS = pd.DataFrame({"job_id": [], "from_time": [], "to_time": [], "reason": [], "blocking_job": []})
 
 
 def shown_run(results, records, scenario, policy):
@@ -39,23 +45,46 @@ def baseline_statement(record) -> str:
 
 
 def log_panel(results, records, scenario, policy, window):
-    """The headline sentence, the baseline named, log vs simulation over time, the error breakdown, why jobs waited."""
+    """The headline sentence, the baseline named, log vs simulation over time, the error breakdown, why jobs
+    waited over time and per group."""
     record, result = shown_run(results, records, scenario, policy)
     if result is None:
         empty = figures.empty_figure("run the matrix to compare with your log")
-        return "", "", empty, empty, empty
+        return "", "", empty, empty, empty, empty
     jobs = result.jobs
     pending = result.extra("pending")
-    why = figures.why_waited(pending if pending is not None else jobs.iloc[:0], window)
+    pending = pending if pending is not None else PENDING_COLUMNS
+    why = figures.why_waited(pending, window), figures.why_waited_by_group(pending, jobs, window)
     if "recorded_wait" not in jobs.columns or not jobs["recorded_wait"].notna().any():
         empty = figures.empty_figure("this log records no wait times: nothing to compare with")
         return ("This log records no wait times, so the simulation cannot be checked against it.",
-                baseline_statement(record), empty, empty, why)
+                baseline_statement(record), empty, empty, *why)
     check = compare_with_log(jobs, jobs)
     sentence = headline(check)
     return (sentence[0].upper() + sentence[1:] + ".", baseline_statement(record),
             figures.log_vs_simulation(recorded_timeline(jobs), result.timeline, window),
-            figures.error_breakdown(check.by), why)
+            figures.error_breakdown(check.by), *why)
+
+
+#: The sweep kind that grids the model's knobs against the log (``/sweeps?kind=calibrate&trace=...``).
+CALIBRATE = "calibrate"
+HIDDEN = {"display": "none"}
+
+
+def calibrate_link(results, records, scenario, policy):
+    """``(href, style)`` of the Calibrate link: the Sweeps page on ``calibrate`` with the shown run's trace.
+
+    Hidden while no run is shown, or while this build's sweep registry has
+    no ``calibrate`` kind. The trace is named by its reference (``sample:``
+    or ``upload:``), never by a path of this machine: a trace given by path
+    (the command line's) is left out of the link.
+    """
+    _, result = shown_run(results, records, scenario, policy)
+    if result is None or CALIBRATE not in sweeps.KINDS:
+        return None, HIDDEN
+    trace = str(result.scenario.get("model", {}).get("trace", {}).get("path") or "")
+    query = {"kind": CALIBRATE, **({"trace": trace} if is_reference(trace) else {})}
+    return f"/sweeps?{urlencode(query)}", {}
 
 
 def chosen_job(click, clicks):
@@ -116,10 +145,12 @@ def section() -> html.Section:
             html.H3("Your log vs the simulation"),
             html.P(id=ids.LOG_HEADLINE, className="headline"),
             html.P(id=ids.LOG_BASELINE, className="hint"),
+            html.A("Calibrate: find the model settings that reproduce this log best (Sweeps)", id=ids.CALIBRATE,
+                   className="button", style=HIDDEN),
             graph(ids.LOG_TIMELINE),
             graph(ids.LOG_BREAKDOWN),
             html.H3("Why jobs waited"),
-            graph(ids.WHY_WAITED),
+            html.Div([graph(ids.WHY_WAITED), graph(ids.WHY_BY_GROUP)], className="two-graphs"),
             field("Job (or click one in the machines × time chart)",
                   dcc.Input(id=ids.JOB_CHOICE, type="text", debounce=True, placeholder="job id")),
             graph(ids.JOB_REASONS),
@@ -132,9 +163,12 @@ def section() -> html.Section:
 def register(app, results) -> None:
     app.callback(Output(ids.LOG_HEADLINE, "children"), Output(ids.LOG_BASELINE, "children"),
                  Output(ids.LOG_TIMELINE, "figure"), Output(ids.LOG_BREAKDOWN, "figure"),
-                 Output(ids.WHY_WAITED, "figure"),
+                 Output(ids.WHY_WAITED, "figure"), Output(ids.WHY_BY_GROUP, "figure"),
                  Input(ids.PANEL.runs, "data"), Input(ids.DETAIL_SCENARIO, "value"), Input(ids.DETAIL_POLICY, "value"),
                  Input(ids.WINDOW, "data"))(partial(log_panel, results))
+    app.callback(Output(ids.CALIBRATE, "href"), Output(ids.CALIBRATE, "style"),
+                 Input(ids.PANEL.runs, "data"), Input(ids.DETAIL_SCENARIO, "value"),
+                 Input(ids.DETAIL_POLICY, "value"))(partial(calibrate_link, results))
     app.callback(Output(ids.JOB_CHOICE, "value"), Input(ids.GANTT, "clickData"),
                  Input({"type": ids.BLOCKING_LINK, "job": ALL}, "n_clicks"), prevent_initial_call=True)(chosen_job)
     app.callback(Output(ids.JOB_REASONS, "figure"), Output(ids.BLOCKING_LINKS, "children"),

@@ -10,7 +10,7 @@ from dash import Input, Output, State, ctx, dcc, html, no_update
 from ...figures.compare import overlay_figure
 from ...services.csv_export import send_csv
 from ...services.report import html_report
-from . import ids, paired, table
+from . import ids, paired, seeds, table
 
 
 def run_choices(results, _, __):
@@ -80,6 +80,7 @@ def register(app, services) -> None:
                  State(ids.RUNS, "value"))(partial(overlay, results))
     app.callback(Output(ids.PAIRED_TEXT, "children"), Output(ids.PAIRED_HISTOGRAM, "figure"),
                  Output(ids.PAIRED_USERS, "figure"), Input(ids.RUNS, "value"))(partial(paired_view, results))
+    seeds.register(app, results)
     app.callback(Output(ids.DOWNLOAD, "data"), Input(ids.EXPORT_CSV, "n_clicks"), Input(ids.EXPORT_REPORT, "n_clicks"),
                  State(ids.RUNS, "value"), State(ids.METRIC, "value"), State(ids.ENTITY, "value"),
                  prevent_initial_call=True)(partial(export, results))

@@ -5,13 +5,14 @@ from __future__ import annotations
 from dash import dash_table, dcc, html
 
 from ...widgets.fields import graph
-from . import ids
+from . import ids, seeds
 
 
 def layout() -> html.Div:
     return html.Div(
         [
             dcc.Download(id=ids.DOWNLOAD),
+            dcc.Store(id=ids.SEEDS_STORE, storage_type="local", data=None),
             html.Div([html.H2("Compare"),
                       html.P("Pick finished runs from any page: the first is the reference.")],
                      className="page-head"),
@@ -41,6 +42,8 @@ def layout() -> html.Div:
                 [
                     html.H3("Job by job: the first two runs"),
                     html.P(id=ids.PAIRED_TEXT, className="headline"),
+                    html.P(id=ids.SEEDS_TEXT, className="headline"),
+                    seeds.controls(),
                     graph(ids.PAIRED_HISTOGRAM),
                     graph(ids.PAIRED_USERS),
                 ],
