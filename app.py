@@ -33,11 +33,12 @@ from components.pages import (
 )
 from components.pages.sweeps.store import SweepStore
 from components.scaleout import celery_app as scaleout
-from components.services import downloads, image_export, login, request_guard, scoped
+from components.services import downloads, image_export, login, prepared, request_guard, scoped
 from components.services.access import open_access
 from components.services.celery_jobs import CeleryJobManager
 from components.services.data_check import open_job_store, skipped_files
 from components.services.jobs import JobManager, report_lost_job
+from components.services.prepared import PreparedFiles
 from components.services.progress import settle_lazy_set_ups
 from components.services.run_cap import install_client_cookie, max_runs_per_client
 from components.services.runs import ResultCache, ResultStoreUnreachable
@@ -87,7 +88,8 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     if login.enabled(app.server):   # each user sees their own runs, uploads and scenarios, and those shared
         stores.append(open_access(data, url))
     services = Services(results=results, uploads=uploads, scenarios=scenarios,
-                        sweeps=SweepStore(data / "sweeps"), skipped=lambda: skipped_files(data, *stores))
+                        sweeps=SweepStore(data / "sweeps"), skipped=lambda: skipped_files(data, *stores),
+                        prepared=PreparedFiles(data / "prepared"))
     if login.enabled(app.server):
         services = scoped.user_services(services, stores[-1], data / "uploads")
     app.layout = shell.layout(PAGES)
@@ -95,6 +97,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     image_export.register(app.server)
     install_client_cookie(app.server)
     downloads.register(app.server, services.results)
+    prepared.register(app.server, services.prepared)
     for page in PAGES:
         if page.register:
             page.register(app, services)

@@ -23,7 +23,8 @@ class Services:
     first three are the signed-in user's views of them
     (:mod:`components.services.scoped`) and ``access`` holds who owns and
     sees what (:class:`~components.services.access.Access`); without one,
-    ``access`` is None.
+    ``access`` is None. ``prepared`` holds exports too large for a callback
+    response (:class:`~components.services.prepared.PreparedFiles`).
     """
 
     results: Any
@@ -32,6 +33,7 @@ class Services:
     sweeps: Any = None
     skipped: Callable[[], list] | None = None
     access: Any = None
+    prepared: Any = None
 
 
 @dataclass(frozen=True)

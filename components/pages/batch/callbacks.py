@@ -6,13 +6,14 @@ from datetime import datetime, timezone
 from functools import partial
 
 import pandas as pd
-from dash import ALL, Input, Output, State, ctx, dcc, no_update
+from dash import ALL, Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 from sched_engine import ScenarioError
 
 from ...figures import batch as figures
 from ...figures import headlines
+from ...services import prepared as prepared_files
 from ...services.csv_export import send_csv
 from ...services.runs import loaded_runs
 from ...widgets import run_panel, time_window
@@ -122,16 +123,16 @@ def detail(results, memo, records, scenario, policy, window, drawn):
             scenarios, scenario, labels, policy)
 
 
-def export(results, clicks, scenario, policy, records, window):
-    """``batch-matrix.csv`` (the summary without its links) or ``batch-report.html``."""
+def export(results, prepared, clicks, scenario, policy, records, window):
+    """``batch-matrix.csv`` (the summary without its links) or ``batch-report.html``, a prepared file's address."""
     if not any(clicks or []) or not records:
-        return no_update
+        raise PreventUpdate
     if ctx.triggered_id["frame"] == "matrix":
         rows = pd.DataFrame(charts.summary_rows(loaded_runs(results, records))).drop(columns="open", errors="ignore")
-        return send_csv(rows, "batch-matrix.csv")
+        return send_csv(rows, "batch-matrix.csv"), no_update
     text = charts.batch_report(results, records, scenario, policy, window,
                                datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
-    return dcc.send_string(text, "batch-report.html")
+    return no_update, prepared.put(text, "batch-report.html")   # it inlines plotly.js: over 3 MB
 
 
 def frame_link_targets(policy, records, scenario):
@@ -172,10 +173,12 @@ def register(app, services) -> None:
         Input(ids.WINDOW, "data"), State(ids.DRAWN, "data"),
     )(partial(detail, results, charts.FigureMemo()))
     app.callback(
-        Output(ids.PANEL.download, "data"), Input({"type": ids.PANEL.export, "frame": ALL}, "n_clicks"),
+        Output(ids.PANEL.download, "data"), Output(ids.REPORT_LINK, "href"),
+        Input({"type": ids.PANEL.export, "frame": ALL}, "n_clicks"),
         State(ids.DETAIL_SCENARIO, "value"), State(ids.DETAIL_POLICY, "value"), State(RUNS, "data"),
         State(ids.WINDOW, "data"), prevent_initial_call=True,
-    )(partial(export, results))
+    )(partial(export, results, services.prepared))
+    prepared_files.register_link(app, ids.REPORT_LINK)
     app.callback(Output({"type": ids.FRAME_LINKS, "frame": ALL}, "href"),
                  Output({"type": ids.FRAME_LINKS, "frame": ALL}, "download"),
                  Input(ids.DETAIL_POLICY, "value"), Input(RUNS, "data"),

@@ -74,3 +74,4 @@ SIZE_CSV = "batch-size-csv-button"
 SIZE_DOWNLOAD = "batch-size-download"
 WHY_BY_GROUP = "batch-why-by-group-graph"
 CALIBRATE = "batch-calibrate-link"
+REPORT_LINK = "batch-report-link"   # batch-report.html, a prepared file (components/services/prepared.py)

@@ -7,6 +7,7 @@ from dash import dash_table, dcc, html
 from sched_engine.batch import SYNTHETIC_DEFAULTS, TRACE_FORMATS
 from sched_engine.registry import REGISTRY
 
+from ...services import prepared
 from ...widgets import run_panel
 from ...widgets.fields import field, graph, upload_box
 from . import ids, sizing, trust
@@ -25,7 +26,7 @@ def layout() -> html.Div:
             run_panel.store(ids.PANEL),
             dcc.Store(id=ids.WINDOW, data=None),
             dcc.Store(id=ids.DRAWN, data=None),   # what the detail charts show now (FigureMemo.key)
-            run_panel.download(ids.PANEL),
+            run_panel.download(ids.PANEL), prepared.link(ids.REPORT_LINK),
             html.Div(
                 [
                     html.H2("Batch & failures"),

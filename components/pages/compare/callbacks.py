@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from functools import partial
 
-from dash import Input, Output, State, ctx, dcc, html, no_update
+from dash import Input, Output, State, ctx, html, no_update
 
 from ...figures.compare import overlay_figure
+from ...services import prepared as prepared_files
 from ...services.csv_export import send_csv
 from ...services.report import html_report
 from . import ids, paired, seeds, table
@@ -51,17 +52,17 @@ def paired_view(results, hashes):
     return paired.paired_view(table.loaded(results, hashes)[0])
 
 
-def export(results, csv_clicks, report_clicks, hashes, metric, entity):
+def export(results, prepared, csv_clicks, report_clicks, hashes, metric, entity):
     """``comparison.csv`` (the table) or ``comparison-report.html`` (table and overlay)."""
     runs = table.loaded(results, hashes)[0]
     if not runs:
-        return no_update
+        return no_update, no_update
     if ctx.triggered_id == ids.EXPORT_CSV:
         frame, _ = table.comparison_table(runs)
-        return send_csv(frame, "comparison.csv")
+        return send_csv(frame, "comparison.csv"), no_update
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    return dcc.send_string(html_report("Comparison", runs, [overlay_figure(runs, metric, entity)], generated),
-                           "comparison-report.html")
+    text = html_report("Comparison", runs, [overlay_figure(runs, metric, entity)], generated)
+    return no_update, prepared.put(text, "comparison-report.html")   # it inlines plotly.js: over 3 MB
 
 
 def register(app, services) -> None:
@@ -81,6 +82,7 @@ def register(app, services) -> None:
     app.callback(Output(ids.PAIRED_TEXT, "children"), Output(ids.PAIRED_HISTOGRAM, "figure"),
                  Output(ids.PAIRED_USERS, "figure"), Input(ids.RUNS, "value"))(partial(paired_view, results))
     seeds.register(app, results)
-    app.callback(Output(ids.DOWNLOAD, "data"), Input(ids.EXPORT_CSV, "n_clicks"), Input(ids.EXPORT_REPORT, "n_clicks"),
-                 State(ids.RUNS, "value"), State(ids.METRIC, "value"), State(ids.ENTITY, "value"),
-                 prevent_initial_call=True)(partial(export, results))
+    app.callback(Output(ids.DOWNLOAD, "data"), Output(ids.REPORT_LINK, "href"), Input(ids.EXPORT_CSV, "n_clicks"),
+                 Input(ids.EXPORT_REPORT, "n_clicks"), State(ids.RUNS, "value"), State(ids.METRIC, "value"),
+                 State(ids.ENTITY, "value"), prevent_initial_call=True)(partial(export, results, services.prepared))
+    prepared_files.register_link(app, ids.REPORT_LINK)

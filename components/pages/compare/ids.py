@@ -10,6 +10,7 @@ MESSAGE = "compare-message"
 EXPORT_CSV = "compare-export-csv-button"
 EXPORT_REPORT = "compare-export-report-button"
 DOWNLOAD = "compare-download"
+REPORT_LINK = "compare-report-link"   # comparison-report.html, a prepared file (components/services/prepared.py)
 PAIRED_TEXT = "compare-paired-text"
 PAIRED_HISTOGRAM = "compare-paired-histogram-graph"
 PAIRED_USERS = "compare-paired-users-graph"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dash import dash_table, dcc, html
 
+from ...services import prepared
 from ...widgets.fields import graph
 from . import ids, seeds
 
@@ -11,7 +12,7 @@ from . import ids, seeds
 def layout() -> html.Div:
     return html.Div(
         [
-            dcc.Download(id=ids.DOWNLOAD),
+            dcc.Download(id=ids.DOWNLOAD), prepared.link(ids.REPORT_LINK),
             dcc.Store(id=ids.SEEDS_STORE, storage_type="local", data=None),
             html.Div([html.H2("Compare"),
                       html.P("Pick finished runs from any page: the first is the reference.")],

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from functools import partial
 
-from dash import ALL, Input, Output, State, ctx, dcc, no_update
+from dash import ALL, Input, Output, State, ctx, no_update
 
 from sched_engine import ScenarioError
 
 from ...figures import sweeps as figures
+from ...services import prepared as prepared_files
 from ...services.progress import POLL_MS
 from ...widgets.fields import error, ok
 from . import form, ids, results, store
@@ -61,12 +62,12 @@ def shown_results(sweeps, last, metric):
     return summary, results.columns(summary), points, results.columns(points), figure, heading
 
 
-def export(sweeps, clicks, last):
+def export(sweeps, prepared, clicks, last):
     exported = results.export_csv(sweeps, last, ctx.triggered_id["table"]) if any(clicks or []) else None
     if exported is None:
         return no_update
     name, text = exported
-    return dcc.send_string(text, name)
+    return prepared.put(text, name)   # a sweep's points grow with the sweep: a prepared file, never a response
 
 
 def register(app, services) -> None:
@@ -97,5 +98,6 @@ def register(app, services) -> None:
     app.callback(Output(ids.SUMMARY, "data"), Output(ids.SUMMARY, "columns"), Output(ids.TABLE, "data"),
                  Output(ids.TABLE, "columns"), Output(ids.GRAPH, "figure"), Output(ids.HEADING, "children"),
                  Input(ids.LAST, "data"), Input(ids.METRIC, "value"))(partial(shown_results, sweeps))
-    app.callback(Output(ids.DOWNLOAD, "data"), Input({"type": ids.EXPORT_BUTTONS, "table": ALL}, "n_clicks"),
-                 State(ids.LAST, "data"), prevent_initial_call=True)(partial(export, sweeps))
+    app.callback(Output(ids.DOWNLOAD, "href"), Input({"type": ids.EXPORT_BUTTONS, "table": ALL}, "n_clicks"),
+                 State(ids.LAST, "data"), prevent_initial_call=True)(partial(export, sweeps, services.prepared))
+    prepared_files.register_link(app, ids.DOWNLOAD)

@@ -18,4 +18,4 @@ METRIC = "sweep-metric-dropdown"
 GRAPH = "sweep-plot-graph"
 TABLE = "sweep-points-table"
 EXPORT_BUTTONS = "sweep-export-button"  # pattern-matching type, keyed by table (points, summary)
-DOWNLOAD = "sweep-download"
+DOWNLOAD = "sweep-download"   # the hidden link to a prepared CSV (components/services/prepared.py)

@@ -6,6 +6,7 @@ from dash import dash_table, dcc, html
 
 from sched_engine.sweeps import KINDS
 
+from ...services import prepared
 from ...widgets.fields import graph
 from . import ids
 from .form import FORM, Param, form_values
@@ -54,7 +55,7 @@ def layout(kind: str | None = None) -> html.Div:
     return html.Div(
         [
             dcc.Store(id=ids.LAST, storage_type="local", data=None),
-            dcc.Download(id=ids.DOWNLOAD),
+            prepared.link(ids.DOWNLOAD),
             html.Div(
                 [
                     html.H2("Sweeps"),

@@ -1,0 +1,93 @@
+"""Files too large for a callback response: prepared by a callback, fetched by the browser over plain HTTP.
+
+A self-contained HTML report inlines plotly.js (about 4.6 MB) and a sweep's
+CSV grows with its points, both over the 3 MB bound on a callback response.
+The export callback writes the file here and answers only its address, a
+few bytes; :func:`link` is a hidden anchor that the browser clicks as soon
+as its address changes (``assets/prepared_download.js``), so the user sees
+an ordinary download. ``GET /prepared/<token>/<name>`` answers the file as
+an attachment.
+
+The token is the SHA-256 of the content and 16 random bytes, so an address
+cannot be guessed from what it holds. Files older than :data:`KEEP_S` are
+removed whenever another one is put; a file is never read back into a
+callback.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import secrets
+import time
+from pathlib import Path
+
+from dash import ClientsideFunction, Input, Output, html
+from flask import Response, abort
+
+from .image_export import safe_filename
+
+ROUTE = "/prepared/<token>/<name>"
+KEEP_S = 3600.0
+TOKEN = re.compile(r"[0-9a-f]{64}")
+MIME = {".html": "text/html", ".csv": "text/csv", ".json": "application/json"}
+
+
+class PreparedFiles:
+    """Prepared files in ``directory`` (the data directory's ``prepared/``), each kept :data:`KEEP_S` seconds."""
+
+    def __init__(self, directory: str | os.PathLike, keep_s: float = KEEP_S):
+        self.directory = Path(directory)
+        self.keep_s = keep_s
+
+    def put(self, text: str, name: str) -> str:
+        """Store ``text`` as a download named ``name``; returns the address the browser fetches it from."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._prune()
+        data = text.encode("utf-8")
+        token = hashlib.sha256(data + secrets.token_bytes(16)).hexdigest()
+        scratch = self.directory / f".{token}.tmp"
+        scratch.write_bytes(data)
+        scratch.replace(self.directory / token)   # whole or absent: a reader never sees half a file
+        return f"/prepared/{token}/{safe_filename(name)}"
+
+    def path(self, token: str) -> Path | None:
+        """The stored file of ``token``, or None (unknown, expired, or not a token)."""
+        if not TOKEN.fullmatch(token or ""):
+            return None
+        path = self.directory / token
+        return path if path.is_file() else None
+
+    def _prune(self) -> None:
+        cutoff = time.time() - self.keep_s
+        for path in self.directory.iterdir():
+            try:
+                if path.stat().st_mtime < cutoff:
+                    path.unlink()
+            except OSError:   # removed by another worker meanwhile
+                continue
+
+
+def register(server, prepared: PreparedFiles) -> None:
+    """Add the route that answers prepared files to the Flask ``server``."""
+
+    @server.get(ROUTE, endpoint="schedscope_prepared")
+    def _prepared(token: str, name: str):
+        path = prepared.path(token)
+        if path is None:
+            abort(404, "no prepared file at this address (files are kept an hour: export it again)")
+        name = safe_filename(name)
+        return Response(path.read_bytes(), mimetype=MIME.get(Path(name).suffix, "application/octet-stream"),
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+def link(component_id: str) -> html.A:
+    """The hidden anchor a page's export callback points at a prepared file (see :func:`register_link`)."""
+    return html.A(id=component_id, href="", download="", hidden=True, className="prepared-download")
+
+
+def register_link(app, component_id: str) -> None:
+    """Click ``component_id`` in the browser whenever an export callback gives it a new address."""
+    app.clientside_callback(ClientsideFunction("schedscope", "downloadPrepared"),
+                            Output(component_id, "title"), Input(component_id, "href"), prevent_initial_call=True)
