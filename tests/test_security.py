@@ -109,6 +109,7 @@ def test_no_module_unpickles_or_evaluates_anything(path):
 
 
 PICKLING_STORES = {"FileSystemCache", "FanoutCache", "Index", "Deque", "SimpleCache", "UWSGICache"}
+NOT_STORES = {"pd", "pandas", "np"}   # pandas' Index is a column label, not diskcache's pickling Index
 
 
 @pytest.mark.parametrize("path", OUR_CODE, ids=lambda p: str(p.relative_to(ROOT)))
@@ -122,7 +123,7 @@ def test_no_store_that_unpickles_is_opened(path):
             name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
             owner = node.func.value.id if isinstance(node.func, ast.Attribute) and isinstance(
                 node.func.value, ast.Name) else ""
-            if name in PICKLING_STORES or (owner == "diskcache" and name == "Cache"):
+            if (name in PICKLING_STORES and owner not in NOT_STORES) or (owner == "diskcache" and name == "Cache"):
                 found.append(f"{owner + '.' if owner else ''}{name}() at line {node.lineno}")
     assert not found, f"{path.name}: {found}"
 
@@ -473,7 +474,8 @@ def upload_request(dependency: dict, contents, filename) -> dict:
 def test_every_page_with_an_upload_is_checked(client):
     ids = {next(i["id"] for i in d["inputs"] if i["property"] == "contents") for d in upload_callbacks(client)}
     assert ids == {"fairshare-hierarchy-upload", "batch-trace-upload", "network-apps-upload", "elastic-trace-upload",
-                   "workspace-scenario-upload", "site-trace-upload"}
+                   "workspace-scenario-upload", "site-trace-upload", "site-organisation-upload",
+                   "site-second-trace-upload"}
 
 
 @pytest.mark.parametrize("contents, filename", [({"a": 1}, "t.swf"), (42, "t.swf"), ([1], "t.swf"), (True, "t.swf"),

@@ -81,7 +81,7 @@ def test_a_killed_job_shows_the_failed_state_and_a_retry_finishes(dash_duo, tmp_
 
     dash_duo.find_element(f"#{page.ids.RUN}").click()
     dash_duo.wait_for_contains_text(f"#{page.ids.STATUS}", "Result from the cache", timeout=TIMEOUT)
-    dash_duo.wait_for_contains_text(f"#{page.ids.SUMMARY}", "mean_slowdown", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.SUMMARY}", "Mean slowdown", timeout=TIMEOUT)
     assert JOB_LOST not in dash_duo.find_element(f"#{page.ids.STATUS}").text
     assert ResultCache(data / "results").get(scenario_hash) is not None
     assert dash_duo.get_logs() == []

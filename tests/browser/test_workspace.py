@@ -42,7 +42,7 @@ def test_save_restart_reopen_by_permalink_and_what_if(dash_duo, tmp_path):
     dash_duo.wait_for_contains_text(f"#{scenario_page.ids.STATUS}", "Not run yet", timeout=TIMEOUT)
     dash_duo.find_element(f"#{scenario_page.ids.RUN}").click()
     dash_duo.wait_for_contains_text(f"#{scenario_page.ids.STATUS}", "from the cache", timeout=TIMEOUT)
-    dash_duo.wait_for_contains_text(f"#{scenario_page.ids.SUMMARY}", "mean_slowdown", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{scenario_page.ids.SUMMARY}", "Mean slowdown", timeout=TIMEOUT)
     before = dash_duo.find_element(f"#{scenario_page.ids.SUMMARY}").text
 
     # Restart: a new server process state on the same data directory.
@@ -50,7 +50,7 @@ def test_save_restart_reopen_by_permalink_and_what_if(dash_duo, tmp_path):
     dash_duo.start_server(create_app(data))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?scenario={scenario_hash}")
     dash_duo.wait_for_contains_text(f"#{scenario_page.ids.STATUS}", "from the cache", timeout=TIMEOUT)
-    dash_duo.wait_for_contains_text(f"#{scenario_page.ids.SUMMARY}", "mean_slowdown", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{scenario_page.ids.SUMMARY}", "Mean slowdown", timeout=TIMEOUT)
     assert dash_duo.find_element(f"#{scenario_page.ids.SUMMARY}").text == before
     assert "Saved as\ntwo-cluster test" in dash_duo.find_element(f"#{scenario_page.ids.META}").text
 
