@@ -39,6 +39,7 @@ from ..core.loop import Simulation, scheduler_clock
 from ..elastic import penalty as penalties
 from .machines import SiteCluster
 from .order import QueueOrder
+from .waiting import FairQueue, SizeIndex
 
 WAITING, RUNNING, FINISHED, KILLED, CANCELLED = range(5)
 STATUS_NAMES = ("waiting", "running", "finished", "killed", "cancelled")
@@ -81,12 +82,12 @@ class SiteSimulation(Simulation):
         leaves = tree.leaf_count
         self.total_cpus = float(sum(c.total for c in clusters))
         self.total_memory = float(sum(c.total_memory for c in clusters)) or 1.0
-        # Per leaf: CPUs and memory held by its running jobs; waiting jobs in arrival order (lazy deletion).
+        # Per leaf: CPUs and memory held by its running jobs; its waiting jobs (fair orders only).
         self.leaf_cpus = np.zeros(leaves)
         self.leaf_memory = np.zeros(leaves)
         self.decayed = np.zeros((leaves, 2))
-        self.leaf_waiting: list[list[int]] = [[] for _ in range(leaves)]
-        self.leaf_head = [0] * leaves
+        self.fair = None if order.in_arrival_order else FairQueue(self)
+        self.by_size = SizeIndex()
         self.waiting: dict[int, None] = {}  # every waiting job, arrival order
         self.queue: list[int] = []          # the same in a list with lazy deletion, from queue_head on
         self.queue_head = 0
@@ -153,8 +154,11 @@ class SiteSimulation(Simulation):
             self._cancel(job, TOO_MUCH_MEMORY, waiting=False)
             return
         self.waiting[job] = None
-        self.queue.append(job)
-        self.leaf_waiting[self.leaf[job]].append(job)
+        self.by_size.add(self.procs[job], self.memory_per_cpu[job], self.estimate[job])
+        if self.fair is None:
+            self.queue.append(job)
+        else:
+            self.fair.add(job)
         self.group_waiting[self.group_of_leaf[self.leaf[job]]] += 1
         self.new_arrivals.append(job)
 
@@ -194,6 +198,9 @@ class SiteSimulation(Simulation):
 
     def _leave_queue(self, job: int) -> None:
         del self.waiting[job]
+        self.by_size.remove(self.procs[job], self.memory_per_cpu[job], self.estimate[job])
+        if self.fair is not None:
+            self.fair.touch(self.leaf[job])
         self.group_waiting[self.group_of_leaf[self.leaf[job]]] -= 1
 
     def _cancel(self, job: int, reason: str, waiting: bool = True) -> None:
@@ -238,6 +245,8 @@ class SiteSimulation(Simulation):
         self.leaf_cpus[leaf] -= self.procs[job]
         self.leaf_memory[leaf] -= self.procs[job] * self.memory_per_cpu[job] * self.memory_fraction[job]
         self.group_running[self.group_of_leaf[leaf]] -= 1
+        if self.fair is not None:
+            self.fair.touch(leaf)
         self.status[job] = status
         self.end_time[job] = self.now
         self.done += 1
@@ -288,51 +297,7 @@ class SiteSimulation(Simulation):
                     yield job
                 position += 1
             return
-        tree, status = self.tree, self.status
-        leaves = tree.leaf_count
-        if self.order.half_life_s > 0:
-            shares = self.decayed.tolist()
-        else:
-            shares = np.stack([self.leaf_cpus / max(self.total_cpus, 1.0), self.leaf_memory / self.total_memory],
-                              axis=1).tolist()
-        cursor, queues = list(self.leaf_head), self.leaf_waiting
-        wants, vectors, next_job = [False] * leaves, [[1.0, 0.0]] * leaves, [0] * leaves
-        dominant = [max(s) for s in shares]
-        cpus, memory_total = max(self.total_cpus, 1.0), self.total_memory
-
-        def advance(leaf: int) -> None:
-            queue, position = queues[leaf], cursor[leaf]
-            while position < len(queue) and status[queue[position]] != WAITING:
-                position += 1
-            cursor[leaf] = position
-            wants[leaf] = position < len(queue)
-            if wants[leaf]:
-                job = queue[position]
-                next_job[leaf] = job
-                cpu = self.procs[job] / cpus
-                memory = self.procs[job] * self.memory_per_cpu[job] / memory_total
-                top = max(cpu, memory)
-                vectors[leaf] = [cpu / top, memory / top]
-
-        for leaf in range(leaves):
-            advance(leaf)
-            self.leaf_head[leaf] = cursor[leaf]  # the jobs before it left the queue for good
-            if cursor[leaf] > 1024 and cursor[leaf] * 2 > len(queues[leaf]):
-                del queues[leaf][: cursor[leaf]]
-                self.leaf_head[leaf] = cursor[leaf] = 0
-        picker = self.order.start(tree, wants, shares, dominant, vectors, next_job)
-        while True:
-            leaf = picker.pick()
-            if leaf is None:
-                return
-            job = next_job[leaf]
-            share = shares[leaf] = [shares[leaf][0] + self.procs[job] / cpus,
-                                    shares[leaf][1] + self.procs[job] * self.memory_per_cpu[job] / memory_total]
-            dominant[leaf] = max(share)
-            cursor[leaf] += 1
-            advance(leaf)
-            picker.changed(leaf)
-            yield job
+        yield from self.fair.order()
 
     def _pass(self, now: float) -> None:
         if not self.waiting:
@@ -390,31 +355,72 @@ class SiteSimulation(Simulation):
         return None
 
     def _backfill(self, candidates, now: float) -> None:
+        """EASY's backfill: start, in the queue order, every later job that fits now and spares the reservation.
+
+        Stop rule: a job can pass only if it asks at most the CPUs free on
+        some cluster, at most the memory per CPU free on a machine with a CPU
+        free (a share ``min_fraction`` of it when starts are memory-elastic),
+        and either at most the CPUs free off the reserved cluster or left
+        over at the shadow time, or ends (by its plain estimate) by the
+        shadow time. :class:`~.waiting.SizeIndex` counts the waiting jobs
+        that meet this; the walk stops when every one of them has been
+        examined, which leaves the starts as they were and spares the walk
+        through a backlog of jobs that cannot start now.
+        """
         head, shadow, reserved, extra, extra_memory = self.reservation
         depth = self.order.backfill_depth
         examined = 0
+        clusters, procs_of, estimate_of, memory_of = self.clusters, self.procs, self.estimate, self.memory_per_cpu
+        elastic = self.elastic["enabled"]
+        # The plain estimate bounds an elastic start's from below only for penalties >= 1: then count any length.
+        limit = math.inf if elastic else shadow - now + 1e-9 * max(1.0, abs(shadow))
+        passed = SizeIndex()   # waiting jobs already examined (the head, and those that did not start)
+        passed.add(procs_of[head], memory_of[head], estimate_of[head])
+
+        def left():
+            free = [c.free_total for c in clusters]
+            most = max(free)
+            memory = max(c.max_free_memory() for c in clusters) * (1.0 + 1e-6)
+            low = self.elastic["min_fraction"] if elastic else 1.0
+            memory /= low
+            any_length = max([extra, *(f for i, f in enumerate(free) if i != reserved)])
+            cap: dict[float, int] = {}
+
+            def givable(per_cpu: float) -> int:
+                if per_cpu not in cap:
+                    cap[per_cpu] = max(c.givable_total(per_cpu * low) for c in clusters)
+                return cap[per_cpu]
+
+            return most, memory, any_length, givable, (self.by_size.count(most, memory, any_length, limit, givable)
+                                                       - passed.count(most, memory, any_length, limit, givable))
+
+        max_free, max_memory, any_length, givable, remaining = left()
         for job in candidates:
+            if remaining <= 0 or max_free == 0:
+                break
             if job == head or self.status[job] != WAITING:
                 continue
-            if not any(c.free_total for c in self.clusters):
-                break
             examined += 1
             if depth and examined > depth:
                 break
-            need = self.procs[job]
-            if need > max(c.free_total for c in self.clusters):
+            need = procs_of[job]
+            if need <= max_free and memory_of[job] <= max_memory and need <= givable(memory_of[job]) and \
+                    (need <= any_length or estimate_of[job] <= limit):
+                remaining -= 1   # one of those counted
+            if need > max_free:
+                passed.add(need, memory_of[job], estimate_of[job])
                 continue
             fit = None
             for c in self.candidates[job]:
                 memory = self.memory_per_cpu[job]
                 fraction = 1.0
-                if not self.clusters[c].fits(need, memory):
+                if not clusters[c].fits(need, memory):
                     if not (self.elastic["enabled"] and memory > 0):
                         continue
-                    fraction = self.clusters[c].largest_memory_fraction(need, memory, self.elastic["min_fraction"])
+                    fraction = clusters[c].largest_memory_fraction(need, memory, self.elastic["min_fraction"])
                     if fraction is None:
                         continue
-                estimate = self.estimate[job]
+                estimate = estimate_of[job]
                 if fraction < 1.0 and self.run_time[job] > 0:
                     estimate *= penalties.runtime(self.elastic["penalty"], fraction, self.run_time[job]) \
                         / self.run_time[job]
@@ -426,6 +432,9 @@ class SiteSimulation(Simulation):
                     extra_memory -= held
                 fit = (c, fraction)
                 break
-            if fit is not None:
+            if fit is None:
+                passed.add(need, memory_of[job], estimate_of[job])
+            else:
                 self._start(job, *fit)
+                max_free, max_memory, any_length, givable, remaining = left()
         self.reservation = (head, shadow, reserved, extra, extra_memory)
