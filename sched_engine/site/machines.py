@@ -41,6 +41,7 @@ class SiteCluster:
         # CPUs the machines can give at each memory per CPU asked since the last change (most logs ask a few values).
         self._givable_total: dict[float, int] = {}
         self._max_free_memory: float | None = None   # cached until the next change
+        self._idle_givable: dict[tuple[float, bool], int] = {}   # fits_empty's totals, until a machine fails or restarts
 
     @property
     def max_memory_per_cpu(self) -> float:
@@ -81,10 +82,14 @@ class SiteCluster:
 
     def fits_empty(self, procs: int, memory_per_cpu: float, up_only: bool = True) -> bool:
         """Whether the job fits on this cluster's machines once they are idle (the machines that are up)."""
-        mask = self.up if up_only else np.ones(len(self.cpus), dtype=bool)
-        cpus = np.where(mask, self.cpus, 0)
-        memory = np.where(mask, self.memory, 0.0)
-        return int(self._givable(cpus, memory, memory_per_cpu).sum()) >= procs
+        key = (memory_per_cpu, up_only)
+        total = self._idle_givable.get(key)
+        if total is None:
+            mask = self.up if up_only else np.ones(len(self.cpus), dtype=bool)
+            cpus = np.where(mask, self.cpus, 0)
+            memory = np.where(mask, self.memory, 0.0)
+            total = self._idle_givable[key] = int(self._givable(cpus, memory, memory_per_cpu).sum())
+        return total >= procs
 
     def largest_memory_fraction(self, procs: int, memory_per_cpu: float, low: float) -> float | None:
         """The largest share ``f`` in ``[low, 1)`` of its memory with which the job fits now (to 1/1000), or None."""
@@ -146,6 +151,7 @@ class SiteCluster:
         victims = set(self.machine_jobs[machine])
         self._givable_total.clear()
         self._max_free_memory = None
+        self._idle_givable.clear()
         self.failures[machine] += 1
         if self.up[machine]:
             self.up[machine] = False
@@ -161,6 +167,7 @@ class SiteCluster:
         self.failures[machine] -= 1
         self._givable_total.clear()
         self._max_free_memory = None
+        self._idle_givable.clear()
         if not self.up[machine] and self.failures[machine] == 0:
             self.up[machine] = True
             self.up_total += int(self.cpus[machine])

@@ -37,6 +37,7 @@ import numpy as np
 from ..core.events import Priority
 from ..core.loop import Simulation, scheduler_clock
 from ..elastic import penalty as penalties
+from .backfill import backfill_easy
 from .machines import SiteCluster
 from .order import QueueOrder
 from .waiting import FairQueue, SizeIndex
@@ -211,7 +212,7 @@ class SiteSimulation(Simulation):
         self.reason[job] = reason
         self.done += 1
 
-    def _start(self, job: int, cluster_index: int, fraction: float) -> None:
+    def start_job(self, job: int, cluster_index: int, fraction: float) -> None:
         now = self.now
         self._leave_queue(job)
         self.start_time[job] = now
@@ -338,7 +339,7 @@ class SiteSimulation(Simulation):
                     return
         self.resources_changed = False
         if easy and self.reservation is not None:
-            self._backfill(candidates, now)
+            backfill_easy(self, candidates, now)
 
     def _start_heads(self, candidates) -> int | None:
         """Start jobs of the order while they fit; cancel those that never could; return the first blocked one."""
@@ -347,94 +348,9 @@ class SiteSimulation(Simulation):
                 continue
             fit = self._fit_now(job)
             if fit is not None:
-                self._start(job, *fit)
+                self.start_job(job, *fit)
             elif not self._can_ever_fit(job):
                 self._cancel(job, NO_RESERVATION)
             else:
                 return job
         return None
-
-    def _backfill(self, candidates, now: float) -> None:
-        """EASY's backfill: start, in the queue order, every later job that fits now and spares the reservation.
-
-        Stop rule: a job can pass only if it asks at most the CPUs free on
-        some cluster, at most the memory per CPU free on a machine with a CPU
-        free (a share ``min_fraction`` of it when starts are memory-elastic),
-        and either at most the CPUs free off the reserved cluster or left
-        over at the shadow time, or ends (by its plain estimate) by the
-        shadow time. :class:`~.waiting.SizeIndex` counts the waiting jobs
-        that meet this; the walk stops when every one of them has been
-        examined, which leaves the starts as they were and spares the walk
-        through a backlog of jobs that cannot start now.
-        """
-        head, shadow, reserved, extra, extra_memory = self.reservation
-        depth = self.order.backfill_depth
-        examined = 0
-        clusters, procs_of, estimate_of, memory_of = self.clusters, self.procs, self.estimate, self.memory_per_cpu
-        elastic = self.elastic["enabled"]
-        # The plain estimate bounds an elastic start's from below only for penalties >= 1: then count any length.
-        limit = math.inf if elastic else shadow - now + 1e-9 * max(1.0, abs(shadow))
-        passed = SizeIndex()   # waiting jobs already examined (the head, and those that did not start)
-        passed.add(procs_of[head], memory_of[head], estimate_of[head])
-
-        def left():
-            free = [c.free_total for c in clusters]
-            most = max(free)
-            memory = max(c.max_free_memory() for c in clusters) * (1.0 + 1e-6)
-            low = self.elastic["min_fraction"] if elastic else 1.0
-            memory /= low
-            any_length = max([extra, *(f for i, f in enumerate(free) if i != reserved)])
-            cap: dict[float, int] = {}
-
-            def givable(per_cpu: float) -> int:
-                if per_cpu not in cap:
-                    cap[per_cpu] = max(c.givable_total(per_cpu * low) for c in clusters)
-                return cap[per_cpu]
-
-            return most, memory, any_length, givable, (self.by_size.count(most, memory, any_length, limit, givable)
-                                                       - passed.count(most, memory, any_length, limit, givable))
-
-        max_free, max_memory, any_length, givable, remaining = left()
-        for job in candidates:
-            if remaining <= 0 or max_free == 0:
-                break
-            if job == head or self.status[job] != WAITING:
-                continue
-            examined += 1
-            if depth and examined > depth:
-                break
-            need = procs_of[job]
-            if need <= max_free and memory_of[job] <= max_memory and need <= givable(memory_of[job]) and \
-                    (need <= any_length or estimate_of[job] <= limit):
-                remaining -= 1   # one of those counted
-            if need > max_free:
-                passed.add(need, memory_of[job], estimate_of[job])
-                continue
-            fit = None
-            for c in self.candidates[job]:
-                memory = self.memory_per_cpu[job]
-                fraction = 1.0
-                if not clusters[c].fits(need, memory):
-                    if not (self.elastic["enabled"] and memory > 0):
-                        continue
-                    fraction = clusters[c].largest_memory_fraction(need, memory, self.elastic["min_fraction"])
-                    if fraction is None:
-                        continue
-                estimate = estimate_of[job]
-                if fraction < 1.0 and self.run_time[job] > 0:
-                    estimate *= penalties.runtime(self.elastic["penalty"], fraction, self.run_time[job]) \
-                        / self.run_time[job]
-                if c == reserved and now + estimate > shadow:
-                    held = need * memory * fraction
-                    if need > extra or held > extra_memory + 1e-9:
-                        continue
-                    extra -= need
-                    extra_memory -= held
-                fit = (c, fraction)
-                break
-            if fit is None:
-                passed.add(need, memory_of[job], estimate_of[job])
-            else:
-                self._start(job, *fit)
-                max_free, max_memory, any_length, givable, remaining = left()
-        self.reservation = (head, shadow, reserved, extra, extra_memory)

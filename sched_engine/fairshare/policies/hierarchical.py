@@ -158,23 +158,26 @@ class HDRFLevels:
                 heapify(self.heaps[parent])
 
     def update(self, leaf: int, wants: bool, share: float, vector) -> None:
-        """One leaf's view changed: recompute it and the departments above it."""
-        tree = self.tree
+        """One leaf's view changed: recompute it and the departments above it, up to the first that keeps its state."""
+        tree, blocked, shares, vectors = self.tree, self.blocked, self.share, self.vectors
         node = tree.leaf_node[leaf]
-        before = (self.blocked[node], self.vectors[node])
-        self.blocked[node] = not wants
-        self.share[node] = share if wants else 0.0
-        self.vectors[node] = vector if wants else None
+        # "turned": blocked state or direction changed, so the parent's summed directions must be recomputed.
+        turned = blocked[node] == wants or (wants and vector != vectors[node])
+        blocked[node] = not wants
+        shares[node] = share if wants else 0.0
+        vectors[node] = vector if wants else None
         path = self._paths.get(leaf)
         if path is None:
             path = self._paths[leaf] = tree.ancestors(node)
         for a in path:
-            turned = before != (self.blocked[node], self.vectors[node])
             self._changed(node, a)
-            before = (self.blocked[a], self.vectors[a])
+            before = (blocked[a], shares[a], vectors[a])
             if turned:
                 self._sum_directions(a)
             self._department(a)
+            turned = before[0] != blocked[a] or before[2] != vectors[a]
+            if not turned and before[1] == shares[a]:
+                return   # the departments above see no change
             node = a
 
     def pick(self) -> int | None:
