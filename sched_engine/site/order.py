@@ -20,9 +20,10 @@ user's own weight), ``naive-hdrf`` (descend by each department's summed
 usage), ``hdrf`` (H-DRF: rescaled department shares, blocked nodes
 ignored), ``mch`` (MCH's flattened weights, then weighted DRF).
 
-Every order also carries the backfilling of the run (``none``, ``easy``)
-and ``backfill_depth``, how many jobs after the head a pass examines (0: all
-of them, as the batch engine's EASY does).
+Every order also carries the backfilling of the run (``none``, ``easy``,
+``cons``: :mod:`.backfill`, :mod:`.conservative`) and ``backfill_depth``,
+how many jobs after the head a pass examines (0: all of them, as the batch
+engine's EASY does; under ``cons``, how many jobs of the order a pass plans).
 """
 
 from __future__ import annotations
@@ -34,9 +35,10 @@ from ..core.registry import Param, Parametrised
 from ..fairshare.model import Tree
 from ..fairshare.policies import HDRFLevels, mch_flat_weights, naive_pick
 
-BACKFILLING = ("none", "easy")
+BACKFILLING = ("none", "easy", "cons")
 SCHEMA = {
-    "backfill": Param("choice", "backfilling after the head of the order: none or EASY", choices=BACKFILLING),
+    "backfill": Param("choice", "backfilling after the head of the order: none, EASY or conservative (CONS)",
+                      choices=BACKFILLING),
     "half_life_s": Param("number", "half-life of past usage in the shares, s (0: running jobs only)", low=0),
     "backfill_depth": Param("integer", "jobs after the head a pass examines for backfilling (0: all)", low=0),
 }

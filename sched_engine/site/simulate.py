@@ -38,6 +38,7 @@ from ..core.events import Priority
 from ..core.loop import Simulation, scheduler_clock
 from ..elastic import penalty as penalties
 from .backfill import backfill_easy
+from .conservative import backfill_conservative
 from .machines import SiteCluster
 from .order import QueueOrder
 from .waiting import FairQueue, SizeIndex
@@ -107,8 +108,9 @@ class SiteSimulation(Simulation):
         self.next_sample = 0.0
         self.samples: list[tuple] = []
         self.killed_at: list[tuple[float, int]] = []
+        self._wakes: set[float] = set()
         for kind, handler in (("end", self._end), ("arrive", self._arrive), ("fail", self._fail),
-                              ("restart", self._restart)):
+                              ("restart", self._restart), ("wake", self._woken)):
             self.on(kind, handler)
 
     # --- running ----------------------------------------------------------------------------------
@@ -150,10 +152,14 @@ class SiteSimulation(Simulation):
             return
         memory = self.memory_per_cpu[job]
         low = self.elastic["min_fraction"] if self.elastic["enabled"] else 1.0
-        if memory > 0 and not any(self.clusters[c].fits_empty(self.procs[job], memory * low, up_only=False)
-                                  for c in candidates):
-            self._cancel(job, TOO_MUCH_MEMORY, waiting=False)
-            return
+        if memory > 0:
+            # Only clusters whose machines could hold it (idle, all up) stay candidates; a plan counting memory
+            # per cluster (CONS) would otherwise reserve it where it never fits. EASY never starts it there either.
+            candidates = self.candidates[job] = tuple(
+                c for c in candidates if self.clusters[c].fits_empty(self.procs[job], memory * low, up_only=False))
+            if not candidates:
+                self._cancel(job, TOO_MUCH_MEMORY, waiting=False)
+                return
         self.waiting[job] = None
         self.by_size.add(self.procs[job], self.memory_per_cpu[job], self.estimate[job])
         if self.fair is None:
@@ -188,6 +194,16 @@ class SiteSimulation(Simulation):
         self.resources_changed = True
         self.reservation_stale = True
 
+    def wake(self, time: float) -> None:
+        """A scheduling pass at ``time`` (a conservative plan starts a job then)."""
+        if time not in self._wakes:
+            self._wakes.add(time)
+            self.schedule(time, Priority.SCHEDULE, "wake", None)
+
+    def _woken(self, event) -> None:
+        self._wakes.discard(self.now)
+        self.resources_changed = True
+
     def after_instant(self, now: float) -> None:
         started = scheduler_clock()
         self._pass(now)
@@ -203,6 +219,13 @@ class SiteSimulation(Simulation):
         if self.fair is not None:
             self.fair.touch(self.leaf[job])
         self.group_waiting[self.group_of_leaf[self.leaf[job]]] -= 1
+
+    def cancel_waiting(self, job: int, reason: str) -> None:
+        self._cancel(job, reason)
+
+    def memory_held(self, job: int) -> float:
+        """MB a running job holds in all."""
+        return self.procs[job] * self.memory_per_cpu[job] * self.memory_fraction[job]
 
     def _cancel(self, job: int, reason: str, waiting: bool = True) -> None:
         if waiting:
@@ -305,6 +328,11 @@ class SiteSimulation(Simulation):
             self.resources_changed = False
             return
         order, easy = self.order, self.order.backfill == "easy"
+        if order.backfill == "cons":
+            if self.resources_changed or self.new_arrivals:
+                self.resources_changed = False
+                backfill_conservative(self, self._order(), now)
+            return
         full = self.resources_changed or self.reservation is None or not order.in_arrival_order
         if not full and order.in_arrival_order:
             # Nothing freed: the jobs already examined still cannot start; a newcomer can become the head
