@@ -15,7 +15,7 @@ from sched_engine.batch.simulate import BatchSimulation
 from sched_engine.core.observers import INSTANT
 from sched_engine.site import _share_tree, jobs_frame, timeline
 from sched_engine.site.machines import SiteCluster
-from sched_engine.site.order import ORDERS, FCFSOrder
+from sched_engine.site.order import BACKFILLING, ORDERS, FCFSOrder
 from sched_engine.site.simulate import SiteSimulation
 
 clusters_strategy = st.lists(st.tuples(st.integers(1, 4), st.integers(1, 4), st.sampled_from([1.0, 2.0]),
@@ -102,7 +102,7 @@ def test_one_group_in_arrival_order_is_the_batch_schedule(clusters, jobs, failur
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(clusters=clusters_strategy, jobs=jobs_strategy, failures=failures_strategy, requirements=st.booleans(),
-       order=st.sampled_from(ORDERS), backfill=st.sampled_from(["easy", "none"]), groups=st.integers(1, 3),
+       order=st.sampled_from(ORDERS), backfill=st.sampled_from(BACKFILLING), groups=st.integers(1, 3),
        half_life=st.sampled_from([0.0, 30.0]), elastic=st.booleans())
 def test_cpus_and_memory_never_exceed_any_machine_and_isolation_stays_in_0_1(
         clusters, jobs, failures, requirements, order, backfill, groups, half_life, elastic):

@@ -42,10 +42,14 @@ class Profile:
     @classmethod
     def from_running(cls, now: float, cluster: ClusterState, procs_of) -> "Profile":
         """The profile of a cluster's running jobs alone, from ``now`` on."""
-        ends = [max(est_end, now) for est_end, _ in cluster.running]
-        freed = [procs_of[job] for _, job in cluster.running]
-        times = np.array([now, *ends], dtype=float)
-        free = np.cumsum(np.array([cluster.free_total, *freed], dtype=np.int64))
+        return cls.from_releases(now, cluster.free_total, [(est_end, procs_of[job]) for est_end, job in cluster.running])
+
+    @classmethod
+    def from_releases(cls, now: float, free_now, releases, dtype=np.int64) -> "Profile":
+        """The profile of ``free_now`` units free now, and ``(estimated end, amount)`` released at each end
+        (sorted by end; an end already past counts as now)."""
+        times = np.array([now, *(max(end, now) for end, _ in releases)], dtype=float)
+        free = np.cumsum(np.array([free_now, *(amount for _, amount in releases)], dtype=dtype))
         # Merge equal breakpoints: keep the last cumulative value of each time.
         keep = np.append(times[1:] != times[:-1], True)
         return cls(times[keep], free[keep])
@@ -91,6 +95,10 @@ class Profile:
         ``duration``; the earliest start is that of the first such run.
         """
         self.trim(now)
+        return self.first_fit(now, procs, duration)
+
+    def first_fit(self, now: float, procs: int, duration: float) -> float | None:
+        """As :meth:`_earliest` from ``now`` on, without dropping the profile's past (``now`` may lie ahead)."""
         runs = self._runs(procs)
         if runs is None:
             return None
@@ -145,3 +153,45 @@ class Profile:
         lo, hi = times.searchsorted((start, end)).tolist()
         free[lo:hi] -= procs
         self.times, self.free = times, free
+
+
+class ResourceProfiles:
+    """Free amounts of several resources of one cluster over future time, one :class:`Profile` each.
+
+    A job takes an amount of each (its demand) over the same interval; its
+    earliest start is the first time every resource has its amount free for
+    its whole duration. Found by moving a candidate time to each resource's
+    earliest fit from it in turn until none moves it: each step only skips
+    times some resource cannot take, so the first time they all take is
+    the earliest. A zero amount is never short.
+    """
+
+    __slots__ = ("profiles",)
+
+    def __init__(self, profiles: tuple[Profile, ...]):
+        self.profiles = profiles
+
+    def earliest(self, now: float, demand, duration: float, before: float = np.inf) -> float | None:
+        """The earliest ``t >= now`` with ``demand`` free on ``[t, t + duration)`` (as :meth:`Profile.earliest`)."""
+        for profile in self.profiles:
+            profile.trim(now)
+        start = now
+        while True:
+            moved = False
+            for profile, amount in zip(self.profiles, demand):
+                if amount <= 0:
+                    continue
+                fit = profile.first_fit(start, amount, duration)
+                if fit is None:
+                    return None
+                if fit > start:
+                    start, moved = fit, True
+            if start >= before:
+                return None
+            if not moved:
+                return start
+
+    def reserve(self, start: float, end: float, demand) -> None:
+        for profile, amount in zip(self.profiles, demand):
+            if amount > 0:
+                profile.reserve(start, end, amount)

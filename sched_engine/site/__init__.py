@@ -151,12 +151,12 @@ def jobs_frame(sim: SiteSimulation) -> pd.DataFrame:
 
 def _series(parts: list, times, entity: str, metric: str, values) -> None:
     times, values = changes_only(times, values)
-    parts.append(timeline_frame(times, [entity] * len(times), [metric] * len(times), values))
+    parts.append((times, np.full(len(times), entity, dtype=object), np.full(len(times), metric, dtype=object), values))
 
 
 def timeline(sim: SiteSimulation, jobs: pd.DataFrame) -> pd.DataFrame:
     groups, weights = sim.site["groups"], np.asarray(sim.site["weights"], dtype=float)
-    parts: list[pd.DataFrame] = []
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # (time, entity, metric, value)
     if sim.samples:
         times = np.array([s[0] for s in sim.samples])
         cpus = np.array([s[1] for s in sim.samples]) / max(sim.total_cpus, 1.0)
@@ -185,13 +185,16 @@ def timeline(sim: SiteSimulation, jobs: pd.DataFrame) -> pd.DataFrame:
         if len(started):
             bins = np.floor(started["start_time"].to_numpy(float) / sim.sample_step) * sim.sample_step
             medians = started.assign(bin=bins).groupby(["group", "bin"], sort=True)["wait_time"].median()
-            for (group, time_bin), value in medians.items():
-                parts.append(timeline_frame([time_bin], [group], ["wait_s"], [value]))
+            parts.append((medians.index.get_level_values("bin").to_numpy(float),
+                          medians.index.get_level_values("group").to_numpy(object),
+                          np.full(len(medians), "wait_s", dtype=object), medians.to_numpy(float)))
     killed = jobs[jobs["status"] == "killed"].sort_values("end_time", kind="stable")
     for entity, rows in [("all", killed), *killed.groupby("group", sort=True)]:
         ends = rows["end_time"].to_numpy(float)
         _series(parts, np.append(0.0, ends), entity, "killed_jobs", np.arange(len(ends) + 1))
-    return pd.concat(parts, ignore_index=True) if parts else timeline_frame([], [], [], [])
+    if not parts:
+        return timeline_frame([], [], [], [])
+    return timeline_frame(*(np.concatenate(column) for column in zip(*parts)))
 
 
 def summarise(sim: SiteSimulation, jobs: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:

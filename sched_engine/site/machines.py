@@ -40,11 +40,21 @@ class SiteCluster:
         self.machine_jobs: list[set[int]] = [set() for _ in range(len(self.cpus))]
         # CPUs the machines can give at each memory per CPU asked since the last change (most logs ask a few values).
         self._givable_total: dict[float, int] = {}
+        self._max_free_memory: float | None = None   # cached until the next change
+        self._idle_givable: dict[tuple[float, bool], int] = {}   # fits_empty's totals, until a machine fails or restarts
 
     @property
     def max_memory_per_cpu(self) -> float:
         """The most memory per CPU a one-CPU job could get on an empty machine."""
         return float((self.memory / self.cpus).max()) if len(self.cpus) else 0.0
+
+    def max_free_memory(self) -> float:
+        """The most memory free on one machine with a CPU free (0 if none): no job asking more per CPU fits now."""
+        if self.free_total == 0:
+            return 0.0
+        if self._max_free_memory is None:
+            self._max_free_memory = float(self.free_memory[self.free_cpus > 0].max())
+        return self._max_free_memory
 
     # --- what fits --------------------------------------------------------------------------------
 
@@ -56,24 +66,30 @@ class SiteCluster:
         by_memory = np.floor(free_memory / memory_per_cpu + 1e-9).astype(np.int64)
         return np.minimum(free_cpus, by_memory)
 
-    def fits(self, procs: int, memory_per_cpu: float) -> bool:
-        """Whether the job fits now (CPUs and memory, machine by machine)."""
-        if procs > self.free_total:
-            return False
+    def givable_total(self, memory_per_cpu: float) -> int:
+        """CPUs the machines can give now, in all, to a job asking ``memory_per_cpu`` MB per CPU."""
         if memory_per_cpu <= 0:
-            return True
+            return self.free_total
         total = self._givable_total.get(memory_per_cpu)
         if total is None:
             total = self._givable_total[memory_per_cpu] = int(
                 self._givable(self.free_cpus, self.free_memory, memory_per_cpu).sum())
-        return total >= procs
+        return total
+
+    def fits(self, procs: int, memory_per_cpu: float) -> bool:
+        """Whether the job fits now (CPUs and memory, machine by machine)."""
+        return procs <= self.free_total and self.givable_total(memory_per_cpu) >= procs
 
     def fits_empty(self, procs: int, memory_per_cpu: float, up_only: bool = True) -> bool:
         """Whether the job fits on this cluster's machines once they are idle (the machines that are up)."""
-        mask = self.up if up_only else np.ones(len(self.cpus), dtype=bool)
-        cpus = np.where(mask, self.cpus, 0)
-        memory = np.where(mask, self.memory, 0.0)
-        return int(self._givable(cpus, memory, memory_per_cpu).sum()) >= procs
+        key = (memory_per_cpu, up_only)
+        total = self._idle_givable.get(key)
+        if total is None:
+            mask = self.up if up_only else np.ones(len(self.cpus), dtype=bool)
+            cpus = np.where(mask, self.cpus, 0)
+            memory = np.where(mask, self.memory, 0.0)
+            total = self._idle_givable[key] = int(self._givable(cpus, memory, memory_per_cpu).sum())
+        return total >= procs
 
     def largest_memory_fraction(self, procs: int, memory_per_cpu: float, low: float) -> float | None:
         """The largest share ``f`` in ``[low, 1)`` of its memory with which the job fits now (to 1/1000), or None."""
@@ -107,6 +123,7 @@ class SiteCluster:
         self.free_total -= procs
         self.used_memory += procs * memory_per_cpu
         self._givable_total.clear()
+        self._max_free_memory = None
         self.held[job] = (machines, counts, memory_per_cpu)
         for machine in machines.tolist():
             self.machine_jobs[machine].add(job)
@@ -124,6 +141,7 @@ class SiteCluster:
         self.free_memory[machines[up]] += counts[up] * memory_per_cpu
         self.free_total += int(counts[up].sum())
         self._givable_total.clear()
+        self._max_free_memory = None
         self.used_memory -= float(counts.sum()) * memory_per_cpu
 
     # --- failures ---------------------------------------------------------------------------------
@@ -132,6 +150,8 @@ class SiteCluster:
         """Take a machine down; returns the jobs running on it (to be killed)."""
         victims = set(self.machine_jobs[machine])
         self._givable_total.clear()
+        self._max_free_memory = None
+        self._idle_givable.clear()
         self.failures[machine] += 1
         if self.up[machine]:
             self.up[machine] = False
@@ -146,6 +166,8 @@ class SiteCluster:
         """End one failure of a machine; once none is left its CPUs and memory are free at once."""
         self.failures[machine] -= 1
         self._givable_total.clear()
+        self._max_free_memory = None
+        self._idle_givable.clear()
         if not self.up[machine] and self.failures[machine] == 0:
             self.up[machine] = True
             self.up_total += int(self.cpus[machine])

@@ -20,22 +20,25 @@ user's own weight), ``naive-hdrf`` (descend by each department's summed
 usage), ``hdrf`` (H-DRF: rescaled department shares, blocked nodes
 ignored), ``mch`` (MCH's flattened weights, then weighted DRF).
 
-Every order also carries the backfilling of the run (``none``, ``easy``)
-and ``backfill_depth``, how many jobs after the head a pass examines (0: all
-of them, as the batch engine's EASY does).
+Every order also carries the backfilling of the run (``none``, ``easy``,
+``cons``: :mod:`.backfill`, :mod:`.conservative`) and ``backfill_depth``,
+how many jobs after the head a pass examines (0: all of them, as the batch
+engine's EASY does; under ``cons``, how many jobs of the order a pass plans).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from heapq import heapify, heappop, heappush
 
 from ..core.registry import Param, Parametrised
 from ..fairshare.model import Tree
 from ..fairshare.policies import HDRFLevels, mch_flat_weights, naive_pick
 
-BACKFILLING = ("none", "easy")
+BACKFILLING = ("none", "easy", "cons")
 SCHEMA = {
-    "backfill": Param("choice", "backfilling after the head of the order: none or EASY", choices=BACKFILLING),
+    "backfill": Param("choice", "backfilling after the head of the order: none, EASY or conservative (CONS)",
+                      choices=BACKFILLING),
     "half_life_s": Param("number", "half-life of past usage in the shares, s (0: running jobs only)", low=0),
     "backfill_depth": Param("integer", "jobs after the head a pass examines for backfilling (0: all)", low=0),
 }
@@ -54,12 +57,16 @@ class QueueOrder(Parametrised):
 
     def start(self, tree: Tree, wants: list[bool], shares: list[list[float]], dominant: list[float],
               vectors: list[list[float]], next_job: list[int]) -> "Picker":
-        """A picker over these per-leaf views for one pass; the caller changes them in place and says which leaf.
+        """The run's picker over these per-leaf views; the caller changes them in place and says which leaf.
 
         ``shares[leaf]``: its usage as fractions of the site's CPUs and
         memory, ``dominant[leaf]`` the larger of the two; ``vectors[leaf]``:
         the direction of its next job's demand (max component 1);
-        ``next_job[leaf]``: that job's index (arrival order).
+        ``next_job[leaf]``: that job's index (arrival order). One picker
+        serves a whole run: within a pass the views move by progressive
+        filling, and between passes they are set back to the leaves' true
+        state (:class:`~.waiting.FairQueue`); either way :meth:`Picker.changed`
+        names every leaf whose views changed before the next :meth:`Picker.pick`.
         """
         return Picker(self, tree, wants, shares, dominant, vectors, next_job)
 
@@ -69,17 +76,53 @@ class QueueOrder(Parametrised):
 
 
 class Picker:
-    """One pass's picks: the order's :meth:`QueueOrder.pick` over views the caller keeps up to date."""
+    """Picks by :meth:`QueueOrder.pick` over the whole views, recomputed at each pick."""
 
     def __init__(self, order: QueueOrder, tree: Tree, wants, shares, dominant, vectors, next_job):
         self.order, self.tree = order, tree
         self.views = (wants, shares, dominant, vectors, next_job)
 
     def changed(self, leaf: int) -> None:
-        """The views of ``leaf`` changed (its next job started or was passed over)."""
+        """The views of ``leaf`` changed."""
 
     def pick(self) -> int | None:
         return self.order.pick(self.tree, *self.views)
+
+
+class _LowestKeyPicker(Picker):
+    """The wanting leaf of lowest key (ties: the lowest leaf), from a heap with lazy deletion.
+
+    ``key(leaf)`` reads the views; a leaf's entry is replaced when it
+    changes, so a pick costs a logarithm, not a scan of every leaf.
+    """
+
+    def __init__(self, order, tree, wants, shares, dominant, vectors, next_job):
+        super().__init__(order, tree, wants, shares, dominant, vectors, next_job)
+        self.version = [0] * tree.leaf_count
+        self.rebuild()
+
+    def key(self, leaf: int) -> float:
+        raise NotImplementedError
+
+    def rebuild(self) -> None:
+        wants = self.views[0]
+        self.heap = [(self.key(leaf), leaf, self.version[leaf]) for leaf, want in enumerate(wants) if want]
+        heapify(self.heap)
+
+    def changed(self, leaf: int) -> None:
+        self.version[leaf] += 1
+        if self.views[0][leaf]:
+            heappush(self.heap, (self.key(leaf), leaf, self.version[leaf]))
+            if len(self.heap) > 2 * len(self.version) + 16:
+                version = self.version
+                self.heap = [e for e in self.heap if e[2] == version[e[1]]]
+                heapify(self.heap)
+
+    def pick(self) -> int | None:
+        heap, version = self.heap, self.version
+        while heap and heap[0][2] != version[heap[0][1]]:
+            heappop(heap)
+        return heap[0][1] if heap else None
 
 
 class FCFSOrder(QueueOrder):
@@ -112,6 +155,14 @@ class DRFOrder(QueueOrder):
     def pick(self, tree, wants, shares, dominant, vectors, next_job):
         return _lowest(wants, dominant)
 
+    def start(self, tree, wants, shares, dominant, vectors, next_job):
+        return _DRFPicker(self, tree, wants, shares, dominant, vectors, next_job)
+
+
+class _DRFPicker(_LowestKeyPicker):
+    def key(self, leaf: int) -> float:
+        return self.views[2][leaf]
+
 
 class WeightedDRFOrder(QueueOrder):
     """Lowest dominant share over the user's own weight first, departments ignored."""
@@ -121,6 +172,14 @@ class WeightedDRFOrder(QueueOrder):
     def pick(self, tree, wants, shares, dominant, vectors, next_job):
         weight = tree.weight
         return _lowest(wants, [d / weight[node] for d, node in zip(dominant, tree.leaf_node)])
+
+    def start(self, tree, wants, shares, dominant, vectors, next_job):
+        return _WeightedDRFPicker(self, tree, wants, shares, dominant, vectors, next_job)
+
+
+class _WeightedDRFPicker(_LowestKeyPicker):
+    def key(self, leaf: int) -> float:
+        return self.views[2][leaf] / self.tree.weight[self.tree.leaf_node[leaf]]
 
 
 class NaiveHDRFOrder(QueueOrder):
@@ -178,14 +237,19 @@ class MCHOrder(QueueOrder):
         return mch_flat_weights(shaped, list(wants), vectors)[0]
 
 
-class _MCHPicker(Picker):
-    """MCH's flattened weights, recomputed only when a leaf starts or stops wanting or its demand direction turns."""
+class _MCHPicker(_LowestKeyPicker):
+    """Weighted DRF by MCH's flattened weights, recomputed only when a leaf starts or stops wanting or its demand
+    direction turns (then every key changes and the heap is rebuilt)."""
 
     def __init__(self, order, tree, wants, shares, dominant, vectors, next_job):
-        super().__init__(order, tree, wants, shares, dominant, vectors, next_job)
-        self.flat = MCHOrder.weights(tree, wants, vectors) if any(wants) else []
+        self.flat = MCHOrder.weights(tree, wants, vectors) if any(wants) else [0.0] * tree.leaf_count
         self.seen = [(w, tuple(v)) for w, v in zip(wants, vectors)]
         self.stale = False
+        super().__init__(order, tree, wants, shares, dominant, vectors, next_job)
+
+    def key(self, leaf: int) -> float:
+        weight = self.flat[leaf]
+        return self.views[2][leaf] / weight if weight > 0 else float("inf")
 
     def changed(self, leaf: int) -> None:
         wants, _, _, vectors, _ = self.views
@@ -193,15 +257,19 @@ class _MCHPicker(Picker):
         if now != self.seen[leaf]:
             self.seen[leaf] = now
             self.stale = True
+        if not self.stale:
+            super().changed(leaf)
 
     def pick(self) -> int | None:
-        wants, _, dominant, vectors, _ = self.views
-        if not any(wants):
-            return None
+        wants, _, _, vectors, _ = self.views
         if self.stale:
-            self.flat = MCHOrder.weights(self.tree, wants, vectors)
+            if not any(wants):
+                return None
             self.stale = False
-        return _lowest(wants, [d / w if w > 0 else float("inf") for d, w in zip(dominant, self.flat)])
+            self.flat = MCHOrder.weights(self.tree, wants, vectors)
+            self.version = [v + 1 for v in self.version]
+            self.rebuild()
+        return super().pick()
 
 
 ORDERS = (FCFSOrder, DRFOrder, WeightedDRFOrder, NaiveHDRFOrder, HDRFOrder, MCHOrder)

@@ -37,8 +37,11 @@ import numpy as np
 from ..core.events import Priority
 from ..core.loop import Simulation, scheduler_clock
 from ..elastic import penalty as penalties
+from .backfill import backfill_easy
+from .conservative import backfill_conservative
 from .machines import SiteCluster
 from .order import QueueOrder
+from .waiting import FairQueue, SizeIndex
 
 WAITING, RUNNING, FINISHED, KILLED, CANCELLED = range(5)
 STATUS_NAMES = ("waiting", "running", "finished", "killed", "cancelled")
@@ -81,12 +84,12 @@ class SiteSimulation(Simulation):
         leaves = tree.leaf_count
         self.total_cpus = float(sum(c.total for c in clusters))
         self.total_memory = float(sum(c.total_memory for c in clusters)) or 1.0
-        # Per leaf: CPUs and memory held by its running jobs; waiting jobs in arrival order (lazy deletion).
+        # Per leaf: CPUs and memory held by its running jobs; its waiting jobs (fair orders only).
         self.leaf_cpus = np.zeros(leaves)
         self.leaf_memory = np.zeros(leaves)
         self.decayed = np.zeros((leaves, 2))
-        self.leaf_waiting: list[list[int]] = [[] for _ in range(leaves)]
-        self.leaf_head = [0] * leaves
+        self.fair = None if order.in_arrival_order else FairQueue(self)
+        self.by_size = SizeIndex()
         self.waiting: dict[int, None] = {}  # every waiting job, arrival order
         self.queue: list[int] = []          # the same in a list with lazy deletion, from queue_head on
         self.queue_head = 0
@@ -105,8 +108,9 @@ class SiteSimulation(Simulation):
         self.next_sample = 0.0
         self.samples: list[tuple] = []
         self.killed_at: list[tuple[float, int]] = []
+        self._wakes: set[float] = set()
         for kind, handler in (("end", self._end), ("arrive", self._arrive), ("fail", self._fail),
-                              ("restart", self._restart)):
+                              ("restart", self._restart), ("wake", self._woken)):
             self.on(kind, handler)
 
     # --- running ----------------------------------------------------------------------------------
@@ -148,13 +152,20 @@ class SiteSimulation(Simulation):
             return
         memory = self.memory_per_cpu[job]
         low = self.elastic["min_fraction"] if self.elastic["enabled"] else 1.0
-        if memory > 0 and not any(self.clusters[c].fits_empty(self.procs[job], memory * low, up_only=False)
-                                  for c in candidates):
-            self._cancel(job, TOO_MUCH_MEMORY, waiting=False)
-            return
+        if memory > 0:
+            # Only clusters whose machines could hold it (idle, all up) stay candidates; a plan counting memory
+            # per cluster (CONS) would otherwise reserve it where it never fits. EASY never starts it there either.
+            candidates = self.candidates[job] = tuple(
+                c for c in candidates if self.clusters[c].fits_empty(self.procs[job], memory * low, up_only=False))
+            if not candidates:
+                self._cancel(job, TOO_MUCH_MEMORY, waiting=False)
+                return
         self.waiting[job] = None
-        self.queue.append(job)
-        self.leaf_waiting[self.leaf[job]].append(job)
+        self.by_size.add(self.procs[job], self.memory_per_cpu[job], self.estimate[job])
+        if self.fair is None:
+            self.queue.append(job)
+        else:
+            self.fair.add(job)
         self.group_waiting[self.group_of_leaf[self.leaf[job]]] += 1
         self.new_arrivals.append(job)
 
@@ -183,6 +194,16 @@ class SiteSimulation(Simulation):
         self.resources_changed = True
         self.reservation_stale = True
 
+    def wake(self, time: float) -> None:
+        """A scheduling pass at ``time`` (a conservative plan starts a job then)."""
+        if time not in self._wakes:
+            self._wakes.add(time)
+            self.schedule(time, Priority.SCHEDULE, "wake", None)
+
+    def _woken(self, event) -> None:
+        self._wakes.discard(self.now)
+        self.resources_changed = True
+
     def after_instant(self, now: float) -> None:
         started = scheduler_clock()
         self._pass(now)
@@ -194,7 +215,17 @@ class SiteSimulation(Simulation):
 
     def _leave_queue(self, job: int) -> None:
         del self.waiting[job]
+        self.by_size.remove(self.procs[job], self.memory_per_cpu[job], self.estimate[job])
+        if self.fair is not None:
+            self.fair.touch(self.leaf[job])
         self.group_waiting[self.group_of_leaf[self.leaf[job]]] -= 1
+
+    def cancel_waiting(self, job: int, reason: str) -> None:
+        self._cancel(job, reason)
+
+    def memory_held(self, job: int) -> float:
+        """MB a running job holds in all."""
+        return self.procs[job] * self.memory_per_cpu[job] * self.memory_fraction[job]
 
     def _cancel(self, job: int, reason: str, waiting: bool = True) -> None:
         if waiting:
@@ -204,7 +235,7 @@ class SiteSimulation(Simulation):
         self.reason[job] = reason
         self.done += 1
 
-    def _start(self, job: int, cluster_index: int, fraction: float) -> None:
+    def start_job(self, job: int, cluster_index: int, fraction: float) -> None:
         now = self.now
         self._leave_queue(job)
         self.start_time[job] = now
@@ -238,6 +269,8 @@ class SiteSimulation(Simulation):
         self.leaf_cpus[leaf] -= self.procs[job]
         self.leaf_memory[leaf] -= self.procs[job] * self.memory_per_cpu[job] * self.memory_fraction[job]
         self.group_running[self.group_of_leaf[leaf]] -= 1
+        if self.fair is not None:
+            self.fair.touch(leaf)
         self.status[job] = status
         self.end_time[job] = self.now
         self.done += 1
@@ -288,57 +321,18 @@ class SiteSimulation(Simulation):
                     yield job
                 position += 1
             return
-        tree, status = self.tree, self.status
-        leaves = tree.leaf_count
-        if self.order.half_life_s > 0:
-            shares = self.decayed.tolist()
-        else:
-            shares = np.stack([self.leaf_cpus / max(self.total_cpus, 1.0), self.leaf_memory / self.total_memory],
-                              axis=1).tolist()
-        cursor, queues = list(self.leaf_head), self.leaf_waiting
-        wants, vectors, next_job = [False] * leaves, [[1.0, 0.0]] * leaves, [0] * leaves
-        dominant = [max(s) for s in shares]
-        cpus, memory_total = max(self.total_cpus, 1.0), self.total_memory
-
-        def advance(leaf: int) -> None:
-            queue, position = queues[leaf], cursor[leaf]
-            while position < len(queue) and status[queue[position]] != WAITING:
-                position += 1
-            cursor[leaf] = position
-            wants[leaf] = position < len(queue)
-            if wants[leaf]:
-                job = queue[position]
-                next_job[leaf] = job
-                cpu = self.procs[job] / cpus
-                memory = self.procs[job] * self.memory_per_cpu[job] / memory_total
-                top = max(cpu, memory)
-                vectors[leaf] = [cpu / top, memory / top]
-
-        for leaf in range(leaves):
-            advance(leaf)
-            self.leaf_head[leaf] = cursor[leaf]  # the jobs before it left the queue for good
-            if cursor[leaf] > 1024 and cursor[leaf] * 2 > len(queues[leaf]):
-                del queues[leaf][: cursor[leaf]]
-                self.leaf_head[leaf] = cursor[leaf] = 0
-        picker = self.order.start(tree, wants, shares, dominant, vectors, next_job)
-        while True:
-            leaf = picker.pick()
-            if leaf is None:
-                return
-            job = next_job[leaf]
-            share = shares[leaf] = [shares[leaf][0] + self.procs[job] / cpus,
-                                    shares[leaf][1] + self.procs[job] * self.memory_per_cpu[job] / memory_total]
-            dominant[leaf] = max(share)
-            cursor[leaf] += 1
-            advance(leaf)
-            picker.changed(leaf)
-            yield job
+        yield from self.fair.order()
 
     def _pass(self, now: float) -> None:
         if not self.waiting:
             self.resources_changed = False
             return
         order, easy = self.order, self.order.backfill == "easy"
+        if order.backfill == "cons":
+            if self.resources_changed or self.new_arrivals:
+                self.resources_changed = False
+                backfill_conservative(self, self._order(), now)
+            return
         full = self.resources_changed or self.reservation is None or not order.in_arrival_order
         if not full and order.in_arrival_order:
             # Nothing freed: the jobs already examined still cannot start; a newcomer can become the head
@@ -373,7 +367,7 @@ class SiteSimulation(Simulation):
                     return
         self.resources_changed = False
         if easy and self.reservation is not None:
-            self._backfill(candidates, now)
+            backfill_easy(self, candidates, now)
 
     def _start_heads(self, candidates) -> int | None:
         """Start jobs of the order while they fit; cancel those that never could; return the first blocked one."""
@@ -382,50 +376,9 @@ class SiteSimulation(Simulation):
                 continue
             fit = self._fit_now(job)
             if fit is not None:
-                self._start(job, *fit)
+                self.start_job(job, *fit)
             elif not self._can_ever_fit(job):
                 self._cancel(job, NO_RESERVATION)
             else:
                 return job
         return None
-
-    def _backfill(self, candidates, now: float) -> None:
-        head, shadow, reserved, extra, extra_memory = self.reservation
-        depth = self.order.backfill_depth
-        examined = 0
-        for job in candidates:
-            if job == head or self.status[job] != WAITING:
-                continue
-            if not any(c.free_total for c in self.clusters):
-                break
-            examined += 1
-            if depth and examined > depth:
-                break
-            need = self.procs[job]
-            if need > max(c.free_total for c in self.clusters):
-                continue
-            fit = None
-            for c in self.candidates[job]:
-                memory = self.memory_per_cpu[job]
-                fraction = 1.0
-                if not self.clusters[c].fits(need, memory):
-                    if not (self.elastic["enabled"] and memory > 0):
-                        continue
-                    fraction = self.clusters[c].largest_memory_fraction(need, memory, self.elastic["min_fraction"])
-                    if fraction is None:
-                        continue
-                estimate = self.estimate[job]
-                if fraction < 1.0 and self.run_time[job] > 0:
-                    estimate *= penalties.runtime(self.elastic["penalty"], fraction, self.run_time[job]) \
-                        / self.run_time[job]
-                if c == reserved and now + estimate > shadow:
-                    held = need * memory * fraction
-                    if need > extra or held > extra_memory + 1e-9:
-                        continue
-                    extra -= need
-                    extra_memory -= held
-                fit = (c, fraction)
-                break
-            if fit is not None:
-                self._start(job, *fit)
-        self.reservation = (head, shadow, reserved, extra, extra_memory)

@@ -5,7 +5,9 @@
 For every sample scenario in ``GOLDEN_SCENARIOS``, every preset scenario in
 ``PRESET_SCENARIOS`` (engines without a sample scenario file) and every
 registered policy of its engine, writes ``<stem>.<policy>.jobs.csv`` and
-``<stem>.<policy>.timeline.csv`` next to this file. Machine-dependent
+``<stem>.<policy>.timeline.csv`` next to this file. The site engine's sample
+(``SITE_SCENARIOS``) runs every registered queue order under every
+backfilling, as ``<stem>.<order>-<backfill>.*.csv``. Machine-dependent
 columns (timings) are not part of golden files.
 """
 
@@ -23,6 +25,7 @@ from sched_engine import run_scenario  # noqa: E402
 from sched_engine.elastic.presets import paper_model, two_job_model  # noqa: E402
 from sched_engine.network.presets import fig1_model, fig6_model  # noqa: E402
 from sched_engine.registry import REGISTRY  # noqa: E402
+from sched_engine.site.order import BACKFILLING  # noqa: E402
 
 GOLDEN_SCENARIOS = [
     ROOT / "sample_traces" / name
@@ -53,12 +56,32 @@ PRESET_SCENARIOS = {
 }
 
 
+#: ``stem -> scenario`` of the site engine: 300 HPC2N jobs on 60 machines of 2 CPUs and 2,000 MB, 900 MB per CPU
+#: asked (the log records none), synthetic failures, and its eight users in two groups weighted 2:1.
+SITE_SCENARIOS = {
+    "site-hpc2n-small": {"engine": "site", "seed": 1, "model": {
+        "trace": {"path": "sample_traces/hpc2n-excerpt.swf", "max_jobs": 300},
+        "clusters": [{"name": "seth", "machines": 60, "cpus_per_machine": 2}],
+        "failures": {"kind": "synthetic", "afc": 0.002},
+        "memory_per_machine_mb": {"seth": 2000}, "job_memory_per_cpu_mb": 900,
+        "organisation": {"tree": {"name": "root", "children": [
+            {"name": "research", "weight": 2, "children": [{"name": f"u{u}", "user": u} for u in ("1", "22", "3", "37")]},
+            {"name": "teaching", "weight": 1, "children": [{"name": f"u{u}", "user": u} for u in ("4", "41", "5", "6")]},
+        ]}}}},
+}
+
+
 def golden_cases():
     """``(scenario dict, policy name, file stem)`` for every golden file pair."""
     scenarios = [(json.loads(path.read_text()), path.name.removesuffix(".scenario.json")) for path in GOLDEN_SCENARIOS]
     for scenario, stem in [*scenarios, *((scenario, stem) for stem, scenario in PRESET_SCENARIOS.items())]:
         for entry in REGISTRY.policies(scenario["engine"]):
             yield {**scenario, "policy": entry.name, "policy_params": {}}, entry.name, stem
+    for stem, scenario in SITE_SCENARIOS.items():
+        for entry in REGISTRY.policies("site"):
+            for backfill in BACKFILLING:
+                yield ({**scenario, "policy": entry.name, "policy_params": {"backfill": backfill}},
+                       f"{entry.name}-{backfill}", stem)
 
 
 def golden_frames(scenario):

@@ -31,7 +31,7 @@ class Conservative(Parametrised):
 
     def bind(self, sim) -> None:
         self.sim = sim
-        self.profiles = [Profile.from_running(0.0, c, sim.procs) for c in sim.clusters]
+        self.profiles = [self._fresh_profile(c.index, 0.0) for c in sim.clusters]
         # Per cluster, the jobs reserved on it in priority order. A job that
         # started keeps its entry until the list is compacted: the waiting
         # jobs are exactly those in ``reserved``.
@@ -66,7 +66,7 @@ class Conservative(Parametrised):
     def _place(self, job: int, now: float) -> Iterator[Decision]:
         """Reserve ``job`` at its earliest start over its clusters; cancel it if none can hold it."""
         sim = self.sim
-        procs, duration = sim.procs[job], sim.estimate[job]
+        procs, duration = self._demand(job), sim.estimate[job]
         best = None
         for c in sim.candidates[job]:
             start = self.profiles[c].earliest(now, procs, duration, np.inf if best is None else best[0])
@@ -83,9 +83,16 @@ class Conservative(Parametrised):
         yield Reserve(job, start, cluster)
         yield Wake(start)
 
+    # --- what a job takes and what a cluster has free over time: the hooks another engine's resources change ---
+
     def _fresh_profile(self, cluster: int, now: float) -> Profile:
+        """The free resources of ``cluster`` over time given its running jobs (the batch engine: CPUs)."""
         sim = self.sim
         return Profile.from_running(now, sim.clusters[cluster], sim.procs)
+
+    def _demand(self, job: int):
+        """What ``job`` takes of the profile's resources (the batch engine: its CPUs)."""
+        return self.sim.procs[job]
 
     def _compact(self, cluster: int) -> list[int]:
         """Drop the entries of started jobs from ``order[cluster]``; returns the list."""

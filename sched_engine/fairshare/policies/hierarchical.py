@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from heapq import heapify, heappop, heappush
+
 from ...core.registry import Parametrised
 from ..model import Tree
 from ..state import ShareState
@@ -72,6 +74,16 @@ class HDRFLevels:
     :meth:`update` of one leaf only the departments on its path are
     recomputed, so a sequence of picks (a queue order) costs the path's
     departments per pick, not the whole tree.
+
+    Each department keeps its non-blocked children in a heap by weighted
+    share ``share_c / w_c`` (ties: the child listed first), so its lowest
+    child -- the one a descent takes, and its rescaling level -- is the
+    heap's top; entries a later update superseded are skipped when they
+    surface (lazy deletion, a version per node). The sum of its children's
+    weighted directions ``sum_c w_c s_c`` is recomputed, in the children's
+    order, only when a child's direction or blocked state changed; a change
+    of share alone, the usual step of a queue order, costs a heap push per
+    level. Values are those of a recomputation from scratch, bit for bit.
     """
 
     def __init__(self, tree: Tree, wants, shares, vectors):
@@ -80,57 +92,102 @@ class HDRFLevels:
         self.blocked = [True] * n
         self.share = [0.0] * n
         self.vectors: list[list[float] | None] = [None] * n
+        self.version = [0] * n
+        self.heaps: list[list[tuple[float, int, int, int]]] = [[] for _ in range(n)]
+        self.raw: list[list[float] | None] = [None] * n  # sum_c w_c s_c over non-blocked children
+        self.position = [0] * n  # a node's index among its parent's children
+        for a in tree.internal_postorder:
+            for index, c in enumerate(tree.children[a]):
+                self.position[c] = index
         for leaf, node in enumerate(tree.leaf_node):
             if wants[leaf]:
                 self.blocked[node] = False
                 self.share[node] = shares[leaf]
                 self.vectors[node] = vectors[leaf]
+        weight = tree.weight
         for a in tree.internal_postorder:
+            heap = self.heaps[a] = [(self.share[c] / weight[c], self.position[c], c, 0)
+                                    for c in tree.children[a] if not self.blocked[c]]
+            heapify(heap)
+            self._sum_directions(a)
             self._department(a)
         self._paths: dict[int, list[int]] = {}
 
-    def _department(self, a: int) -> None:
-        """Department ``a`` from its children: children at their smallest weighted share, summed."""
-        tree, blocked, share, vectors = self.tree, self.blocked, self.share, self.vectors
-        weight = tree.weight
-        lowest = None
+    def _sum_directions(self, a: int) -> None:
+        """``raw[a]``: the weighted directions of ``a``'s non-blocked children, summed in their order."""
+        tree, blocked, vectors, weight = self.tree, self.blocked, self.vectors, self.tree.weight
         raw = [0.0] * len(tree.capacity)
         for c in tree.children[a]:
             if blocked[c]:
                 continue
-            level = share[c] / weight[c]
-            if lowest is None or level < lowest:
-                lowest = level
             wc = weight[c]
             for j, v in enumerate(vectors[c]):
                 raw[j] += wc * v
+        self.raw[a] = raw
+
+    def _lowest(self, a: int) -> tuple[float, int, int, int] | None:
+        """The heap entry of ``a``'s non-blocked child of lowest weighted share (stale entries dropped)."""
+        heap, version = self.heaps[a], self.version
+        while heap and heap[0][3] != version[heap[0][2]]:
+            heappop(heap)
+        return heap[0] if heap else None
+
+    def _department(self, a: int) -> None:
+        """Department ``a`` from its children: children at their smallest weighted share, summed."""
+        lowest = self._lowest(a)
         if lowest is None:
-            blocked[a], share[a], vectors[a] = True, 0.0, None
+            self.blocked[a], self.share[a], self.vectors[a] = True, 0.0, None
             return
+        raw = self.raw[a]
         top = max(raw)
-        blocked[a], share[a], vectors[a] = False, lowest * top, [x / top for x in raw]
+        self.blocked[a], self.share[a] = False, lowest[0] * top
+        vector = [x / top for x in raw]
+        if vector != self.vectors[a]:
+            self.vectors[a] = vector
+
+    def _changed(self, node: int, parent: int) -> None:
+        """``node``'s share or blocked state changed: a fresh entry in its parent's heap."""
+        self.version[node] += 1
+        if not self.blocked[node]:
+            heap = self.heaps[parent]
+            heappush(heap, (self.share[node] / self.tree.weight[node], self.position[node], node,
+                            self.version[node]))
+            if len(heap) > 2 * len(self.tree.children[parent]) + 16:
+                version = self.version
+                self.heaps[parent] = [e for e in heap if e[3] == version[e[2]]]
+                heapify(self.heaps[parent])
 
     def update(self, leaf: int, wants: bool, share: float, vector) -> None:
-        """One leaf's view changed: recompute it and the departments above it."""
-        tree = self.tree
+        """One leaf's view changed: recompute it and the departments above it, up to the first that keeps its state."""
+        tree, blocked, shares, vectors = self.tree, self.blocked, self.share, self.vectors
         node = tree.leaf_node[leaf]
-        self.blocked[node] = not wants
-        self.share[node] = share if wants else 0.0
-        self.vectors[node] = vector if wants else None
+        # "turned": blocked state or direction changed, so the parent's summed directions must be recomputed.
+        turned = blocked[node] == wants or (wants and vector != vectors[node])
+        blocked[node] = not wants
+        shares[node] = share if wants else 0.0
+        vectors[node] = vector if wants else None
         path = self._paths.get(leaf)
         if path is None:
             path = self._paths[leaf] = tree.ancestors(node)
         for a in path:
+            self._changed(node, a)
+            before = (blocked[a], shares[a], vectors[a])
+            if turned:
+                self._sum_directions(a)
             self._department(a)
+            turned = before[0] != blocked[a] or before[2] != vectors[a]
+            if not turned and before[1] == shares[a]:
+                return   # the departments above see no change
+            node = a
 
     def pick(self) -> int | None:
         """The leaf H-DRF serves next: descend into the non-blocked child of lowest weighted share."""
-        tree, blocked, share, weight = self.tree, self.blocked, self.share, self.tree.weight
-        if blocked[0]:
+        tree = self.tree
+        if self.blocked[0]:
             return None
         node = 0
         while not tree.is_leaf(node):
-            node = min((c for c in tree.children[node] if not blocked[c]), key=lambda c: share[c] / weight[c])
+            node = self._lowest(node)[2]
         return tree.leaf_of_node[node]
 
 

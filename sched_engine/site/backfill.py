@@ -1,0 +1,100 @@
+"""EASY's backfill walk for the site engine: after the head of the queue order, every job that can start now.
+
+Rule (the batch engine's EASY, :class:`~sched_engine.batch.policies.EASY`,
+over CPUs and memory): walking the order after the head, a job starts now
+iff it fits now (CPUs and memory, machine by machine, or memory-elastic)
+and spares the head's reservation: it runs on another cluster, ends (by
+its estimate) by the shadow time, or fits in the CPUs and memory left over
+at the shadow time. At most ``backfill_depth`` jobs are examined (0: all).
+
+Stop rule: a job can pass only if it asks at most the CPUs free on some
+cluster, at most the memory per CPU free on a machine with a CPU free, at
+most the CPUs the machines can give at its memory per CPU (a share
+``min_fraction`` of its memory when starts are memory-elastic), and either
+at most the CPUs free off the reserved cluster or left over at the shadow
+time, or ends (by its plain estimate) by the shadow time. Each start only
+tightens this condition. :class:`~.waiting.SizeIndex` counts the waiting
+jobs that meet it; the walk stops once every one of them has been
+examined, which leaves the starts as they were and spares the walk through
+a backlog of jobs that cannot start now.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..elastic import penalty as penalties
+from .waiting import WAITING, SizeIndex
+
+
+def backfill_easy(sim, candidates, now: float) -> None:
+    """Walk ``candidates`` (the rest of the queue order) and start what EASY allows; keeps the reservation's
+    CPUs and memory left over at the shadow time up to date in ``sim.reservation``."""
+    head, shadow, reserved, extra, extra_memory = sim.reservation
+    depth = sim.order.backfill_depth
+    clusters, procs_of, estimate_of, memory_of = sim.clusters, sim.procs, sim.estimate, sim.memory_per_cpu
+    status, run_time = sim.status, sim.run_time
+    elastic = sim.elastic["enabled"]
+    low = sim.elastic["min_fraction"] if elastic else 1.0
+    # The plain estimate bounds an elastic start's from below only for penalties >= 1: then count any length.
+    limit = math.inf if elastic else shadow - now + 1e-9 * max(1.0, abs(shadow))
+    passed = SizeIndex()   # waiting jobs examined that met the condition then and did not start (and the head)
+    passed.add(procs_of[head], memory_of[head], estimate_of[head])
+
+    def condition():
+        free = [c.free_total for c in clusters]
+        memory = max(c.max_free_memory() for c in clusters) * (1.0 + 1e-6) / low
+        any_length = max([extra, *(f for i, f in enumerate(free) if i != reserved)])
+        cap: dict[float, int] = {}
+
+        def givable(per_cpu: float) -> int:
+            if per_cpu not in cap:
+                cap[per_cpu] = max(c.givable_total(per_cpu * low) for c in clusters)
+            return cap[per_cpu]
+
+        most = max(free)
+        left = (sim.by_size.count(most, memory, any_length, limit, givable)
+                - passed.count(most, memory, any_length, limit, givable))
+        return most, memory, any_length, givable, left
+
+    max_free, max_memory, any_length, givable, remaining = condition()
+    examined = 0
+    for job in candidates:
+        if remaining <= 0 or max_free == 0:
+            break
+        if job == head or status[job] != WAITING:
+            continue
+        examined += 1
+        if depth and examined > depth:
+            break
+        need, memory = procs_of[job], memory_of[job]
+        if need > max_free or memory > max_memory or need > givable(memory) or \
+                (need > any_length and estimate_of[job] > limit):
+            continue   # fails the necessary condition: cannot start now, and was not counted
+        remaining -= 1
+        fit = None
+        for c in sim.candidates[job]:
+            fraction = 1.0
+            if not clusters[c].fits(need, memory):
+                if not (elastic and memory > 0):
+                    continue
+                fraction = clusters[c].largest_memory_fraction(need, memory, low)
+                if fraction is None:
+                    continue
+            estimate = estimate_of[job]
+            if fraction < 1.0 and run_time[job] > 0:
+                estimate *= penalties.runtime(sim.elastic["penalty"], fraction, run_time[job]) / run_time[job]
+            if c == reserved and now + estimate > shadow:
+                held = need * memory * fraction
+                if need > extra or held > extra_memory + 1e-9:
+                    continue
+                extra -= need
+                extra_memory -= held
+            fit = (c, fraction)
+            break
+        if fit is None:
+            passed.add(need, memory, estimate_of[job])
+        else:
+            sim.start_job(job, *fit)
+            max_free, max_memory, any_length, givable, remaining = condition()
+    sim.reservation = (head, shadow, reserved, extra, extra_memory)
