@@ -59,6 +59,7 @@ RESOURCES, RESERVATION, PRIORITY, FAILURE, REQUIREMENTS, USER_LIMIT = (
 REASONS = (RESOURCES, RESERVATION, PRIORITY, FAILURE, REQUIREMENTS, USER_LIMIT)
 COLUMNS = ("job_id", "from_time", "to_time", "reason", "blocking_job")
 _CODE = {reason: code for code, reason in enumerate(REASONS)}
+_RESOURCES, _RESERVATION, _PRIORITY, _USER_LIMIT = (_CODE[r] for r in (RESOURCES, RESERVATION, PRIORITY, USER_LIMIT))
 
 
 def no_room_reason(sim, job: int) -> str:
@@ -100,38 +101,37 @@ class PendingRecorder:
         self.index_of: dict[int, int] = {}
         self.first = 0                    # position in ``order`` of the oldest waiting job
         self.head = -1
-        self.open: dict[int, tuple[float, str, int]] = {}   # waiting job -> (from, reason, blocking job)
+        self.open: dict[int, tuple[float, int, int]] = {}   # waiting job -> (from, reason code, blocking job)
         self.dependents: dict[int, list[int]] = {}          # job -> waiting jobs whose reason names it
         self.rows: list[tuple[int, float, float, int, int]] = []
-
-    def close(self, job: int, entry: tuple[float, str, int], now: float) -> None:
-        if now > entry[0]:
-            self.rows.append((job, entry[0], now, _CODE[entry[1]], entry[2]))
 
     def after_pass(self, now: float) -> None:
         if not self.left and not self.arrived and not self.capacity_changed and not self.users_changed:
             return   # nobody came or went, no machine changed: no reason can change (see the module docstring)
         status, waiting, rank, limits = self.sim.status, self.waiting, self.sim.rank, self.sim.limits
         recheck: list[int] = []
-        opened = self.open
+        opened, rows, dependents = self.open, self.rows, self.dependents
         for job in self.left:
             entry = opened.pop(job, None)
-            if entry is not None:
-                self.close(job, entry, now)
-            named = self.dependents.pop(job, None)
+            if entry is not None and now > entry[0]:
+                rows.append((job, entry[0], now, entry[1], entry[2]))
+            named = dependents.pop(job, None)
             if named:
                 recheck.extend(named)
         self.left.clear()
         resort = False
-        for job in self.arrived:
-            self.index_of[job] = len(self.order)
-            self.order.append(job)
-            recheck.append(job)
-            if rank is not None:
-                resort |= rank[job] < self.last_rank
-                self.last_rank = max(self.last_rank, rank[job])
-            if limits is not None:
-                self.by_user.setdefault(limits.user[job], []).append(job)
+        if self.in_order or rank is not None or limits is not None:
+            for job in self.arrived:
+                self.index_of[job] = len(self.order)   # positions serve predecessor() and resort() only
+                self.order.append(job)
+                if rank is not None:
+                    resort |= rank[job] < self.last_rank
+                    self.last_rank = max(self.last_rank, rank[job])
+                if limits is not None:
+                    self.by_user.setdefault(limits.user[job], []).append(job)
+        else:
+            self.order.extend(self.arrived)
+        recheck.extend(self.arrived)
         self.arrived.clear()
         if resort:
             recheck.extend(self.resort())
@@ -156,18 +156,34 @@ class PendingRecorder:
             recheck.append(self.head)   # no longer the oldest: ahead of it came a job, or its user's limit held it
             recheck.extend(self.dependents.pop(self.head, ()))
         self.head, self.capacity_changed = head, False
+        # The common case inline (a backfilling policy, no limits, every cluster up and usable by the job:
+        # "reservation" if it fits now, else "resources"); the others through classify().
+        sim = self.sim
+        procs, candidates, clusters = sim.procs, sim.candidates, sim.clusters
+        plain = not self.in_order and limits is None and all(c.up_total == c.total for c in clusters)
+        every = len(clusters)
         for job in recheck:
             if status[job] != waiting:
                 continue
-            reason, blocking = self.classify(job, head)
+            allowed = candidates[job]
+            if plain and job != head and len(allowed) == every:
+                need = procs[job]
+                if every == 1:
+                    fits = clusters[allowed[0]].free_total >= need
+                else:
+                    fits = any(clusters[c].free_total >= need for c in allowed)
+                code, blocking = (_RESERVATION, head) if fits else (_RESOURCES, -1)
+            else:
+                code, blocking = self.classify(job, head)
             entry = opened.get(job)
             if entry is not None:
-                if entry[1] == reason and entry[2] == blocking:
+                if entry[1] == code and entry[2] == blocking:
                     continue
-                self.close(job, entry, now)
-            opened[job] = (now, reason, blocking)
+                if now > entry[0]:
+                    rows.append((job, entry[0], now, entry[1], entry[2]))
+            opened[job] = (now, code, blocking)
             if blocking >= 0:
-                self.dependents.setdefault(blocking, []).append(job)
+                dependents.setdefault(blocking, []).append(job)
 
     def resort(self) -> list[int]:
         """Put the waiting jobs in queue order again (a job arrived ahead of others); returns them."""
@@ -179,20 +195,21 @@ class PendingRecorder:
         self.first = 0
         return jobs
 
-    def classify(self, job: int, head: int) -> tuple[str, int]:
+    def classify(self, job: int, head: int) -> tuple[int, int]:
+        """``(reason code, blocking job or -1)`` of a waiting job now."""
         sim = self.sim
         need, clusters, allowed = sim.procs[job], sim.clusters, sim.candidates[job]
         if sim.limits is not None and sim.limits.blocked(job, need):
-            return USER_LIMIT, -1
+            return _USER_LIMIT, -1
         if len(allowed) == 1:
             fits = clusters[allowed[0]].free_total >= need
         else:
             fits = any(clusters[c].free_total >= need for c in allowed)
         if job == head:
-            return (PRIORITY, -1) if fits else (no_room_reason(sim, job), -1)
+            return (_PRIORITY, -1) if fits else (_CODE[no_room_reason(sim, job)], -1)
         if self.in_order:
-            return PRIORITY, self.predecessor(job)
-        return (RESERVATION, head) if fits else (no_room_reason(sim, job), -1)
+            return _PRIORITY, self.predecessor(job)
+        return (_RESERVATION, head) if fits else (_CODE[no_room_reason(sim, job)], -1)
 
     def predecessor(self, job: int) -> int:
         """The waiting job just before ``job`` in queue order (not held by its user's limit)."""
