@@ -531,3 +531,20 @@ def test_calibrate_spec_errors_name_the_parameter(bad, field):
     with pytest.raises(ScenarioError) as error:
         sweeps.normalize_spec({"kind": "calibrate", "jobs": 50, **bad})
     assert error.value.field == field
+
+
+def test_the_calibrate_plot_draws_one_bar_per_setting_best_first_reference_grey():
+    from components.figures.sweeps import metric_options, sweep_figure
+
+    table = pd.DataFrame({
+        "point": [0, 1], "estimates": ["trace", "perfect"], "allocation": ["cpus"] * 2, "priorities": [False] * 2,
+        "running_jobs_limit": [0, 4], "mean_wait_error": [0.8, 0.2], "share_within_10min": [0.3, 0.4],
+        "wait_rank_correlation": [0.2, 0.3], "simulated_mean_wait_s": [100.0, 400.0],
+        "recorded_mean_wait_s": [500.0] * 2, "compared_jobs": [10.0] * 2,
+    })
+    figure = sweep_figure("calibrate", table, "simulated_mean_wait_s")
+    bar = figure.data[0]
+    assert list(bar.x) == [400.0, 100.0]
+    assert bar.y[0].startswith("#1 perfect, cpus, prio off, limit 4") and bar.y[1].endswith("limit none")
+    assert bar.marker.color[1] == "#9e9e9e" and bar.marker.color[0] != "#9e9e9e"
+    assert metric_options("calibrate")[0]["value"] == "mean_wait_error"
