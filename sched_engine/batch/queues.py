@@ -35,6 +35,11 @@ it as if it were not in the queue (it neither blocks later jobs nor gets a
 reservation), as batch schedulers skip jobs held by an account limit; it
 waits with the pending reason ``user_limit``. A job asking more CPUs than
 ``cpus`` is cancelled on arrival. Queue-ordered policies only, as above.
+Cost: every pass walks past the jobs their user's limit holds at the front
+of the queue (and the backfill scan past those it finds), one by one. On a
+log where a few users keep thousands of jobs waiting (full RICC) a run with
+a limit takes many times as long as one without; a per-user index of the
+waiting jobs would remove that walk (not done yet).
 """
 
 from __future__ import annotations
