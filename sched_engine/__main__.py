@@ -9,13 +9,14 @@
     python -m sched_engine size (batch options) --target "METRIC<=VALUE" [--mode pool|scale|load] --out DIR
     python -m sched_engine compare A.json B.json --out DIR
     python -m sched_engine baseline (batch options) --out DIR
+    python -m sched_engine calibrate --trace FILE [--machines FILE] [--limits 0 4 16 ...] --out DIR
 
 ``run`` writes ``jobs.csv``, ``timeline.csv``, ``summary.csv`` and the
 normalised ``scenario.json`` into DIR and prints the summary; the files a
 scenario names (``--trace`` and friends too) are hashed and referenced by
 content (``upload:<sha256>``), so ``scenario.json`` holds no local path; ``sweep`` runs
 a parameter sweep (``sched_engine.sweeps``; KIND alone takes its defaults)
-and writes ``sweep.csv``, ``summary.csv`` and ``spec.json``; ``baseline``, ``size`` and
+and writes ``sweep.csv``, ``summary.csv`` and ``spec.json``; ``baseline``, ``calibrate``, ``size`` and
 ``compare`` are described in :mod:`sched_engine.analysis.commands`. Bad input exits
 with status 2 and one line naming the file, line or field at fault.
 """
@@ -27,7 +28,16 @@ import json
 import sys
 from pathlib import Path
 
-from .analysis.commands import add_compare_arguments, add_size_arguments, run_baseline, run_compare, run_size
+from .analysis.commands import (
+    add_calibrate_arguments,
+    add_compare_arguments,
+    add_size_arguments,
+    calibrate_spec,
+    run_baseline,
+    run_calibrate,
+    run_compare,
+    run_size,
+)
 from .core.errors import ScenarioError
 from .core.inputs import InputFiles, named_by_content
 from .registry import REGISTRY
@@ -219,6 +229,10 @@ def main(argv: list[str] | None = None) -> int:
     _add_workload_options(baseline)
     baseline.add_argument("--out", required=True, help="directory for jobs.csv, summary.csv and the breakdowns")
     baseline.set_defaults(handler=lambda args: run_baseline(run_by_content(batch_scenario(args)), args.out))
+    calibrate = commands.add_parser("calibrate", help="which model setting reproduces the log's recorded waits best")
+    add_calibrate_arguments(calibrate)
+    calibrate.set_defaults(handler=lambda args: run_calibrate(calibrate_spec(args), args.out, workers=args.workers,
+                                                              remote=_celery_executor("auto")))
     compare = commands.add_parser("compare", help="compare two runs of one workload job by job, with intervals")
     add_compare_arguments(compare)
     compare.set_defaults(handler=_compare)

@@ -139,3 +139,25 @@ def test_baseline_command_puts_the_logs_waits_beside_the_simulated_ones(tmp_path
     out = capsys.readouterr().out
     assert "simulated mean wait 33 s vs your log's 283 s: 8.5× lower" in out
     assert "1 jobs without a recorded wait left out" in out
+
+
+def test_calibrate_command_writes_the_ranked_settings(tmp_path, capsys):
+    # One job per user at a time reproduces the log (b waited 99 s for a); see tests/test_sweeps.py.
+    log = tmp_path / "log.csv"
+    log.write_text("job_id,submit_time,run_time,procs,user,recorded_wait\na,0,100,2,u1,0\nb,1,100,2,u1,99\n"
+                   "c,2,50,2,u2,0\n")
+    machines = tmp_path / "ten.machines"
+    machines.write_text("0\tc\t10\t1\t1\t1048576\n")
+    status = main(["calibrate", "--trace", str(log), "--machines", str(machines), "--estimates", "trace",
+                   "--allocation", "cpus", "--priorities", "off", "on", "--limits", "0", "1", "--workers", "1",
+                   "--out", str(tmp_path / "out")])
+    assert status == 0
+    table = pd.read_csv(tmp_path / "out" / "calibration.csv")
+    assert len(table) == 4 and table["running_jobs_limit"].tolist()[:2] == [1, 1]
+    assert table.loc[table["reference"], ["priorities", "running_jobs_limit"]].values.tolist() == [[False, 0]]
+    assert "best: trace estimates, cpus, queue priorities off, at most 1 running jobs per user" in capsys.readouterr().out
+
+
+def test_calibrate_command_names_a_missing_trace(tmp_path, capsys):
+    assert main(["calibrate", "--trace", str(tmp_path / "none.swf"), "--out", str(tmp_path / "out")]) == 2
+    assert "trace" in capsys.readouterr().err

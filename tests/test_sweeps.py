@@ -411,7 +411,8 @@ def test_page_defaults_are_valid_and_small():
     for kind in page.form.FORM:
         spec = sweeps.normalize_spec(page.form.spec_from_form(kind, *_form(kind)))
         counts[kind] = len(sweeps.expand(spec))
-    assert counts == {"elastic-fig6": 16, "batch-ls-seeds": 10, "libra-intervals": 40, "libra-sensitivity": 8}
+    assert counts == {"elastic-fig6": 16, "batch-ls-seeds": 10, "calibrate": 12, "libra-intervals": 40,
+                      "libra-sensitivity": 8}
 
 
 def test_form_errors_name_the_label():
@@ -476,3 +477,77 @@ def test_pool_workers_exit_when_the_sweep_process_is_killed():
         assert alive == []
     finally:
         parent.kill()
+
+
+# --- calibrate -----------------------------------------------------------------------------------------------
+
+LIMITED_LOG = ("job_id,submit_time,run_time,procs,user,recorded_wait\n"
+               "a,0,100,2,u1,0\nb,1,100,2,u1,99\nc,2,50,2,u2,0\n")
+
+
+def test_calibrate_finds_the_user_limit_the_log_was_run_under(tmp_path):
+    # The log's site ran one job per user at a time: b (u1) waited 99 s for a to end, c (u2) none.
+    # On 10 CPUs without a limit every job starts at once: mean wait 0 vs the log's 33 s (off by 100%),
+    # all 3 within 10 min (|0 - 99| < 600), no rank correlation (the simulated waits are all equal).
+    # A limit of 1 reproduces every wait: off by 0%, Spearman 1 -- the best setting.
+    log = tmp_path / "log.csv"
+    log.write_text(LIMITED_LOG)
+    machines = tmp_path / "ten.machines"
+    machines.write_text("0\tc\t10\t1\t1\t1048576\n")
+    spec = {"kind": "calibrate", "trace": str(log), "machines": str(machines), "estimates": ["trace"],
+            "allocation": ["cpus"], "priorities": [False], "running_jobs_limits": [0, 1]}
+    sweep = sweeps.run_sweep(spec, executor="serial")
+    ranked = sweep.summary()
+    assert ranked["running_jobs_limit"].tolist() == [1, 0]
+    assert ranked["reference"].tolist() == [False, True]
+    best, reference = ranked.iloc[0], ranked.iloc[1]
+    assert (best["mean_wait_error"], best["wait_rank_correlation"], best["simulated_mean_wait_s"]) == (0, 1, 33)
+    assert reference["mean_wait_error"] == 1 and np.isnan(reference["wait_rank_correlation"])
+    assert best["share_within_10min"] == reference["share_within_10min"] == 1
+    text = sweeps.calibrate.verdict(ranked)
+    assert text.startswith("best: trace estimates, cpus, queue priorities off, at most 1 running jobs per user")
+    assert "off by 0%" in text and "the reference (trace estimates, cpus, queue priorities off, no user limit) " \
+                                  "is off by 100%" in text
+
+
+def test_calibrate_ranks_by_the_mean_of_three_ranks():
+    table = pd.DataFrame({
+        "point": [0, 1, 2], "estimates": ["trace"] * 3, "allocation": ["cpus"] * 3, "priorities": [False] * 3,
+        "running_jobs_limit": [0, 4, 16],
+        "mean_wait_error": [0.5, 0.1, 0.2],        # ranks 3, 1, 2
+        "share_within_10min": [0.9, 0.5, 0.6],     # ranks 1, 3, 2
+        "wait_rank_correlation": [0.4, 0.3, np.nan],   # ranks 1, 2, 3 (missing last)
+        "simulated_mean_wait_s": [1.0, 2.0, 3.0], "recorded_mean_wait_s": [2.0] * 3, "compared_jobs": [3.0] * 3,
+    })
+    ranked = sweeps.calibrate.rank(table)
+    # scores: point 0 (3+1+1)/3 = 5/3, point 1 (1+3+2)/3 = 2, point 2 (2+2+3)/3 = 7/3
+    assert ranked["point"].tolist() == [0, 1, 2] and ranked["rank"].tolist() == [1, 2, 3]
+    assert ranked["score"].tolist() == pytest.approx([5 / 3, 2, 7 / 3])
+    assert "the reference setting is already the best" in sweeps.calibrate.verdict(ranked)
+
+
+@pytest.mark.parametrize("bad, field", [({"priorities": ["on"]}, "priorities[0]"),
+                                        ({"running_jobs_limits": [-1]}, "running_jobs_limits[0]"),
+                                        ({"policy": "cons", "running_jobs_limits": [0, 4]}, "running_jobs_limits"),
+                                        ({"allocation": ["nodes"]}, "allocation[0]")])
+def test_calibrate_spec_errors_name_the_parameter(bad, field):
+    with pytest.raises(ScenarioError) as error:
+        sweeps.normalize_spec({"kind": "calibrate", "jobs": 50, **bad})
+    assert error.value.field == field
+
+
+def test_the_calibrate_plot_draws_one_bar_per_setting_best_first_reference_grey():
+    from components.figures.sweeps import metric_options, sweep_figure
+
+    table = pd.DataFrame({
+        "point": [0, 1], "estimates": ["trace", "perfect"], "allocation": ["cpus"] * 2, "priorities": [False] * 2,
+        "running_jobs_limit": [0, 4], "mean_wait_error": [0.8, 0.2], "share_within_10min": [0.3, 0.4],
+        "wait_rank_correlation": [0.2, 0.3], "simulated_mean_wait_s": [100.0, 400.0],
+        "recorded_mean_wait_s": [500.0] * 2, "compared_jobs": [10.0] * 2,
+    })
+    figure = sweep_figure("calibrate", table, "simulated_mean_wait_s")
+    bar = figure.data[0]
+    assert list(bar.x) == [400.0, 100.0]
+    assert bar.y[0].startswith("#1 perfect, cpus, prio off, limit 4") and bar.y[1].endswith("limit none")
+    assert bar.marker.color[1] == "#9e9e9e" and bar.marker.color[0] != "#9e9e9e"
+    assert metric_options("calibrate")[0]["value"] == "mean_wait_error"

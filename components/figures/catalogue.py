@@ -83,7 +83,9 @@ ENGINES: dict[str, dict[str, Metric]] = {
     "batch": {
         "clusters": _m("Clusters", "clusters", "count", None, "clusters of the hardware"),
         "cpus": _m("CPUs", "CPUs", "count", None, "CPUs of all machines, up or down"),
-        "killed": _m("Killed jobs", "jobs", "count", LOWER, "jobs killed by machine failures"),
+        "killed": _m("Killed jobs", "jobs", "count", LOWER, "jobs killed by machine failures or preempted"),
+        "preempted": _m("Preempted jobs", "jobs", "count", LOWER,
+                        "best-effort jobs killed to free CPUs for a job of another queue"),
         "cancelled": _m("Cancelled jobs", "jobs", "count", LOWER,
                         "jobs dropped before starting: no suitable cluster or no possible reservation"),
         "mean_response_s": _m("Mean response time", "s", "seconds", LOWER, "mean of end - submit, finished jobs"),

@@ -5,7 +5,8 @@ Each kind has one plot: YARN-ME's ratio per Table 2 configuration
 (``elastic-fig6``), a metric against the seed with each policy's mean
 (``batch-ls-seeds``), a metric against the mean arrival interval per scheme
 (``libra-intervals``), a metric against the slots per machine per scheme and
-data volume (``libra-sensitivity``).
+data volume (``libra-sensitivity``), a metric per setting in rank order with
+the reference setting marked (``calibrate``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from sched_engine.sweeps import BATCH_METRICS, LIBRA_METRICS, elastic_penalties, mean_std_text, penalty_label
+from sched_engine.sweeps.calibrate import rank
 
 from .common import empty_figure
 from .fairshare import PALETTE
@@ -35,12 +37,17 @@ METRIC_LABELS = {
     "mean_isolation": "mean isolation guarantee",
     "mean_duration_s": "mean application duration (s)",
     "link_utilisation": "mean link utilisation",
+    "mean_wait_error": "|simulated / recorded mean wait − 1|",
+    "share_within_10min": "share of jobs within 10 min of their recorded wait",
+    "wait_rank_correlation": "wait rank correlation with the log (Spearman)",
+    "simulated_mean_wait_s": "simulated mean wait (s)",
 }
 KIND_METRICS = {
     "elastic-fig6": ("ratio", "vs_meganode"),
     "batch-ls-seeds": BATCH_METRICS,
     "libra-intervals": LIBRA_METRICS,
     "libra-sensitivity": LIBRA_METRICS,
+    "calibrate": ("mean_wait_error", "share_within_10min", "wait_rank_correlation", "simulated_mean_wait_s"),
 }
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash")
 
@@ -191,6 +198,20 @@ def sensitivity_lines(table: pd.DataFrame, metric: str) -> go.Figure:
     return _layout(figure, f"{METRIC_LABELS.get(metric, metric)} over slots and data volume")
 
 
+def calibration_bars(table: pd.DataFrame, metric: str) -> go.Figure:
+    """One bar per setting, best fit first (:func:`sched_engine.sweeps.calibrate.rank`); the reference is grey."""
+    ranked = rank(table)
+    labels = [f"#{r.rank} {r.estimates}, {r.allocation}, prio {'on' if r.priorities else 'off'}, "
+              f"limit {int(r.running_jobs_limit) or 'none'}" for r in ranked.itertuples()]
+    colors = ["#9e9e9e" if reference else color(0) for reference in ranked["reference"]]
+    figure = go.Figure(go.Bar(x=ranked[metric], y=labels, orientation="h", marker_color=colors,
+                              hovertemplate="%{y}<br>%{x:.4g}<extra></extra>"))
+    figure.update_yaxes(autorange="reversed")
+    figure.update_xaxes(title_text=METRIC_LABELS.get(metric, metric))
+    return _layout(figure, f"{METRIC_LABELS.get(metric, metric)} per setting (grey: the reference)",
+                   showlegend=False)
+
+
 def sweep_figure(kind: str, table: pd.DataFrame, metric: str | None = None) -> go.Figure:
     """The kind's plot of ``table``; ``metric`` defaults to the kind's first."""
     metrics = KIND_METRICS.get(kind)
@@ -203,4 +224,6 @@ def sweep_figure(kind: str, table: pd.DataFrame, metric: str | None = None) -> g
         return seed_scatter(table, metric)
     if kind == "libra-sensitivity":
         return sensitivity_lines(table, metric)
+    if kind == "calibrate":
+        return calibration_bars(table, metric)
     return interval_lines(table, metric)

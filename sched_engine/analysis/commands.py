@@ -1,9 +1,11 @@
-"""Headless analyses: ``baseline`` (a run against its log), ``size`` (capacity planning) and ``compare``.
+"""Headless analyses: ``baseline`` (a run against its log), ``calibrate``, ``size`` (capacity planning), ``compare``.
 
     python -m sched_engine baseline --trace T [--machines M] --policy P [--estimates trace|perfect] --out DIR
 
     python -m sched_engine size --trace T --policy P --target "mean_wait_s<=600" [--mode pool|scale|load] --out DIR
     python -m sched_engine compare A.json B.json [--resamples N] --out DIR
+    python -m sched_engine calibrate --trace T [--machines M] [--policy P] [--estimates ...] [--allocation ...]
+        [--priorities off on] [--limits 0 4 16] [--max-jobs N] [--workers N] --out DIR
 
 ``baseline`` writes the run's ``jobs.csv`` (the log's ``recorded_wait``
 beside the simulated ``wait_time``), ``timeline.csv``, ``scenario.json``,
@@ -16,6 +18,9 @@ target held, whether the probe contradicts monotonicity) and ``summary.csv``
 probe count). ``compare`` writes ``paired.csv`` (one row per job that
 started in both runs), ``by_user.csv``, ``by_group.csv``, ``by_size.csv`` and
 ``summary.csv`` with the intervals, and prints the headline sentence.
+``calibrate`` runs the ``calibrate`` sweep (:mod:`sched_engine.sweeps.calibrate`)
+and writes ``calibration.csv`` (the settings ranked by fit, the reference
+setting marked) and prints the best setting against the reference.
 """
 
 from __future__ import annotations
@@ -108,6 +113,44 @@ def run_compare(scenario_a: dict, scenario_b: dict, out: str | Path, *, resample
     log(f"wrote {len(result.by_group) + 2} files into {folder}")
     log(headline(_label(first.scenario), _label(second.scenario), result))
     return 0
+
+
+def run_calibrate(spec: dict, out: str | Path, *, workers: int | None = None, executor: str = "auto",
+                  remote=None, log: Callable[[str], None] = print) -> int:
+    """The ``calibrate`` command: run the grid, write ``calibration.csv``; returns the exit status."""
+    from ..sweeps import run_sweep, terminal_progress  # the sweeps import the engines: load them when used
+    from ..sweeps.calibrate import verdict
+
+    sweep = run_sweep(spec, workers=workers, executor=executor, progress=terminal_progress(), remote=remote)
+    ranked = sweep.summary()
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    ranked.to_csv(folder / "calibration.csv", index=False)
+    log(f"wrote {folder / 'calibration.csv'} ({len(ranked)} settings in {sweep.wall_seconds:.0f} s)")
+    log(verdict(ranked))
+    return 0
+
+
+def calibrate_spec(args: argparse.Namespace) -> dict:
+    """The ``calibrate`` sweep spec of the command's options."""
+    return {"kind": "calibrate", "trace": args.trace, "machines": args.machines, "jobs": args.max_jobs,
+            "policy": args.policy, "estimates": args.estimates, "allocation": args.allocation,
+            "priorities": [value == "on" for value in args.priorities], "running_jobs_limits": args.limits}
+
+
+def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--trace", required=True, help="the log: SWF, extended SWF, GWF or CSV with recorded waits")
+    parser.add_argument("--machines", help="Alea .machines file; without it the SWF header defines one cluster")
+    parser.add_argument("--max-jobs", type=int, help="the first N jobs only")
+    parser.add_argument("--policy", default="easy", help="batch policy of every run (default easy)")
+    parser.add_argument("--estimates", nargs="+", default=["trace", "perfect"], choices=["trace", "perfect"])
+    parser.add_argument("--allocation", nargs="+", default=["cpus", "whole_nodes"], choices=["cpus", "whole_nodes"])
+    parser.add_argument("--priorities", nargs="+", default=["off", "on"], choices=["off", "on"],
+                        help="on: the log's queues ranked by their recorded mean wait")
+    parser.add_argument("--limits", nargs="+", type=int, default=[0, 4, 16],
+                        help="running jobs per user to try (0: no limit)")
+    parser.add_argument("--workers", type=int, help="local processes (default: the CPU count)")
+    parser.add_argument("--out", required=True, help="directory for calibration.csv")
 
 
 def _label(scenario: dict) -> str:

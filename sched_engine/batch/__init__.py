@@ -82,6 +82,7 @@ def simulate(model: Mapping[str, Any], policy, rng: np.random.Generator, progres
         rng=rng,
         progress=progress,
         record_pending=record_pending,
+        queues=data.queues,
     )
     sim.run()
     sim.input = data
@@ -167,7 +168,9 @@ def summarise(sim: BatchSimulation, jobs: pd.DataFrame) -> pd.DataFrame:
     algorithm") and per simulated day; input notes ``dropped_jobs``
     (no run time or processors in the trace), ``skipped_lines``,
     ``jobs_with_ignored_properties`` (requirements naming properties no
-    cluster declares).
+    cluster declares); with best-effort queues, ``preempted`` (best-effort
+    jobs killed for a job of another queue, counted in ``killed`` too;
+    :mod:`.queues`).
     """
     ran = metrics.with_status(jobs, RAN)
     done = metrics.with_status(jobs, ["finished"])
@@ -194,6 +197,8 @@ def summarise(sim: BatchSimulation, jobs: pd.DataFrame) -> pd.DataFrame:
         ("skipped_lines", sim.input.info["skipped_lines"], "lines"),
         ("jobs_with_ignored_properties", sim.input.info["jobs_with_ignored_properties"], "jobs"),
     ]
+    if sim.best_effort is not None:
+        rows.append(("preempted", sim.preempted, "jobs"))
     return summary_frame(rows)
 
 

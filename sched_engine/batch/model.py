@@ -13,7 +13,9 @@ Normalised form (plain JSON, the scenario's ``model``)::
       "requirements": false,
       "estimates": "perfect",
       "load_factor": 1.0,
-      "allocation": "whole_nodes"                        # only when not "cpus" (the default)
+      "allocation": "whole_nodes",                       # only when not "cpus" (the default)
+      "queues": {"priority": [...], "best_effort": [...]},  # optional, :mod:`.queues`
+      "user_limits": {"running_jobs": 4, "cpus": 64}       # optional, :mod:`.queues`
     }
 
 ``clusters`` may be empty: the trace header's ``MaxNodes``/``MaxProcs``
@@ -57,6 +59,7 @@ from ..core.errors import ScenarioError
 from .cluster import ClusterState
 from .failures import SYNTHETIC_DEFAULTS, failure_events, synthetic_failures
 from .machine_files import read_failures, read_machines
+from .queues import QueueInputs, normalize_queues, normalize_user_limits, queue_inputs
 from .requirements import suitable_clusters
 from .traces import TraceError, read_workload
 
@@ -147,7 +150,7 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
     if not isinstance(model, Mapping):
         raise ScenarioError("", "the model must be an object")
     known = {"trace", "clusters", "machines_path", "failures", "requirements", "synthetic_requirements", "estimates",
-             "load_factor", "allocation"}
+             "load_factor", "allocation", "queues", "user_limits"}
     unknown = sorted(set(model) - known)
     if unknown:
         raise ScenarioError(unknown[0], f"unknown field (known: {', '.join(sorted(known))})")
@@ -238,8 +241,10 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
         "estimates": estimates,
         "load_factor": load_factor,
     }
-    if allocation != "cpus":   # the default stays out, so models from before keep their content hash
-        normalized["allocation"] = allocation
+    # Defaults stay out, so models from before keep their content hash.
+    extra = {"allocation": None if allocation == "cpus" else allocation,
+             "queues": normalize_queues(model.get("queues")), "user_limits": normalize_user_limits(model.get("user_limits"))}
+    normalized.update({name: value for name, value in extra.items() if value is not None})
     return normalized
 
 
@@ -267,6 +272,7 @@ class BatchInput:
     estimate: np.ndarray
     origin: float                 # epoch (or trace) time of the first submission
     info: dict                    # dropped / skipped / ignored-requirement counts
+    queues: QueueInputs           # queue ranks, best-effort jobs, user limits (:mod:`.queues`)
 
 
 def header_clusters(header: Mapping[str, Any], source: str) -> list[dict]:
@@ -391,6 +397,6 @@ def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> BatchInpu
         estimate = run_time.copy()
     return BatchInput(
         jobs=jobs, clusters=clusters, failures=events, suitable=suitable, estimate=estimate, origin=origin,
-        info={"dropped_jobs": workload.dropped, "skipped_lines": workload.skipped_lines,
+        queues=queue_inputs(model, jobs), info={"dropped_jobs": workload.dropped, "skipped_lines": workload.skipped_lines,
               "jobs_with_ignored_properties": ignored},
     )

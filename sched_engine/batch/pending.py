@@ -20,12 +20,24 @@ reason of this vocabulary:
 ``requirements``
     it does not fit in any cluster it may use (its requirements restrict
     them), but another cluster has room for it now.
+``user_limit``
+    its user already runs as many jobs, or holds as many CPUs, as the
+    model's ``user_limits`` allow (:mod:`.queues`): the policy passes over
+    it until one of the user's jobs ends.
+
+With queue ranks (:mod:`.queues`) "oldest waiting job" and "the job just
+before it" read in queue order (rank, then arrival), and with user limits
+they skip the jobs their user's limit holds; the oldest waiting job is the
+one the policy reserves for or starts next.
 
 When a reason is decided: a job gets its first reason after the scheduling
 pass of the instant it arrives; it is looked at again after every pass in
-which the job its reason names left the queue (started or was cancelled),
-in which it became the oldest waiting job, or (the oldest waiting job only)
-in which machines failed or came back. Between those moments it keeps its
+which the job its reason names left the queue (started or was cancelled)
+or stopped being the oldest waiting job, in which it became or stopped
+being the oldest waiting job, (the oldest waiting job only) in which
+machines failed or came back, in which one of its user's jobs started or
+ended (with user limits), and after every pass in which a job arrived
+ahead of others in queue order (all waiting jobs). Between those moments it keeps its
 reason. So only reason *changes* are recorded: a job waiting behind a long
 backlog costs a few intervals, not one per pass -- and a job that no longer
 fits after it was found to fit keeps ``reservation`` until the reserved job
@@ -42,11 +54,12 @@ from itertools import chain
 import numpy as np
 import pandas as pd
 
-RESOURCES, RESERVATION, PRIORITY, FAILURE, REQUIREMENTS = (
-    "resources", "reservation", "priority", "failure", "requirements")
-REASONS = (RESOURCES, RESERVATION, PRIORITY, FAILURE, REQUIREMENTS)
+RESOURCES, RESERVATION, PRIORITY, FAILURE, REQUIREMENTS, USER_LIMIT = (
+    "resources", "reservation", "priority", "failure", "requirements", "user_limit")
+REASONS = (RESOURCES, RESERVATION, PRIORITY, FAILURE, REQUIREMENTS, USER_LIMIT)
 COLUMNS = ("job_id", "from_time", "to_time", "reason", "blocking_job")
 _CODE = {reason: code for code, reason in enumerate(REASONS)}
+_RESOURCES, _RESERVATION, _PRIORITY, _USER_LIMIT = (_CODE[r] for r in (RESOURCES, RESERVATION, PRIORITY, USER_LIMIT))
 
 
 def no_room_reason(sim, job: int) -> str:
@@ -69,8 +82,9 @@ class PendingRecorder:
 
     The engine appends to ``arrived`` the jobs that arrived at an instant,
     to ``left`` the jobs it started or cancelled, sets ``capacity_changed``
-    when a machine failed or came back, and calls :meth:`after_pass` once
-    the policy's pass of the instant is applied.
+    when a machine failed or came back, adds to ``users_changed`` the users
+    (with user limits) whose running jobs changed, and calls
+    :meth:`after_pass` once the policy's pass of the instant is applied.
     """
 
     def __init__(self, sim, in_order: bool, waiting: int):
@@ -80,76 +94,129 @@ class PendingRecorder:
         self.arrived: list[int] = []
         self.left: list[int] = []
         self.capacity_changed = False
-        self.order: list[int] = []        # every queued job, in arrival order
+        self.users_changed: set[int] = set()
+        self.by_user: dict[int, list[int]] = {}   # with user limits: user -> jobs that waited (some left since)
+        self.last_rank = 0                # queue rank of the last job in ``order``
+        self.order: list[int] = []        # every queued job, in queue order
         self.index_of: dict[int, int] = {}
         self.first = 0                    # position in ``order`` of the oldest waiting job
         self.head = -1
-        self.open: dict[int, tuple[float, str, int]] = {}   # waiting job -> (from, reason, blocking job)
+        self.open: dict[int, tuple[float, int, int]] = {}   # waiting job -> (from, reason code, blocking job)
         self.dependents: dict[int, list[int]] = {}          # job -> waiting jobs whose reason names it
         self.rows: list[tuple[int, float, float, int, int]] = []
 
-    def close(self, job: int, entry: tuple[float, str, int], now: float) -> None:
-        if now > entry[0]:
-            self.rows.append((job, entry[0], now, _CODE[entry[1]], entry[2]))
-
     def after_pass(self, now: float) -> None:
-        if not self.left and not self.arrived and not self.capacity_changed:
+        if not self.left and not self.arrived and not self.capacity_changed and not self.users_changed:
             return   # nobody came or went, no machine changed: no reason can change (see the module docstring)
-        status, waiting = self.sim.status, self.waiting
+        status, waiting, rank, limits = self.sim.status, self.waiting, self.sim.rank, self.sim.limits
         recheck: list[int] = []
-        opened = self.open
+        opened, rows, dependents = self.open, self.rows, self.dependents
         for job in self.left:
             entry = opened.pop(job, None)
-            if entry is not None:
-                self.close(job, entry, now)
-            named = self.dependents.pop(job, None)
+            if entry is not None and now > entry[0]:
+                rows.append((job, entry[0], now, entry[1], entry[2]))
+            named = dependents.pop(job, None)
             if named:
                 recheck.extend(named)
         self.left.clear()
-        for job in self.arrived:
-            self.index_of[job] = len(self.order)
-            self.order.append(job)
-            recheck.append(job)
+        resort = False
+        if self.in_order or rank is not None or limits is not None:
+            for job in self.arrived:
+                self.index_of[job] = len(self.order)   # positions serve predecessor() and resort() only
+                self.order.append(job)
+                if rank is not None:
+                    resort |= rank[job] < self.last_rank
+                    self.last_rank = max(self.last_rank, rank[job])
+                if limits is not None:
+                    self.by_user.setdefault(limits.user[job], []).append(job)
+        else:
+            self.order.extend(self.arrived)
+        recheck.extend(self.arrived)
         self.arrived.clear()
+        if resort:
+            recheck.extend(self.resort())
+        for user in self.users_changed:
+            jobs = self.by_user.get(user)
+            if jobs:
+                jobs[:] = [job for job in jobs if status[job] == waiting]
+                recheck.extend(jobs)
+        self.users_changed.clear()
         order, position = self.order, self.first
         while position < len(order) and status[order[position]] != waiting:
             position += 1
         self.first = position
+        if limits is not None:
+            while position < len(order) and (status[order[position]] != waiting
+                                             or limits.blocked(order[position], self.sim.procs[order[position]])):
+                position += 1
         head = order[position] if position < len(order) else -1
         if head >= 0 and (head != self.head or self.capacity_changed):
             recheck.append(head)
+        if head != self.head and self.head >= 0 and status[self.head] == waiting:
+            recheck.append(self.head)   # no longer the oldest: ahead of it came a job, or its user's limit held it
+            recheck.extend(self.dependents.pop(self.head, ()))
         self.head, self.capacity_changed = head, False
+        # The common case inline (a backfilling policy, no limits, every cluster up and usable by the job:
+        # "reservation" if it fits now, else "resources"); the others through classify().
+        sim = self.sim
+        procs, candidates, clusters = sim.procs, sim.candidates, sim.clusters
+        plain = not self.in_order and limits is None and all(c.up_total == c.total for c in clusters)
+        every = len(clusters)
         for job in recheck:
             if status[job] != waiting:
                 continue
-            reason, blocking = self.classify(job, head)
+            allowed = candidates[job]
+            if plain and job != head and len(allowed) == every:
+                need = procs[job]
+                if every == 1:
+                    fits = clusters[allowed[0]].free_total >= need
+                else:
+                    fits = any(clusters[c].free_total >= need for c in allowed)
+                code, blocking = (_RESERVATION, head) if fits else (_RESOURCES, -1)
+            else:
+                code, blocking = self.classify(job, head)
             entry = opened.get(job)
             if entry is not None:
-                if entry[1] == reason and entry[2] == blocking:
+                if entry[1] == code and entry[2] == blocking:
                     continue
-                self.close(job, entry, now)
-            opened[job] = (now, reason, blocking)
+                if now > entry[0]:
+                    rows.append((job, entry[0], now, entry[1], entry[2]))
+            opened[job] = (now, code, blocking)
             if blocking >= 0:
-                self.dependents.setdefault(blocking, []).append(job)
+                dependents.setdefault(blocking, []).append(job)
 
-    def classify(self, job: int, head: int) -> tuple[str, int]:
+    def resort(self) -> list[int]:
+        """Put the waiting jobs in queue order again (a job arrived ahead of others); returns them."""
+        status, waiting, rank = self.sim.status, self.waiting, self.sim.rank
+        jobs = sorted((job for job in self.order[self.first:] if status[job] == waiting),
+                      key=lambda job: (rank[job], self.index_of[job]))
+        self.order = jobs
+        self.index_of = {job: index for index, job in enumerate(jobs)}
+        self.first = 0
+        return jobs
+
+    def classify(self, job: int, head: int) -> tuple[int, int]:
+        """``(reason code, blocking job or -1)`` of a waiting job now."""
         sim = self.sim
         need, clusters, allowed = sim.procs[job], sim.clusters, sim.candidates[job]
+        if sim.limits is not None and sim.limits.blocked(job, need):
+            return _USER_LIMIT, -1
         if len(allowed) == 1:
             fits = clusters[allowed[0]].free_total >= need
         else:
             fits = any(clusters[c].free_total >= need for c in allowed)
         if job == head:
-            return (PRIORITY, -1) if fits else (no_room_reason(sim, job), -1)
+            return (_PRIORITY, -1) if fits else (_CODE[no_room_reason(sim, job)], -1)
         if self.in_order:
-            return PRIORITY, self.predecessor(job)
-        return (RESERVATION, head) if fits else (no_room_reason(sim, job), -1)
+            return _PRIORITY, self.predecessor(job)
+        return (_RESERVATION, head) if fits else (_CODE[no_room_reason(sim, job)], -1)
 
     def predecessor(self, job: int) -> int:
-        """The waiting job that arrived just before ``job``."""
-        status, waiting, order = self.sim.status, self.waiting, self.order
+        """The waiting job just before ``job`` in queue order (not held by its user's limit)."""
+        status, waiting, order, limits = self.sim.status, self.waiting, self.order, self.sim.limits
         position = self.index_of[job] - 1
-        while position >= self.first and status[order[position]] != waiting:
+        while position >= self.first and (status[order[position]] != waiting or (
+                limits is not None and limits.blocked(order[position], self.sim.procs[order[position]]))):
             position -= 1
         return order[position] if position >= self.first else -1
 

@@ -18,9 +18,16 @@ Policies read the simulation through a narrow surface: job arrays
 (``procs``, ``estimate``, ``submit``, ``candidates``, ``status``),
 ``clusters`` and ``rng``.
 
-Statuses: ``finished``, ``killed`` (by a machine failure), ``cancelled``
-(no suitable cluster, or no reservation possible on the machines that are
-up).
+Statuses: ``finished``, ``killed`` (by a machine failure, or preempted:
+a best-effort job whose CPUs a job of another queue took, :mod:`.queues`),
+``cancelled`` (no suitable cluster, no reservation possible on the machines
+that are up, or more CPUs than its user may hold).
+
+Queue ranks, best-effort queues and per-user limits (:mod:`.queues`):
+``rank``, ``best_effort`` and ``limits`` (None when the model has none);
+the engine keeps ``limits`` and ``best_effort_cpus`` (CPUs held by running
+best-effort jobs, per cluster) up to date as jobs start and end, and kills
+the jobs a policy's ``Preempt`` names.
 """
 
 from __future__ import annotations
@@ -34,7 +41,9 @@ from ..core.events import Priority
 from ..core.loop import Simulation, scheduler_clock
 from .cluster import ClusterState
 from .pending import PRIORITY, REASONS, PendingRecorder, no_room_reason
-from .policies.decisions import Cancel, Decision, Start, Wake
+from .policies.decisions import Cancel, Decision, Preempt, Start, Wake
+from .queues import OVER_USER_CPUS, PREEMPTED, QueueInputs
+from .samples import samples_from_times
 
 WAITING, RUNNING, FINISHED, KILLED, CANCELLED = range(5)
 _CODES = {reason: code for code, reason in enumerate(REASONS)}
@@ -66,6 +75,7 @@ class BatchSimulation(Simulation):
         progress: Callable[[float], None] | None = None,
         keep_decisions: bool = False,
         record_pending: bool = True,
+        queues: QueueInputs | None = None,
     ):
         super().__init__(progress=progress, total_work=len(submit))
         self.submit = list(map(float, submit))
@@ -95,6 +105,12 @@ class BatchSimulation(Simulation):
                 )
             self.candidates.append(by_set[allowed])
         self._failures = list(failures)
+        queues = queues or QueueInputs()
+        self.rank = None if queues.rank is None else queues.rank.tolist()
+        self.best_effort = None if queues.best_effort is None else queues.best_effort.tolist()
+        self.limits = queues.limits
+        self.best_effort_cpus = [0] * len(clusters)
+        self.preempted = 0
         failing = {cluster for _, cluster, _, _ in self._failures}
         for cluster in clusters:
             cluster.track_jobs = cluster.index in failing
@@ -133,6 +149,8 @@ class BatchSimulation(Simulation):
                 self._cancel(decision.job, now, decision.reason)
             elif kind is Wake:
                 self._wake(decision.time)
+            elif kind is Preempt:
+                self._preempt(decision.job, now)
             # Reserve: a plan, kept in the log only
 
     def _policy_step(self, decisions: Iterable[Decision], now: float) -> None:
@@ -157,6 +175,12 @@ class BatchSimulation(Simulation):
         self.queue_length -= 1
         self.done += 1
 
+    def _preempt(self, job: int, now: float) -> None:
+        """Kill a running best-effort job for good (:mod:`.queues`: it is not resubmitted)."""
+        self._changed.add(self._finish(job, now, KILLED))
+        self.reason[job] = PREEMPTED
+        self.preempted += 1
+
     def _wake(self, time: float) -> None:
         """A scheduling pass at ``time`` (a reservation starts then)."""
         if time not in self._wakes:
@@ -166,7 +190,8 @@ class BatchSimulation(Simulation):
     def run(self) -> None:
         """Run to the end: the kernel's loop, or the in-order loop (the kernel's one exemption, see below)."""
         self.policy.bind(self)
-        in_order = getattr(self.policy, "starts_in_order", False) and not self._failures
+        plain = self.rank is None and self.limits is None   # no queue order, best-effort queue or limit
+        in_order = getattr(self.policy, "starts_in_order", False) and not self._failures and plain
         for cluster in self.clusters:
             cluster.track_running = not in_order  # an in-order policy never looks ahead
         if in_order:
@@ -202,6 +227,9 @@ class BatchSimulation(Simulation):
         self.queue_length += 1
         if not self.candidates[job] or all(self.procs[job] > self.clusters[c].total for c in self.candidates[job]):
             self._cancel(job, now, NO_SUITABLE_CLUSTER)
+            return
+        if self.limits is not None and self.procs[job] > self.limits.max_cpus:
+            self._cancel(job, now, OVER_USER_CPUS)
             return
         if self._pending is not None:
             self._pending.arrived.append(job)
@@ -264,7 +292,7 @@ class BatchSimulation(Simulation):
           once its clusters are empty, so a waiting job is never cancelled.
 
         The timeline samples are built afterwards from the start and end
-        times (:meth:`_samples_from_times`).
+        times (:func:`.samples.samples_from_times`).
         """
         submit, procs, candidates, clusters = self.submit, self.procs, self.candidates, self.clusters
         if submit and min(submit) < 0:
@@ -314,39 +342,8 @@ class BatchSimulation(Simulation):
             finish(ended, end, FINISHED)
         # The whole loop is the policy's work here: there is nothing else to do.
         self.scheduler_seconds += scheduler_clock() - started
-        self.samples = self._samples_from_times()
+        self.samples = samples_from_times(self)
         self.progress.finish()
-
-    def _samples_from_times(self) -> np.ndarray:
-        """Timeline samples of a run without failures, from per-job times.
-
-        The rows the kernel's loop records, up to rows that repeat the
-        value before them (the timeline drops those): per cluster, used CPUs
-        (a job holds its CPUs on ``[start, end)``; zero-length jobs hold
-        none) after each instant a job started or ended on it, after a first
-        row at 0; then the queue length after each instant a job arrived or
-        started, from the first arrival on. ``up`` CPUs never change.
-        """
-        start = np.asarray(self.start_time, dtype=float)
-        end = np.asarray(self.end_time, dtype=float)
-        submit = np.asarray(self.submit, dtype=float)
-        procs = np.asarray(self.procs, dtype=float)
-        cluster_of = np.asarray(self.cluster_of, dtype=np.int64)
-        holds = (cluster_of >= 0) & (np.asarray(self.run_time, dtype=float) > 0)
-        blocks = []
-        for cluster in self.clusters:
-            mine = holds & (cluster_of == cluster.index)
-            times = np.concatenate([[0.0], start[mine], end[mine]])
-            change = np.concatenate([[0.0], procs[mine], -procs[mine]])
-            order = np.argsort(times, kind="stable")
-            blocks.append(_rows(times[order], cluster.index, np.cumsum(change[order]), cluster.up_total))
-        if len(submit):
-            queued = cluster_of >= 0  # cancelled jobs left the queue at the instant they arrived
-            times = np.concatenate([[submit.min()], submit[queued], start[queued]])
-            change = np.concatenate([[0.0], np.ones(queued.sum()), -np.ones(queued.sum())])
-            order = np.argsort(times, kind="stable")
-            blocks.append(_rows(times[order], -1, np.cumsum(change[order]), 0))
-        return np.concatenate(blocks)
 
     def _occupy(self, job: int, cluster_index: int, now: float) -> float | None:
         """Start ``job`` on a cluster at ``now``; returns its completion time, or None if it is done already."""
@@ -362,6 +359,12 @@ class BatchSimulation(Simulation):
             return None
         est_end = now + self.estimate[job]
         held = self.clusters[cluster_index].allocate(job, self.procs[job], est_end)
+        if self.limits is not None:
+            self.limits.started(job, self.procs[job])
+            if self._pending is not None:
+                self._pending.users_changed.add(self.limits.user[job])
+        if self.best_effort is not None and self.best_effort[job]:
+            self.best_effort_cpus[cluster_index] += self.procs[job]
         self.allocation[job] = (cluster_index, held, est_end)
         self.machines_of[job] = held
         self.status[job] = RUNNING
@@ -370,6 +373,12 @@ class BatchSimulation(Simulation):
     def _finish(self, job: int, now: float, status: int) -> int:
         cluster_index, held, est_end = self.allocation.pop(job)
         self.clusters[cluster_index].release(job, est_end, held)
+        if self.limits is not None:
+            self.limits.ended(job, self.procs[job])
+            if self._pending is not None:
+                self._pending.users_changed.add(self.limits.user[job])
+        if self.best_effort is not None and self.best_effort[job]:
+            self.best_effort_cpus[cluster_index] -= self.procs[job]
         self.status[job] = status
         self.end_time[job] = now
         self.done += 1
@@ -379,13 +388,3 @@ class BatchSimulation(Simulation):
 
     def _sample(self, now: float, cluster: ClusterState) -> None:
         self.samples.append((now, cluster.index, cluster.up_total - cluster.free_total, cluster.up_total))
-
-
-def _rows(times: np.ndarray, entity: int, values: np.ndarray, up: int) -> np.ndarray:
-    """Sample rows ``(time, entity, value, up)`` for equal-length ``times`` and ``values``."""
-    rows = np.empty((len(times), 4))
-    rows[:, 0] = times
-    rows[:, 1] = entity
-    rows[:, 2] = values
-    rows[:, 3] = up
-    return rows

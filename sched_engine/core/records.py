@@ -31,7 +31,8 @@ class Field(NamedTuple):
 
 STATUSES: dict[str, str] = {
     "finished": "ran to its end: every task completed",
-    "killed": "stopped while running by a machine failure; not resubmitted (batch)",
+    "killed": "stopped while running by a machine failure, or preempted for a job of another queue (a batch "
+              "best-effort queue); not resubmitted (batch)",
     "cancelled": "dropped before it started: no suitable cluster, or no reservation possible on the machines "
                  "that are up (batch)",
     "departed": "left at its departure time: pending tasks dropped, running ones killed (fair sharing)",
@@ -164,7 +165,9 @@ SUMMARY_METRICS: dict[str, dict[str, Field]] = {
         "cpus": Field("CPUs", "CPUs of all machines, up or down"),
         "jobs": Field("jobs", "jobs in the workload"),
         "finished": Field("jobs", "jobs that finished"),
-        "killed": Field("jobs", "jobs killed by machine failures"),
+        "killed": Field("jobs", "jobs killed by machine failures or preempted"),
+        "preempted": Field("jobs", "best-effort jobs killed for a job of another queue (only with best-effort "
+                                   "queues)"),
         "cancelled": Field("jobs", "jobs cancelled"),
         "mean_response_s": Field("s", "mean response time of the finished jobs"),
         "mean_slowdown": Field("ratio", "mean slowdown of the finished jobs"),

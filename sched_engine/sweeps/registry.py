@@ -15,11 +15,11 @@ from typing import Any, Mapping
 import pandas as pd
 
 from ..core.errors import ScenarioError
-from . import batch, elastic, libra
+from . import batch, calibrate, elastic, libra
 from .kind import SweepKind
 
 KINDS: dict[str, SweepKind] = {kind.name: kind for kind in (elastic.KIND, batch.KIND, libra.INTERVALS,
-                                                             libra.SENSITIVITY)}
+                                                             libra.SENSITIVITY, calibrate.KIND)}
 MAX_POINTS = 100_000
 
 

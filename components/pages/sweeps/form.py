@@ -53,6 +53,16 @@ FORM = {
         Param("policies", "Policies", "checklist", REGISTRY.options("batch")),
         Param("seeds", "Seeds", "integer", hint="seeds 0 .. N-1"),
     ],
+    "calibrate": [
+        Param("trace", "Workload (with recorded waits)", "dropdown", list(SAMPLE_TRACES)),
+        Param("jobs", "First N jobs", "integer"),
+        Param("policy", "Policy", "radio", ["fcfs", "fcfs-lb", "easy"]),
+        Param("estimates", "Estimates", "checklist", ["trace", "perfect"]),
+        Param("allocation", "Allocation", "checklist", ["cpus", "whole_nodes"]),
+        Param("priorities", "Queue priorities", "checklist", [{"label": "off", "value": False},
+                                                              {"label": "on (by recorded wait)", "value": True}]),
+        Param("running_jobs_limits", "Running jobs per user", "numbers", hint="comma-separated; 0 = no limit"),
+    ],
     "libra-intervals": [
         Param("schemes", "Schemes", "checklist", REGISTRY.options("network")),
         Param("intervals", "Mean arrival intervals (s)", "numbers", hint="comma-separated, e.g. 0.1, 1, 10"),
@@ -79,6 +89,8 @@ PAGE_DEFAULTS = {
                      "seed": 0},
     "batch-ls-seeds": {"trace": "hpc2n-excerpt.swf", "jobs": 1000, "machines": "metacentrum-2009.machines",
                        "variant": "EXT-ALL", "policies": ["ls", "cons"], "seeds": 5},
+    "calibrate": {"trace": "hpc2n-excerpt.swf", "jobs": 1000, "policy": "easy", "estimates": ["trace", "perfect"],
+                  "allocation": ["cpus"], "priorities": [False, True], "running_jobs_limits": [0, 4, 16]},
     "libra-intervals": {"schemes": ["baseline", "drf", "hug", "libra"], "intervals": [0.1, 0.5, 1.0, 5.0, 10.0],
                         "width": 128, "machines": 512, "applications": 30, "seeds": 2},
     "libra-sensitivity": {"schemes": ["drf", "libra"], "volumes": [0.03], "slots": [1, 2, 4, 32], "interval": 0.1,
@@ -89,6 +101,9 @@ DESCRIPTIONS = {
                     "trace under YARN, Meganode and YARN-ME at each penalty; ratio of average job runtimes.",
     "batch-ls-seeds": "Local Search's spread over random seeds on one batch scenario (Klusáček & Rudová), "
                       "beside any other policy; mean ± std per policy.",
+    "calibrate": "Which setting of the batch model reproduces the waits the log records: every combination of "
+                 "estimates, allocation, queue priorities and a per-user limit on running jobs, ranked by fit "
+                 "(mean wait off by, share within 10 minutes, rank correlation) against the first of each.",
     "libra-intervals": "Libra paper, Fig. 6: isolation, duration and link utilisation of the network schemes as "
                        "applications arrive more or less often (Poisson, many-to-many traffic).",
     "libra-sensitivity": "Libra paper, Fig. 6 at one arrival interval, over what the paper does not state: the "
@@ -165,6 +180,10 @@ def plan_text(spec: dict, count: int) -> str:
     if kind == "batch-ls-seeds":
         return (f"{count} points: {len(spec['policies'])} polic{'y' if len(spec['policies']) == 1 else 'ies'} × "
                 f"{len(spec['seeds'])} seed(s), {spec['variant']}, first {spec['jobs']} jobs.")
+    if kind == "calibrate":
+        return (f"{count} points: {len(spec['estimates'])} estimate(s) × {len(spec['allocation'])} allocation(s) × "
+                f"{len(spec['priorities'])} priority setting(s) × {len(spec['running_jobs_limits'])} limit(s), "
+                f"{spec['policy'].upper()}, first {spec['jobs']} jobs.")
     if kind == "libra-sensitivity":
         return (f"{count} points: {len(spec['schemes'])} scheme(s) × {len(spec['volumes'])} volume(s) × "
                 f"{len(spec['slots'])} slot count(s) × {len(spec['seeds'])} seed(s), {spec['interval']:g} s apart.")

@@ -7,6 +7,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
+from ...core.errors import ScenarioError
 from ...core.registry import Parametrised
 from ..profile import Profile
 from ..simulate import WAITING
@@ -24,12 +25,21 @@ class Conservative(Parametrised):
     the jobs reserved on that cluster are re-backfilled in their order
     (§5); the others keep theirs. A job that cannot be reserved anywhere is
     cancelled.
+
+    Queue ranks (:mod:`sched_engine.batch.queues`): a job arriving in a
+    higher queue than some waiting job is planned before them: every
+    waiting job of a lower queue loses its reservation and is planned again
+    after it, in queue order. Best-effort queues and user limits need a
+    policy that decides at each pass (FCFS, EASY): they are refused here.
     """
 
     def __init__(self):
         pass
 
     def bind(self, sim) -> None:
+        if sim.best_effort is not None or sim.limits is not None:
+            raise ScenarioError("policy", f"{type(self).__name__} plans every job ahead: best-effort queues and "
+                                          "user limits need FCFS, FCFS-LB or EASY")
         self.sim = sim
         self.profiles = [self._fresh_profile(c.index, 0.0) for c in sim.clusters]
         # Per cluster, the jobs reserved on it in priority order. A job that
@@ -41,7 +51,26 @@ class Conservative(Parametrised):
         self.due: list[tuple[float, int]] = []  # heap of (start, job); stale entries skipped
 
     def arrive(self, job: int, now: float) -> Iterator[Decision]:
+        rank = self.sim.rank
+        if rank is not None and any(rank[other] > rank[job] for other in self.reserved):
+            return self._replan(job, now)
         return self._place(job, now)
+
+    def _replan(self, job: int, now: float) -> Iterator[Decision]:
+        """Plan ``job`` before the waiting jobs of lower queues: the clusters holding those are planned again,
+        their waiting jobs with ``job`` in queue order."""
+        rank = self.sim.rank
+        touched = {cluster for other, (_, cluster) in self.reserved.items() if rank[other] > rank[job]}
+        again = [job]
+        for cluster in sorted(touched):
+            jobs = self._compact(cluster)
+            self.order[cluster] = []
+            self.profiles[cluster] = self._fresh_profile(cluster, now)
+            for other in jobs:
+                del self.reserved[other]
+            again.extend(jobs)
+        for other in sorted(again, key=lambda other: (rank[other], other)):
+            yield from self._place(other, now)
 
     def job_ended(self, cluster: int, now: float, early: bool) -> Iterable[Decision]:
         return self._rebackfill(cluster, now) if early else NO_DECISIONS

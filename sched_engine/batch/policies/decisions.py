@@ -38,11 +38,17 @@ class Reserve(NamedTuple):
     cluster: int
 
 
+class Preempt(NamedTuple):
+    """Kill running best-effort ``job`` now, for good, to free its CPUs (:mod:`sched_engine.batch.queues`)."""
+
+    job: int
+
+
 class Wake(NamedTuple):
     """Make a scheduling pass at ``time`` even if nothing else happens then."""
 
     time: float
 
 
-Decision = Union[Start, Cancel, Reserve, Wake]
+Decision = Union[Start, Cancel, Reserve, Wake, Preempt]
 NO_DECISIONS: tuple[Decision, ...] = ()

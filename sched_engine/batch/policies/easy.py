@@ -53,22 +53,25 @@ class EASY(QueuePolicy):
         first_new = len(queue) - self.new_jobs
         self.new_jobs = 0
         if self.resources_changed or self.reservation is None or first_new <= self.head:
+            # ``top``: the first job its user's limit lets start (the head, without limits).
             yield from self._start_heads(now)
-            if self.head < len(queue) and (self.reservation_stale or queue[self.head] != self.reserved_job):
+            top = self._eligible(self.head)
+            if top < len(queue) and (self.reservation_stale or queue[top] != self.reserved_job):
                 self.reservation = None
-            while self.head < len(queue) and self.reservation is None:
-                self.reservation = self._reserve(queue[self.head])
+            while top < len(queue) and self.reservation is None:
+                self.reservation = self._reserve(queue[top])
                 if self.reservation is not None:
-                    self.reserved_job = queue[self.head]
+                    self.reserved_job = queue[top]
                     self.reservation_stale = False
                     yield Reserve(self.reserved_job, self.reservation[0], self.reservation[1])
                     break
-                yield Cancel(queue[self.head], NO_RESERVATION)
-                self._remove(self.head)
+                yield Cancel(queue[top], NO_RESERVATION)
+                self._remove(top)
                 yield from self._start_heads(now)
-            if self.head >= len(queue):
+                top = self._eligible(self.head)
+            if top >= len(queue):
                 self.reservation = None
-            low = self.head + 1
+            low = top + 1
         else:
             # Nothing was freed since the last pass: the jobs already scanned
             # still cannot start, so only the newcomers are candidates.
@@ -104,11 +107,9 @@ class EASY(QueuePolicy):
             bisect.insort(self.sizes, size)
         bucket.append(len(self.queue) - 1)
 
-    def _compact(self) -> bool:
-        if not super()._compact():
-            return False
+    def _rebuild(self, live: np.ndarray) -> None:
+        super()._rebuild(live)
         self._index_queue()   # positions changed
-        return True
 
     def _index_queue(self) -> None:
         """Rebuild the buckets from the (compacted) queue."""
@@ -139,6 +140,7 @@ class EASY(QueuePolicy):
         the reservation."""
         sim, queue = self.sim, self.queue
         clusters, procs_of, estimate, candidates_of = sim.clusters, sim.procs, sim.estimate, sim.candidates
+        limits = sim.limits
         shadow, reserved_cluster, extra = self.reservation
         position = low
         while position < len(queue):
@@ -156,6 +158,9 @@ class EASY(QueuePolicy):
                 break
             job = queue[position]
             need = procs_of[job]
+            if limits is not None and limits.blocked(job, need):
+                position += 1
+                continue
             ends_by_shadow = now + estimate[job] <= shadow
             for c in candidates_of[job]:
                 if clusters[c].free_total < need:

@@ -11,7 +11,8 @@ from .queue import QueuePolicy
 class FCFS(QueuePolicy):
     """First come, first served: only the queue head may start (no backfilling).
 
-    A blocked head blocks every later job, whatever clusters they could use.
+    A blocked head blocks every later job, whatever clusters they could use
+    (jobs held by their user's limit are passed over, :mod:`sched_engine.batch.queues`).
     """
 
     starts_in_order = True
@@ -20,10 +21,10 @@ class FCFS(QueuePolicy):
         pass
 
     def schedule(self, now: float) -> Iterator[Decision]:
-        waited_before = len(self.queue) - self.new_jobs > self.head
+        waited_before = len(self.queue) - self.new_jobs > self._eligible(self.head)
         self.new_jobs = 0
         if not self.resources_changed and waited_before:
-            return  # nothing freed and the head was already blocked
+            return  # nothing freed and the first eligible job was already blocked
         yield from self._start_heads(now)
         self.resources_changed = False
         self._compact()

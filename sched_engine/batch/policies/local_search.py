@@ -21,6 +21,7 @@ class LocalSearch(Conservative):
     ``w_x = (x_prev - x_new) / x_prev`` compares the schedule's mean slowdown,
     wait and response (planned, by estimates). When ``x_prev`` is 0 (the
     paper leaves the correction out): ``w_x = 0`` if ``x_new`` is 0, else -1.
+    With queue ranks a move keeps every cluster's order by rank.
     The paper also stops a search after 2 wall seconds; that limit makes
     results depend on the machine, so it is off by default
     (``time_limit_s=2.0`` restores it).
@@ -71,7 +72,7 @@ class LocalSearch(Conservative):
         return profile, starts, (sld, wait, resp)
 
     def _search(self, now: float) -> Iterator[Decision]:
-        sim, rng = self.sim, self.sim.rng
+        sim, rng, rank = self.sim, self.sim.rng, self.sim.rank
         for cluster in range(len(self.order)):
             self._compact(cluster)
         waiting = [job for order in self.order for job in order]
@@ -91,6 +92,8 @@ class LocalSearch(Conservative):
             target = old_order if new == old else list(self.order[new])
             target.insert(int(rng.integers(len(target) + 1)), job)
             touched = {old: old_order, new: target} if new != old else {old: target}
+            if rank is not None and any(rank[a] > rank[b] for a, b in zip(target, target[1:])):
+                continue   # a move never puts a job ahead of a higher queue's (:mod:`sched_engine.batch.queues`)
             if any(sim.procs[j] > sim.clusters[c].up_total for c, order in touched.items() for j in order):
                 continue
             candidate = {c: self._plan(c, order, now) for c, order in touched.items()}

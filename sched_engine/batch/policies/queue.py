@@ -1,4 +1,4 @@
-"""The arrival-ordered queue FCFS-like policies share (FCFS, FCFS-LB, EASY)."""
+"""The queue FCFS-like policies share (FCFS, FCFS-LB, EASY): arrival order within queue ranks."""
 
 from __future__ import annotations
 
@@ -7,19 +7,29 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from ...core.registry import Parametrised
+from ..queues import victims
 from ..simulate import WAITING
-from .decisions import NO_DECISIONS, Cancel, Decision, Start
+from .decisions import NO_DECISIONS, Cancel, Decision, Preempt, Start
 
 NO_RESERVATION = "no reservation possible on the machines that are up"
 
 
 class QueuePolicy(Parametrised):
-    """Waiting jobs in arrival order, and starting the queue's heads while they fit.
+    """Waiting jobs in queue order, and starting the queue's heads while they fit.
 
-    The queue is an append-only list with lazy deletion: started or
-    cancelled jobs stay in place as dead entries (``procs`` set to infinity
-    in the parallel numpy arrays) until more than half are dead, then it is
-    compacted. ``head`` is the position of the first live job.
+    Queue order: by queue rank (``sim.rank``, :mod:`sched_engine.batch.queues`;
+    all equal without one), then by arrival. The queue is a list with lazy
+    deletion: started or cancelled jobs stay in place as dead entries
+    (``procs`` set to infinity in the parallel numpy arrays) until more than
+    half are dead, then it is compacted. ``head`` is the position of the
+    first live job. A job arriving in a higher queue than the last one
+    enqueued is put in its place by rebuilding the queue (:meth:`_rebuild`),
+    and the next pass is a full one (``resources_changed``).
+
+    Jobs held by their user's limit (``sim.limits``) are passed over: they
+    block nobody. When the first eligible job is not best-effort and does
+    not fit, the best-effort jobs whose CPUs it needs are preempted
+    (:func:`~sched_engine.batch.queues.victims`).
     """
 
     def bind(self, sim) -> None:
@@ -31,9 +41,19 @@ class QueuePolicy(Parametrised):
         self.dead = 0
         self.new_jobs = 0
         self.resources_changed = True
+        self.last_rank = 0   # queue rank of the last job enqueued
 
     def arrive(self, job: int, now: float) -> Sequence[Decision]:
         self._enqueue(job)
+        rank = self.sim.rank
+        if rank is not None:
+            if rank[job] < self.last_rank:   # ahead of jobs already waiting
+                live = np.flatnonzero(np.isfinite(self.q_procs[: len(self.queue)]))
+                jobs = np.asarray(self.queue, dtype=np.int64)[live]
+                self._rebuild(live[np.lexsort((jobs, np.asarray(rank, dtype=np.int64)[jobs]))])
+                self.resources_changed = True
+            else:
+                self.last_rank = rank[job]
         return NO_DECISIONS
 
     def _enqueue(self, job: int) -> None:
@@ -66,7 +86,11 @@ class QueuePolicy(Parametrised):
         """Drop the dead entries once more than half are dead; returns whether it did."""
         if self.dead * 2 <= len(self.queue) or self.dead < 64:
             return False
-        live = np.flatnonzero(np.isfinite(self.q_procs[: len(self.queue)]))
+        self._rebuild(np.flatnonzero(np.isfinite(self.q_procs[: len(self.queue)])))
+        return True
+
+    def _rebuild(self, live: np.ndarray) -> None:
+        """Keep only the entries at positions ``live``, in that order (subclasses re-index here)."""
         self.queue = [self.queue[i] for i in live.tolist()]
         size = max(1024, 2 * len(self.queue))
         procs, estimate = np.empty(size), np.empty(size)
@@ -75,7 +99,6 @@ class QueuePolicy(Parametrised):
         self.q_procs, self.q_estimate = procs, estimate
         self.head = 0
         self.dead = 0
-        return True
 
     def _fits_now(self, job: int) -> list[int]:
         procs = self.sim.procs[job]
@@ -86,21 +109,41 @@ class QueuePolicy(Parametrised):
         procs = self.sim.procs[job]
         return any(self.sim.clusters[c].up_total >= procs for c in self.sim.candidates[job])
 
+    def _eligible(self, position: int) -> int:
+        """The first position at or after ``position`` whose job its user's limit lets start now (or the end)."""
+        sim, queue = self.sim, self.queue
+        limits, q_procs = sim.limits, self.q_procs
+        if limits is None:
+            return position
+        while position < len(queue) and (q_procs[position] == np.inf
+                                         or limits.blocked(queue[position], sim.procs[queue[position]])):
+            position += 1
+        return position
+
     def _start_heads(self, now: float) -> Iterator[Decision]:
-        """Start queue heads while they fit; stop at the first blocked one.
+        """Start the first eligible jobs while they fit; stop at the first blocked one.
 
         A head that cannot fit even on every up machine of its clusters is
         cancelled (§5: jobs that cannot get a reservation are cancelled).
+        A head that is not best-effort preempts best-effort jobs if that
+        lets it start now.
         """
-        queue = self.queue
-        while self.head < len(queue):
-            position = self.head
+        queue, sim = self.queue, self.sim
+        while True:
+            position = self._eligible(self.head)
+            if position >= len(queue):
+                return
             job = queue[position]
             fits = self._fits_now(job)
             if fits:
                 yield Start(job, self.choose(fits))
             elif not self._can_ever_fit(job):
                 yield Cancel(job, NO_RESERVATION)
+            elif sim.best_effort is not None and not sim.best_effort[job] and (chosen := victims(sim, job)):
+                cluster, killed = chosen
+                for other in killed:
+                    yield Preempt(other)
+                yield Start(job, cluster)
             else:
                 return
             self._remove(position)
