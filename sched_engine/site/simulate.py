@@ -54,6 +54,12 @@ SAMPLES = 2000
 class SiteSimulation(Simulation):
     """One run of a site: jobs (with leaf, group, memory), clusters, failures and a queue order."""
 
+    # What the batch engine's policies read of a batch run's queues (sched_engine/batch/queues.py): a site's
+    # order is its fair-share order, with no queue ranks, best-effort queues or per-user limits.
+    rank = None
+    best_effort = None
+    limits = None
+
     def __init__(self, *, submit, run_time, estimate, procs, memory_per_cpu, leaf, group_of_leaf, tree,
                  clusters: list[SiteCluster], candidates, failures=(), order: QueueOrder, elastic: dict,
                  progress: Callable[[float], None] | None = None):
