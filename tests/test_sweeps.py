@@ -551,3 +551,26 @@ def test_the_calibrate_plot_draws_one_bar_per_setting_best_first_reference_grey(
     assert bar.y[0].startswith("#1 perfect, cpus, prio off, limit 4") and bar.y[1].endswith("limit none")
     assert bar.marker.color[1] == "#9e9e9e" and bar.marker.color[0] != "#9e9e9e"
     assert metric_options("calibrate")[0]["value"] == "mean_wait_error"
+
+
+def _component(tree, component_id):
+    """The component of ``tree`` (a Dash layout) whose id is ``component_id``, or None."""
+    if getattr(tree, "id", None) == component_id:
+        return tree
+    children = getattr(tree, "children", None)
+    for child in children if isinstance(children, (list, tuple)) else [children] if children is not None else []:
+        found = _component(child, component_id)
+        if found is not None:
+            return found
+    return None
+
+
+def test_the_calibrate_link_opens_the_sweeps_page_on_its_sample_trace():
+    trace_field = {"type": page.ids.PARAM, "kind": "calibrate", "name": "trace"}
+    opened = page.layout_for_url("/sweeps", {"kind": ["calibrate"], "trace": ["sample:cerit-sc-2013-slice.swf"]})
+    assert _component(opened, page.ids.KIND).value == "calibrate"
+    assert _component(opened, trace_field).value == "cerit-sc-2013-slice.swf"
+    # An upload, or a file the kind does not offer, leaves the kind's default workload.
+    for trace in ("upload:" + "ab" * 32, "sample:../../etc/passwd"):
+        opened = page.layout_for_url("/sweeps", {"kind": ["calibrate"], "trace": [trace]})
+        assert _component(opened, trace_field).value == "hpc2n-excerpt.swf"

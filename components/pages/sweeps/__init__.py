@@ -9,7 +9,8 @@ stored under the spec's content hash (:class:`.store.SweepStore`); the
 browser keeps only that hash. The comparison table, the plot and the CSV
 downloads are rebuilt from the stored table (:mod:`.results`).
 
-``/sweeps?kind=<kind>`` opens the page on that kind (the gallery links there).
+``/sweeps?kind=<kind>`` opens the page on that kind (the gallery links there); ``&trace=sample:<name>``
+chooses that sample as the kind's workload (the batch page's Calibrate link).
 """
 
 from .. import Page
@@ -17,8 +18,10 @@ from . import callbacks, form, ids, layout, results, store
 
 
 def layout_for_url(path: str, query: dict[str, list[str]]):
-    """``/sweeps?kind=<kind>``: the page opened on that kind."""
-    return layout.layout((query.get("kind") or [None])[0]) if path == PAGE.route else None
+    """``/sweeps?kind=<kind>[&trace=sample:<name>]``: the page opened on that kind (and that sample trace)."""
+    if path != PAGE.route:
+        return None
+    return layout.layout((query.get("kind") or [None])[0], (query.get("trace") or [None])[0])
 
 
 PAGE = Page("/sweeps", "Sweeps", layout.layout, callbacks.register, layout_for_url=layout_for_url)

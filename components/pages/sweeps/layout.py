@@ -49,9 +49,15 @@ def sweep_table(component_id, **kwargs):
                                 style_table={"overflowX": "auto"}, **kwargs)
 
 
-def layout(kind: str | None = None) -> html.Div:
-    """The page; ``kind`` (from ``/sweeps?kind=...``, e.g. a gallery card's link) is the sweep shown first."""
+def layout(kind: str | None = None, trace: str | None = None) -> html.Div:
+    """The page; ``kind`` (from ``/sweeps?kind=...``, e.g. a gallery card's link) is the sweep shown first,
+    with ``trace`` (``sample:<name>``, e.g. the batch page's Calibrate link) as its workload when it offers it."""
     first = kind if kind in FORM else next(iter(FORM))
+    values = {name: form_values(name) for name in FORM}
+    sample = trace[len("sample:"):] if isinstance(trace, str) and trace.startswith("sample:") else None
+    offered = next((p.options for p in FORM[first] if p.name == "trace"), ())
+    if sample in offered:
+        values[first]["trace"] = sample
     return html.Div(
         [
             dcc.Store(id=ids.LAST, storage_type="local", data=None),
@@ -72,7 +78,7 @@ def layout(kind: str | None = None) -> html.Div:
                     dcc.RadioItems(id=ids.KIND, value=first, persistence=True, className="checklist inline",
                                    options=[{"label": k.label, "value": k.name} for k in KINDS.values()]),
                     html.P(id=ids.KIND_HINT, className="hint"),
-                    *[html.Div([param_field(kind, p, form_values(kind)[p.name]) for p in params],
+                    *[html.Div([param_field(kind, p, values[kind][p.name]) for p in params],
                                id={"type": ids.PARAM_BOX, "kind": kind}, className="inline-fields",
                                style=shown(kind == first))
                       for kind, params in FORM.items()],
