@@ -85,6 +85,9 @@ def test_small_libra_sweep_runs_with_progress_table_plot_and_csv(dash_duo, tmp_p
 
 def test_cancel_stops_the_sweep_and_its_processes(dash_duo, tmp_path):
     psutil = pytest.importorskip("psutil")
+    # Processes this test process already had (another test's in this pytest worker, e.g. a chart export's
+    # renderer) are not this sweep's.
+    earlier = {child.pid for child in psutil.Process().children(recursive=True)}
     dash_duo.start_server(create_app(tmp_path))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/sweeps")
     dash_duo.wait_for_contains_text(f"#{page.ids.POINTS}", "16 points", timeout=TIMEOUT)   # the reduced Fig. 6 sweep
@@ -97,7 +100,8 @@ def test_cancel_stops_the_sweep_and_its_processes(dash_duo, tmp_path):
         running = []
         for process in psutil.Process().children(recursive=True):
             try:
-                if process.name().startswith("python") and process.status() != psutil.STATUS_ZOMBIE:
+                if (process.pid not in earlier and process.name().startswith("python")
+                        and process.status() != psutil.STATUS_ZOMBIE):
                     running.append(process)
             except psutil.NoSuchProcess:
                 continue
