@@ -11,8 +11,9 @@ Stop rule: a job can pass only if it asks at most the CPUs free on some
 cluster, at most the memory per CPU free on a machine with a CPU free, at
 most the CPUs the machines can give at its memory per CPU (a share
 ``min_fraction`` of its memory when starts are memory-elastic), and either
-at most the CPUs free off the reserved cluster or left over at the shadow
-time, or ends (by its plain estimate) by the shadow time. Each start only
+at most the CPUs free off the reserved cluster, or at most the CPUs and
+memory left over at the shadow time, or ends (by its plain estimate) by the
+shadow time. Each start only
 tightens this condition. :class:`~.waiting.SizeIndex` counts the waiting
 jobs that meet it; the walk stops once every one of them has been
 examined, which leaves the starts as they were and spares the walk through
@@ -44,8 +45,19 @@ def backfill_easy(sim, candidates, now: float) -> None:
     def condition():
         free = [c.free_total for c in clusters]
         memory = max(c.max_free_memory() for c in clusters) * (1.0 + 1e-6) / low
-        any_length = max([extra, *(f for i, f in enumerate(free) if i != reserved)])
+        elsewhere = max((f for i, f in enumerate(free) if i != reserved), default=0)
         cap: dict[float, int] = {}
+        short: dict[float, int] = {}
+
+        def any_length(per_cpu: float) -> int:
+            """CPUs a job may ask at ``per_cpu`` MB and start whatever its length: elsewhere, or in what is left
+            over at the shadow time (CPUs and memory)."""
+            if per_cpu not in short:
+                held = per_cpu * low
+                spare = extra if held <= 0 else min(extra, math.floor(max(extra_memory, 0.0) / held * (1 + 1e-9)
+                                                                      + 1e-9))
+                short[per_cpu] = max(elsewhere, spare)
+            return short[per_cpu]
 
         def givable(per_cpu: float) -> int:
             if per_cpu not in cap:
@@ -69,7 +81,7 @@ def backfill_easy(sim, candidates, now: float) -> None:
             break
         need, memory = procs_of[job], memory_of[job]
         if need > max_free or memory > max_memory or need > givable(memory) or \
-                (need > any_length and estimate_of[job] > limit):
+                (need > any_length(memory) and estimate_of[job] > limit):
             continue   # fails the necessary condition: cannot start now, and was not counted
         remaining -= 1
         fit = None

@@ -95,7 +95,7 @@ class SiteSimulation(Simulation):
         self.leaf_memory = np.zeros(leaves)
         self.decayed = np.zeros((leaves, 2))
         self.fair = None if order.in_arrival_order else FairQueue(self)
-        self.by_size = SizeIndex()
+        self.by_size = SizeIndex(zip(self.procs, self.memory_per_cpu, self.estimate))
         self.waiting: dict[int, None] = {}  # every waiting job, arrival order
         self.queue: list[int] = []          # the same in a list with lazy deletion, from queue_head on
         self.queue_head = 0
@@ -223,7 +223,7 @@ class SiteSimulation(Simulation):
         del self.waiting[job]
         self.by_size.remove(self.procs[job], self.memory_per_cpu[job], self.estimate[job])
         if self.fair is not None:
-            self.fair.touch(self.leaf[job])
+            self.fair.left(self.leaf[job])
         self.group_waiting[self.group_of_leaf[self.leaf[job]]] -= 1
 
     def cancel_waiting(self, job: int, reason: str) -> None:

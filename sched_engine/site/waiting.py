@@ -21,15 +21,66 @@ from bisect import bisect_left, bisect_right, insort
 WAITING = 0  # the simulation's status code of a waiting job
 
 
+class _Estimates:
+    """A multiset of estimates: sorted list (any values) or, given every value it can hold, counts in a Fenwick
+    tree over those values (adding and removing cost a logarithm, not a shift of a long list)."""
+
+    __slots__ = ("values", "tree", "size", "items")
+
+    def __init__(self, universe: list[float] | None = None):
+        self.values = sorted(set(universe)) if universe is not None else None
+        self.tree = [0] * (len(self.values) + 1) if universe is not None else None
+        self.items: list[float] = []
+        self.size = 0
+
+    def __len__(self) -> int:
+        return self.size
+
+    def _bump(self, value: float, step: int) -> None:
+        tree, i = self.tree, bisect_left(self.values, value) + 1
+        while i < len(tree):
+            tree[i] += step
+            i += i & -i
+
+    def add(self, value: float) -> None:
+        self.size += 1
+        if self.tree is None:
+            insort(self.items, value)
+        else:
+            self._bump(value, 1)
+
+    def remove(self, value: float) -> None:
+        self.size -= 1
+        if self.tree is None:
+            del self.items[bisect_left(self.items, value)]
+        else:
+            self._bump(value, -1)
+
+    def at_most(self, limit: float) -> int:
+        if self.tree is None:
+            return bisect_right(self.items, limit)
+        tree, i, total = self.tree, bisect_right(self.values, limit), 0
+        while i > 0:
+            total += tree[i]
+            i -= i & -i
+        return total
+
+
 class SizeIndex:
-    """Jobs by memory per CPU and CPUs asked, estimates sorted: how many meet a backfill test's necessary condition."""
+    """Jobs by memory per CPU and CPUs asked, their estimates counted: how many meet a backfill test's necessary
+    condition. ``universe``: ``(procs, memory per CPU, estimate)`` of every job it may ever hold, if known."""
 
-    __slots__ = ("memory", "by_memory", "held")
+    __slots__ = ("memory", "by_memory", "held", "universe")
 
-    def __init__(self):
+    def __init__(self, universe=None):
         self.memory: list[float] = []   # distinct memory per CPU asked, ascending
-        self.by_memory: dict[float, tuple[list[int], dict[int, list[float]]]] = {}  # -> sizes ascending, estimates
+        self.by_memory: dict[float, tuple[list[int], dict[int, _Estimates]]] = {}  # -> sizes ascending, estimates
         self.held: dict[float, int] = {}  # jobs per memory per CPU
+        self.universe: dict[tuple[float, int], list[float]] | None = None
+        if universe is not None:
+            self.universe = {}
+            for procs, memory_per_cpu, estimate in universe:
+                self.universe.setdefault((memory_per_cpu, procs), []).append(estimate)
 
     def add(self, procs: int, memory_per_cpu: float, estimate: float) -> None:
         entry = self.by_memory.get(memory_per_cpu)
@@ -40,19 +91,19 @@ class SizeIndex:
         sizes, estimates = entry
         bucket = estimates.get(procs)
         if bucket is None:
-            bucket = estimates[procs] = []
+            universe = None if self.universe is None else self.universe[(memory_per_cpu, procs)]
+            bucket = estimates[procs] = _Estimates(universe)
             insort(sizes, procs)
-        insort(bucket, estimate)
+        bucket.add(estimate)
         self.held[memory_per_cpu] += 1
 
     def remove(self, procs: int, memory_per_cpu: float, estimate: float) -> None:
-        bucket = self.by_memory[memory_per_cpu][1][procs]
-        del bucket[bisect_left(bucket, estimate)]
+        self.by_memory[memory_per_cpu][1][procs].remove(estimate)
         self.held[memory_per_cpu] -= 1
 
-    def count(self, max_free: int, max_memory: float, any_length: int, limit: float, givable) -> int:
+    def count(self, max_free: int, max_memory: float, any_length, limit: float, givable) -> int:
         """Jobs asking at most ``max_free`` CPUs, at most ``max_memory`` MB per CPU and at most ``givable(m)`` CPUs
-        at ``m`` MB per CPU, and at most ``any_length`` CPUs or with an estimate of at most ``limit``."""
+        at ``m`` MB per CPU, and at most ``any_length(m)`` CPUs or with an estimate of at most ``limit``."""
         total = 0
         by_memory, held = self.by_memory, self.held
         for memory in self.memory[: bisect_right(self.memory, max_memory)]:
@@ -60,9 +111,10 @@ class SizeIndex:
                 continue
             sizes, estimates = by_memory[memory]
             most = min(max_free, givable(memory))
+            short = any_length(memory)
             for size in sizes[: bisect_right(sizes, most)]:
                 bucket = estimates[size]
-                total += len(bucket) if size <= any_length else bisect_right(bucket, limit)
+                total += len(bucket) if size <= short else bucket.at_most(limit)
         return total
 
 
@@ -76,7 +128,8 @@ class FairQueue:
     def __init__(self, sim):
         self.sim = sim
         leaves = sim.tree.leaf_count
-        self.jobs: list[list[int]] = [[] for _ in range(leaves)]  # lazy deletion: entries before head[leaf] left
+        self.jobs: list[list[int]] = [[] for _ in range(leaves)]  # lazy deletion: entries of jobs that left stay
+        self.live = [0] * leaves   # waiting jobs per leaf
         self.head = [0] * leaves
         self.wants = [False] * leaves
         self.shares = [[0.0, 0.0] for _ in range(leaves)]
@@ -90,10 +143,16 @@ class FairQueue:
     def add(self, job: int) -> None:
         leaf = self.sim.leaf[job]
         self.jobs[leaf].append(job)
+        self.live[leaf] += 1
         self.dirty.add(leaf)
 
     def touch(self, leaf: int) -> None:
-        """The leaf's usage or waiting jobs changed."""
+        """The leaf's usage changed."""
+        self.dirty.add(leaf)
+
+    def left(self, leaf: int) -> None:
+        """One of the leaf's jobs left the queue (started or cancelled)."""
+        self.live[leaf] -= 1
         self.dirty.add(leaf)
 
     def _next_waiting(self, leaf: int, position: int) -> int:
@@ -121,10 +180,13 @@ class FairQueue:
             share = shares[leaf]
         self.shares[leaf] = share
         self.dominant[leaf] = max(share)
-        position = self.head[leaf] = self._next_waiting(leaf, self.head[leaf])
-        if position > 1024 and position * 2 > len(self.jobs[leaf]):
-            del self.jobs[leaf][:position]
+        queue = self.jobs[leaf]
+        if len(queue) > 2 * self.live[leaf] + 1024:
+            # Mostly entries of jobs that left (backfilled ones leave holes anywhere): keep the waiting ones.
+            status = sim.status
+            queue[:] = [job for job in queue if status[job] == WAITING]
             self.head[leaf] = 0
+        self.head[leaf] = self._next_waiting(leaf, self.head[leaf])
 
     def order(self):
         """The waiting jobs in the queue order, generated lazily by progressive filling (see :mod:`.order`)."""
