@@ -3,6 +3,7 @@
 import time
 
 import pytest
+from batch_choices import run_easy_basic
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -72,13 +73,7 @@ def test_preset_matrix_runs_and_charts_link(dash_duo, tmp_path):
 
 def test_a_bad_upload_says_where_and_keeps_trace_and_results(dash_duo, tmp_path):
     _start(dash_duo, tmp_path)
-    for box in dash_duo.find_elements(f"#{page.ids.POLICIES} input:checked"):
-        box.click()
-    dash_duo.find_elements(f"#{page.ids.POLICIES} input")[2].click()            # EASY only
-    for box in dash_duo.find_elements(f"#{page.ids.SCENARIOS} input:checked")[1:]:
-        box.click()                                                          # BASIC only
-    dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
-    dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.message}", "1 run(s)", timeout=TIMEOUT)
+    run_easy_basic(dash_duo, TIMEOUT)
     bad = tmp_path / "broken.swf"
     bad.write_text("1 0 -1 10 2 -1 -1 2 10 -1 1 1 -1 -1 -1 -1 -1 -1\n2 5 -1 ten 2 -1 -1 2 10 -1 1 1 -1 -1 -1 -1 -1 -1\n")
     _upload(dash_duo, page.ids.TRACE_UPLOAD, bad)

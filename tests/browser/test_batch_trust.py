@@ -1,6 +1,7 @@
 """The Batch page's trust panels in headless Chromium: the log vs the simulation, why jobs waited, sizing."""
 
 import pytest
+from batch_choices import run_easy_basic
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -18,13 +19,7 @@ def test_a_run_is_checked_against_the_log_and_a_job_says_why_it_waited(dash_duo,
     dash_duo.start_server(create_app(tmp_path))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/batch")
     dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
-    for box in dash_duo.find_elements(f"#{page.ids.POLICIES} input:checked"):
-        box.click()
-    dash_duo.find_elements(f"#{page.ids.POLICIES} input")[2].click()            # EASY only
-    for box in dash_duo.find_elements(f"#{page.ids.SCENARIOS} input:checked")[1:]:
-        box.click()                                                          # BASIC only
-    dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
-    dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.message}", "1 run(s)", timeout=TIMEOUT)
+    run_easy_basic(dash_duo, TIMEOUT)
     # The HPC2N excerpt records its waits: the panel says how far the run is from them, relative to which run.
     dash_duo.wait_for_contains_text(f"#{page.ids.LOG_HEADLINE}", "vs your log's", timeout=TIMEOUT)
     assert "of jobs within 10 minutes" in dash_duo.find_element(f"#{page.ids.LOG_HEADLINE}").text
