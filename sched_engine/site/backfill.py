@@ -14,10 +14,14 @@ most the CPUs the machines can give at its memory per CPU (a share
 at most the CPUs free off the reserved cluster, or at most the CPUs and
 memory left over at the shadow time, or ends (by its plain estimate) by the
 shadow time. Each start only
-tightens this condition. :class:`~.waiting.SizeIndex` counts the waiting
-jobs that meet it; the walk stops once every one of them has been
-examined, which leaves the starts as they were and spares the walk through
-a backlog of jobs that cannot start now.
+tightens this condition. Under a fair order :class:`~.waiting.SizeIndex`
+counts the waiting jobs that meet it; the walk stops once every one of them
+has been examined, which leaves the starts as they were and spares the walk
+through a backlog of jobs that cannot start now. Under the arrival order
+the walk reads the queue by class (:class:`~.waiting.ArrivalQueue`) and
+goes from one job meeting the condition straight to the next, examining
+every one of them (``backfill_depth`` does not apply), as the batch
+engine's EASY does.
 """
 
 from __future__ import annotations
@@ -29,16 +33,18 @@ from .waiting import WAITING, SizeIndex
 
 
 def backfill_easy(sim, candidates, now: float) -> None:
-    """Walk ``candidates`` (the rest of the queue order) and start what EASY allows; keeps the reservation's
-    CPUs and memory left over at the shadow time up to date in ``sim.reservation``."""
+    """Walk ``candidates`` (the rest of the queue order; ``None``: every waiting job after the head in arrival
+    order, read by class from :class:`~.waiting.ArrivalQueue`) and start what EASY allows; keeps the
+    reservation's CPUs and memory left over at the shadow time up to date in ``sim.reservation``."""
     head, shadow, reserved, extra, extra_memory = sim.reservation
-    depth = sim.order.backfill_depth
+    depth = sim.order.backfill_depth if candidates is not None else 0
     clusters, procs_of, estimate_of, memory_of = sim.clusters, sim.procs, sim.estimate, sim.memory_per_cpu
     status, run_time = sim.status, sim.run_time
     elastic = sim.elastic["enabled"]
     low = sim.elastic["min_fraction"] if elastic else 1.0
     # The plain estimate bounds an elastic start's from below only for penalties >= 1: then count any length.
     limit = math.inf if elastic else shadow - now + 1e-9 * max(1.0, abs(shadow))
+    counted = sim.by_size is not None and candidates is not None
     passed = SizeIndex()   # waiting jobs examined that met the condition then and did not start (and the head)
     passed.add(procs_of[head], memory_of[head], estimate_of[head])
 
@@ -66,12 +72,24 @@ def backfill_easy(sim, candidates, now: float) -> None:
 
         most = max(free)
         left = (sim.by_size.count(most, memory, any_length, limit, givable)
-                - passed.count(most, memory, any_length, limit, givable))
+                - passed.count(most, memory, any_length, limit, givable)) if counted else math.inf
         return most, memory, any_length, givable, left
 
     max_free, max_memory, any_length, givable, remaining = condition()
+
+    def arrival_order():
+        """The waiting jobs after the head that meet the condition as it stands when each is asked for."""
+        queue = sim.arrival
+        position = queue.position[head] + 1
+        while max_free > 0:
+            position = queue.first(position, max_free, max_memory, givable, any_length, limit)
+            if position < 0:
+                return
+            yield queue.jobs[position]
+            position += 1
+
     examined = 0
-    for job in candidates:
+    for job in arrival_order() if candidates is None else candidates:
         if remaining <= 0 or max_free == 0:
             break
         if job == head or status[job] != WAITING:
@@ -105,7 +123,8 @@ def backfill_easy(sim, candidates, now: float) -> None:
             fit = (c, fraction)
             break
         if fit is None:
-            passed.add(need, memory, estimate_of[job])
+            if counted:
+                passed.add(need, memory, estimate_of[job])
         else:
             sim.start_job(job, *fit)
             max_free, max_memory, any_length, givable, remaining = condition()

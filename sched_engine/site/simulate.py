@@ -41,7 +41,7 @@ from .backfill import backfill_easy
 from .conservative import backfill_conservative
 from .machines import SiteCluster
 from .order import QueueOrder
-from .waiting import FairQueue, SizeIndex
+from .waiting import ArrivalQueue, FairQueue, SizeIndex
 
 WAITING, RUNNING, FINISHED, KILLED, CANCELLED = range(5)
 STATUS_NAMES = ("waiting", "running", "finished", "killed", "cancelled")
@@ -75,7 +75,9 @@ class SiteSimulation(Simulation):
         self.clusters = clusters
         self.candidates = candidates
         self.order = order
-        self.elastic = elastic
+        # Conservative plans hold each job's whole memory (sched_engine/site/conservative.py): no elastic starts,
+        # and a job only an elastic start could hold is cancelled on arrival rather than planned forever.
+        self.elastic = {**elastic, "enabled": False} if order.backfill == "cons" else elastic
         count = len(self.submit)
         self.start_time = [math.nan] * count
         self.end_time = [math.nan] * count
@@ -94,11 +96,12 @@ class SiteSimulation(Simulation):
         self.leaf_cpus = np.zeros(leaves)
         self.leaf_memory = np.zeros(leaves)
         self.decayed = np.zeros((leaves, 2))
-        self.fair = None if order.in_arrival_order else FairQueue(self)
-        self.by_size = SizeIndex(zip(self.procs, self.memory_per_cpu, self.estimate))
+        # The waiting jobs: in arrival order read by class (arrival order), or per leaf and counted by size.
+        in_arrival_order = order.in_arrival_order
+        self.arrival = ArrivalQueue() if in_arrival_order else None
+        self.fair = None if in_arrival_order else FairQueue(self)
+        self.by_size = None if in_arrival_order else SizeIndex(zip(self.procs, self.memory_per_cpu, self.estimate))
         self.waiting: dict[int, None] = {}  # every waiting job, arrival order
-        self.queue: list[int] = []          # the same in a list with lazy deletion, from queue_head on
-        self.queue_head = 0
         self.new_arrivals: list[int] = []
         self.groups = max(group_of_leaf, default=-1) + 1
         self.group_waiting = np.zeros(self.groups, dtype=np.int64)
@@ -167,10 +170,10 @@ class SiteSimulation(Simulation):
                 self._cancel(job, TOO_MUCH_MEMORY, waiting=False)
                 return
         self.waiting[job] = None
-        self.by_size.add(self.procs[job], self.memory_per_cpu[job], self.estimate[job])
         if self.fair is None:
-            self.queue.append(job)
+            self.arrival.add(job, self.procs[job], self.memory_per_cpu[job], self.estimate[job])
         else:
+            self.by_size.add(self.procs[job], self.memory_per_cpu[job], self.estimate[job])
             self.fair.add(job)
         self.group_waiting[self.group_of_leaf[self.leaf[job]]] += 1
         self.new_arrivals.append(job)
@@ -221,8 +224,10 @@ class SiteSimulation(Simulation):
 
     def _leave_queue(self, job: int) -> None:
         del self.waiting[job]
-        self.by_size.remove(self.procs[job], self.memory_per_cpu[job], self.estimate[job])
-        if self.fair is not None:
+        if self.fair is None:
+            self.arrival.remove(job)
+        else:
+            self.by_size.remove(self.procs[job], self.memory_per_cpu[job], self.estimate[job])
             self.fair.left(self.leaf[job])
         self.group_waiting[self.group_of_leaf[self.leaf[job]]] -= 1
 
@@ -314,18 +319,7 @@ class SiteSimulation(Simulation):
     def _order(self):
         """The waiting jobs in the queue order, generated lazily (see :mod:`.order`)."""
         if self.order.in_arrival_order:
-            queue, status, position = self.queue, self.status, self.queue_head
-            while position < len(queue) and status[queue[position]] != WAITING:
-                position += 1
-            if position > 1024 and position * 2 > len(queue):
-                del queue[:position]
-                position = 0
-            self.queue_head = position
-            while position < len(queue):
-                job = queue[position]
-                if status[job] == WAITING:
-                    yield job
-                position += 1
+            yield from self.arrival.waiting()
             return
         yield from self.fair.order()
 
@@ -371,6 +365,8 @@ class SiteSimulation(Simulation):
                 if head is None:
                     self.resources_changed = False
                     return
+            if order.in_arrival_order:
+                candidates = None  # backfill_easy reads the arrival order by class
         self.resources_changed = False
         if easy and self.reservation is not None:
             backfill_easy(self, candidates, now)

@@ -1,4 +1,4 @@
-"""The site's waiting jobs, indexed twice: by leaf for the fair queue orders, by size for the backfill.
+"""The site's waiting jobs, indexed for the queue orders and for the backfill walk.
 
 :class:`FairQueue` generates a pass's queue order (:mod:`.order`) from
 per-leaf views kept between passes: each leaf's share, whether it has a job
@@ -12,11 +12,21 @@ picks are those of views rebuilt from scratch at every pass.
 CPUs asked, so a backfill pass can count the jobs that could still pass
 EASY's test and stop when none is left to examine (the batch engine's EASY reads its queue by
 size for the same reason, :mod:`sched_engine.batch.policies.easy`).
+
+:class:`ArrivalQueue` is the arrival order's queue: every job keeps the
+position it arrived at, and each (memory per CPU, CPUs) class keeps its
+jobs' positions ascending, so EASY's walk under the arrival order jumps
+from one job that could pass its test to the next, as the batch engine's
+does, instead of reading the backlog between them.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
+
+import numpy as np
+
+from ..batch.policies.positions import QueuePositions
 
 WAITING = 0  # the simulation's status code of a waiting job
 
@@ -222,3 +232,83 @@ class FairQueue:
             self.dirty.add(leaf)
             picker.changed(leaf)
             yield job
+
+
+class ArrivalQueue:
+    """The waiting jobs in arrival order, also read by (memory per CPU, CPUs) class.
+
+    Invariant: ``marks[p]`` is 0 while the job at position ``p`` waits and
+    ``inf`` once it left (positions are never reused); no position before
+    ``head`` is live.
+    """
+
+    def __init__(self):
+        self.jobs: list[int] = []           # position -> job
+        self.position: dict[int, int] = {}  # waiting job -> its position
+        self.marks = np.empty(1024)
+        self.estimates = np.empty(1024)
+        self.memory_of: list[float] = []    # position -> memory per CPU asked
+        self.head = 0
+        self.memory: list[float] = []       # distinct memory per CPU asked, ascending
+        self.sizes: dict[float, list[int]] = {}  # memory per CPU -> CPUs asked, ascending
+        self.held: dict[float, int] = {}    # memory per CPU -> waiting jobs asking it
+        self.classes: dict[tuple[float, int], QueuePositions] = {}
+
+    def add(self, job: int, procs: int, memory_per_cpu: float, estimate: float) -> None:
+        position = len(self.jobs)
+        if position == len(self.marks):
+            self.marks = np.resize(self.marks, 2 * position)
+            self.estimates = np.resize(self.estimates, 2 * position)
+        self.jobs.append(job)
+        self.memory_of.append(memory_per_cpu)
+        self.position[job] = position
+        self.held[memory_per_cpu] = self.held.get(memory_per_cpu, 0) + 1
+        self.marks[position] = 0.0
+        self.estimates[position] = estimate
+        key = (memory_per_cpu, procs)
+        positions = self.classes.get(key)
+        if positions is None:
+            positions = self.classes[key] = QueuePositions()
+            if memory_per_cpu not in self.sizes:
+                self.sizes[memory_per_cpu] = []
+                insort(self.memory, memory_per_cpu)
+            insort(self.sizes[memory_per_cpu], procs)
+        positions.append(position)
+
+    def remove(self, job: int) -> None:
+        position = self.position.pop(job)
+        self.marks[position] = np.inf
+        self.held[self.memory_of[position]] -= 1
+
+    def waiting(self):
+        """The waiting jobs from the head on, in arrival order (lazily: the caller may start some meanwhile)."""
+        jobs, marks, position = self.jobs, self.marks, self.head
+        while position < len(jobs) and marks[position] == np.inf:
+            position += 1
+        self.head = position
+        while position < len(jobs):
+            if marks[position] != np.inf:
+                yield jobs[position]
+            position += 1
+
+    def first(self, low: int, max_free: int, max_memory: float, givable, any_length, limit: float) -> int:
+        """Position of the first waiting job at or after ``low`` that meets EASY's necessary condition, or -1.
+
+        The condition (:mod:`.backfill`): at most ``max_free`` CPUs, at
+        most ``max_memory`` MB per CPU, at most ``givable(m)`` CPUs at
+        ``m`` MB per CPU, and at most ``any_length(m)`` CPUs or an estimate
+        of at most ``limit``.
+        """
+        best = -1
+        held = self.held
+        for memory in self.memory[: bisect_right(self.memory, max_memory)]:
+            sizes = self.sizes[memory]
+            if not held[memory] or sizes[0] > max_free:
+                continue
+            short = any_length(memory)
+            for size in sizes[: bisect_right(sizes, min(max_free, givable(memory)))]:
+                found = self.classes[(memory, size)].first(
+                    low, best, self.marks, None if size <= short else (self.estimates, limit))
+                if found >= 0:
+                    best = found
+        return best

@@ -8,6 +8,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from .decisions import NO_DECISIONS, Cancel, Decision, Reserve, Start
+from .positions import QueuePositions
 from .queue import NO_RESERVATION, QueuePolicy
 
 
@@ -33,7 +34,7 @@ class EASY(QueuePolicy):
         self.reserved_job = -1
         self.reservation_stale = True
         self.sizes: list[int] = []  # distinct sizes (CPUs) of the queue's jobs, ascending
-        self.buckets: dict[int, _Positions] = {}
+        self.buckets: dict[int, QueuePositions] = {}
 
     def job_ended(self, cluster: int, now: float, early: bool) -> Sequence[Decision]:
         self.resources_changed = True
@@ -103,7 +104,7 @@ class EASY(QueuePolicy):
         size = int(self.sim.procs[job])
         bucket = self.buckets.get(size)
         if bucket is None:
-            bucket = self.buckets[size] = _Positions()
+            bucket = self.buckets[size] = QueuePositions()
             bisect.insort(self.sizes, size)
         bucket.append(len(self.queue) - 1)
 
@@ -117,7 +118,7 @@ class EASY(QueuePolicy):
         order = np.argsort(size_of, kind="stable")
         sizes, firsts = np.unique(size_of[order], return_index=True)
         self.sizes = sizes.tolist()
-        self.buckets = {size: _Positions(positions)
+        self.buckets = {size: QueuePositions(positions)
                         for size, positions in zip(self.sizes, np.split(order, firsts[1:]))}
 
     def _first_candidate(self, low: int, max_free: int, any_length: int, limit: float) -> int:
@@ -174,56 +175,3 @@ class EASY(QueuePolicy):
                 break
             position += 1
         self.reservation = (shadow, reserved_cluster, extra)
-
-
-class _Positions:
-    """Ascending queue positions of the waiting jobs of one size (a growable array).
-
-    Entries of jobs that left the queue stay until the queue is compacted;
-    ``live_from`` skips those at the front for good.
-    """
-
-    __slots__ = ("positions", "length", "live_from")
-
-    def __init__(self, positions: np.ndarray | None = None):
-        # Given positions come ascending (a stable sort by size keeps queue order within a size).
-        self.positions = np.empty(16, dtype=np.int64) if positions is None else positions
-        self.length = 0 if positions is None else len(positions)
-        self.live_from = 0
-
-    def append(self, position: int) -> None:
-        if self.length == len(self.positions):
-            self.positions = np.resize(self.positions, 2 * self.length)
-        self.positions[self.length] = position
-        self.length += 1
-
-    def first(self, low: int, before: int, q_procs: np.ndarray, length_limit) -> int:
-        """The first live position in ``[low, before)`` (``before`` < 0: no bound) whose job meets
-        ``length_limit`` (``None``, or ``(estimates, limit)``: estimate ≤ limit); -1 if none.
-
-        Reads the positions in growing chunks, so the cost follows the
-        distance to the answer.
-        """
-        positions, length = self.positions, self.length
-        start = self.live_from
-        while start < length and q_procs[positions[start]] == np.inf:
-            start += 1
-        self.live_from = start
-        if start < length and positions[start] < low:
-            start = int(positions[start:length].searchsorted(low)) + start
-        chunk = 32
-        while start < length:
-            stop = min(start + chunk, length)
-            window = positions[start:stop]
-            ok = q_procs[window] != np.inf
-            if length_limit is not None:
-                estimates, limit = length_limit
-                ok &= estimates[window] <= limit
-            hit = int(ok.argmax())
-            if ok[hit]:
-                found = int(window[hit])
-                return found if before < 0 or found < before else -1
-            if 0 <= before <= int(window[-1]):
-                return -1
-            start, chunk = stop, chunk * 4
-        return -1
