@@ -15,8 +15,8 @@ from dash import DiskcacheManager
 from app import create_app
 from components.pages import Services
 from components.pages import workspace as workspace_page
-from components.pages.workspace import sharing
 from components.pages.sweeps.store import SweepStore
+from components.pages.workspace import sharing
 from components.pages.workspace.callbacks import listed
 from components.services import scoped
 from components.services.access import (
