@@ -12,10 +12,14 @@ through the scenario page's Run button before measuring, as load.py's flooder
 does, so the run manager's files are as busy as under the flood.
 
 Prints the median CPU milliseconds per page load and per request, for each
-page, then (``--profile``) the functions that took the most CPU time over
-all page loads (cProfile, cumulative).
+page; the CPU time of the Workspace page's lists (the callback its browser
+fires as it opens: every store listed, and with a login every item's sharing
+record read); the CPU priority of the flood's run processes beside this
+server's; then (``--profile``) the functions that took the most CPU time
+over all page loads (cProfile, cumulative). ``--login`` measures with a
+login on (``SCHEDSCOPE_USER_HEADER``, each request naming its user).
 
-    .venv/bin/python bench/page_cpu.py [--loads 30] [--runs 10] [--scenarios 150] [--flood 4] [--profile]
+    .venv/bin/python bench/page_cpu.py [--loads 30] [--runs 10] [--scenarios 150] [--flood 4] [--login] [--profile]
     .venv/bin/python bench/page_cpu.py --root <another checkout>   # the same on another build of the app
 """
 
@@ -25,7 +29,6 @@ import argparse
 import cProfile
 import io
 import json
-import multiprocessing
 import os
 import pstats
 import re
@@ -34,6 +37,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import psutil
 
 PAGES = ("/", "/batch", "/fairshare", "/workspace", "/compare")
 CONFIG = re.compile(r'<script id="_dash-config" type="application/json">(.*?)</script>', re.S)
@@ -58,13 +63,14 @@ def long_scenario(seed: int) -> dict:
 class Browser:
     """One renderer over Flask's test client: the dependencies of the last page, and its ``end_id``."""
 
-    def __init__(self, server):
+    def __init__(self, server, headers: dict | None = None):
         self.client = server.test_client()
+        self.headers = dict(headers or {})
         self.end_id = None
         self.dependencies: list[dict] = []
 
-    def get(self, path: str, **kwargs):
-        answer = self.client.get(path, **kwargs)
+    def get(self, path: str, headers: dict | None = None):
+        answer = self.client.get(path, headers={**self.headers, **(headers or {})})
         assert answer.status_code == 200, f"GET {path}: {answer.status_code}"
         return answer
 
@@ -78,7 +84,7 @@ class Browser:
                 "inputs": filled(dependency["inputs"]), "state": filled(dependency["state"]),
                 "changedPropIds": [f"{changed[0]}.{changed[1]}"]}
         answer = self.client.post(f"/_dash-update-component?endId={self.end_id or ''}", data=json.dumps(body),
-                                  content_type="application/json")
+                                  content_type="application/json", headers=self.headers)
         assert answer.status_code in (200, 204), f"callback {output}: {answer.status_code} {answer.data[:300]!r}"
         return answer
 
@@ -123,7 +129,17 @@ def fill(data: Path, runs: int, scenarios: int) -> None:
         store.save(long_scenario(10_000 + seed), f"flood {seed}")
 
 
-def start_flood(server, data: Path, count: int) -> int:
+def workspace_lists(browser: Browser) -> float:
+    """CPU seconds the server spent on the Workspace page's lists (its Refresh callback, as the page opens)."""
+    from components.pages.workspace import ids
+
+    refresh = browser.callback(ids.REFRESH, "n_clicks")
+    started = time.thread_time()
+    browser.post(refresh, {}, (ids.REFRESH, "n_clicks"))
+    return time.thread_time() - started
+
+
+def start_flood(server, data: Path, count: int, headers: dict) -> int:
     """Press Run on ``count`` long scenarios, as load.py's flooder does; returns how many started."""
     from components.services.workspace import ScenarioStore
     try:
@@ -131,7 +147,7 @@ def start_flood(server, data: Path, count: int) -> int:
     except ImportError:   # an older build: the scenario page was one module
         from components import scenario_page as ids
 
-    browser = Browser(server)
+    browser = Browser(server, headers)
     store = ScenarioStore(data / "scenarios")
     first = store.save(long_scenario(20_000), "flood")["hash"]
     html = browser.get(f"/scenario/{first}", headers=HTML).data.decode()
@@ -155,12 +171,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--scenarios", type=int, default=150)
     parser.add_argument("--flood", type=int, default=4, help="long runs started before measuring (0: none)")
+    parser.add_argument("--login", action="store_true", help="a login on (a proxy's user header)")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--top", type=int, default=25)
     args = parser.parse_args()
     root = args.root.resolve()
     sys.path.insert(0, str(root))
     os.chdir(root)   # scenarios name sample traces relative to the checkout
+    headers = {}
+    if args.login:
+        os.environ["SCHEDSCOPE_USER_HEADER"] = "X-Forwarded-User"
+        headers = {"X-Forwarded-User": "ada"}
     from app import create_app
     from components import shell
 
@@ -168,10 +189,10 @@ def main() -> None:
         data = Path(directory) / "data"
         fill(data, args.runs, args.scenarios)
         app = create_app(data)
-        browser = Browser(app.server)
+        browser = Browser(app.server, headers)
         for path in PAGES:   # warm: imports, first-request set-up, caches a running server has
             page_load(browser, path, shell.LOCATION)
-        flooding = start_flood(app.server, data, args.flood) if args.flood else 0
+        flooding = start_flood(app.server, data, args.flood, headers) if args.flood else 0
         profile = cProfile.Profile() if args.profile else None
         spent: dict[str, list[dict]] = {path: [] for path in PAGES}
         for _ in range(args.loads):
@@ -192,13 +213,22 @@ def main() -> None:
             print(f"  {path:<12} {total * 1e3:9.1f} "
                   + " ".join(f"{statistics.median(load[p] for load in loads) * 1e3:13.1f}" for p in parts))
         print(f"  mean over the pages: {statistics.mean(totals) * 1e3:.1f} ms CPU per page load")
+        browser.get("/workspace", headers=HTML)
+        browser.dependencies = json.loads(browser.get("/_dash-dependencies").data)
+        lists = statistics.median(workspace_lists(browser) for _ in range(max(3, args.loads // 3)))
+        print(f"  the Workspace page's lists: {lists * 1e3:.1f} ms CPU"
+              f"{' (login on: sharing records read)' if args.login else ''}")
+        runs = psutil.Process().children(recursive=True)   # the job processes the run manager forked
+        if runs:
+            print(f"  CPU priority (nice): this server {os.nice(0)}, its {len(runs)} run processes "
+                  f"{sorted({run.nice() for run in runs})}")
         if profile:
             text = io.StringIO()
             pstats.Stats(profile, stream=text).sort_stats("cumulative").print_stats(args.top)
             print(text.getvalue())
-        for child in multiprocessing.active_children():   # the flood's runs: stopped before their directory goes
-            child.kill()
-            child.join(10)
+        for run in psutil.Process().children(recursive=True):   # the flood's runs: stopped before their directory goes
+            run.kill()
+        psutil.wait_procs(psutil.Process().children(recursive=True), timeout=10)
 
 
 if __name__ == "__main__":
