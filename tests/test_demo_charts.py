@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import plotly.graph_objects as go
 import pytest
 
 from components.figures.compare import overlay_figure
@@ -24,8 +25,9 @@ def _sentence(figure) -> str:
 def test_charts_say_what_would_fill_them_before_anything_ran():
     assert _sentence(overlay_figure([], None, None)).startswith("Choose runs")
     assert _sentence(tasks_at([], ["a", "b"], 0.0)).startswith("Run policies")
-    chart = graph("some-chart")
-    assert _sentence(chart.figure) == PLACEHOLDER
+    chart = graph("some-chart")   # plain figure data in a page's layout: a valid figure once Plotly reads it
+    assert _sentence(go.Figure(chart.figure)) == PLACEHOLDER
+    assert chart.figure["layout"]["template"]["layout"]["plot_bgcolor"] == "white"   # no bare axes on grey
 
 
 @pytest.fixture

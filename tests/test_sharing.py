@@ -15,6 +15,7 @@ from dash import DiskcacheManager
 from app import create_app
 from components.pages import Services
 from components.pages import workspace as workspace_page
+from components.pages.sweeps.store import SweepStore
 from components.pages.workspace import sharing
 from components.pages.workspace.callbacks import listed
 from components.services import scoped
@@ -32,6 +33,7 @@ from components.services.access import (
 from components.services.celery_jobs import CeleryJobManager
 from components.services.jobs import CarryUser, JobManager
 from components.services.login import JOB_USER, current_user
+from components.services.prepared import PreparedFiles
 from components.services.progress import JobStore
 from components.services.runs import ResultCache
 from components.services.uploads import UploadError, UploadStore
@@ -63,9 +65,21 @@ def proxied(tmp_path, monkeypatch):
     monkeypatch.delenv("SCHEDSCOPE_USERS", raising=False)
     data = tmp_path / "data"
     app = create_app(data)
-    base = Services(results=ResultCache(data / "results"), uploads=UploadStore(data / "uploads"),
-                    scenarios=ScenarioStore(data / "scenarios", input_roots=(data / "uploads", SAMPLE_TRACES)))
-    return app, data, scoped.user_services(base, open_access(data), data / "uploads")
+    return app, data, scoped.user_services(stores(data), open_access(data), data / "uploads")
+
+
+def stores(data) -> Services:
+    """The app's stores over ``data``, as a single-user app (no login) sees them."""
+    return Services(results=ResultCache(data / "results"), uploads=UploadStore(data / "uploads"),
+                    scenarios=ScenarioStore(data / "scenarios", input_roots=(data / "uploads", SAMPLE_TRACES)),
+                    sweeps=SweepStore(data / "sweeps"), prepared=PreparedFiles(data / "prepared"))
+
+
+def panel(views):
+    """The sharing panel's ``(options, lines, style)`` for the current user, over what they see."""
+    _, *shown = sharing.state(views, views.scenarios.listing(), views.results.listing(), views.uploads.listing(),
+                              views.sweeps.listing())
+    return shown
 
 
 @contextmanager
@@ -91,11 +105,16 @@ def access(request, tmp_path):
 
 
 def test_owners_see_an_item_and_only_they_share_it(access):
-    assert not access.sees(RUN, KEY, "ada")                     # nobody owns it yet: nobody sees it
-    access.own(RUN, KEY, "ada")
+    assert access.sees(RUN, KEY, "ada") and not access.sees(RUN, KEY, None)   # no record: made before sign-in
+    access.own(RUN, KEY, "ada", existed=True)                   # used again: still nobody's, seen by all
+    assert access.grants(RUN, [KEY]) == {} and access.sees(RUN, KEY, "grace")
+    with pytest.raises(NotAllowed, match="only an owner"):
+        access.share(RUN, KEY, "ada", [])                       # nobody may hide it
+    access.own(RUN, KEY, "ada")                                 # a new item: owned before it is stored
     access.own(RUN, KEY, "ada")
     assert access.grant(RUN, KEY).owners == ("ada",)
     assert access.sees(RUN, KEY, "ada") and not access.sees(RUN, KEY, "grace")
+    access.own(SCENARIO, KEY, "grace")
     assert not access.sees(SCENARIO, KEY, "ada")                # kinds are apart
     with pytest.raises(NotAllowed, match="only an owner"):
         access.share(RUN, KEY, "grace", ["grace"])
@@ -171,12 +190,12 @@ def test_a_permalink_answers_404_to_another_user_until_it_is_shared(proxied):
     with as_user(app, "grace"):
         assert [e["hash"] for e in views.scenarios.listing()] == [saved]
         assert [e["hash"] for e in views.results.listing()] == [ran]
-        options, _, style = sharing.panel_state(views)
+        options, _, style = panel(views)
         assert options == [] and style == sharing.SHOWN      # she sees them, but owns none: nothing to share
         _, cached = views.results.run(tiny(2))                # she runs it herself: from the cache, and now hers too
         assert cached and views.access.grant(RUN, ran).owners == ("ada", "grace")
     with as_user(app, "ada"):
-        options, lines, _ = sharing.panel_state(views)
+        options, lines, _ = panel(views)
         assert {o["value"] for o in options} == {f"{SCENARIO}:{saved}", f"{RUN}:{ran}"}
         assert "everyone signed in" in str(lines) and "shared with grace" in str(lines)
 
@@ -213,7 +232,7 @@ def test_a_scenario_file_naming_another_users_upload_is_not_saved_from_the_works
     contents = "data:application/json;base64," + base64.b64encode(json.dumps(scenario).encode()).decode()
     with as_user(app, "grace"):
         outputs = listed(views, None, None, contents, "borrowed.json")
-    assert "Not saved" in str(outputs[3]) and "no upload of yours" in str(outputs[3]) and outputs[0] == []
+    assert "Not saved" in str(outputs[4]) and "no upload of yours" in str(outputs[4]) and outputs[0] == []
 
 
 # -- without a login ------------------------------------------------------------------------------------------

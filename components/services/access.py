@@ -1,9 +1,10 @@
-"""Who may see what, with a login on: each run, saved scenario and upload has owners and a list it is shared with.
+"""Who may see what, with a login on: each run, saved scenario, upload and sweep has owners and a list it is
+shared with.
 
-Runs, saved scenarios and uploads are content-addressed and stored once
-whoever made them; visibility is a separate record per item, a
+Runs, saved scenarios, uploads and sweeps are content-addressed and stored
+once whoever made them; visibility is a separate record per item, a
 :class:`Grant`, keyed by the item's kind (:data:`KINDS`) and content key
-(a run's or scenario's hash, an upload's sha256):
+(a run's or scenario's hash, an upload's sha256, a sweep's spec hash):
 
 * ``owners``: every user who made the item -- ran the run (a run found in
   the cache counts: the user asked for it), saved the scenario, uploaded the
@@ -12,9 +13,13 @@ whoever made them; visibility is a separate record per item, a
 * ``shared``: the users an owner shared it with, or :data:`EVERYONE` (every
   signed-in user). Any owner may change it; sharing replaces the list.
 
-An item nobody owns -- made while the app was single-user, before the login
-was turned on -- is seen by nobody signed in: nothing made before is handed
-to whoever signs in first.
+An item with no record at all was made while the app had no login (before
+it was turned on): it is *made before sign-in*. Every signed-in user sees
+it, as everyone who reached the app saw it then, and nobody owns it: nobody
+can share or hide it, and using it again (a cached run asked for, the same
+file uploaded) leaves it so (:meth:`Access.own` with ``existed``). The
+Workspace page marks it. A new item gets its record before it is stored
+(the scoped views own first), so it never passes for one made before sign-in.
 
 Grants live where every server process and worker sees them: one small JSON
 file per item under ``<data>/access/<kind>/`` (an update holds an exclusive
@@ -43,8 +48,8 @@ from .storage import atomic_write
 
 log = logging.getLogger(__name__)
 
-RUN, SCENARIO, UPLOAD = "run", "scenario", "upload"
-KINDS = (RUN, SCENARIO, UPLOAD)
+RUN, SCENARIO, UPLOAD, SWEEP = "run", "scenario", "upload", "sweep"
+KINDS = (RUN, SCENARIO, UPLOAD, SWEEP)
 EVERYONE = "*"
 KEY = re.compile(r"[0-9a-f]{64}")
 #: A user name as the users file and the share form take it: no spaces, commas or colons.
@@ -193,30 +198,45 @@ class Access:
         """What :mod:`.data_check` lists: the damaged grants."""
         return self.backend.skipped()
 
-    def own(self, kind: str, key: str, user: str | None) -> None:
-        """Make ``user`` an owner of the item (nothing without a user)."""
+    def own(self, kind: str, key: str, user: str | None, *, existed: bool = False) -> None:
+        """Make ``user`` an owner of the item (nothing without a user).
+
+        ``existed``: the item is stored already. One stored with no record
+        was made before sign-in and stays ownerless (seen by every signed-in
+        user); call this before storing a new item, so that it has its record
+        before anyone can see it.
+        """
         _check(kind, key)
         if user is None:
             return
-        if user in self.grant(kind, key).owners:   # the common case (a cached run asked again): no write
+        record = self.backend.read(kind, [key]).get(key)
+        if record is None and existed:
+            return
+        if record is not None and user in record.owners:   # the common case (a cached run asked again): no write
             return
         self.backend.update(kind, key, lambda g: g if user in g.owners else Grant((*g.owners, user), g.shared))
 
     def grant(self, kind: str, key: str) -> Grant:
+        """The item's grant; an item with no record (made before sign-in) has the empty one."""
         _check(kind, key)
         return self.backend.read(kind, [key]).get(key, Grant())
 
     def grants(self, kind: str, keys: Iterable[str]) -> dict[str, Grant]:
-        """The grants of ``keys`` that have one (one read for them all with Redis)."""
+        """The grants of ``keys`` that have a record (one read for them all with Redis)."""
         return self.backend.read(kind, [k for k in keys if isinstance(k, str) and KEY.fullmatch(k)])
 
     def sees(self, kind: str, key: str, user: str | None) -> bool:
+        """Whether ``user`` sees the item: by its record, or any signed-in user when it has none."""
         if kind not in KINDS or not isinstance(key, str) or not KEY.fullmatch(key):
             return False
-        return self.grant(kind, key).visible_to(user)
+        record = self.backend.read(kind, [key]).get(key)
+        return user is not None if record is None else record.visible_to(user)
 
     def visible(self, kind: str, keys: Iterable[str], user: str | None) -> set[str]:
-        return {key for key, grant in self.grants(kind, keys).items() if grant.visible_to(user)}
+        """Those of ``keys`` that ``user`` sees (:meth:`sees`), in one read."""
+        keys = {k for k in keys if isinstance(k, str) and KEY.fullmatch(k)}
+        records = self.backend.read(kind, keys)
+        return {key for key in keys if (user is not None if key not in records else records[key].visible_to(user))}
 
     def share(self, kind: str, key: str, user: str | None, names: Iterable[str]) -> Grant:
         """Share the item with exactly ``names`` (:data:`EVERYONE` for every signed-in user); owners only.

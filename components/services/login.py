@@ -206,9 +206,10 @@ def _logout():
 
 
 def _login_page(target: str, message: str) -> Response:
+    """The sign-in form; its empty icon keeps the browser from asking for /favicon.ico, which answers 401."""
     note = f'<p class="error">{html.escape(message)}</p>' if message else ""
     page = f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>schedscope: sign in</title>
+<html lang="en"><head><meta charset="utf-8"><title>schedscope: sign in</title><link rel="icon" href="data:,">
 <style>body{{font-family:sans-serif;max-width:22rem;margin:4rem auto}}label{{display:block;margin:.6rem 0}}
 input{{width:100%}}.error{{color:#b00020}}</style></head>
 <body><h1>schedscope</h1>{note}

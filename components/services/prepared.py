@@ -9,8 +9,11 @@ an ordinary download. ``GET /prepared/<token>/<name>`` answers the file as
 an attachment.
 
 The token is the SHA-256 of the content and 16 random bytes, so an address
-cannot be guessed from what it holds. Files older than :data:`KEEP_S` are
-removed whenever another one is put; a file is never read back into a
+cannot be guessed from what it holds. With a login on, a file is kept
+under its owner's directory (named by a hash of the user name) and answered
+only to that user (:class:`~components.services.scoped.UserPrepared`): an
+address passed to someone else answers 404. Files older than :data:`KEEP_S`
+are removed whenever another one is put; a file is never read back into a
 callback.
 """
 
@@ -41,29 +44,36 @@ class PreparedFiles:
         self.directory = Path(directory)
         self.keep_s = keep_s
 
-    def put(self, text: str, name: str) -> str:
-        """Store ``text`` as a download named ``name``; returns the address the browser fetches it from."""
-        self.directory.mkdir(parents=True, exist_ok=True)
+    def _folder(self, owner: str | None) -> Path:
+        """Where ``owner``'s files live: the directory itself without a login, else a folder per user."""
+        if owner is None:
+            return self.directory
+        return self.directory / f"user-{hashlib.sha256(owner.encode('utf-8')).hexdigest()[:32]}"
+
+    def put(self, text: str, name: str, owner: str | None = None) -> str:
+        """Store ``text`` as a download named ``name`` (for ``owner`` alone, with a login); returns its address."""
+        folder = self._folder(owner)
+        folder.mkdir(parents=True, exist_ok=True)
         self._prune()
         data = text.encode("utf-8")
         token = hashlib.sha256(data + secrets.token_bytes(16)).hexdigest()
-        scratch = self.directory / f".{token}.tmp"
+        scratch = folder / f".{token}.tmp"
         scratch.write_bytes(data)
-        scratch.replace(self.directory / token)   # whole or absent: a reader never sees half a file
+        scratch.replace(folder / token)   # whole or absent: a reader never sees half a file
         return f"/prepared/{token}/{safe_filename(name)}"
 
-    def path(self, token: str) -> Path | None:
-        """The stored file of ``token``, or None (unknown, expired, or not a token)."""
+    def path(self, token: str, owner: str | None = None) -> Path | None:
+        """The stored file of ``token`` prepared for ``owner``, or None (unknown, someone else's, expired)."""
         if not TOKEN.fullmatch(token or ""):
             return None
-        path = self.directory / token
+        path = self._folder(owner) / token
         return path if path.is_file() else None
 
     def _prune(self) -> None:
         cutoff = time.time() - self.keep_s
-        for path in self.directory.iterdir():
+        for path in [*self.directory.iterdir(), *self.directory.glob("user-*/*")]:
             try:
-                if path.stat().st_mtime < cutoff:
+                if path.is_file() and path.stat().st_mtime < cutoff:
                     path.unlink()
             except OSError:   # removed by another worker meanwhile
                 continue

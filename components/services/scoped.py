@@ -19,6 +19,17 @@ started it) and the :class:`~components.services.access.Access` grants:
 :class:`UserScenarios`
     lists and opens the user's saved scenarios; saving one checks its
     uploads as a run does and makes the user an owner.
+:class:`UserSweeps`
+    lists and opens the user's sweeps; running one makes the user an owner
+    (also when its table came from the store).
+:class:`UserPrepared`
+    keeps each prepared download (a report, a sweep's CSV) for the user who
+    prepared it: its address answers 404 to anyone else.
+
+A new item's owner is written before the item is stored, so there is no
+moment when it has no record and would pass for one made before sign-in
+(seen by every signed-in user, :mod:`.access`); an item stored already with
+no record stays that way.
 
 What the views do not define they pass to the store (``skipped``, ``key``,
 ``max_bytes``...).
@@ -30,11 +41,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from sched_engine import ScenarioError
+from sched_engine import ScenarioError, normalize_scenario
 from sched_engine.batch.model import resolve_path
 from sched_engine.core.inputs import STORED_FILE, UPLOAD, stored_reference
 
-from .access import RUN, SCENARIO, Access
+from .access import RUN, SCENARIO, SWEEP, Access
 from .access import UPLOAD as UPLOAD_KIND
 from .login import current_user
 from .uploads import UploadError
@@ -100,16 +111,18 @@ class UserResults(_View):
         seen = self._access.visible(RUN, [e["hash"] for e in entries], self._user())
         return [e for e in entries if e["hash"] in seen]
 
+    def _own(self, scenario_hash: str, user: str | None) -> None:
+        self._access.own(RUN, scenario_hash, user, existed=self._store.has(scenario_hash))
+
     def put(self, result) -> None:
+        self._own(result.scenario_hash, self._user())
         self._store.put(result)
-        self._access.own(RUN, result.scenario_hash, self._user())
 
     def run(self, scenario: Mapping[str, Any], progress=None):
         user = self._user()
         check_uploads(scenario, self._access, user, self._uploads_dir)
-        result, cached = self._store.run(scenario, progress=progress)
-        self._access.own(RUN, result.scenario_hash, user)
-        return result, cached
+        self._own(normalize_scenario(scenario).content_hash(), user)
+        return self._store.run(scenario, progress=progress)
 
 
 class UserUploads(_View):
@@ -134,14 +147,12 @@ class UserUploads(_View):
         return self._store.reference_of(name)
 
     def save(self, data: bytes, kind: str, label: str | None = None) -> Path:
-        path = self._store.save(data, kind, label)
-        self._access.own(UPLOAD_KIND, path.name.partition(".")[0], self._user())
-        return path
+        target = self._store.target(data, kind)
+        self._access.own(UPLOAD_KIND, target.name.partition(".")[0], self._user(), existed=target.is_file())
+        return self._store.save(data, kind, label)
 
     def save_data_url(self, contents: str, kind: str, label: str | None = None) -> Path:
-        path = self._store.save_data_url(contents, kind, label)
-        self._access.own(UPLOAD_KIND, path.name.partition(".")[0], self._user())
-        return path
+        return self.save(self._store.data_of(contents), kind, label)
 
 
 class UserScenarios(_View):
@@ -164,13 +175,49 @@ class UserScenarios(_View):
     def save(self, scenario: Mapping[str, Any], name: str, *, source: str | None = None) -> dict:
         user = self._user()
         check_uploads(scenario, self._access, user, self._uploads_dir, source)
-        entry = self._store.save(scenario, name, source=source)
-        self._access.own(SCENARIO, entry["hash"], user)
-        return entry
+        key = self._store.key_of(scenario, name, source=source)
+        self._access.own(SCENARIO, key, user, existed=self._store.get(key) is not None)
+        return self._store.save(scenario, name, source=source)
+
+
+class UserSweeps(_View):
+    """The Sweeps page's :class:`~components.pages.sweeps.store.SweepStore` as the current user sees it."""
+
+    def has(self, key: str) -> bool:
+        return self._access.sees(SWEEP, key, self._user()) and self._store.has(key)
+
+    def get(self, key: str) -> dict | None:
+        return self._store.get(key) if self._access.sees(SWEEP, key, self._user()) else None
+
+    def listing(self) -> list[dict]:
+        entries = self._store.listing()
+        seen = self._access.visible(SWEEP, [e["hash"] for e in entries], self._user())
+        return [e for e in entries if e["hash"] in seen]
+
+    def put(self, key: str, run) -> None:
+        self._access.own(SWEEP, key, self._user(), existed=self._store.has(key))
+        self._store.put(key, run)
+
+    def run(self, spec, progress):
+        key = self._store.key_of(spec)
+        self._access.own(SWEEP, key, self._user(), existed=self._store.has(key))
+        return self._store.run(spec, progress)
+
+
+class UserPrepared(_View):
+    """The :class:`~components.services.prepared.PreparedFiles` of the current user alone."""
+
+    def put(self, text: str, name: str) -> str:
+        return self._store.put(text, name, owner=self._user())
+
+    def path(self, token: str):
+        return self._store.path(token, owner=self._user())
 
 
 def user_services(services, access: Access, uploads_dir: Path):
-    """``services`` with the results, uploads and scenarios seen through the current user, and ``access`` set."""
+    """``services`` with every store seen through the current user, and ``access`` set."""
     return replace(services, results=UserResults(services.results, access, uploads_dir),
                    uploads=UserUploads(services.uploads, access),
-                   scenarios=UserScenarios(services.scenarios, access, uploads_dir), access=access)
+                   scenarios=UserScenarios(services.scenarios, access, uploads_dir),
+                   sweeps=services.sweeps and UserSweeps(services.sweeps, access),
+                   prepared=services.prepared and UserPrepared(services.prepared, access), access=access)

@@ -138,17 +138,19 @@ class UploadStore:
 
     def save_data_url(self, contents: str, kind: str, label: str | None = None) -> Path:
         """Store a ``dcc.Upload`` data URL (``data:<type>;base64,<data>``); returns the file's path."""
+        return self.save(self.data_of(contents), kind, label)
+
+    def data_of(self, contents: str) -> bytes:
+        """The bytes of a ``dcc.Upload`` data URL; raises :class:`UploadError` past the limit or for bad base64."""
         if not isinstance(contents, str):
             raise UploadError("the upload did not arrive as a file's contents")
-        label = label if isinstance(label, str) else None
         _, _, encoded = contents.partition(",")
         if len(encoded) * 3 // 4 > self.max_bytes:
             raise UploadError(f"the file is larger than the upload limit ({size_text(self.max_bytes)})")
         try:
-            data = base64.b64decode(encoded, validate=True)
+            return base64.b64decode(encoded, validate=True)
         except (binascii.Error, ValueError):
             raise UploadError("the upload did not arrive as base64 data") from None
-        return self.save(data, kind, label)
 
     def path_of(self, name: str) -> Path:
         """The stored file called ``name`` (``<sha256>.<kind>``); anything else is refused."""
@@ -165,6 +167,7 @@ class UploadStore:
         return upload_reference(name.partition(".")[0])
 
     def save(self, data: bytes, kind: str, label: str | None = None) -> Path:
+        label = label if isinstance(label, str) else None
         if kind not in UPLOAD_KINDS:
             raise UploadError(f"unknown upload kind {kind!r}")
         if len(data) > self.max_bytes:
@@ -172,7 +175,7 @@ class UploadStore:
         if kind == "trace" and not data.strip():
             raise UploadError("the file is empty: a trace needs at least one job")
         self._check_text(data, label or "the upload")
-        target = self.directory / f"{hashlib.sha256(data).hexdigest()}.{kind}"
+        target = self.target(data, kind)
         if not target.exists():
             atomic_write(target, data)
         if label:
@@ -180,6 +183,10 @@ class UploadStore:
                     "uploaded": datetime.now(timezone.utc).isoformat(timespec="seconds")}
             atomic_write(target.with_name(target.name + ".meta.json"), json.dumps(meta).encode())
         return target
+
+    def target(self, data: bytes, kind: str) -> Path:
+        """Where :meth:`save` stores ``data`` (named by its sha256 and kind)."""
+        return self.directory / f"{hashlib.sha256(data).hexdigest()}.{kind}"
 
     def _check_text(self, data: bytes, source: str) -> None:
         """Refuse a gzip upload that expands past its limit or a text with a line past its limit.

@@ -74,14 +74,21 @@ class ScenarioStore:
         self.directory.mkdir(parents=True, exist_ok=True)
         self.input_roots = tuple(input_roots) if input_roots is not None else None
 
-    def save(self, scenario: Mapping[str, Any], name: str, *, source: str | None = None) -> dict:
-        """Validate and store ``scenario`` under ``name``; returns its entry (raises ScenarioError)."""
+    def _normal(self, scenario: Mapping[str, Any], name: str, source: str | None):
         name = (name or "").strip()
         if not name:
             raise ScenarioError("name", "give the scenario a name", source=source)
         if self.input_roots is not None:
             check_input_paths(scenario, self.input_roots, source=source)
-        normal = normalize_scenario({**dict(scenario), "name": name[:200]}, source=source)
+        return normalize_scenario({**dict(scenario), "name": name[:200]}, source=source)
+
+    def key_of(self, scenario: Mapping[str, Any], name: str, *, source: str | None = None) -> str:
+        """The hash :meth:`save` stores ``scenario`` under as ``name`` (raises ScenarioError as it does)."""
+        return self._normal(scenario, name, source).content_hash()
+
+    def save(self, scenario: Mapping[str, Any], name: str, *, source: str | None = None) -> dict:
+        """Validate and store ``scenario`` under ``name``; returns its entry (raises ScenarioError)."""
+        normal = self._normal(scenario, name, source)
         entry = {"hash": normal.content_hash(), "name": normal.name,
                  "saved": datetime.now(timezone.utc).isoformat(timespec="seconds"), "scenario": normal.to_dict()}
         atomic_write(self.directory / f"{entry['hash']}.json", json.dumps(entry, sort_keys=True).encode())

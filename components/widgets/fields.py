@@ -5,7 +5,7 @@ from __future__ import annotations
 from dash import dcc, html
 
 from ..chart_config import GRAPH_CONFIG
-from ..figures.common import empty_figure
+from ..figures.common import blank
 
 #: What a chart says before anything ran, instead of bare axes.
 PLACEHOLDER = "Nothing to show yet: this chart fills in after a run."
@@ -30,7 +30,7 @@ def graph(component_id, placeholder: str = PLACEHOLDER) -> dcc.Graph:
 
     Until a callback draws it, it shows ``placeholder`` instead of empty axes.
     """
-    return dcc.Graph(id=component_id, config=GRAPH_CONFIG, figure=empty_figure(placeholder))
+    return dcc.Graph(id=component_id, config=GRAPH_CONFIG, figure=blank(placeholder))
 
 
 def error(text) -> html.Span:

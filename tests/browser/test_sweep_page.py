@@ -8,6 +8,7 @@ from selenium.webdriver.common.keys import Keys
 
 from app import create_app
 from components.pages import sweeps as page
+from components.pages import workspace as workspace_page
 from downloads import downloaded
 from screenshots import save_screenshot
 
@@ -80,6 +81,17 @@ def test_small_libra_sweep_runs_with_progress_table_plot_and_csv(dash_duo, tmp_p
     # The same sweep again comes from the cache at once.
     dash_duo.find_element(f"#{page.ids.RUN}").click()
     dash_duo.wait_for_contains_text(f"#{page.ids.RUN_MSG}", "24 runs from cache", timeout=TIMEOUT)
+
+    # The Workspace lists it; its link shows it on a browser that never ran it (nothing in its local storage).
+    dash_duo.driver.execute_script("window.localStorage.clear()")
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/workspace")
+    dash_duo.wait_for_contains_text(f"#{workspace_page.ids.SWEEPS}", "Libra over arrival intervals", timeout=TIMEOUT)
+    href = dash_duo.find_element(f"#{workspace_page.ids.SWEEPS} a").get_attribute("href")
+    assert "/sweeps?sweep=" in href
+    dash_duo.driver.execute_script("window.localStorage.clear()")
+    dash_duo.wait_for_page(url=href)
+    dash_duo.wait_for_text_to_equal(f"#{page.ids.HEADING}", "Libra over arrival intervals: 24 points", timeout=TIMEOUT)
+    assert dash_duo.find_element(f"#{page.ids.RUN_MSG}").text == "Opened a stored sweep."
     assert dash_duo.get_logs() == []
 
 

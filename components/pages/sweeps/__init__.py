@@ -10,7 +10,8 @@ browser keeps only that hash. The comparison table, the plot and the CSV
 downloads are rebuilt from the stored table (:mod:`.results`).
 
 ``/sweeps?kind=<kind>`` opens the page on that kind (the gallery links there); ``&trace=sample:<name>``
-chooses that sample as the kind's workload (the batch page's Calibrate link).
+chooses that sample as the kind's workload (the batch page's Calibrate link). ``/sweeps?sweep=<key>`` shows
+that stored sweep (the Workspace lists them); with a login on, only one the user sees (theirs or shared).
 """
 
 from .. import Page
@@ -18,10 +19,12 @@ from . import callbacks, form, ids, layout, results, store
 
 
 def layout_for_url(path: str, query: dict[str, list[str]]):
-    """``/sweeps?kind=<kind>[&trace=sample:<name>]``: the page opened on that kind (and that sample trace)."""
+    """``/sweeps?kind=<kind>[&trace=sample:<name>]``: the page opened on that kind (and that sample trace);
+    ``/sweeps?sweep=<key>``: showing that stored sweep."""
     if path != PAGE.route:
         return None
-    return layout.layout((query.get("kind") or [None])[0], (query.get("trace") or [None])[0])
+    return layout.layout((query.get("kind") or [None])[0], (query.get("trace") or [None])[0],
+                         (query.get("sweep") or [None])[0])
 
 
 PAGE = Page("/sweeps", "Sweeps", layout.layout, callbacks.register, layout_for_url=layout_for_url)

@@ -40,6 +40,15 @@ def run(sweeps, set_progress, clicks, kind, values, param_ids):
     return {"key": key, "run": clicks}, ok(message)
 
 
+def opened(sweeps, link):
+    """Show the sweep a ``/sweeps?sweep=<key>`` link names, when the user sees it; else keep the last one."""
+    key = link.get("key") if isinstance(link, dict) else None
+    if not sweeps.has(key):
+        return no_update, (error("No sweep of yours at this address (not run, or not shared with you).")
+                           if key else no_update)
+    return {"key": key, "run": 0}, ok("Opened a stored sweep.")
+
+
 def finished(sweeps, last):
     """The progress bar of the last sweep: full when it is stored, empty otherwise."""
     record = sweeps.get(last["key"]) if last and last.get("key") else None
@@ -90,6 +99,8 @@ def register(app, services) -> None:
     def _run(set_progress, clicks, kind, values, param_ids):   # a function of its own: Dash names a background job by its source
         return run(sweeps, set_progress, clicks, kind, values, param_ids)
 
+    app.callback(Output(ids.LAST, "data", allow_duplicate=True), Output(ids.RUN_MSG, "children", allow_duplicate=True),
+                 Input(ids.OPEN, "data"), prevent_initial_call="initial_duplicate")(partial(opened, sweeps))
     app.callback(Output(ids.PROGRESS, "value", allow_duplicate=True), Output(ids.PROGRESS, "max", allow_duplicate=True),
                  Output(ids.PROGRESS_TEXT, "children", allow_duplicate=True), Input(ids.LAST, "data"),
                  prevent_initial_call="initial_duplicate")(partial(finished, sweeps))

@@ -13,6 +13,7 @@ PROGRESS_TEXT = "sweep-progress-text"
 RUN_MSG = "sweep-run-message"
 HEADING = "sweep-results-heading"
 LAST = "sweep-last-store"
+OPEN = "sweep-open-store"     # the stored sweep a /sweeps?sweep=<key> link opens (the Workspace lists them)
 SUMMARY = "sweep-summary-table"
 METRIC = "sweep-metric-dropdown"
 GRAPH = "sweep-plot-graph"

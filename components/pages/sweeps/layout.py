@@ -49,9 +49,10 @@ def sweep_table(component_id, **kwargs):
                                 style_table={"overflowX": "auto"}, **kwargs)
 
 
-def layout(kind: str | None = None, trace: str | None = None) -> html.Div:
+def layout(kind: str | None = None, trace: str | None = None, sweep: str | None = None) -> html.Div:
     """The page; ``kind`` (from ``/sweeps?kind=...``, e.g. a gallery card's link) is the sweep shown first,
-    with ``trace`` (``sample:<name>``, e.g. the batch page's Calibrate link) as its workload when it offers it."""
+    with ``trace`` (``sample:<name>``, e.g. the batch page's Calibrate link) as its workload when it offers it;
+    ``sweep`` (``/sweeps?sweep=<key>``, the Workspace's link) a stored sweep to show."""
     first = kind if kind in FORM else next(iter(FORM))
     values = {name: form_values(name) for name in FORM}
     sample = trace[len("sample:"):] if isinstance(trace, str) and trace.startswith("sample:") else None
@@ -61,6 +62,7 @@ def layout(kind: str | None = None, trace: str | None = None) -> html.Div:
     return html.Div(
         [
             dcc.Store(id=ids.LAST, storage_type="local", data=None),
+            dcc.Store(id=ids.OPEN, data={"key": sweep} if isinstance(sweep, str) else None),
             prepared.link(ids.DOWNLOAD),
             html.Div(
                 [

@@ -2,7 +2,9 @@
 
 A gathered table is stored under its spec's content hash, one JSON file per
 sweep under the data directory, so the same spec again comes back at once
-"from cache"; the browser keeps only that hash.
+"from cache"; the browser keeps only that hash. With a login on, the page
+sees the store through :class:`~components.services.scoped.UserSweeps`: a
+user's own sweeps and those shared with them.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from sched_engine import ScenarioError
-from sched_engine.sweeps import normalize_spec, spec_hash
+from sched_engine.sweeps import KINDS, normalize_spec, spec_hash
 
 from ...scaleout.sweep_executor import run_sweep
 from ...services.storage import atomic_write
@@ -36,6 +38,14 @@ class SweepStore:
             raise ValueError(f"not a sweep key: {key!r:.80}")
         return self.directory / f"{key}.json"
 
+    @staticmethod
+    def key_of(spec) -> str:
+        """The key a spec's table is stored under (raises :class:`ScenarioError` for a bad spec)."""
+        return spec_hash(spec)
+
+    def has(self, key: str) -> bool:
+        return isinstance(key, str) and bool(STORE_KEY.fullmatch(key)) and self._path(key).is_file()
+
     def get(self, key: str) -> dict | None:
         """``{spec, table (DataFrame), executor, workers, wall_seconds, finished}``, or ``None``."""
         if not isinstance(key, str) or not STORE_KEY.fullmatch(key):
@@ -54,6 +64,30 @@ class SweepStore:
                   "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
         atomic_write(self._path(key), json.dumps(record).encode())
 
+    def run(self, spec, progress) -> tuple[str, dict, bool]:
+        """Run ``spec`` unless its table is stored; ``(key, record, from cache)``."""
+        key = self.key_of(spec)
+        record = self.get(key)
+        if record is not None:
+            return key, record, True
+        self.put(key, run_sweep(spec, progress=progress, timeout=STALL_S))
+        return key, self.get(key), False
+
+    def listing(self) -> list[dict]:
+        """``{hash, kind, label, points, finished}`` of every stored sweep, newest first (unreadable ones left out)."""
+        entries = []
+        for path in self.directory.glob("*.json"):
+            if not STORE_KEY.fullmatch(path.stem):
+                continue
+            try:
+                record = json.loads(path.read_text(encoding="utf-8"))
+                kind = record["spec"]["kind"]
+                entries.append({"hash": path.stem, "kind": kind, "label": KINDS[kind].label,
+                                "points": len(record["table"]["rows"]), "finished": str(record["finished"])})
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+        return sorted(entries, key=lambda e: (e["finished"], e["hash"]), reverse=True)
+
 
 def run_message(record: dict, cached: bool) -> str:
     runs = len(record["table"])
@@ -68,11 +102,8 @@ def run_form(store: SweepStore, kind: str, ids: list[dict], values: list, progre
     """Run the form's sweep unless stored; ``(key, message, from cache)``. Raises :class:`ScenarioError`."""
     try:
         spec = normalize_spec(spec_from_form(kind, ids, values))
-        key = spec_hash(spec)
+        store.key_of(spec)
     except ScenarioError as exc:
         raise ScenarioError("", explain(kind, exc)) from None
-    record = store.get(key)
-    if record is not None:
-        return key, run_message(record, True), True
-    store.put(key, run_sweep(spec, progress=progress, timeout=STALL_S))
-    return key, run_message(store.get(key), False), False
+    key, record, cached = store.run(spec, progress)
+    return key, run_message(record, cached), cached

@@ -8,13 +8,14 @@ from dash import Input, Output, State, dcc, html
 
 from sched_engine import ScenarioError
 
+from ...services.access import RUN, SCENARIO, SWEEP, UPLOAD
 from ...services.workspace import permalink
 from ...widgets.fields import error
 from . import ids, lists, sharing
 
 
 def listed(services, _, __, contents, filename):
-    """The three lists, the unreadable files and the sharing panel, after saving an uploaded scenario (if one came)
+    """The four lists, the unreadable files and the sharing panel, after saving an uploaded scenario (if one came)
     or sharing an item."""
     message = ""
     if contents:
@@ -24,15 +25,19 @@ def listed(services, _, __, contents, filename):
             message = html.Span(["Saved ", html.B(entry["name"]), ": ", dcc.Link(link, href=link)], className="ok")
         except ScenarioError as exc:
             message = error(f"Not saved: {exc}")
-    return (lists.scenario_rows(services.scenarios.listing()), lists.run_rows(services.results.listing()),
-            lists.upload_rows(services.uploads.listing()), message,
-            lists.skipped_section(services.skipped() if services.skipped else []), *sharing.panel_state(services))
+    scenarios, runs, uploads = services.scenarios.listing(), services.results.listing(), services.uploads.listing()
+    sweeps = services.sweeps.listing() if services.sweeps is not None else []
+    before, *panel = sharing.state(services, scenarios, runs, uploads, sweeps)
+    return (lists.scenario_rows(scenarios, before[SCENARIO]), lists.run_rows(runs, before[RUN]),
+            lists.upload_rows(uploads, before[UPLOAD]), lists.sweep_rows(sweeps, before[SWEEP]), message,
+            lists.skipped_section(services.skipped() if services.skipped else []), *panel)
 
 
 def register(app, services) -> None:
-    """Wire the page to the ResultCache, UploadStore and ScenarioStore; ``services.skipped()`` lists unreadable files."""
+    """Wire the page to the ResultCache, UploadStore, ScenarioStore and SweepStore; ``services.skipped()`` lists
+    unreadable files."""
     app.callback(
-        Output(ids.SCENARIOS, "data"), Output(ids.RUNS, "data"), Output(ids.UPLOADS, "data"),
+        Output(ids.SCENARIOS, "data"), Output(ids.RUNS, "data"), Output(ids.UPLOADS, "data"), Output(ids.SWEEPS, "data"),
         Output(ids.UPLOAD_MSG, "children"), Output(ids.SKIPPED, "children"),
         Output(ids.SHARE_ITEM, "options"), Output(ids.SHARED, "children"), Output(ids.SHARE_PANEL, "style"),
         Input(ids.REFRESH, "n_clicks"), Input(ids.SHARE_MSG, "children"), Input(ids.SCENARIO_UPLOAD, "contents"),

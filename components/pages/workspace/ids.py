@@ -3,6 +3,7 @@
 SCENARIOS = "workspace-scenarios-table"
 RUNS = "workspace-runs-table"
 UPLOADS = "workspace-uploads-table"
+SWEEPS = "workspace-sweeps-table"
 REFRESH = "workspace-refresh-button"
 SCENARIO_UPLOAD = "workspace-scenario-upload"
 UPLOAD_MSG = "workspace-upload-message"

@@ -1,4 +1,4 @@
-"""The Workspace page's layout: a table each of saved scenarios, finished runs and uploaded files."""
+"""The Workspace page's layout: a table each of saved scenarios, finished runs, uploaded files and sweeps."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def layout() -> html.Div:
     return html.Div(
         [
             html.Div([html.H2("Workspace"),
-                      html.P("Saved scenarios, finished runs and uploaded files, kept on disk across restarts."),
+                      html.P("Saved scenarios, finished runs, uploaded files and sweeps, kept on disk across restarts."),
                       html.Button("Refresh", id=ids.REFRESH)], className="page-head"),
             html.Section(
                 [html.H3("Saved scenarios"),
@@ -35,6 +35,9 @@ def layout() -> html.Div:
                          className="panel"),
             html.Section([html.H3("Uploaded files"),
                           listing_table(ids.UPLOADS, ["file", "kind", "size (bytes)", "uploaded", "stored as"], "")],
+                         className="panel"),
+            html.Section([html.H3("Sweeps"),
+                          listing_table(ids.SWEEPS, ["sweep", "points", "finished"], "sweep")],
                          className="panel"),
             sharing.panel(),
             html.Div(id=ids.SKIPPED),

@@ -1,4 +1,9 @@
-"""What the Workspace page lists -- saved scenarios, finished runs, uploads, unreadable files -- and a scenario upload."""
+"""What the Workspace page lists -- saved scenarios, finished runs, uploads, sweeps, unreadable files -- and a
+scenario upload.
+
+With a login on, an item made before sign-in (no owner; every signed-in user
+sees it, see :mod:`components.services.access`) is marked so in its name.
+"""
 
 from __future__ import annotations
 
@@ -11,25 +16,40 @@ from sched_engine import ScenarioError
 
 from ...services.workspace import parse_scenario_upload, permalink
 
-
-def markdown_link(text: str, scenario_hash: str) -> str:
-    return f"[{text.replace('[', '(').replace(']', ')')}]({permalink(scenario_hash)})"
+BEFORE_SIGN_IN = " (made before sign-in)"
 
 
-def scenario_rows(entries: list[dict]) -> list[dict]:
-    return [{"name": markdown_link(e["name"], e["hash"]), "engine": e["engine"], "policy": e["policy"],
-             "saved": e["saved"].replace("T", " ")[:16], "size (bytes)": e["size"]} for e in entries]
+def markdown_link(text: str, scenario_hash: str, href: str | None = None) -> str:
+    return f"[{text.replace('[', '(').replace(']', ')')}]({href or permalink(scenario_hash)})"
 
 
-def run_rows(entries: list[dict]) -> list[dict]:
-    return [{"run": markdown_link(e.get("name") or e["hash"][:12], e["hash"]), "engine": e["engine"], "policy": e["policy"],
-             "seed": e["seed"], "jobs": e["jobs"], "wall (s)": round(e["wall_seconds"], 3),
-             "finished": e["finished"].replace("T", " ")[:16]} for e in entries]
+def _marked(text: str, key: str, before: set[str]) -> str:
+    return text + BEFORE_SIGN_IN if key in before else text
 
 
-def upload_rows(entries: list[dict]) -> list[dict]:
-    return [{"file": e["label"], "kind": e["kind"], "size (bytes)": e["size"],
-             "uploaded": e["uploaded"].replace("T", " ")[:16], "stored as": e["name"][:16] + "…"} for e in entries]
+def scenario_rows(entries: list[dict], before: set[str] = frozenset()) -> list[dict]:
+    return [{"name": markdown_link(_marked(e["name"], e["hash"], before), e["hash"]), "engine": e["engine"],
+             "policy": e["policy"], "saved": e["saved"].replace("T", " ")[:16], "size (bytes)": e["size"]}
+            for e in entries]
+
+
+def run_rows(entries: list[dict], before: set[str] = frozenset()) -> list[dict]:
+    return [{"run": markdown_link(_marked(e.get("name") or e["hash"][:12], e["hash"], before), e["hash"]),
+             "engine": e["engine"], "policy": e["policy"], "seed": e["seed"], "jobs": e["jobs"],
+             "wall (s)": round(e["wall_seconds"], 3), "finished": e["finished"].replace("T", " ")[:16]}
+            for e in entries]
+
+
+def upload_rows(entries: list[dict], before: set[str] = frozenset()) -> list[dict]:
+    return [{"file": _marked(e["label"], e["name"].partition(".")[0], before), "kind": e["kind"],
+             "size (bytes)": e["size"], "uploaded": e["uploaded"].replace("T", " ")[:16],
+             "stored as": e["name"][:16] + "…"} for e in entries]
+
+
+def sweep_rows(entries: list[dict], before: set[str] = frozenset()) -> list[dict]:
+    """Stored sweeps, each a link to the Sweeps page showing it (``/sweeps?sweep=<key>``)."""
+    return [{"sweep": markdown_link(_marked(e["label"], e["hash"], before), e["hash"], f"/sweeps?sweep={e['hash']}"),
+             "points": e["points"], "finished": e["finished"].replace("T", " ")[:16]} for e in entries]
 
 
 def save_uploaded_scenario(contents: str, filename: str, store) -> dict:

@@ -11,21 +11,23 @@ from dash import dcc, html
 
 from sched_engine import ScenarioError
 
-from ...services.access import EVERYONE, RUN, SCENARIO, UPLOAD, NotAllowed
+from ...services.access import EVERYONE, KINDS, RUN, SCENARIO, SWEEP, UPLOAD, NotAllowed
 from ...services.login import current_user
 from ...widgets.fields import error, field, ok
 from . import ids
 
 EVERYONE_CHOICE = "everyone"
-KIND_LABELS = {RUN: "Run", SCENARIO: "Scenario", UPLOAD: "File"}
+KIND_LABELS = {RUN: "Run", SCENARIO: "Scenario", UPLOAD: "File", SWEEP: "Sweep"}
 HIDDEN, SHOWN = {"display": "none"}, {}
 
 
 def panel() -> html.Section:
     return html.Section(
         [html.H3("Sharing"),
-         html.P("Your runs, saved scenarios and files are seen by you and by those you share them with; "
-                "a permalink opened by anyone else answers \"not found\".", className="hint"),
+         html.P("Your runs, saved scenarios, files and sweeps are seen by you and by those you share them with; "
+                "a permalink opened by anyone else answers \"not found\". Items marked \"made before sign-in\" "
+                "were made before the login was turned on: every signed-in user sees them, and nobody owns them.",
+                className="hint"),
          field("Item", dcc.Dropdown(id=ids.SHARE_ITEM, options=[], placeholder="one of your items")),
          field("Share with", dcc.Input(id=ids.SHARE_WITH, type="text", placeholder="names, separated by commas",
                                        debounce=False), hint="empty: nobody else"),
@@ -37,30 +39,47 @@ def panel() -> html.Section:
         id=ids.SHARE_PANEL, className="panel", style=HIDDEN)
 
 
-def owned_items(services, user: str | None) -> list[dict]:
-    """``{"value": "<kind>:<key>", "label", "shared"}`` of every item ``user`` owns, in the page's order."""
-    access = services.access
-    listed = [(SCENARIO, e["hash"], e["name"]) for e in services.scenarios.listing()]
-    listed += [(RUN, e["hash"], e.get("name") or e["hash"][:12]) for e in services.results.listing()]
-    listed += [(UPLOAD, e["name"].partition(".")[0], e["label"]) for e in services.uploads.listing()]
-    grants = {kind: access.grants(kind, [key for k, key, _ in listed if k == kind]) for kind in KIND_LABELS}
+def keyed(scenarios, runs, uploads, sweeps) -> list[tuple[str, str, str]]:
+    """``(kind, key, name)`` of the listed items, in the page's order."""
+    listed = [(SCENARIO, e["hash"], e["name"]) for e in scenarios]
+    listed += [(RUN, e["hash"], e.get("name") or e["hash"][:12]) for e in runs]
+    listed += [(UPLOAD, e["name"].partition(".")[0], e["label"]) for e in uploads]
+    listed += [(SWEEP, e["hash"], e["label"]) for e in sweeps]
+    return listed
+
+
+def records(services, listed: list[tuple[str, str, str]]) -> dict[str, dict]:
+    """The sharing records of the ``listed`` items (:func:`keyed`), by kind: one read per kind."""
+    return {kind: services.access.grants(kind, [key for k, key, _ in listed if k == kind]) for kind in KINDS}
+
+
+def made_before_sign_in(listed, found: dict[str, dict]) -> dict[str, set[str]]:
+    """The keys of the listed items with no record (made before sign-in), by kind."""
+    return {kind: {key for k, key, _ in listed if k == kind and key not in found[kind]} for kind in KINDS}
+
+
+def owned_items(user: str | None, listed, found: dict[str, dict]) -> list[dict]:
+    """``{"value": "<kind>:<key>", "label", "shared"}`` of every listed item ``user`` owns, in the page's order."""
     items = []
     for kind, key, name in listed:
-        grant = grants[kind].get(key)
+        grant = found[kind].get(key)
         if grant is not None and user in grant.owners:
             items.append({"value": f"{kind}:{key}", "label": f"{KIND_LABELS[kind]} · {name}",
                           "shared": list(grant.shared)})
     return items
 
 
-def panel_state(services):
-    """``(options, shared-with lines, panel style)`` for the current user; hidden without a login."""
+def state(services, scenarios, runs, uploads, sweeps):
+    """``(keys made before sign-in by kind, share options, shared-with lines, panel style)`` for the current
+    user and the items they see (the page's listings); nothing marked and the panel hidden without a login."""
     if services.access is None:
-        return [], [], HIDDEN
-    items = owned_items(services, current_user())
+        return {kind: set() for kind in KINDS}, [], [], HIDDEN
+    listed = keyed(scenarios, runs, uploads, sweeps)
+    found = records(services, listed)
+    items = owned_items(current_user(), listed, found)
     lines = [html.Li(f"{item['label']}: shared with {describe(item['shared'])}") for item in items if item["shared"]]
     options = [{"label": item["label"], "value": item["value"]} for item in items]
-    return options, lines or [html.Li("Nothing of yours is shared.")], SHOWN
+    return (made_before_sign_in(listed, found), options, lines or [html.Li("Nothing of yours is shared.")], SHOWN)
 
 
 def describe(shared: list[str]) -> str:
