@@ -89,6 +89,8 @@ def backfill_easy(sim, candidates, now: float) -> None:
             position += 1
 
     examined = 0
+    if remaining <= 0 or max_free == 0:
+        return   # nothing could pass: the order is not generated at all
     for job in arrival_order() if candidates is None else candidates:
         if remaining <= 0 or max_free == 0:
             break

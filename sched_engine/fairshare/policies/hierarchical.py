@@ -95,6 +95,7 @@ class HDRFLevels:
         self.version = [0] * n
         self.heaps: list[list[tuple[float, int, int, int]]] = [[] for _ in range(n)]
         self.raw: list[list[float] | None] = [None] * n  # sum_c w_c s_c over non-blocked children
+        self.top = [0.0] * n  # max_j raw[a][j], as of the last direction computed
         self.position = [0] * n  # a node's index among its parent's children
         for a in tree.internal_postorder:
             for index, c in enumerate(tree.children[a]):
@@ -132,18 +133,24 @@ class HDRFLevels:
             heappop(heap)
         return heap[0] if heap else None
 
-    def _department(self, a: int) -> None:
-        """Department ``a`` from its children: children at their smallest weighted share, summed."""
+    def _department(self, a: int, directions_changed: bool = True) -> None:
+        """Department ``a`` from its children: children at their smallest weighted share, summed.
+
+        ``directions_changed``: ``raw[a]`` may have changed since the last
+        call; when it has not, the direction and its largest component are
+        those computed then (a change of a child's share moves only the share).
+        """
         lowest = self._lowest(a)
         if lowest is None:
             self.blocked[a], self.share[a], self.vectors[a] = True, 0.0, None
             return
-        raw = self.raw[a]
-        top = max(raw)
-        self.blocked[a], self.share[a] = False, lowest[0] * top
-        vector = [x / top for x in raw]
-        if vector != self.vectors[a]:
-            self.vectors[a] = vector
+        if directions_changed or self.vectors[a] is None:
+            raw = self.raw[a]
+            top = self.top[a] = max(raw)
+            vector = [x / top for x in raw]
+            if vector != self.vectors[a]:
+                self.vectors[a] = vector
+        self.blocked[a], self.share[a] = False, lowest[0] * self.top[a]
 
     def _changed(self, node: int, parent: int) -> None:
         """``node``'s share or blocked state changed: a fresh entry in its parent's heap."""
@@ -174,7 +181,7 @@ class HDRFLevels:
             before = (blocked[a], shares[a], vectors[a])
             if turned:
                 self._sum_directions(a)
-            self._department(a)
+            self._department(a, turned)
             turned = before[0] != blocked[a] or before[2] != vectors[a]
             if not turned and before[1] == shares[a]:
                 return   # the departments above see no change
