@@ -40,7 +40,8 @@ SCHEMA = {
     "backfill": Param("choice", "backfilling after the head of the order: none, EASY or conservative (CONS)",
                       choices=BACKFILLING),
     "half_life_s": Param("number", "half-life of past usage in the shares, s (0: running jobs only)", low=0),
-    "backfill_depth": Param("integer", "jobs after the head a pass examines for backfilling (0: all)", low=0),
+    "backfill_depth": Param("integer", "jobs after the head a pass of a fair order examines for backfilling "
+                            "(0: all; the arrival order always examines every job that could start)", low=0),
 }
 
 
