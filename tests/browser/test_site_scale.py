@@ -49,6 +49,16 @@ def _wait_until(dash_duo, script: str, timeout: float = TIMEOUT) -> None:
         time.sleep(0.2)
 
 
+def _wait_for_every_callback(dash_duo, timeout: float = TIMEOUT) -> None:
+    """Wait until the renderer has no callback requested, waiting or running (twice in a row, 0.2 s apart)."""
+    deadline, idle = time.monotonic() + timeout, 0
+    while idle < 2:
+        assert dash_duo.window_store, "no Dash renderer store in the page"
+        idle = idle + 1 if dash_duo.redux_state_rqs == [] else 0
+        assert time.monotonic() < deadline, f"callbacks still pending after {timeout} s: {dash_duo.redux_state_rqs}"
+        time.sleep(0.2)
+
+
 def _open(dash_duo, app):
     dash_duo.start_server(app)
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/batch")
@@ -94,7 +104,7 @@ def test_an_upload_right_after_the_page_opens_is_not_overwritten(dash_duo, tmp_p
     _open(dash_duo, create_app(tmp_path / "data"))
     _upload(dash_duo, page.ids.TRACE_UPLOAD, write_swf(tmp_path / "early.swf", 200, 256, 32))
     dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_INFO}", "early.swf", timeout=TIMEOUT)
-    time.sleep(3)   # every callback the page load started has answered by now
+    _wait_for_every_callback(dash_duo)   # every callback the page load started has answered by now
     assert "early.swf" in dash_duo.find_element(f"#{page.ids.TRACE_INFO}").text
     assert "from the trace header of early.swf" in dash_duo.find_element(f"#{page.ids.HARDWARE}").text
     assert dash_duo.get_logs() == []
