@@ -49,3 +49,12 @@ def pytest_setup_options():
     ):
         options.add_argument(arg)
     return options
+
+
+@pytest.fixture(scope="session")
+def gallery_runs(tmp_path_factory, worker_id):
+    """The gallery cards' first runs, shared by every pytest-xdist worker of this session (their common temp root)."""
+    from tests.support.gallery_runs import GalleryRuns
+
+    base = tmp_path_factory.getbasetemp()
+    return GalleryRuns((base if worker_id == "master" else base.parent) / "gallery-runs")

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .paired import size_class
 
@@ -76,6 +75,8 @@ def compare_with_log(workload: pd.DataFrame, simulated: pd.DataFrame) -> Baselin
     recorded, simulated_wait = jobs["recorded_wait"].to_numpy(float), jobs["simulated_wait"].to_numpy(float)
     error = np.abs(jobs["error"].to_numpy(float))
     if len(jobs) >= 2 and np.ptp(recorded) > 0 and np.ptp(simulated_wait) > 0:
+        from scipy import stats  # imported here: scipy.stats costs ~2 s, paid by every CLI and app start
+
         correlation = float(stats.spearmanr(simulated_wait, recorded).statistic)
     else:
         correlation = float("nan")

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 UNCHANGED_TOLERANCE_S = 1.0
 RESAMPLES = 1000
@@ -188,6 +187,8 @@ def across_seeds(changes) -> Interval:
     mean = float(values.mean()) if values.size else float("nan")
     if values.size < 2:
         return Interval(mean, float("nan"), float("nan"))
+    from scipy import stats  # imported here: scipy.stats costs ~2 s, paid by every CLI and app start
+
     half = float(stats.t.ppf(0.5 + CONFIDENCE / 2, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size))
     return Interval(mean, mean - half, mean + half)
 

@@ -33,6 +33,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.system]   # redis-server and Cele
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 120
 TASK = "background_callback_"
+# LONG_RUN on its first 900 jobs: about 4.5 s of simulation, ample to be killed mid-run once it has started.
+KILLED_RUN = {**LONG_RUN, "model": {**LONG_RUN["model"], "trace": {**LONG_RUN["model"]["trace"], "max_jobs": 900}}}
 
 
 class Worker:
@@ -76,6 +78,15 @@ class Worker:
                 self.process.wait(30)
 
 
+def _wait_for_key(url: str, pattern: str, timeout: float = TIMEOUT) -> None:
+    """Wait until a Redis key matching ``pattern`` exists."""
+    client = redis.Redis.from_url(url)
+    deadline = time.monotonic() + timeout
+    while not client.keys(pattern):
+        assert time.monotonic() < deadline, f"no Redis key {pattern!r} within {timeout} s"
+        time.sleep(0.05)
+
+
 @pytest.fixture
 def scale_out(tmp_path, monkeypatch):
     """``(redis url, start_worker)``; the app built in this test uses that Redis; workers and Redis stop at the end."""
@@ -84,9 +95,9 @@ def scale_out(tmp_path, monkeypatch):
         monkeypatch.setenv("REDIS_URL", url)
 
         def start_worker(name: str, data: Path) -> Worker:
+            """A worker starting (seconds of imports): the test waits for its `` ready.`` when it needs it."""
             worker = Worker(name, url, data, tmp_path)
             workers.append(worker)
-            worker.wait_for(" ready.")
             return worker
 
         try:
@@ -104,6 +115,7 @@ def test_runs_are_executed_by_a_worker_and_results_shared_through_redis(dash_duo
     dash_duo.start_server(create_app(web))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/fairshare")
     dash_duo.wait_for_element(f"#{fairshare_page.ids.PRESET}", timeout=TIMEOUT)
+    worker.wait_for(" ready.")
     dash_duo.find_element(f"#{fairshare_page.ids.PRESET}").click()
     dash_duo.find_element(f"#{fairshare_page.ids.PANEL.run}").click()
     dash_duo.wait_for_contains_text(f"#{fairshare_page.ids.PANEL.message}", "4 run(s): 4 simulated", timeout=TIMEOUT)
@@ -126,24 +138,28 @@ def test_a_worker_killed_mid_run_shows_the_failed_state_and_another_worker_retri
     url, start_worker = scale_out
     # Saved scenarios are files: web server and workers share the data directory here (as over NFS).
     data = tmp_path / "data"
-    scenario_hash = ScenarioStore(data / "scenarios").save(LONG_RUN, "long run")["hash"]
+    scenario_hash = ScenarioStore(data / "scenarios").save(KILLED_RUN, "long run")["hash"]
     first = start_worker("bravo", data)
     dash_duo.start_server(create_app(data))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}{permalink(scenario_hash)}")
     dash_duo.wait_for_contains_text(f"#{scenario_page.ids.STATUS}", "Not run yet", timeout=TIMEOUT)
+    first.wait_for(" ready.")
 
     dash_duo.find_element(f"#{scenario_page.ids.RUN}").click()
     first.wait_for(f"Task {TASK}")                          # received by the worker
-    time.sleep(2)                                           # well into the simulation
+    _wait_for_key(url, "schedscope:job:*:started")          # and started: its heartbeat is in Redis
     assert "succeeded" not in first.text()
     first.kill()
+    # The retry's worker starts while the page finds the job lost; it must not run the lost task.
+    second = start_worker("charlie", data)
     dash_duo.wait_for_contains_text(f"#{scenario_page.ids.STATUS}", JOB_LOST, timeout=TIMEOUT)
     dash_duo.wait_for_element(f"#{scenario_page.ids.RUN}:not([disabled])", timeout=TIMEOUT)
     assert ResultCache(data / "results", redis_url=url).get(scenario_hash) is None
     # The lost task was acknowledged when the worker took it: no other worker will run it again later.
     assert redis.Redis.from_url(url).hlen("unacked") == 0
 
-    second = start_worker("charlie", data)
+    second.wait_for(" ready.")
+    assert f"Task {TASK}" not in second.text()
     dash_duo.find_element(f"#{scenario_page.ids.RUN}").click()
     dash_duo.wait_for_contains_text(f"#{scenario_page.ids.STATUS}", "Result from the cache", timeout=TIMEOUT)
     assert "succeeded" in second.text()

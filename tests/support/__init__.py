@@ -10,4 +10,7 @@
 - ``processes``: a free port, ``redis-server`` and ``python app.py`` as real
   processes (:func:`~tests.support.processes.redis_server`,
   :class:`~tests.support.processes.AppProcess`).
+- ``gallery_runs``: :class:`~tests.support.gallery_runs.GalleryRuns`, each
+  gallery card simulated once per session and shared by the test processes
+  (the ``gallery_runs`` fixture of ``tests/conftest.py``).
 """
