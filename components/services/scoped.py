@@ -19,6 +19,11 @@ started it) and the :class:`~components.services.access.Access` grants:
 :class:`UserScenarios`
     lists and opens the user's saved scenarios; saving one checks its
     uploads as a run does and makes the user an owner.
+:class:`UserSweeps`
+    opens a gathered sweep only when the user sees every upload its spec
+    names (a calibrate sweep of an uploaded log); any other answers as a
+    sweep never run. The Sweeps page offers, and accepts, only the user's
+    uploads to run one on.
 
 What the views do not define they pass to the store (``skipped``, ``key``,
 ``max_bytes``...).
@@ -169,8 +174,24 @@ class UserScenarios(_View):
         return entry
 
 
+class UserSweeps(_View):
+    """The :class:`~components.pages.sweeps.store.SweepStore` as the current user sees it."""
+
+    def get(self, key: str) -> dict | None:
+        record = self._store.get(key)
+        if record is None:
+            return None
+        user = self._user()
+        named = [value[len(UPLOAD):] for value in record["spec"].values()
+                 if isinstance(value, str) and value.startswith(UPLOAD)]
+        return record if all(self._access.sees(UPLOAD_KIND, sha, user) for sha in named) else None
+
+
 def user_services(services, access: Access, uploads_dir: Path):
-    """``services`` with the results, uploads and scenarios seen through the current user, and ``access`` set."""
+    """``services`` with the results, uploads, scenarios and sweeps seen through the current user, and ``access``
+    set."""
     return replace(services, results=UserResults(services.results, access, uploads_dir),
                    uploads=UserUploads(services.uploads, access),
-                   scenarios=UserScenarios(services.scenarios, access, uploads_dir), access=access)
+                   scenarios=UserScenarios(services.scenarios, access, uploads_dir),
+                   sweeps=services.sweeps if services.sweeps is None else UserSweeps(services.sweeps, access),
+                   access=access)

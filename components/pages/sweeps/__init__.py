@@ -10,7 +10,9 @@ browser keeps only that hash. The comparison table, the plot and the CSV
 downloads are rebuilt from the stored table (:mod:`.results`).
 
 ``/sweeps?kind=<kind>`` opens the page on that kind (the gallery links there); ``&trace=sample:<name>``
-chooses that sample as the kind's workload (the batch page's Calibrate link).
+chooses that sample as the kind's workload, ``&trace=upload:<sha256>`` that upload for ``calibrate`` (the
+batch page's Calibrate link) -- when it is one of the user's, which a callback checks: the layout knows
+no user (:func:`.callbacks.workload_choices`).
 """
 
 from .. import Page
@@ -18,7 +20,7 @@ from . import callbacks, form, ids, layout, results, store
 
 
 def layout_for_url(path: str, query: dict[str, list[str]]):
-    """``/sweeps?kind=<kind>[&trace=sample:<name>]``: the page opened on that kind (and that sample trace)."""
+    """``/sweeps?kind=<kind>[&trace=<reference>]``: the page opened on that kind (and that workload)."""
     if path != PAGE.route:
         return None
     return layout.layout((query.get("kind") or [None])[0], (query.get("trace") or [None])[0])
