@@ -7,6 +7,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
+from ..waiting import Positions
 from .decisions import NO_DECISIONS, Cancel, Decision, Reserve, Start
 from .queue import NO_RESERVATION, QueuePolicy
 
@@ -33,7 +34,7 @@ class EASY(QueuePolicy):
         self.reserved_job = -1
         self.reservation_stale = True
         self.sizes: list[int] = []  # distinct sizes (CPUs) of the queue's jobs, ascending
-        self.buckets: dict[int, _Positions] = {}
+        self.buckets: dict[int, Positions] = {}
 
     def job_ended(self, cluster: int, now: float, early: bool) -> Sequence[Decision]:
         self.resources_changed = True
@@ -55,7 +56,7 @@ class EASY(QueuePolicy):
         if self.resources_changed or self.reservation is None or first_new <= self.head:
             # ``top``: the first job its user's limit lets start (the head, without limits).
             yield from self._start_heads(now)
-            top = self._eligible(self.head)
+            top = self._first_eligible()
             if top < len(queue) and (self.reservation_stale or queue[top] != self.reserved_job):
                 self.reservation = None
             while top < len(queue) and self.reservation is None:
@@ -68,7 +69,7 @@ class EASY(QueuePolicy):
                 yield Cancel(queue[top], NO_RESERVATION)
                 self._remove(top)
                 yield from self._start_heads(now)
-                top = self._eligible(self.head)
+                top = self._first_eligible()
             if top >= len(queue):
                 self.reservation = None
             low = top + 1
@@ -103,7 +104,7 @@ class EASY(QueuePolicy):
         size = int(self.sim.procs[job])
         bucket = self.buckets.get(size)
         if bucket is None:
-            bucket = self.buckets[size] = _Positions()
+            bucket = self.buckets[size] = Positions()
             bisect.insort(self.sizes, size)
         bucket.append(len(self.queue) - 1)
 
@@ -117,7 +118,7 @@ class EASY(QueuePolicy):
         order = np.argsort(size_of, kind="stable")
         sizes, firsts = np.unique(size_of[order], return_index=True)
         self.sizes = sizes.tolist()
-        self.buckets = {size: _Positions(positions)
+        self.buckets = {size: Positions(positions)
                         for size, positions in zip(self.sizes, np.split(order, firsts[1:]))}
 
     def _first_candidate(self, low: int, max_free: int, any_length: int, limit: float) -> int:
@@ -125,12 +126,14 @@ class EASY(QueuePolicy):
 
         "May start": needs at most ``max_free`` CPUs and either at most
         ``any_length`` CPUs or an estimate of at most ``limit`` -- the
-        necessary condition of :meth:`_backfill`, read bucket by bucket.
+        necessary condition of :meth:`_backfill`, read bucket by bucket --
+        and its user's limit lets it start.
         """
         best = -1
+        users = None if self.users is None else (self.q_user, self.sim.limits)
         for size in self.sizes[: bisect.bisect_right(self.sizes, max_free)]:
             found = self.buckets[size].first(low, best, self.q_procs,
-                                             None if size <= any_length else (self.q_estimate, limit))
+                                             None if size <= any_length else (self.q_estimate, limit), users)
             if found >= 0:
                 best = found
         return best
@@ -140,7 +143,6 @@ class EASY(QueuePolicy):
         the reservation."""
         sim, queue = self.sim, self.queue
         clusters, procs_of, estimate, candidates_of = sim.clusters, sim.procs, sim.estimate, sim.candidates
-        limits = sim.limits
         shadow, reserved_cluster, extra = self.reservation
         position = low
         while position < len(queue):
@@ -158,9 +160,6 @@ class EASY(QueuePolicy):
                 break
             job = queue[position]
             need = procs_of[job]
-            if limits is not None and limits.blocked(job, need):
-                position += 1
-                continue
             ends_by_shadow = now + estimate[job] <= shadow
             for c in candidates_of[job]:
                 if clusters[c].free_total < need:
@@ -174,56 +173,3 @@ class EASY(QueuePolicy):
                 break
             position += 1
         self.reservation = (shadow, reserved_cluster, extra)
-
-
-class _Positions:
-    """Ascending queue positions of the waiting jobs of one size (a growable array).
-
-    Entries of jobs that left the queue stay until the queue is compacted;
-    ``live_from`` skips those at the front for good.
-    """
-
-    __slots__ = ("positions", "length", "live_from")
-
-    def __init__(self, positions: np.ndarray | None = None):
-        # Given positions come ascending (a stable sort by size keeps queue order within a size).
-        self.positions = np.empty(16, dtype=np.int64) if positions is None else positions
-        self.length = 0 if positions is None else len(positions)
-        self.live_from = 0
-
-    def append(self, position: int) -> None:
-        if self.length == len(self.positions):
-            self.positions = np.resize(self.positions, 2 * self.length)
-        self.positions[self.length] = position
-        self.length += 1
-
-    def first(self, low: int, before: int, q_procs: np.ndarray, length_limit) -> int:
-        """The first live position in ``[low, before)`` (``before`` < 0: no bound) whose job meets
-        ``length_limit`` (``None``, or ``(estimates, limit)``: estimate ≤ limit); -1 if none.
-
-        Reads the positions in growing chunks, so the cost follows the
-        distance to the answer.
-        """
-        positions, length = self.positions, self.length
-        start = self.live_from
-        while start < length and q_procs[positions[start]] == np.inf:
-            start += 1
-        self.live_from = start
-        if start < length and positions[start] < low:
-            start = int(positions[start:length].searchsorted(low)) + start
-        chunk = 32
-        while start < length:
-            stop = min(start + chunk, length)
-            window = positions[start:stop]
-            ok = q_procs[window] != np.inf
-            if length_limit is not None:
-                estimates, limit = length_limit
-                ok &= estimates[window] <= limit
-            hit = int(ok.argmax())
-            if ok[hit]:
-                found = int(window[hit])
-                return found if before < 0 or found < before else -1
-            if 0 <= before <= int(window[-1]):
-                return -1
-            start, chunk = stop, chunk * 4
-        return -1
