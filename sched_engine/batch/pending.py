@@ -98,6 +98,7 @@ class PendingRecorder:
         self.capacity_changed = False
         self.users_changed: set[int] = set()
         self.by_user: dict[int, list[int]] = {}   # with user limits: user -> jobs that waited (some left since)
+        self.reasoned: dict[int, set[int]] = {}   # with user limits: user -> waiting jobs not held by the limit
         self.last_rank = 0                # queue rank of the last job in ``order``
         self.order: list[int] = []        # every queued job, in queue order
         self.index_of: dict[int, int] = {}
@@ -121,6 +122,7 @@ class PendingRecorder:
         for job in self.left:
             if limits is not None and job in self.index_of:
                 self.o_procs[self.index_of[job]] = np.inf
+                self.reasoned.get(limits.user[job], set()).discard(job)
             entry = opened.pop(job, None)
             if entry is not None and now > entry[0]:
                 rows.append((job, entry[0], now, entry[1], entry[2]))
@@ -146,10 +148,7 @@ class PendingRecorder:
         if resort:
             recheck.extend(self.resort())
         for user in self.users_changed:
-            jobs = self.by_user.get(user)
-            if jobs:
-                jobs[:] = [job for job in jobs if status[job] == waiting]
-                recheck.extend(jobs)
+            recheck.extend(self.changed_user_jobs(user))
         self.users_changed.clear()
         order, position = self.order, self.first
         while position < len(order) and status[order[position]] != waiting:
@@ -190,6 +189,11 @@ class PendingRecorder:
                 if now > entry[0]:
                     rows.append((job, entry[0], now, entry[1], entry[2]))
             opened[job] = (now, code, blocking)
+            if limits is not None:
+                if code == _USER_LIMIT:
+                    self.reasoned.get(limits.user[job], set()).discard(job)
+                else:
+                    self.reasoned.setdefault(limits.user[job], set()).add(job)
             if blocking >= 0:
                 dependents.setdefault(blocking, []).append(job)
 
@@ -206,6 +210,23 @@ class PendingRecorder:
             self.o_procs = np.array([self.sim.procs[job] for job in jobs] + [0.0] * 1024, dtype=float)
             self.o_user = np.array([users[job] for job in jobs] + [0] * 1024, dtype=np.int64)
             self.users.rebuild(self.o_user, len(jobs))
+        return jobs
+
+    def changed_user_jobs(self, user: int) -> list[int]:
+        """The waiting jobs to look at again after one of ``user``'s jobs started or ended (user limits).
+
+        While the limit holds every job of the user, those whose reason is
+        ``user_limit`` already would get it again: only the others are
+        returned (a user at the limit with thousands waiting costs nothing
+        per start and end); otherwise all of them.
+        """
+        if self.sim.limits.held[user]:
+            return list(self.reasoned.get(user, ()))
+        jobs = self.by_user.get(user)
+        if not jobs:
+            return []
+        status, waiting = self.sim.status, self.waiting
+        jobs[:] = [job for job in jobs if status[job] == waiting]
         return jobs
 
     def first_allowed(self, first: int) -> int:
