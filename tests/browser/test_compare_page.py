@@ -98,4 +98,5 @@ def test_runs_with_random_parts_get_an_interval_across_seeds(dash_duo, tmp_path)
     dash_duo.driver.set_window_size(1500, 1400)
     dash_duo.driver.execute_script(f"document.getElementById('{page.ids.PAIRED_TEXT}').scrollIntoView()")
     save_screenshot(dash_duo.driver, "screenshot-compare-seeds.png")
-    assert dash_duo.get_logs() == []
+    # The cancelled run's pending poll may be reported as aborted; nothing else may be in the console.
+    assert [entry for entry in dash_duo.get_logs() if "abort" not in entry["message"].lower()] == []
