@@ -570,7 +570,15 @@ def test_the_calibrate_link_opens_the_sweeps_page_on_its_sample_trace():
     opened = page.layout_for_url("/sweeps", {"kind": ["calibrate"], "trace": ["sample:cerit-sc-2013-slice.swf"]})
     assert _component(opened, page.ids.KIND).value == "calibrate"
     assert _component(opened, trace_field).value == "cerit-sc-2013-slice.swf"
-    # An upload, or a file the kind does not offer, leaves the kind's default workload.
-    for trace in ("upload:" + "ab" * 32, "sample:../../etc/passwd"):
+    assert not _component(opened, page.ids.LINK_MSG).children
+    # An upload is the workload until the user's choices arrive (tests/test_sweeps_uploads.py).
+    opened = page.layout_for_url("/sweeps", {"kind": ["calibrate"], "trace": ["upload:" + "ab" * 32]})
+    assert _component(opened, trace_field).value == "upload:" + "ab" * 32
+    # A file the kind does not offer, or a malformed reference, leaves the kind's default workload, and says so.
+    for trace in ("upload:abab", "sample:../../etc/passwd", "/etc/passwd"):
         opened = page.layout_for_url("/sweeps", {"kind": ["calibrate"], "trace": [trace]})
         assert _component(opened, trace_field).value == "hpc2n-excerpt.swf"
+        assert "is not one this sweep offers" in str(_component(opened, page.ids.LINK_MSG).children)
+    # Another kind takes no uploads.
+    opened = page.layout_for_url("/sweeps", {"kind": ["batch-ls-seeds"], "trace": ["upload:" + "ab" * 32]})
+    assert _component(opened, {**trace_field, "kind": "batch-ls-seeds"}).value == "hpc2n-excerpt.swf"

@@ -21,7 +21,10 @@ started it) and the :class:`~components.services.access.Access` grants:
     uploads as a run does and makes the user an owner.
 :class:`UserSweeps`
     lists and opens the user's sweeps; running one makes the user an owner
-    (also when its table came from the store).
+    (also when its table came from the store). A sweep opens only when the
+    user also sees every upload its spec names (a calibrate sweep of an
+    uploaded log); any other answers as a sweep never run. The Sweeps page
+    offers, and accepts, only the user's uploads to run one on.
 :class:`UserPrepared`
     keeps each prepared download (a report, a sweep's CSV) for the user who
     prepared it: its address answers 404 to anyone else.
@@ -184,10 +187,18 @@ class UserSweeps(_View):
     """The Sweeps page's :class:`~components.pages.sweeps.store.SweepStore` as the current user sees it."""
 
     def has(self, key: str) -> bool:
-        return self._access.sees(SWEEP, key, self._user()) and self._store.has(key)
+        return self.get(key) is not None
 
     def get(self, key: str) -> dict | None:
-        return self._store.get(key) if self._access.sees(SWEEP, key, self._user()) else None
+        user = self._user()
+        if not self._access.sees(SWEEP, key, user):
+            return None
+        record = self._store.get(key)
+        if record is None:
+            return None
+        named = [value[len(UPLOAD):] for value in record["spec"].values()
+                 if isinstance(value, str) and value.startswith(UPLOAD)]
+        return record if all(self._access.sees(UPLOAD_KIND, sha, user) for sha in named) else None
 
     def listing(self) -> list[dict]:
         entries = self._store.listing()

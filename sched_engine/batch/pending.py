@@ -54,6 +54,8 @@ from itertools import chain
 import numpy as np
 import pandas as pd
 
+from .waiting import UserIndex
+
 RESOURCES, RESERVATION, PRIORITY, FAILURE, REQUIREMENTS, USER_LIMIT = (
     "resources", "reservation", "priority", "failure", "requirements", "user_limit")
 REASONS = (RESOURCES, RESERVATION, PRIORITY, FAILURE, REQUIREMENTS, USER_LIMIT)
@@ -96,6 +98,7 @@ class PendingRecorder:
         self.capacity_changed = False
         self.users_changed: set[int] = set()
         self.by_user: dict[int, list[int]] = {}   # with user limits: user -> jobs that waited (some left since)
+        self.reasoned: dict[int, set[int]] = {}   # with user limits: user -> waiting jobs not held by the limit
         self.last_rank = 0                # queue rank of the last job in ``order``
         self.order: list[int] = []        # every queued job, in queue order
         self.index_of: dict[int, int] = {}
@@ -104,6 +107,11 @@ class PendingRecorder:
         self.open: dict[int, tuple[float, int, int]] = {}   # waiting job -> (from, reason code, blocking job)
         self.dependents: dict[int, list[int]] = {}          # job -> waiting jobs whose reason names it
         self.rows: list[tuple[int, float, float, int, int]] = []
+        # With user limits: CPUs (infinite once the job left) and user per position of ``order``, and the
+        # per-user index that finds the first job a limit lets start without reading the held ones.
+        self.users = None if sim.limits is None else UserIndex(sim.limits)
+        self.o_procs = np.empty(1024)
+        self.o_user = np.empty(1024, dtype=np.int64)
 
     def after_pass(self, now: float) -> None:
         if not self.left and not self.arrived and not self.capacity_changed and not self.users_changed:
@@ -112,6 +120,9 @@ class PendingRecorder:
         recheck: list[int] = []
         opened, rows, dependents = self.open, self.rows, self.dependents
         for job in self.left:
+            if limits is not None and job in self.index_of:
+                self.o_procs[self.index_of[job]] = np.inf
+                self.reasoned.get(limits.user[job], set()).discard(job)
             entry = opened.pop(job, None)
             if entry is not None and now > entry[0]:
                 rows.append((job, entry[0], now, entry[1], entry[2]))
@@ -122,13 +133,14 @@ class PendingRecorder:
         resort = False
         if self.in_order or rank is not None or limits is not None:
             for job in self.arrived:
-                self.index_of[job] = len(self.order)   # positions serve predecessor() and resort() only
+                self.index_of[job] = len(self.order)   # positions serve predecessor(), resort() and the index
                 self.order.append(job)
                 if rank is not None:
                     resort |= rank[job] < self.last_rank
                     self.last_rank = max(self.last_rank, rank[job])
                 if limits is not None:
                     self.by_user.setdefault(limits.user[job], []).append(job)
+                    self._index(job, status[job] == waiting)
         else:
             self.order.extend(self.arrived)
         recheck.extend(self.arrived)
@@ -136,19 +148,14 @@ class PendingRecorder:
         if resort:
             recheck.extend(self.resort())
         for user in self.users_changed:
-            jobs = self.by_user.get(user)
-            if jobs:
-                jobs[:] = [job for job in jobs if status[job] == waiting]
-                recheck.extend(jobs)
+            recheck.extend(self.changed_user_jobs(user))
         self.users_changed.clear()
         order, position = self.order, self.first
         while position < len(order) and status[order[position]] != waiting:
             position += 1
         self.first = position
         if limits is not None:
-            while position < len(order) and (status[order[position]] != waiting
-                                             or limits.blocked(order[position], self.sim.procs[order[position]])):
-                position += 1
+            position = self.first_allowed(position)
         head = order[position] if position < len(order) else -1
         if head >= 0 and (head != self.head or self.capacity_changed):
             recheck.append(head)
@@ -182,6 +189,11 @@ class PendingRecorder:
                 if now > entry[0]:
                     rows.append((job, entry[0], now, entry[1], entry[2]))
             opened[job] = (now, code, blocking)
+            if limits is not None:
+                if code == _USER_LIMIT:
+                    self.reasoned.get(limits.user[job], set()).discard(job)
+                else:
+                    self.reasoned.setdefault(limits.user[job], set()).add(job)
             if blocking >= 0:
                 dependents.setdefault(blocking, []).append(job)
 
@@ -193,7 +205,46 @@ class PendingRecorder:
         self.order = jobs
         self.index_of = {job: index for index, job in enumerate(jobs)}
         self.first = 0
+        if self.users is not None:
+            users = self.sim.limits.user
+            self.o_procs = np.array([self.sim.procs[job] for job in jobs] + [0.0] * 1024, dtype=float)
+            self.o_user = np.array([users[job] for job in jobs] + [0] * 1024, dtype=np.int64)
+            self.users.rebuild(self.o_user, len(jobs))
         return jobs
+
+    def changed_user_jobs(self, user: int) -> list[int]:
+        """The waiting jobs to look at again after one of ``user``'s jobs started or ended (user limits).
+
+        While the limit holds every job of the user, those whose reason is
+        ``user_limit`` already would get it again: only the others are
+        returned (a user at the limit with thousands waiting costs nothing
+        per start and end); otherwise all of them.
+        """
+        if self.sim.limits.held[user]:
+            return list(self.reasoned.get(user, ()))
+        jobs = self.by_user.get(user)
+        if not jobs:
+            return []
+        status, waiting = self.sim.status, self.waiting
+        jobs[:] = [job for job in jobs if status[job] == waiting]
+        return jobs
+
+    def first_allowed(self, first: int) -> int:
+        """With user limits: the position in ``order`` of the first waiting job its user's limit lets start
+        (at or after ``first``, the oldest waiting one), found through the per-user index."""
+        del first   # every job before it left: the index never returns one of them
+        return self.users.first(self.o_procs, self.o_user, len(self.order))
+
+    def _index(self, job: int, waits: bool) -> None:
+        """Enter the job just appended to ``order`` in the per-user index (as gone if it left already)."""
+        position = len(self.order) - 1
+        if position == len(self.o_procs):
+            self.o_procs = np.resize(self.o_procs, 2 * position)
+            self.o_user = np.resize(self.o_user, 2 * position)
+        user = self.sim.limits.user[job]
+        self.o_procs[position] = self.sim.procs[job] if waits else np.inf
+        self.o_user[position] = user
+        self.users.add(position, user, self.o_procs)
 
     def classify(self, job: int, head: int) -> tuple[int, int]:
         """``(reason code, blocking job or -1)`` of a waiting job now."""

@@ -35,11 +35,13 @@ it as if it were not in the queue (it neither blocks later jobs nor gets a
 reservation), as batch schedulers skip jobs held by an account limit; it
 waits with the pending reason ``user_limit``. A job asking more CPUs than
 ``cpus`` is cancelled on arrival. Queue-ordered policies only, as above.
-Cost: every pass walks past the jobs their user's limit holds at the front
-of the queue (and the backfill scan past those it finds), one by one. On a
-log where a few users keep thousands of jobs waiting (full RICC) a run with
-a limit takes many times as long as one without; a per-user index of the
-waiting jobs would remove that walk (not done yet).
+Cost: a pass finds the first job a limit lets start through a per-user
+index of the waiting jobs (:class:`~sched_engine.batch.waiting.UserIndex`:
+each user's positions, and a heap of the first position of every user not
+at their limit), without reading the jobs of users at their limit; EASY's
+backfill scan passes over those jobs inside its vectorised size-bucket
+search. ``bench/user_limits.py`` measures it on RICC (CPU time with a limit
+against the same run without one).
 """
 
 from __future__ import annotations
@@ -137,9 +139,20 @@ def queue_inputs(model: Mapping[str, Any], jobs: pd.DataFrame) -> QueueInputs:
 
 
 class UserLimits:
-    """Per-user running jobs and CPUs held, against the limits (the simulation updates them)."""
+    """Per-user running jobs and CPUs held, against the limits (the simulation updates them).
 
-    __slots__ = ("user", "max_jobs", "max_cpus", "jobs", "cpus")
+    Beside the counts, what a queue policy's per-user index reads
+    (:class:`~sched_engine.batch.waiting.UserIndex`): ``held[user]`` (at the
+    running-jobs limit, or no CPU left under the CPU limit: no job of the
+    user may start now), ``room[user]`` (CPUs the user may still take;
+    infinite without a CPU limit) and ``releases`` (every user who stopped
+    being held, in order: an append-only log each index reads from its own
+    place, the policy's and the pending-reasons recorder's alike). A job may start iff its user is not held
+    and it asks at most ``room`` CPUs -- exactly when :meth:`blocked` is false,
+    since every job asks at least one CPU.
+    """
+
+    __slots__ = ("user", "max_jobs", "max_cpus", "jobs", "cpus", "held", "room", "releases")
 
     def __init__(self, user: np.ndarray, max_jobs: int | None, max_cpus: int | None):
         self.user = user.tolist()
@@ -148,6 +161,9 @@ class UserLimits:
         self.max_cpus = max_cpus if max_cpus is not None else float("inf")
         self.jobs = [0] * users
         self.cpus = [0] * users
+        self.held = np.zeros(users, dtype=bool)
+        self.room = np.full(users, float(self.max_cpus))
+        self.releases: list[int] = []
 
     def blocked(self, job: int, procs: int) -> bool:
         """Whether starting ``job`` (``procs`` CPUs) now would break its user's limit."""
@@ -158,11 +174,18 @@ class UserLimits:
         user = self.user[job]
         self.jobs[user] += 1
         self.cpus[user] += procs
+        self.room[user] -= procs
+        if self.jobs[user] >= self.max_jobs or self.room[user] < 1:
+            self.held[user] = True
 
     def ended(self, job: int, procs: int) -> None:
         user = self.user[job]
         self.jobs[user] -= 1
         self.cpus[user] -= procs
+        self.room[user] += procs
+        if self.held[user] and self.jobs[user] < self.max_jobs and self.room[user] >= 1:
+            self.held[user] = False
+            self.releases.append(user)
 
 
 def victims(sim, job: int) -> tuple[int, list[int]] | None:

@@ -26,7 +26,7 @@ from bisect import bisect_left, bisect_right, insort
 
 import numpy as np
 
-from ..batch.policies.positions import QueuePositions
+from ..batch.waiting import Positions
 
 WAITING = 0  # the simulation's status code of a waiting job
 
@@ -252,7 +252,7 @@ class ArrivalQueue:
         self.memory: list[float] = []       # distinct memory per CPU asked, ascending
         self.sizes: dict[float, list[int]] = {}  # memory per CPU -> CPUs asked, ascending
         self.held: dict[float, int] = {}    # memory per CPU -> waiting jobs asking it
-        self.classes: dict[tuple[float, int], QueuePositions] = {}
+        self.classes: dict[tuple[float, int], Positions] = {}
 
     def add(self, job: int, procs: int, memory_per_cpu: float, estimate: float) -> None:
         position = len(self.jobs)
@@ -268,7 +268,7 @@ class ArrivalQueue:
         key = (memory_per_cpu, procs)
         positions = self.classes.get(key)
         if positions is None:
-            positions = self.classes[key] = QueuePositions()
+            positions = self.classes[key] = Positions()
             if memory_per_cpu not in self.sizes:
                 self.sizes[memory_per_cpu] = []
                 insort(self.memory, memory_per_cpu)

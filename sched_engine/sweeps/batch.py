@@ -6,14 +6,13 @@ requirements). Engine errors are re-rooted in the sweep's own parameters.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Mapping
 
 from ..core import validate
 from ..core.errors import ScenarioError
 from ..registry import REGISTRY
 from ..runner import normalize_scenario, run_scenario
-from .fields import check_fields, file_path, input_file, mean_std, seeds
+from .fields import check_fields, file_label, file_path, input_file, mean_std, seeds
 from .kind import SweepKind
 
 DEFAULTS = {
@@ -41,7 +40,7 @@ def scenario(point: Mapping[str, Any]) -> dict:
                     else {"kind": "trace", "path": file_path(point["failures"]), "align": "start"})
     share = point["requirement_share"]
     model = {
-        "trace": {"path": file_path(point["trace"]), "label": Path(point["trace"]).name, "max_jobs": point["jobs"]},
+        "trace": {"path": file_path(point["trace"]), "label": file_label(point["trace"]), "max_jobs": point["jobs"]},
         "failures": failures,
         "requirements": with_requirements,
         "synthetic_requirements": {"share": share} if with_requirements and share else None,

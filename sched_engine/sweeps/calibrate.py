@@ -27,7 +27,6 @@ setting beats it.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
@@ -39,7 +38,7 @@ from ..core.errors import ScenarioError
 from ..registry import REGISTRY
 from ..runner import normalize_scenario
 from .batch import in_sweep
-from .fields import check_fields, file_path, input_file
+from .fields import check_fields, file_label, file_path, input_file
 from .kind import SweepKind
 
 KIND_NAME = "calibrate"
@@ -57,7 +56,7 @@ METRICS = ("mean_wait_error", "share_within_10min", "wait_rank_correlation", "si
 def scenario(point: Mapping[str, Any]) -> dict:
     """The batch scenario of one point."""
     model: dict = {
-        "trace": {"path": file_path(point["trace"]), "label": Path(point["trace"]).name, "max_jobs": point["jobs"]},
+        "trace": {"path": file_path(point["trace"]), "label": file_label(point["trace"]), "max_jobs": point["jobs"]},
         "estimates": point["estimates"],
         "allocation": point["allocation"],
     }
@@ -160,6 +159,9 @@ def verdict(ranked: pd.DataFrame) -> str:
     if ranked.empty:
         return "no settings ran"
     best, reference = ranked.iloc[0], ranked[ranked["reference"]].iloc[0]
+    if not best["compared_jobs"] or not best["recorded_mean_wait_s"] > 0:
+        return ("the log records no wait times (or only zero waits) to compare with: no setting can be "
+                "judged against it")
 
     def setting(row) -> str:
         limit = (f"at most {int(row['running_jobs_limit'])} running jobs per user" if row["running_jobs_limit"]

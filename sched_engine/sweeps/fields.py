@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from ..core import validate
+from ..core import inputs, validate
 from ..core.errors import ScenarioError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -43,9 +43,21 @@ def seeds(value: Any, field: str = "seeds") -> list[int]:
 
 
 def input_file(value: Any, field: str) -> str:
-    """A file in ``sample_traces/`` by name (kept as the name), else an existing path (made absolute)."""
+    """A file in ``sample_traces/`` by name (kept as the name; ``sample:<name>`` too), an upload by reference
+    (``upload:<sha256>``: kept as it is, once this machine finds its file), else an existing path (made absolute).
+
+    A reference keeps the spec, its hash and its table free of this machine's
+    directories; the web app names its uploads so (the uploads directory is in
+    :data:`~sched_engine.core.inputs.PROCESS_INPUTS` of every process that runs points).
+    """
     if not isinstance(value, str) or not value.strip():
         raise ScenarioError(field, "name a file: a sample in sample_traces/ or a path")
+    if inputs.is_reference(value):
+        resolver = inputs.current()
+        reference = resolver.reference(value, field)
+        if not resolver.path(reference, field).is_file():
+            raise ScenarioError(field, f"no such file {resolver.name(reference)!r}")
+        return reference[len(inputs.SAMPLE):] if reference.startswith(inputs.SAMPLE) else reference
     if "/" not in value and (SAMPLE_DIR / value).is_file():
         return value
     path = Path(value).expanduser()
@@ -58,8 +70,13 @@ def input_file(value: Any, field: str) -> str:
 
 
 def file_path(value: str) -> str:
-    """The path an engine reads for a checked input name."""
-    return str(SAMPLE_DIR / value) if "/" not in value else value
+    """The path (or reference) an engine reads for a checked input name."""
+    return str(SAMPLE_DIR / value) if "/" not in value and not inputs.is_reference(value) else value
+
+
+def file_label(value: str) -> str:
+    """What a run calls a checked input: a file's name, an upload's short name."""
+    return inputs.current().name(value) if inputs.is_reference(value) else Path(value).name
 
 
 def metrics(values: Mapping[str, Any], names) -> dict:

@@ -2,24 +2,32 @@
 
 import json
 import time
+from pathlib import Path
 
 import pytest
+from batch_choices import run_easy_basic
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
 
 from app import create_app
+from components.pages import batch as batch_page
 from components.pages import sweeps as page
 from components.pages import workspace as workspace_page
 from downloads import downloaded
 from screenshots import save_screenshot
 
 pytestmark = pytest.mark.browser
+ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 120
 KIND = "libra-intervals"
 
 
+def _param_id(kind, name):
+    return json.dumps({"kind": kind, "name": name, "type": page.ids.PARAM}, separators=(",", ":"))
+
+
 def _param(dash_duo, name):
-    component_id = json.dumps({"kind": KIND, "name": name, "type": page.ids.PARAM}, separators=(",", ":"))
-    return dash_duo.find_element(f"[id='{component_id}']")
+    return dash_duo.find_element(f"[id='{_param_id(KIND, name)}']")
 
 
 def _type(dash_duo, name, value):
@@ -130,3 +138,49 @@ def test_cancel_stops_the_sweep_and_its_processes(dash_duo, tmp_path):
     assert dash_duo.find_element(f"#{page.ids.RUN_MSG}").text == ""
     assert "16 / 16" not in dash_duo.find_element(f"#{page.ids.PROGRESS_TEXT}").text
     assert list((tmp_path / "sweeps").glob("*.json")) == []
+
+
+def test_an_uploaded_log_is_calibrated_from_the_batch_pages_link(dash_duo, tmp_path):
+    """Upload a log with recorded waits on the batch page, follow Calibrate, run it: the best setting, in words.
+    A link to an upload the user has not got keeps the last results and says what it cannot use."""
+    source = page.form.FORM["calibrate"][0].options[0]   # hpc2n-excerpt.swf: its header and first 300 jobs
+    lines = (ROOT / "sample_traces" / source).read_text().splitlines()
+    header = [line for line in lines if line.startswith(";")]
+    log = tmp_path / "site-log.swf"
+    log.write_text("\n".join(header + [line for line in lines if not line.startswith(";")][:300]) + "\n")
+    dash_duo.start_server(create_app(tmp_path / "data"))
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/batch")
+    dash_duo.wait_for_contains_text(f"#{batch_page.ids.TRACE_INFO}", source, timeout=TIMEOUT)
+    dash_duo.find_element(f"#{batch_page.ids.TRACE_UPLOAD} input[type=file]").send_keys(str(log))
+    dash_duo.wait_for_contains_text(f"#{batch_page.ids.TRACE_INFO}", "site-log.swf", timeout=TIMEOUT)
+    run_easy_basic(dash_duo, TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{batch_page.ids.LOG_HEADLINE}", "vs your log's", timeout=TIMEOUT)
+    calibrate = dash_duo.find_element(f"#{batch_page.ids.CALIBRATE}")
+    WebDriverWait(dash_duo.driver, TIMEOUT).until(lambda _: calibrate.is_displayed())
+    assert "trace=upload%3A" in calibrate.get_attribute("href")
+    calibrate.click()
+
+    dash_duo.wait_for_contains_text(f"#{page.ids.POINTS}", "12 points", timeout=TIMEOUT)
+    assert dash_duo.find_element(f"#{page.ids.KIND} input[value='calibrate']").is_selected()
+    dash_duo.wait_for_contains_text(f"[id='{_param_id('calibrate', 'trace')}']", "site-log.swf (uploaded",
+                                    timeout=TIMEOUT)
+    assert dash_duo.find_element(f"#{page.ids.LINK_MSG}").text == ""
+    dash_duo.find_element(f"#{page.ids.RUN}").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.RUN_MSG}", "12 runs in", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.VERDICT}", "site-log.swf (294 jobs compared), EASY: Best: ",
+                                    timeout=TIMEOUT)
+    verdict = dash_duo.find_element(f"#{page.ids.VERDICT}").text
+    assert "vs the log's" in verdict and "off by" in verdict and "Spearman" in verdict
+    assert len(dash_duo.find_elements(f"#{page.ids.SUMMARY} tbody tr")) == 1 + 12
+    dash_duo.wait_for_element(f"#{page.ids.GRAPH} .bars", timeout=TIMEOUT)
+    dash_duo.driver.set_window_size(1400, 1500)
+    dash_duo.driver.execute_script(f"document.getElementById('{page.ids.POINTS}').scrollIntoView()")
+    save_screenshot(dash_duo.driver, "screenshot-sweeps-calibrate-upload.png")
+
+    # Somebody else's upload (or one never stored): the default sample, a message, the last results kept.
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/sweeps?kind=calibrate&trace=upload%3A{'0' * 64}")
+    dash_duo.wait_for_contains_text(f"#{page.ids.LINK_MSG}", "is none of your uploaded traces, or is no longer "
+                                                             "stored", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"[id='{_param_id('calibrate', 'trace')}']", source, timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.VERDICT}", "site-log.swf", timeout=TIMEOUT)
+    assert dash_duo.get_logs() == []

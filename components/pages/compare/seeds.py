@@ -11,7 +11,9 @@ takes the relative change of the mean wait of each seed's pair
 that started in both runs) and shows the Student-t 95% interval across the
 seeds (:func:`sched_engine.analysis.paired.across_seeds`) under the paired
 headline. Both runs take the same seed each time, so a seed's synthetic
-failures hit both policies alike (common random numbers).
+failures hit both policies alike (common random numbers). Cancel stops the
+runs and says so; the interval shown before stays, and the seeds that
+finished are in the result cache for the next try.
 
 The result is a small record in a browser Store: the pair's hashes, the
 seeds' changes and the interval.
@@ -109,6 +111,15 @@ def run_seeds(results, set_progress, _clicks, count, hashes):
              "estimate": interval.estimate, "low": interval.low, "high": interval.high}, ok(message))
 
 
+CANCELLED = ("Cancelled: no interval from this run. The previous interval stays; the seeds already run are in the "
+             "result cache, so Run seeds takes them from there.")
+
+
+def cancelled(_clicks):
+    """Cancel: say that the seeds run stopped and what is kept (the background run itself is stopped by Dash)."""
+    return html.Span(CANCELLED, className="hint")
+
+
 def percent(value) -> str:
     """A relative change as the headline writes it: ``−12%`` (a true minus sign), ``0%``, ``n/a``."""
     if value is None or not math.isfinite(value):
@@ -155,3 +166,6 @@ def register(app, results) -> None:
     def _run_seeds(set_progress, clicks, count, hashes):
         # A function of its own: Dash names a background job by its source.
         return run_seeds(results, set_progress, clicks, count, hashes)
+
+    app.callback(Output(ids.SEEDS_MESSAGE, "children", allow_duplicate=True), Input(ids.SEEDS_CANCEL, "n_clicks"),
+                 prevent_initial_call=True)(cancelled)

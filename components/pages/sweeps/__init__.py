@@ -10,8 +10,10 @@ browser keeps only that hash. The comparison table, the plot and the CSV
 downloads are rebuilt from the stored table (:mod:`.results`).
 
 ``/sweeps?kind=<kind>`` opens the page on that kind (the gallery links there); ``&trace=sample:<name>``
-chooses that sample as the kind's workload (the batch page's Calibrate link). ``/sweeps?sweep=<key>`` shows
-that stored sweep (the Workspace lists them); with a login on, only one the user sees (theirs or shared).
+chooses that sample as the kind's workload, ``&trace=upload:<sha256>`` that upload for ``calibrate`` (the
+batch page's Calibrate link) -- when it is one of the user's, which a callback checks: the layout knows
+no user (:func:`.callbacks.workload_choices`). ``/sweeps?sweep=<key>`` shows that stored sweep (the Workspace
+lists them); with a login on, only one the user sees (theirs or shared).
 """
 
 from .. import Page
@@ -19,7 +21,7 @@ from . import callbacks, form, ids, layout, results, store
 
 
 def layout_for_url(path: str, query: dict[str, list[str]]):
-    """``/sweeps?kind=<kind>[&trace=sample:<name>]``: the page opened on that kind (and that sample trace);
+    """``/sweeps?kind=<kind>[&trace=<reference>]``: the page opened on that kind (and that workload);
     ``/sweeps?sweep=<key>``: showing that stored sweep."""
     if path != PAGE.route:
         return None

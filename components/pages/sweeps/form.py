@@ -10,12 +10,18 @@ import re
 from dataclasses import dataclass, field
 
 from sched_engine import ScenarioError
+from sched_engine.core.inputs import SAMPLE, SHA256, UPLOAD, upload_reference
 from sched_engine.elastic import DISTRIBUTIONS
 from sched_engine.registry import REGISTRY
 from sched_engine.sweeps import VARIANTS, normalize_spec, point_count
 
+from ...services.uploads import upload_choices
+
 SAMPLE_TRACES = ("hpc2n-excerpt.swf", "cerit-sc-2013-slice.swf")
 SAMPLE_MACHINES = ("metacentrum-2009.machines", "hpc2n-excerpt.machines", "cerit-sc-2013.machines")
+#: The kind whose workload may also be one of the user's uploaded traces (``upload:<sha256>``): the log
+#: a site calibrates against is its own.
+UPLOADS_KIND = "calibrate"
 
 
 @dataclass(frozen=True)
@@ -118,7 +124,42 @@ def form_values(kind: str) -> dict:
             else PAGE_DEFAULTS[kind][p.name] for p in FORM[kind]}
 
 
-def parse_value(param: Param, value):
+def workload_options(uploads) -> list[dict]:
+    """The workload choices of :data:`UPLOADS_KIND`: the samples, then :func:`upload_options`."""
+    samples = next(p.options for p in FORM[UPLOADS_KIND] if p.name == "trace")
+    return [{"label": name, "value": name} for name in samples] + upload_options(uploads)
+
+
+def upload_options(uploads) -> list[dict]:
+    """The uploaded traces the user may sweep (theirs, or shared with them: ``uploads`` is their view), newest
+    first, each valued by its content reference ``upload:<sha256>``."""
+    return [{**option, "value": upload_reference(option["value"].partition(".")[0])}
+            for option in upload_choices(uploads, "trace")]
+
+
+def upload_labels(uploads) -> dict[str, str]:
+    """``{upload:<sha256>: the file's name as uploaded}`` of the uploaded traces the user sees."""
+    return {upload_reference(entry["name"].partition(".")[0]): entry["label"] for entry in uploads.listing()
+            if entry["kind"] == "trace"}
+
+
+def linked_trace(kind: str, trace: str | None) -> tuple[str | None, str]:
+    """``(workload, message)`` for a link's ``trace`` (``sample:<name>`` or ``upload:<sha256>``): the value the
+    kind's workload field starts with (None: its default), and what the page says of a link it cannot take."""
+    if not trace:
+        return None, ""
+    offered = next((p.options for p in FORM.get(kind, []) if p.name == "trace"), None)
+    if offered is None:
+        return None, ""
+    if trace.startswith(SAMPLE) and trace[len(SAMPLE):] in offered:
+        return trace[len(SAMPLE):], ""
+    if kind == UPLOADS_KIND and trace.startswith(UPLOAD) and SHA256.fullmatch(trace[len(UPLOAD):]):
+        return trace, ""   # whether the user may use it, the page's workload choices tell (not the link)
+    return None, (f"The link's workload {trace!r:.80} is not one this sweep offers; it starts on "
+                  f"{PAGE_DEFAULTS[kind]['trace']} instead.")
+
+
+def parse_value(param: Param, value, extra: tuple = ()):
     if param.widget == "numbers":
         tokens = [t for t in re.split(r"[,\s;]+", str(value or "").strip()) if t]
         if not tokens:
@@ -136,7 +177,7 @@ def parse_value(param: Param, value):
         return value
     # Choices come back from the browser: only the offered ones are accepted (a forged value
     # could otherwise name any file on the server as a workload).
-    allowed = [option["value"] if isinstance(option, dict) else option for option in param.options]
+    allowed = [option["value"] if isinstance(option, dict) else option for option in param.options] + list(extra)
     chosen = list(value or []) if param.widget == "checklist" else [value]
     unknown = [v for v in chosen if v not in allowed]
     if unknown:
@@ -144,15 +185,20 @@ def parse_value(param: Param, value):
     return chosen if param.widget == "checklist" else value
 
 
-def spec_from_form(kind: str, ids: list[dict], values: list) -> dict:
-    """The sweep spec the form describes (only the chosen kind's fields); raises :class:`ScenarioError`."""
+def spec_from_form(kind: str, ids: list[dict], values: list, uploads: tuple = ()) -> dict:
+    """The sweep spec the form describes (only the chosen kind's fields); raises :class:`ScenarioError`.
+
+    ``uploads``: the ``upload:<sha256>`` references the user may choose as the workload of
+    :data:`UPLOADS_KIND` (:func:`upload_options`); any other upload is refused as not one of the choices.
+    """
     if kind not in FORM:
         raise ScenarioError("kind", f"choose a sweep kind ({', '.join(FORM)})")
     params = {p.name: p for p in FORM[kind]}
     spec = {"kind": kind}
     for component_id, value in zip(ids, values):
         if component_id["kind"] == kind and component_id["name"] in params:
-            spec[component_id["name"]] = parse_value(params[component_id["name"]], value)
+            extra = tuple(uploads) if kind == UPLOADS_KIND and component_id["name"] == "trace" else ()
+            spec[component_id["name"]] = parse_value(params[component_id["name"]], value, extra)
     return spec
 
 
@@ -191,10 +237,10 @@ def plan_text(spec: dict, count: int) -> str:
             f"{len(spec['seeds'])} seed(s).")
 
 
-def preview(kind: str, ids: list[dict], values: list) -> tuple[str, bool]:
+def preview(kind: str, ids: list[dict], values: list, uploads: tuple = ()) -> tuple[str, bool]:
     """``(text, ok)``: the point count of the form's sweep, or what is wrong with it."""
     try:
-        spec = normalize_spec(spec_from_form(kind, ids, values))
+        spec = normalize_spec(spec_from_form(kind, ids, values, uploads))
         return plan_text(spec, point_count(spec)), True
     except ScenarioError as exc:
         return explain(kind, exc), False

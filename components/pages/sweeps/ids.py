@@ -3,6 +3,7 @@
 
 KIND = "sweep-kind-radio"
 KIND_HINT = "sweep-kind-hint"
+LINK_MSG = "sweep-link-message"    # what the page says of a link's workload it cannot use
 PARAM = "sweep-param-input"        # pattern-matching type, keyed by kind and parameter name
 PARAM_BOX = "sweep-param-box"      # pattern-matching type, keyed by kind
 POINTS = "sweep-points-message"
@@ -12,6 +13,7 @@ PROGRESS = "sweep-run-progress"
 PROGRESS_TEXT = "sweep-progress-text"
 RUN_MSG = "sweep-run-message"
 HEADING = "sweep-results-heading"
+VERDICT = "sweep-verdict-text"     # the calibrate sweep's sentence: which setting fits the log best, by how much
 LAST = "sweep-last-store"
 OPEN = "sweep-open-store"     # the stored sweep a /sweeps?sweep=<key> link opens (the Workspace lists them)
 SUMMARY = "sweep-summary-table"

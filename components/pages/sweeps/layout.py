@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from dash import dash_table, dcc, html
 
+from sched_engine.core.inputs import UPLOAD
 from sched_engine.sweeps import KINDS
 
 from ...services import prepared
-from ...widgets.fields import graph
+from ...widgets.fields import error, graph
 from . import ids
-from .form import FORM, Param, form_values
+from .form import FORM, Param, form_values, linked_trace
 
 
 def widget(kind: str, param: Param, value):
@@ -51,14 +54,19 @@ def sweep_table(component_id, **kwargs):
 
 def layout(kind: str | None = None, trace: str | None = None, sweep: str | None = None) -> html.Div:
     """The page; ``kind`` (from ``/sweeps?kind=...``, e.g. a gallery card's link) is the sweep shown first,
-    with ``trace`` (``sample:<name>``, e.g. the batch page's Calibrate link) as its workload when it offers it;
-    ``sweep`` (``/sweeps?sweep=<key>``, the Workspace's link) a stored sweep to show."""
+    with ``trace`` (``sample:<name>`` or, where the kind takes uploads, ``upload:<sha256>``: the batch page's
+    Calibrate link) as its workload. Which uploads the user may choose, a callback tells
+    (:func:`.callbacks.workload_choices`): the layout knows no user. ``sweep`` (``/sweeps?sweep=<key>``, the
+    Workspace's link) a stored sweep to show."""
     first = kind if kind in FORM else next(iter(FORM))
     values = {name: form_values(name) for name in FORM}
-    sample = trace[len("sample:"):] if isinstance(trace, str) and trace.startswith("sample:") else None
-    offered = next((p.options for p in FORM[first] if p.name == "trace"), ())
-    if sample in offered:
-        values[first]["trace"] = sample
+    workload, link_message = linked_trace(first, trace)
+    params = dict(FORM)
+    if workload is not None:
+        values[first]["trace"] = workload
+    if workload is not None and workload.startswith(UPLOAD):   # named so until the user's choices arrive
+        option = {"label": f"upload {workload[len(UPLOAD):][:12]}…", "value": workload}
+        params[first] = [replace(p, options=[*p.options, option]) if p.name == "trace" else p for p in FORM[first]]
     return html.Div(
         [
             dcc.Store(id=ids.LAST, storage_type="local", data=None),
@@ -68,9 +76,9 @@ def layout(kind: str | None = None, trace: str | None = None, sweep: str | None 
                 [
                     html.H2("Sweeps"),
                     html.P("Run one experiment over many parameter values -- the YARN-ME Table 2 sweep, Local "
-                           "Search over seeds, Libra over arrival intervals or over data volume and slots -- on "
-                           "local processes (Celery workers when REDIS_URL is set), then compare the runs in one "
-                           "table and plot."),
+                           "Search over seeds, Libra over arrival intervals or over data volume and slots, the "
+                           "batch model's settings against your own log's waits -- on local processes (Celery "
+                           "workers when REDIS_URL is set), then compare the runs in one table and plot."),
                 ],
                 className="page-head",
             ),
@@ -80,10 +88,11 @@ def layout(kind: str | None = None, trace: str | None = None, sweep: str | None 
                     dcc.RadioItems(id=ids.KIND, value=first, persistence=True, className="checklist inline",
                                    options=[{"label": k.label, "value": k.name} for k in KINDS.values()]),
                     html.P(id=ids.KIND_HINT, className="hint"),
-                    *[html.Div([param_field(kind, p, values[kind][p.name]) for p in params],
+                    html.Div(link_message and error(link_message), id=ids.LINK_MSG, className="message"),
+                    *[html.Div([param_field(kind, p, values[kind][p.name]) for p in fields],
                                id={"type": ids.PARAM_BOX, "kind": kind}, className="inline-fields",
                                style=shown(kind == first))
-                      for kind, params in FORM.items()],
+                      for kind, fields in params.items()],
                     html.Div(id=ids.POINTS, className="message"),
                     html.Div([html.Button("Run", id=ids.RUN, className="primary"),
                               html.Button("Cancel", id=ids.CANCEL, disabled=True)], className="button-row"),
@@ -96,6 +105,7 @@ def layout(kind: str | None = None, trace: str | None = None, sweep: str | None 
             html.Section(
                 [
                     html.H3(id=ids.HEADING, children="Comparison"),
+                    html.P(id=ids.VERDICT, className="headline"),
                     sweep_table(ids.SUMMARY),
                     html.Div([html.Span("Plot:", className="hint"),
                               dcc.Dropdown(id=ids.METRIC, clearable=False, className="wide")], className="button-row"),

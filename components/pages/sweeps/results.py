@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from sched_engine.sweeps import KINDS, mean_std_text, summarise
+from sched_engine.sweeps import KINDS, calibrate, mean_std_text, summarise
 
 from ...figures import catalogue
 from ...figures import sweeps as figures
@@ -92,6 +92,23 @@ def results(store: SweepStore, last: dict | None, metric: str | None):
     heading = f"{KINDS[kind].label}: {len(table)} points"
     return (summary_rows(kind, summarise(record["spec"], table)), point_rows(table, kind),
             figures.sweep_figure(kind, table, metric), heading)
+
+
+def verdict(store: SweepStore, last: dict | None, labels: dict[str, str]) -> str:
+    """The calibrate sweep's sentence: on which log, which setting reproduces it best and by how much
+    (:func:`sched_engine.sweeps.calibrate.verdict`); empty for other kinds. ``labels`` names uploads."""
+    record = store.get(last["key"]) if last and last.get("key") else None
+    if record is None or record["spec"]["kind"] != calibrate.KIND_NAME:
+        return ""
+    spec = record["spec"]
+    trace = spec["trace"]
+    workload = labels.get(trace) or (f"upload {trace[len('upload:'):][:12]}…" if trace.startswith("upload:")
+                                     else trace.rsplit("/", 1)[-1])
+    ranked = calibrate.rank(record["table"])
+    compared = int(ranked["compared_jobs"].max()) if not ranked.empty else 0
+    sentence = calibrate.verdict(ranked)
+    return (f"{workload} ({compared:,} jobs compared), {catalogue.policy_label('batch', spec['policy'])}: "
+            f"{sentence[0].upper()}{sentence[1:]}.")
 
 
 def export_csv(store: SweepStore, last: dict | None, which: str):

@@ -98,10 +98,14 @@ def run_message(record: dict, cached: bool) -> str:
     return f"{runs} runs in {record['wall_seconds']:.1f} s {where}."
 
 
-def run_form(store: SweepStore, kind: str, ids: list[dict], values: list, progress) -> tuple[str, str, bool]:
-    """Run the form's sweep unless stored; ``(key, message, from cache)``. Raises :class:`ScenarioError`."""
+def run_form(store: SweepStore, kind: str, ids: list[dict], values: list, progress,
+             uploads: tuple = ()) -> tuple[str, str, bool]:
+    """Run the form's sweep unless stored; ``(key, message, from cache)``. Raises :class:`ScenarioError`.
+
+    ``uploads``: the upload references the user may sweep (:func:`.form.upload_options`).
+    """
     try:
-        spec = normalize_spec(spec_from_form(kind, ids, values))
+        spec = normalize_spec(spec_from_form(kind, ids, values, uploads))
         store.key_of(spec)
     except ScenarioError as exc:
         raise ScenarioError("", explain(kind, exc)) from None

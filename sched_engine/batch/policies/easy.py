@@ -7,8 +7,8 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
+from ..waiting import Positions
 from .decisions import NO_DECISIONS, Cancel, Decision, Reserve, Start
-from .positions import QueuePositions
 from .queue import NO_RESERVATION, QueuePolicy
 
 
@@ -34,7 +34,7 @@ class EASY(QueuePolicy):
         self.reserved_job = -1
         self.reservation_stale = True
         self.sizes: list[int] = []  # distinct sizes (CPUs) of the queue's jobs, ascending
-        self.buckets: dict[int, QueuePositions] = {}
+        self.buckets: dict[int, Positions] = {}
 
     def job_ended(self, cluster: int, now: float, early: bool) -> Sequence[Decision]:
         self.resources_changed = True
@@ -56,7 +56,7 @@ class EASY(QueuePolicy):
         if self.resources_changed or self.reservation is None or first_new <= self.head:
             # ``top``: the first job its user's limit lets start (the head, without limits).
             yield from self._start_heads(now)
-            top = self._eligible(self.head)
+            top = self._first_eligible()
             if top < len(queue) and (self.reservation_stale or queue[top] != self.reserved_job):
                 self.reservation = None
             while top < len(queue) and self.reservation is None:
@@ -69,7 +69,7 @@ class EASY(QueuePolicy):
                 yield Cancel(queue[top], NO_RESERVATION)
                 self._remove(top)
                 yield from self._start_heads(now)
-                top = self._eligible(self.head)
+                top = self._first_eligible()
             if top >= len(queue):
                 self.reservation = None
             low = top + 1
@@ -104,7 +104,7 @@ class EASY(QueuePolicy):
         size = int(self.sim.procs[job])
         bucket = self.buckets.get(size)
         if bucket is None:
-            bucket = self.buckets[size] = QueuePositions()
+            bucket = self.buckets[size] = Positions()
             bisect.insort(self.sizes, size)
         bucket.append(len(self.queue) - 1)
 
@@ -118,7 +118,7 @@ class EASY(QueuePolicy):
         order = np.argsort(size_of, kind="stable")
         sizes, firsts = np.unique(size_of[order], return_index=True)
         self.sizes = sizes.tolist()
-        self.buckets = {size: QueuePositions(positions)
+        self.buckets = {size: Positions(positions)
                         for size, positions in zip(self.sizes, np.split(order, firsts[1:]))}
 
     def _first_candidate(self, low: int, max_free: int, any_length: int, limit: float) -> int:
@@ -126,12 +126,14 @@ class EASY(QueuePolicy):
 
         "May start": needs at most ``max_free`` CPUs and either at most
         ``any_length`` CPUs or an estimate of at most ``limit`` -- the
-        necessary condition of :meth:`_backfill`, read bucket by bucket.
+        necessary condition of :meth:`_backfill`, read bucket by bucket --
+        and its user's limit lets it start.
         """
         best = -1
+        users = None if self.users is None else (self.q_user, self.sim.limits)
         for size in self.sizes[: bisect.bisect_right(self.sizes, max_free)]:
             found = self.buckets[size].first(low, best, self.q_procs,
-                                             None if size <= any_length else (self.q_estimate, limit))
+                                             None if size <= any_length else (self.q_estimate, limit), users)
             if found >= 0:
                 best = found
         return best
@@ -141,7 +143,6 @@ class EASY(QueuePolicy):
         the reservation."""
         sim, queue = self.sim, self.queue
         clusters, procs_of, estimate, candidates_of = sim.clusters, sim.procs, sim.estimate, sim.candidates
-        limits = sim.limits
         shadow, reserved_cluster, extra = self.reservation
         position = low
         while position < len(queue):
@@ -159,9 +160,6 @@ class EASY(QueuePolicy):
                 break
             job = queue[position]
             need = procs_of[job]
-            if limits is not None and limits.blocked(job, need):
-                position += 1
-                continue
             ends_by_shadow = now + estimate[job] <= shadow
             for c in candidates_of[job]:
                 if clusters[c].free_total < need:

@@ -21,7 +21,7 @@ class FCFS(QueuePolicy):
         pass
 
     def schedule(self, now: float) -> Iterator[Decision]:
-        waited_before = len(self.queue) - self.new_jobs > self._eligible(self.head)
+        waited_before = len(self.queue) - self.new_jobs > self._first_eligible()
         self.new_jobs = 0
         if not self.resources_changed and waited_before:
             return  # nothing freed and the first eligible job was already blocked

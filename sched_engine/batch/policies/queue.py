@@ -9,6 +9,7 @@ import numpy as np
 from ...core.registry import Parametrised
 from ..queues import victims
 from ..simulate import WAITING
+from ..waiting import UserIndex
 from .decisions import NO_DECISIONS, Cancel, Decision, Preempt, Start
 
 NO_RESERVATION = "no reservation possible on the machines that are up"
@@ -27,8 +28,11 @@ class QueuePolicy(Parametrised):
     and the next pass is a full one (``resources_changed``).
 
     Jobs held by their user's limit (``sim.limits``) are passed over: they
-    block nobody. When the first eligible job is not best-effort and does
-    not fit, the best-effort jobs whose CPUs it needs are preempted
+    block nobody. The first job a limit lets start is found through a
+    per-user index (``q_user``, the user per position, and
+    :class:`~sched_engine.batch.waiting.UserIndex`), rebuilt with the queue.
+    When the first eligible job is not best-effort and does not fit, the
+    best-effort jobs whose CPUs it needs are preempted
     (:func:`~sched_engine.batch.queues.victims`).
     """
 
@@ -42,6 +46,8 @@ class QueuePolicy(Parametrised):
         self.new_jobs = 0
         self.resources_changed = True
         self.last_rank = 0   # queue rank of the last job enqueued
+        self.users = None if sim.limits is None else UserIndex(sim.limits)
+        self.q_user = np.empty(1024, dtype=np.int64)
 
     def arrive(self, job: int, now: float) -> Sequence[Decision]:
         self._enqueue(job)
@@ -61,10 +67,15 @@ class QueuePolicy(Parametrised):
         if position == len(self.q_procs):
             self.q_procs = np.resize(self.q_procs, 2 * position)
             self.q_estimate = np.resize(self.q_estimate, 2 * position)
+            self.q_user = np.resize(self.q_user, 2 * position)
         self.q_procs[position] = self.sim.procs[job]
         self.q_estimate[position] = self.sim.estimate[job]
         self.queue.append(job)
         self.new_jobs += 1
+        if self.users is not None:
+            user = self.sim.limits.user[job]
+            self.q_user[position] = user
+            self.users.add(position, user, self.q_procs)
 
     def job_ended(self, cluster: int, now: float, early: bool) -> Sequence[Decision]:
         self.resources_changed = True
@@ -93,12 +104,15 @@ class QueuePolicy(Parametrised):
         """Keep only the entries at positions ``live``, in that order (subclasses re-index here)."""
         self.queue = [self.queue[i] for i in live.tolist()]
         size = max(1024, 2 * len(self.queue))
-        procs, estimate = np.empty(size), np.empty(size)
+        procs, estimate, user = np.empty(size), np.empty(size), np.empty(size, dtype=np.int64)
         procs[: len(live)] = self.q_procs[live]
         estimate[: len(live)] = self.q_estimate[live]
-        self.q_procs, self.q_estimate = procs, estimate
+        user[: len(live)] = self.q_user[live]
+        self.q_procs, self.q_estimate, self.q_user = procs, estimate, user
         self.head = 0
         self.dead = 0
+        if self.users is not None:
+            self.users.rebuild(self.q_user, len(self.queue))
 
     def _fits_now(self, job: int) -> list[int]:
         procs = self.sim.procs[job]
@@ -109,16 +123,12 @@ class QueuePolicy(Parametrised):
         procs = self.sim.procs[job]
         return any(self.sim.clusters[c].up_total >= procs for c in self.sim.candidates[job])
 
-    def _eligible(self, position: int) -> int:
-        """The first position at or after ``position`` whose job its user's limit lets start now (or the end)."""
-        sim, queue = self.sim, self.queue
-        limits, q_procs = sim.limits, self.q_procs
-        if limits is None:
-            return position
-        while position < len(queue) and (q_procs[position] == np.inf
-                                         or limits.blocked(queue[position], sim.procs[queue[position]])):
-            position += 1
-        return position
+    def _first_eligible(self) -> int:
+        """The first position whose job its user's limit lets start now (the head without limits; the
+        queue's length if none)."""
+        if self.users is None:
+            return self.head
+        return self.users.first(self.q_procs, self.q_user, len(self.queue))
 
     def _start_heads(self, now: float) -> Iterator[Decision]:
         """Start the first eligible jobs while they fit; stop at the first blocked one.
@@ -130,7 +140,7 @@ class QueuePolicy(Parametrised):
         """
         queue, sim = self.queue, self.sim
         while True:
-            position = self._eligible(self.head)
+            position = self._first_eligible()
             if position >= len(queue):
                 return
             job = queue[position]
