@@ -6,6 +6,7 @@ import pytest
 from batch_choices import run_easy_basic
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
+from zoom import zoom_until_shown
 
 from app import create_app
 from components.pages import batch as page
@@ -51,11 +52,8 @@ def test_preset_matrix_runs_and_charts_link(dash_duo, tmp_path):
     dash_duo.driver.set_window_size(1600, 3900)
     dash_duo.driver.execute_script("window.scrollTo(0, 0)")
     save_screenshot(dash_duo.driver, "screenshot-batch.png")
-    # Zooming one time chart sets the window for all of them.
-    dash_duo.driver.execute_script(
-        f"Plotly.relayout(document.querySelector('#{page.ids.QUEUE} .js-plotly-plot'), "
-        "{'xaxis.range[0]': 100, 'xaxis.range[1]': 200});"
-    )
+    # Zooming one time chart sets the window for all of them (zoomed again if the resize's redraw swallows it).
+    zoom_until_shown(dash_duo, page.ids.QUEUE, 100, 200, f"#{page.ids.WINDOW_MSG}", "window 100.0–200.0 h")
     dash_duo.wait_for_contains_text(f"#{page.ids.WINDOW_MSG}", "window 100.0–200.0 h", timeout=TIMEOUT)
     gantt_range = dash_duo.driver.execute_script(
         f"return document.querySelector('#{page.ids.GANTT} .js-plotly-plot').layout.xaxis.range;")

@@ -6,6 +6,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from app import create_app
+from clicks import click_when_clear
 from components.pages import batch as batch_page
 from components.pages import compare as page
 from components.services.runs import ResultCache
@@ -91,9 +92,8 @@ def test_runs_with_random_parts_get_an_interval_across_seeds(dash_duo, tmp_path)
     # The page still works: three seeds give the interval.
     count.send_keys(Keys.CONTROL, "a")
     count.send_keys("3")
-    # Clicked by script: in the resized window the charts below are still being laid out, and a native click
-    # can land on one of them for a moment (seen in the suite, never alone).
-    dash_duo.driver.execute_script("arguments[0].click()", run)
+    # In the resized window a chart still being laid out can lie over the button for a moment.
+    click_when_clear(dash_duo, f"#{page.ids.SEEDS_RUN}")
     dash_duo.wait_for_contains_text(f"#{page.ids.SEEDS_MESSAGE}", "6 run(s)", timeout=TIMEOUT)
     dash_duo.wait_for_contains_text(f"#{page.ids.SEEDS_TEXT}", "Across 3 seeds: mean wait", timeout=TIMEOUT)
     assert "per seed" in dash_duo.find_element(f"#{page.ids.SEEDS_TEXT}").text

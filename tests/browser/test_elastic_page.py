@@ -4,6 +4,7 @@ import time
 
 import pytest
 from selenium.webdriver.common.keys import Keys
+from zoom import zoom_until_shown
 
 from app import create_app
 from clicks import click_when_clear
@@ -85,29 +86,12 @@ def test_a_generated_run_links_the_time_charts(dash_duo, tmp_path):
     dash_duo.driver.set_window_size(1600, 3600)
     dash_duo.driver.execute_script("window.scrollTo(0, 0)")
     save_screenshot(dash_duo.driver, "screenshot-memory.png")
-    # The resize makes every chart autosize (redrawing it), which can swallow a zoom: zoom again until one
-    # holds (each given 2 s to show its window).
-    for _ in range(5):
-        dash_duo.driver.execute_script(
-            f"Plotly.relayout(document.querySelector('#{page.ids.MEMORY_GRAPH} .js-plotly-plot'), "
-            "{'xaxis.range[0]': 200, 'xaxis.range[1]': 700});")
-        if _shows_within(dash_duo, f"#{page.ids.WINDOW_MSG}", "window 200–700 s", 2):
-            break
+    zoom_until_shown(dash_duo, page.ids.MEMORY_GRAPH, 200, 700, f"#{page.ids.WINDOW_MSG}", "window 200–700 s")
     dash_duo.wait_for_contains_text(f"#{page.ids.WINDOW_MSG}", "window 200–700 s", timeout=TIMEOUT)
     # The window message and the linked charts are separate callback outputs: wait for each chart's range.
     for graph in (page.ids.TASKS_GRAPH, page.ids.NODE_GRAPH):
         _wait_for_range(dash_duo, graph, [200, 700])
     assert dash_duo.get_logs() == []
-
-
-def _shows_within(dash_duo, selector: str, text: str, seconds: float) -> bool:
-    """Whether ``selector`` shows ``text`` within ``seconds`` (polled every 0.2 s)."""
-    deadline = time.monotonic() + seconds
-    while text not in dash_duo.find_element(selector).text:
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.2)
-    return True
 
 
 def _wait_for_range(dash_duo, graph: str, expected: list[float]) -> None:
