@@ -44,9 +44,12 @@ def backfill_easy(sim, candidates, now: float) -> None:
     low = sim.elastic["min_fraction"] if elastic else 1.0
     # The plain estimate bounds an elastic start's from below only for penalties >= 1: then count any length.
     limit = math.inf if elastic else shadow - now + 1e-9 * max(1.0, abs(shadow))
+    # Under a fair order the walk counts what is left to examine (the module docstring's stop rule); under the
+    # arrival order it reads only jobs meeting the condition and needs no count.
     counted = sim.by_size is not None and candidates is not None
-    passed = SizeIndex()   # waiting jobs examined that met the condition then and did not start (and the head)
-    passed.add(procs_of[head], memory_of[head], estimate_of[head])
+    passed = SizeIndex() if counted else None  # jobs examined that met the condition then and did not start
+    if counted:
+        passed.add(procs_of[head], memory_of[head], estimate_of[head])
 
     def condition():
         free = [c.free_total for c in clusters]
@@ -125,7 +128,7 @@ def backfill_easy(sim, candidates, now: float) -> None:
             fit = (c, fraction)
             break
         if fit is None:
-            if counted:
+            if passed is not None:
                 passed.add(need, memory, estimate_of[job])
         else:
             sim.start_job(job, *fit)
