@@ -33,6 +33,17 @@ def test_drf_lets_the_group_with_nothing_running_go_before_an_older_job(tmp_path
     assert (drf["3"], drf["4"]) == (20, 10)     # B's dominant share 0 < A's 4/8
 
 
+def test_a_job_starting_ahead_of_a_kept_head_moves_its_reservation(tmp_path):
+    # 8 CPUs, DRF. t=0: b0 (1 CPU) and a1 (7 CPUs, ends at 100) run; t=1: b1 asks 7 CPUs, head, shadow 100.
+    # t=100: a1 ends; A's share (0) < B's (1/8), so a2 (2 CPUs, to 150) starts ahead of b1, which stays the head.
+    # b1 now starts at 150, not 100: a3 (A, 1 CPU, 10 s, after b1 in the order) backfills at its arrival, 101.
+    # Kept with its past shadow 100, the reservation would have blocked every backfill until b1 started.
+    trace = _trace(tmp_path, [(1, 0, 1000, 1, "b", "B", 0), (2, 0, 100, 7, "a", "A", 0), (3, 1, 10, 7, "b", "B", 0),
+                              (4, 2, 50, 2, "a", "A", 0), (5, 101, 10, 1, "a", "A", 0)])
+    _, starts = _run(trace, "drf", [{"name": "c", "machines": 8, "cpus_per_machine": 1}])
+    assert (starts["4"], starts["3"], starts["5"]) == (100, 150, 101)
+
+
 def _starvation_trace(tmp_path):
     # The fair-sharing spec's F5 tree as batch jobs: root -> n1 (memory), n2 -> {n21 (CPUs), n22 (memory)}.
     # One machine of 100 CPUs and 100,000 MB. n21 holds half the CPUs, n1 30% of the memory; job 3 (n1) holds

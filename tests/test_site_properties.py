@@ -15,7 +15,7 @@ from sched_engine.batch.simulate import BatchSimulation
 from sched_engine.core.observers import INSTANT
 from sched_engine.site import _share_tree, jobs_frame, timeline
 from sched_engine.site.machines import SiteCluster
-from sched_engine.site.order import BACKFILLING, ORDERS, FCFSOrder
+from sched_engine.site.order import BACKFILLING, ORDERS, DRFOrder, FCFSOrder, HDRFOrder, WeightedDRFOrder
 from sched_engine.site.simulate import SiteSimulation
 
 clusters_strategy = st.lists(st.tuples(st.integers(1, 4), st.integers(1, 4), st.sampled_from([1.0, 2.0]),
@@ -134,3 +134,24 @@ def test_cpus_and_memory_never_exceed_any_machine_and_isolation_stays_in_0_1(
     assert ((isolation >= 0) & (isolation <= 1)).all()
     utilisation = frame[frame["metric"] == "utilisation"]["value"]
     assert ((utilisation >= 0) & (utilisation <= 1 + 1e-9)).all()
+
+
+def _picked_one_by_one(order_class):
+    """The order generated pick by pick in every pass (its keys withheld from EASY's walk)."""
+    return type(f"PickByPick{order_class.__name__}", (order_class,), {"walk_keys": lambda self, tree: None})
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters=clusters_strategy, jobs=jobs_strategy, failures=failures_strategy, requirements=st.booleans(),
+       order=st.sampled_from([DRFOrder, WeightedDRFOrder, HDRFOrder]), groups=st.integers(1, 3),
+       half_life=st.sampled_from([0.0, 30.0]), depth=st.sampled_from([0, 1, 3]), elastic=st.booleans())
+def test_easy_walk_read_by_key_examines_what_the_order_generated_pick_by_pick_does(
+        clusters, jobs, failures, requirements, order, groups, half_life, depth, elastic):
+    """Keys give the fair order's sequence (sched_engine/site/keyed.py): the schedules are the same, job for job."""
+    penalty = {"enabled": elastic, "min_fraction": 0.5, "penalty": {"kind": "spill", "factor": 2.0}}
+    runs = [site_run(clusters, jobs, failures, kind(backfill="easy", half_life_s=half_life, backfill_depth=depth),
+                     groups=groups, use_requirements=requirements, elastic=penalty)
+            for kind in (order, _picked_one_by_one(order))]
+    assert runs[0].keyed is not None and runs[1].keyed is None
+    for field in ("status", "start_time", "end_time", "cluster_of", "memory_fraction"):
+        np.testing.assert_array_equal(np.asarray(getattr(runs[0], field)), np.asarray(getattr(runs[1], field)))

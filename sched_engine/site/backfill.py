@@ -5,7 +5,8 @@ over CPUs and memory): walking the order after the head, a job starts now
 iff it fits now (CPUs and memory, machine by machine, or memory-elastic)
 and spares the head's reservation: it runs on another cluster, ends (by
 its estimate) by the shadow time, or fits in the CPUs and memory left over
-at the shadow time. At most ``backfill_depth`` jobs are examined (0: all).
+at the shadow time. At most ``backfill_depth`` jobs meeting the stop rule's
+condition below are examined (0: all).
 
 Stop rule: a job can pass only if it asks at most the CPUs free on some
 cluster, at most the memory per CPU free on a machine with a CPU free, at
@@ -14,14 +15,16 @@ most the CPUs the machines can give at its memory per CPU (a share
 at most the CPUs free off the reserved cluster, or at most the CPUs and
 memory left over at the shadow time, or ends (by its plain estimate) by the
 shadow time. Each start only
-tightens this condition. Under a fair order :class:`~.waiting.SizeIndex`
-counts the waiting jobs that meet it; the walk stops once every one of them
-has been examined, which leaves the starts as they were and spares the walk
-through a backlog of jobs that cannot start now. Under the arrival order
-the walk reads the queue by class (:class:`~.waiting.ArrivalQueue`) and
-goes from one job meeting the condition straight to the next, examining
-every one of them (``backfill_depth`` does not apply), as the batch
-engine's EASY does.
+tightens this condition. Under the arrival order the walk reads the queue
+by class (:class:`~.waiting.ArrivalQueue`) and goes from one job meeting
+the condition straight to the next, examining every one of them
+(``backfill_depth`` does not apply), as the batch engine's EASY does. Under
+a fair order read by key (:mod:`.keyed`) it takes each user's jobs meeting
+it, by class, in the order's sequence. Under a fair order generated pick by
+pick :class:`~.waiting.SizeIndex` counts the waiting jobs that meet it; the
+walk stops once every one of them has been examined, which leaves the
+starts as they were and spares the walk through a backlog of jobs that
+cannot start now.
 """
 
 from __future__ import annotations
@@ -29,29 +32,33 @@ from __future__ import annotations
 import math
 
 from ..elastic import penalty as penalties
+from .keyed import KeyedWalk
 from .waiting import WAITING, SizeIndex
 
 
 def backfill_easy(sim, candidates, now: float) -> None:
     """Walk ``candidates`` (the rest of the queue order; ``None``: every waiting job after the head in arrival
-    order, read by class from :class:`~.waiting.ArrivalQueue`) and start what EASY allows; keeps the
+    order, read by class from :class:`~.waiting.ArrivalQueue`; a :class:`~.keyed.KeyedWalk`: the rest of a fair
+    order, only its jobs meeting the condition, read by key) and start what EASY allows; keeps the
     reservation's CPUs and memory left over at the shadow time up to date in ``sim.reservation``."""
     head, shadow, reserved, extra, extra_memory = sim.reservation
     depth = sim.order.backfill_depth if candidates is not None else 0
+    keyed = isinstance(candidates, KeyedWalk)
     clusters, procs_of, estimate_of, memory_of = sim.clusters, sim.procs, sim.estimate, sim.memory_per_cpu
     status, run_time = sim.status, sim.run_time
     elastic = sim.elastic["enabled"]
     low = sim.elastic["min_fraction"] if elastic else 1.0
     # The plain estimate bounds an elastic start's from below only for penalties >= 1: then count any length.
     limit = math.inf if elastic else shadow - now + 1e-9 * max(1.0, abs(shadow))
-    # Under a fair order the walk counts what is left to examine (the module docstring's stop rule); under the
-    # arrival order it reads only jobs meeting the condition and needs no count.
+    # Under a fair order generated pick by pick the walk counts what is left to examine (the module docstring's
+    # stop rule); read by key or in arrival order it reads only jobs meeting the condition, and counts them
+    # once, to skip a walk in which nothing could pass.
     counted = sim.by_size is not None and candidates is not None
     passed = SizeIndex() if counted else None  # jobs examined that met the condition then and did not start
     if counted:
         passed.add(procs_of[head], memory_of[head], estimate_of[head])
 
-    def condition():
+    def condition(count: bool):
         free = [c.free_total for c in clusters]
         memory = max(c.max_free_memory() for c in clusters) * (1.0 + 1e-6) / low
         elsewhere = max((f for i, f in enumerate(free) if i != reserved), default=0)
@@ -75,10 +82,11 @@ def backfill_easy(sim, candidates, now: float) -> None:
 
         most = max(free)
         left = (sim.by_size.count(most, memory, any_length, limit, givable)
-                - passed.count(most, memory, any_length, limit, givable)) if counted else math.inf
+                - passed.count(most, memory, any_length, limit, givable)) if count else math.inf
         return most, memory, any_length, givable, left
 
-    max_free, max_memory, any_length, givable, remaining = condition()
+    max_free, max_memory, any_length, givable, remaining = condition(counted)
+    counted = counted and not keyed
 
     def arrival_order():
         """The waiting jobs after the head that meet the condition as it stands when each is asked for."""
@@ -91,21 +99,31 @@ def backfill_easy(sim, candidates, now: float) -> None:
             yield queue.jobs[position]
             position += 1
 
+    def first(queue, low: int) -> int:
+        """Position in ``queue`` of its first waiting job from ``low`` on meeting the condition as it stands now."""
+        return queue.first(low, max_free, max_memory, givable, any_length, limit) if max_free > 0 else -1
+
     examined = 0
     if remaining <= 0 or max_free == 0:
         return   # nothing could pass: the order is not generated at all
-    for job in arrival_order() if candidates is None else candidates:
+    if candidates is None:
+        walk = arrival_order()
+    elif keyed:
+        walk = candidates.after_head(head, first)
+    else:
+        walk = candidates
+    for job in walk:
         if remaining <= 0 or max_free == 0:
             break
         if job == head or status[job] != WAITING:
             continue
-        examined += 1
-        if depth and examined > depth:
-            break
         need, memory = procs_of[job], memory_of[job]
         if need > max_free or memory > max_memory or need > givable(memory) or \
                 (need > any_length(memory) and estimate_of[job] > limit):
             continue   # fails the necessary condition: cannot start now, and was not counted
+        examined += 1
+        if depth and examined > depth:
+            break
         remaining -= 1
         fit = None
         for c in sim.candidates[job]:
@@ -128,9 +146,9 @@ def backfill_easy(sim, candidates, now: float) -> None:
             fit = (c, fraction)
             break
         if fit is None:
-            if passed is not None:
+            if counted:
                 passed.add(need, memory, estimate_of[job])
         else:
             sim.start_job(job, *fit)
-            max_free, max_memory, any_length, givable, remaining = condition()
+            max_free, max_memory, any_length, givable, remaining = condition(counted)
     sim.reservation = (head, shadow, reserved, extra, extra_memory)

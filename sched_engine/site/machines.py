@@ -195,25 +195,29 @@ class SiteCluster:
         available = self.free_total
         free_cpus = self.free_cpus.copy() if memory_per_cpu > 0 else None
         free_memory = self.free_memory.copy() if memory_per_cpu > 0 else None
-        running, up = self.running, self.up
-        position = 0
+        running, up, held = self.running, self.up, self.held
+        position = applied = 0
         while position < len(running):
             est_end = running[position][0]
             while position < len(running) and running[position][0] == est_end:
-                job = running[position][1]
-                available += procs_of[job]
-                if free_cpus is not None:
-                    machines, counts, per_cpu = self.held[job]
-                    alive = up[machines]
-                    free_cpus[machines[alive]] += counts[alive]
-                    free_memory[machines[alive]] += counts[alive] * per_cpu
+                available += procs_of[running[position][1]]
                 position += 1
             if available < procs:
                 continue
             if free_cpus is None:
                 memory_left = float(self.free_memory.sum()) + sum(
-                    float(self.held[j][1].sum()) * self.held[j][2] for _, j in running[:position])
+                    float(held[j][1].sum()) * held[j][2] for _, j in running[:position])
                 return est_end, available - procs, memory_left
+            # The machines of the jobs ending by now give back their CPUs and memory, all at once (the CPUs in all
+            # only now suffice, so no earlier end could have held the job).
+            ending = [held[j] for _, j in running[applied:position]]
+            applied = position
+            machines = np.concatenate([m for m, _, _ in ending])
+            counts = np.concatenate([c for _, c, _ in ending])
+            memory = np.concatenate([c * per_cpu for _, c, per_cpu in ending])
+            alive = up[machines]
+            np.add.at(free_cpus, machines[alive], counts[alive])
+            np.add.at(free_memory, machines[alive], memory[alive])
             if int(self._givable(free_cpus, free_memory, memory_per_cpu).sum()) >= procs:
                 return est_end, available - procs, float(free_memory.sum()) - need_memory
         return None

@@ -22,8 +22,12 @@ ignored), ``mch`` (MCH's flattened weights, then weighted DRF).
 
 Every order also carries the backfilling of the run (``none``, ``easy``,
 ``cons``: :mod:`.backfill`, :mod:`.conservative`) and ``backfill_depth``,
-how many jobs after the head a pass examines (0: all of them, as the batch
-engine's EASY does; under ``cons``, how many jobs of the order a pass plans).
+how many of the jobs after the head that could start (they meet EASY's
+necessary condition) a pass examines (0: all of them, as the batch engine's
+EASY does; under ``cons``, how many jobs of the order a pass plans). DRF,
+weighted DRF and H-DRF also give keys (:meth:`QueueOrder.walk_keys`,
+:mod:`.keyed`) from which EASY's walk reads the order's sequence without
+generating it.
 """
 
 from __future__ import annotations
@@ -34,14 +38,16 @@ from heapq import heapify, heappop, heappush
 from ..core.registry import Param, Parametrised
 from ..fairshare.model import Tree
 from ..fairshare.policies import HDRFLevels, mch_flat_weights, naive_pick
+from .keyed import FlatKeys, HDRFKeys
 
 BACKFILLING = ("none", "easy", "cons")
 SCHEMA = {
     "backfill": Param("choice", "backfilling after the head of the order: none, EASY or conservative (CONS)",
                       choices=BACKFILLING),
     "half_life_s": Param("number", "half-life of past usage in the shares, s (0: running jobs only)", low=0),
-    "backfill_depth": Param("integer", "jobs after the head a pass of a fair order examines for backfilling "
-                            "(0: all; the arrival order always examines every job that could start)", low=0),
+    "backfill_depth": Param("integer", "jobs that could start after the head a pass of a fair order examines "
+                            "(CONS: jobs of the order it plans; 0: all; the arrival order always examines every "
+                            "job that could start)", low=0),
 }
 
 
@@ -74,6 +80,10 @@ class QueueOrder(Parametrised):
     def pick(self, tree: Tree, wants, shares, dominant, vectors, next_job) -> int | None:
         """The leaf whose oldest waiting job comes next (``None``: no leaf wants)."""
         raise NotImplementedError
+
+    def walk_keys(self, tree: Tree):
+        """The keys that give this order's picks (:mod:`.keyed`), or ``None`` if its picks follow from no keys."""
+        return None
 
 
 class Picker:
@@ -156,6 +166,9 @@ class DRFOrder(QueueOrder):
     def pick(self, tree, wants, shares, dominant, vectors, next_job):
         return _lowest(wants, dominant)
 
+    def walk_keys(self, tree):
+        return FlatKeys(tree, weighted=False)
+
     def start(self, tree, wants, shares, dominant, vectors, next_job):
         return _DRFPicker(self, tree, wants, shares, dominant, vectors, next_job)
 
@@ -173,6 +186,9 @@ class WeightedDRFOrder(QueueOrder):
     def pick(self, tree, wants, shares, dominant, vectors, next_job):
         weight = tree.weight
         return _lowest(wants, [d / weight[node] for d, node in zip(dominant, tree.leaf_node)])
+
+    def walk_keys(self, tree):
+        return FlatKeys(tree, weighted=True)
 
     def start(self, tree, wants, shares, dominant, vectors, next_job):
         return _WeightedDRFPicker(self, tree, wants, shares, dominant, vectors, next_job)
@@ -207,6 +223,9 @@ class HDRFOrder(QueueOrder):
 
     def start(self, tree, wants, shares, dominant, vectors, next_job):
         return _HDRFPicker(tree, wants, dominant, vectors)
+
+    def walk_keys(self, tree):
+        return HDRFKeys(tree)
 
 
 class _HDRFPicker(Picker):

@@ -39,6 +39,7 @@ from ..core.loop import Simulation, scheduler_clock
 from ..elastic import penalty as penalties
 from .backfill import backfill_easy
 from .conservative import backfill_conservative
+from .keyed import KeyedWalk
 from .machines import SiteCluster
 from .order import QueueOrder
 from .waiting import ArrivalQueue, FairQueue, SizeIndex
@@ -96,8 +97,11 @@ class SiteSimulation(Simulation):
         self.leaf_cpus = np.zeros(leaves)
         self.leaf_memory = np.zeros(leaves)
         self.decayed = np.zeros((leaves, 2))
-        # The waiting jobs: in arrival order read by class (arrival order), or per leaf and counted by size.
+        # The waiting jobs: in arrival order read by class (arrival order), or per leaf and counted by size; under
+        # an order whose picks follow from keys, EASY's walk reads them by key (per leaf) and by class.
         in_arrival_order = order.in_arrival_order
+        keys = None if in_arrival_order or order.backfill != "easy" else order.walk_keys(tree)
+        self.keyed = KeyedWalk(self, keys) if keys is not None else None
         self.arrival = ArrivalQueue() if in_arrival_order else None
         self.fair = None if in_arrival_order else FairQueue(self)
         self.by_size = None if in_arrival_order else SizeIndex(zip(self.procs, self.memory_per_cpu, self.estimate))
@@ -170,11 +174,13 @@ class SiteSimulation(Simulation):
                 self._cancel(job, TOO_MUCH_MEMORY, waiting=False)
                 return
         self.waiting[job] = None
-        if self.fair is None:
+        if self.arrival is not None:
             self.arrival.add(job, self.procs[job], self.memory_per_cpu[job], self.estimate[job])
-        else:
+        if self.fair is not None:
             self.by_size.add(self.procs[job], self.memory_per_cpu[job], self.estimate[job])
             self.fair.add(job)
+        if self.keyed is not None:
+            self.keyed.add(job)
         self.group_waiting[self.group_of_leaf[self.leaf[job]]] += 1
         self.new_arrivals.append(job)
 
@@ -224,11 +230,13 @@ class SiteSimulation(Simulation):
 
     def _leave_queue(self, job: int) -> None:
         del self.waiting[job]
-        if self.fair is None:
+        if self.arrival is not None:
             self.arrival.remove(job)
-        else:
+        if self.fair is not None:
             self.by_size.remove(self.procs[job], self.memory_per_cpu[job], self.estimate[job])
             self.fair.left(self.leaf[job])
+        if self.keyed is not None:
+            self.keyed.left(job)
         self.group_waiting[self.group_of_leaf[self.leaf[job]]] -= 1
 
     def cancel_waiting(self, job: int, reason: str) -> None:
@@ -282,6 +290,8 @@ class SiteSimulation(Simulation):
         self.group_running[self.group_of_leaf[leaf]] -= 1
         if self.fair is not None:
             self.fair.touch(leaf)
+        if self.keyed is not None:
+            self.keyed.touch(leaf)
         self.status[job] = status
         self.end_time[job] = self.now
         self.done += 1
@@ -327,6 +337,8 @@ class SiteSimulation(Simulation):
         if not self.waiting:
             self.resources_changed = False
             return
+        if self.keyed is not None:
+            self.keyed.begin_pass()
         order, easy = self.order, self.order.backfill == "easy"
         if order.backfill == "cons":
             if self.resources_changed or self.new_arrivals:
@@ -345,7 +357,11 @@ class SiteSimulation(Simulation):
                 # start (the order moves only by the newcomers' place in it), so the pass is skipped.
                 return
             candidates = self._order()
+            running = len(self.est_end)
             head = self._start_heads(candidates)
+            # Under a fair order a job ahead of a head kept from an earlier pass may start now and hold CPUs past
+            # the head's shadow time: the reservation is computed again (in arrival order no job overtakes a head).
+            self.reservation_stale |= len(self.est_end) != running
             if head is None:
                 self.reservation = None
                 self.resources_changed = False
@@ -369,6 +385,8 @@ class SiteSimulation(Simulation):
                 candidates = None  # backfill_easy reads the arrival order by class
         self.resources_changed = False
         if easy and self.reservation is not None:
+            if self.keyed is not None and self.keyed.applies(self.reservation[0]):
+                candidates = self.keyed   # the rest of the order read by key (sched_engine/site/keyed.py)
             backfill_easy(self, candidates, now)
 
     def _start_heads(self, candidates) -> int | None:

@@ -242,11 +242,11 @@ class ArrivalQueue:
     ``head`` is live.
     """
 
-    def __init__(self):
+    def __init__(self, capacity: int = 1024):
         self.jobs: list[int] = []           # position -> job
         self.position: dict[int, int] = {}  # waiting job -> its position
-        self.marks = np.empty(1024)
-        self.estimates = np.empty(1024)
+        self.marks = np.empty(capacity)
+        self.estimates = np.empty(capacity)
         self.memory_of: list[float] = []    # position -> memory per CPU asked
         self.head = 0
         self.memory: list[float] = []       # distinct memory per CPU asked, ascending
