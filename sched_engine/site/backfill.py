@@ -81,8 +81,13 @@ def backfill_easy(sim, candidates, now: float) -> None:
             return cap[per_cpu]
 
         most = max(free)
-        left = (sim.by_size.count(most, memory, any_length, limit, givable)
-                - passed.count(most, memory, any_length, limit, givable)) if count else math.inf
+        if most == 0:
+            left = 0   # no CPU free: nothing can start, nothing to count
+        elif count:
+            left = (sim.by_size.count(most, memory, any_length, limit, givable)
+                    - passed.count(most, memory, any_length, limit, givable))
+        else:
+            left = math.inf
         return most, memory, any_length, givable, left
 
     max_free, max_memory, any_length, givable, remaining = condition(counted)
