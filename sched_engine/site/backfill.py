@@ -84,7 +84,8 @@ def backfill_easy(sim, candidates, now: float) -> None:
         if most == 0:
             left = 0   # no CPU free: nothing can start, nothing to count
         elif count:
-            left = (sim.by_size.count(most, memory, any_length, limit, givable)
+            # Read by key, the count only says whether any job but the head could pass: two found settle it.
+            left = (sim.by_size.count(most, memory, any_length, limit, givable, enough=2 if keyed else math.inf)
                     - passed.count(most, memory, any_length, limit, givable))
         else:
             left = math.inf

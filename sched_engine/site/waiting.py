@@ -22,6 +22,7 @@ does, instead of reading the backlog between them.
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left, bisect_right, insort
 
 import numpy as np
@@ -111,20 +112,26 @@ class SizeIndex:
         self.by_memory[memory_per_cpu][1][procs].remove(estimate)
         self.held[memory_per_cpu] -= 1
 
-    def count(self, max_free: int, max_memory: float, any_length, limit: float, givable) -> int:
+    def count(self, max_free: int, max_memory: float, any_length, limit: float, givable,
+              enough: float = math.inf) -> int:
         """Jobs asking at most ``max_free`` CPUs, at most ``max_memory`` MB per CPU and at most ``givable(m)`` CPUs
-        at ``m`` MB per CPU, and at most ``any_length(m)`` CPUs or with an estimate of at most ``limit``."""
+        at ``m`` MB per CPU, and at most ``any_length(m)`` CPUs or with an estimate of at most ``limit``; counting
+        stops once ``enough`` are found."""
         total = 0
         by_memory, held = self.by_memory, self.held
         for memory in self.memory[: bisect_right(self.memory, max_memory)]:
             if not held[memory]:
                 continue
             sizes, estimates = by_memory[memory]
+            if sizes[0] > max_free:
+                continue
             most = min(max_free, givable(memory))
             short = any_length(memory)
             for size in sizes[: bisect_right(sizes, most)]:
                 bucket = estimates[size]
                 total += len(bucket) if size <= short else bucket.at_most(limit)
+            if total >= enough:
+                break
         return total
 
 
