@@ -113,7 +113,6 @@ class SiteSimulation(Simulation):
         # EASY's reservation: (job, shadow, cluster, extra CPUs, extra memory); stale after a change it cannot follow.
         self.reservation: tuple[int, float, int, int, float] | None = None
         self.reservation_stale = True
-        self.ahead_until = -math.inf   # latest estimated end of the jobs a pass started ahead of its head
         self.resources_changed = True
         self.done = 0
         self.elastic_starts = 0
@@ -358,11 +357,11 @@ class SiteSimulation(Simulation):
                 # start (the order moves only by the newcomers' place in it), so the pass is skipped.
                 return
             candidates = self._order()
-            self.ahead_until = -math.inf
+            running = len(self.est_end)
             head = self._start_heads(candidates)
             # Under a fair order a job ahead of a head kept from an earlier pass may start now and hold CPUs past
             # the head's shadow time: the reservation is computed again (in arrival order no job overtakes a head).
-            self.reservation_stale |= self.reservation is not None and self.ahead_until > self.reservation[1]
+            self.reservation_stale |= len(self.est_end) != running
             if head is None:
                 self.reservation = None
                 self.resources_changed = False
@@ -398,7 +397,6 @@ class SiteSimulation(Simulation):
             fit = self._fit_now(job)
             if fit is not None:
                 self.start_job(job, *fit)
-                self.ahead_until = max(self.ahead_until, self.est_end.get(job, -math.inf))
             elif not self._can_ever_fit(job):
                 self._cancel(job, NO_RESERVATION)
             else:
