@@ -150,6 +150,13 @@ def _picked_one_by_one(order_class):
 @example(clusters=[(2, 1, 1.0, 8000)], jobs=[(0, 1, 1, 0, 0, 0, 0)] * 26 + [(0, 1, 2, 0, 0, 1, 0), (0, 1, 1, 0, 0, 1, 0),
                                                                          (0, 1, 2, 0, 0, 2, 0)],
          failures=[], requirements=False, order=HDRFOrder, groups=2, half_life=0.0, depth=0, elastic=False)
+# Three jobs that could pass (by the CPUs free on the second cluster) but may run only on the full first one come
+# before one that may run on the second: the walk goes on past them, though its opening count (stopped at two, in
+# the first memory class) is used up.
+@example(clusters=[(1, 4, 1.0, 8000), (1, 4, 1.0, 8000)],
+         jobs=[(0, 100, 4, 1, 0, 5, 0), (1, 10, 4, 1, 0, 0, 0), (1, 500, 1, 1, 0, 1, 0), (1, 500, 1, 1, 0, 2, 500),
+               (1, 500, 1, 1, 0, 3, 500), (1, 500, 1, 2, 0, 4, 500)],
+         failures=[], requirements=True, order=DRFOrder, groups=1, half_life=0.0, depth=0, elastic=False)
 def test_easy_walk_read_by_key_examines_what_the_order_generated_pick_by_pick_does(
         clusters, jobs, failures, requirements, order, groups, half_life, depth, elastic):
     """Keys give the fair order's sequence (sched_engine/site/keyed.py): the schedules are the same, job for job."""

@@ -112,6 +112,8 @@ def backfill_easy(sim, candidates, now: float) -> None:
     examined = 0
     if remaining <= 0 or max_free == 0:
         return   # nothing could pass: the order is not generated at all
+    if keyed:
+        remaining = math.inf   # the count stopped at two: the walk ends when no user offers a job
     if candidates is None:
         walk = arrival_order()
     elif keyed:
