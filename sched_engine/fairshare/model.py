@@ -212,6 +212,15 @@ class Tree:
         return result
 
     @cached_property
+    def sibling_index(self) -> tuple[int, ...]:
+        """Each node's index among its parent's children (the root: 0): H-DRF's tie-break between siblings."""
+        index = [0] * self.node_count
+        for a in self.internal_postorder:
+            for i, c in enumerate(self.children[a]):
+                index[c] = i
+        return tuple(index)
+
+    @cached_property
     def internal_postorder(self) -> tuple[int, ...]:
         """Departments in post-order (every child before its parent)."""
         return tuple(n for n in reversed(range(self.node_count)) if not self.is_leaf(n))

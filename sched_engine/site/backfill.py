@@ -94,20 +94,17 @@ def backfill_easy(sim, candidates, now: float) -> None:
     max_free, max_memory, any_length, givable, remaining = condition(counted)
     counted = counted and not keyed
 
-    def arrival_order():
-        """The waiting jobs after the head that meet the condition as it stands when each is asked for."""
-        queue = sim.arrival
-        position = queue.position[head] + 1
-        while max_free > 0:
-            position = queue.first(position, max_free, max_memory, givable, any_length, limit)
-            if position < 0:
-                return
-            yield queue.jobs[position]
-            position += 1
-
     def first(queue, low: int) -> int:
         """Position in ``queue`` of its first waiting job from ``low`` on meeting the condition as it stands now."""
         return queue.first(low, max_free, max_memory, givable, any_length, limit) if max_free > 0 else -1
+
+    def arrival_order():
+        """The waiting jobs after the head that meet the condition as it stands when each is asked for."""
+        queue = sim.arrival
+        position = first(queue, queue.position[head] + 1)
+        while position >= 0:
+            yield queue.jobs[position]
+            position = first(queue, position + 1)
 
     examined = 0
     if remaining <= 0 or max_free == 0:

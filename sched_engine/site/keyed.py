@@ -58,7 +58,7 @@ class FlatKeys:
     def closed(self, leaf: int) -> None:
         pass
 
-    def key(self, leaf: int, dominant: float, top) -> tuple:
+    def key(self, leaf: int, dominant: float, state) -> tuple:
         return (dominant if self.divisor is None else dominant / self.divisor[leaf], leaf)
 
 
@@ -76,11 +76,7 @@ class HDRFKeys:
     def __init__(self, tree):
         self.tree = tree
         n = tree.node_count
-        weight = tree.weight
-        position = [0] * n
-        for a in tree.internal_postorder:
-            for index, c in enumerate(tree.children[a]):
-                position[c] = index
+        weight, position = tree.weight, tree.sibling_index
         # Per leaf: its departments below the root, nearest first, with weight and position; and their set.
         self.up = [[(a, weight[a], position[a]) for a in tree.ancestors(node)[:-1]] for node in tree.leaf_node]
         self.under = [frozenset(a for a, _, _ in path) for path in self.up]
@@ -212,11 +208,11 @@ class KeyedWalk:
         return sim.procs[job] / self.cpus, sim.procs[job] * sim.memory_per_cpu[job] / sim.total_memory
 
     def add(self, job: int) -> None:
-        leaf = self.sim.leaf[job]
+        sim = self.sim
+        leaf = sim.leaf[job]
         jobs = self.leaves[leaf]
         cpu, memory = self._demand(job)
         self.slot[job] = jobs.append(job, cpu, memory)
-        sim = self.sim
         self.queues[leaf].add(job, sim.procs[job], sim.memory_per_cpu[job], sim.estimate[job])
         jobs.waiting += 1
         if jobs.waiting == 1:

@@ -96,10 +96,7 @@ class HDRFLevels:
         self.heaps: list[list[tuple[float, int, int, int]]] = [[] for _ in range(n)]
         self.raw: list[list[float] | None] = [None] * n  # sum_c w_c s_c over non-blocked children
         self.top = [0.0] * n  # max_j raw[a][j], as of the last direction computed
-        self.position = [0] * n  # a node's index among its parent's children
-        for a in tree.internal_postorder:
-            for index, c in enumerate(tree.children[a]):
-                self.position[c] = index
+        self.position = tree.sibling_index
         for leaf, node in enumerate(tree.leaf_node):
             if wants[leaf]:
                 self.blocked[node] = False
