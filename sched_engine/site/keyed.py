@@ -157,7 +157,8 @@ class _LeafJobs:
     """One leaf's jobs that waited at some pass's start, arrival order, with their demands; the dominant share
     before each (the leaf's share at the pass's start plus the earlier live jobs' demands), computed when needed."""
 
-    __slots__ = ("jobs", "cpu", "memory", "live", "count", "waiting", "departed", "share", "dominant", "keyed_pass")
+    __slots__ = ("jobs", "cpu", "memory", "live", "count", "waiting", "departed", "share", "dominant", "slots",
+                 "keyed_pass")
 
     def __init__(self):
         self.jobs = np.empty(16, dtype=np.int64)
@@ -169,6 +170,7 @@ class _LeafJobs:
         self.departed: list[int] = []   # slots of jobs that left since the pass started (still live until the next)
         self.share = (0.0, 0.0)
         self.dominant: np.ndarray | None = None
+        self.slots: list[int] | None = None   # the live slots, ascending (this pass's waiting jobs in arrival order)
         self.keyed_pass = -1
 
     def append(self, job: int, cpu: float, memory: float) -> int:
@@ -199,6 +201,7 @@ class KeyedWalk:
         self.queues = [ArrivalQueue(capacity=16) for _ in range(sim.tree.leaf_count)]  # by class, for the condition
         self.slot: dict[int, int] = {}
         self.memory_dominant = 0   # waiting jobs whose share of the memory exceeds their share of the CPUs
+        self.wanting: set[int] = set()   # leaves with a waiting job
         self.stale: set[int] = set()
         self.pass_number = 0
         self.decayed = None
@@ -217,6 +220,7 @@ class KeyedWalk:
         jobs.waiting += 1
         if jobs.waiting == 1:
             self.keys.opened(leaf)
+            self.wanting.add(leaf)
         self.memory_dominant += memory > cpu
         self.stale.add(leaf)
 
@@ -228,6 +232,7 @@ class KeyedWalk:
         jobs.waiting -= 1
         if jobs.waiting == 0:
             self.keys.closed(leaf)
+            self.wanting.discard(leaf)
         cpu, memory = self._demand(job)
         self.memory_dominant -= memory > cpu
         self.stale.add(leaf)
@@ -248,7 +253,7 @@ class KeyedWalk:
                 if jobs.count > 2 * jobs.waiting + 1024:
                     self._compact(jobs)
             jobs.share = (float(sim.leaf_cpus[leaf]) / self.cpus, float(sim.leaf_memory[leaf]) / sim.total_memory)
-            jobs.dominant = None
+            jobs.dominant = jobs.slots = None
         self.stale.clear()
 
     def _compact(self, jobs: _LeafJobs) -> None:
@@ -275,12 +280,63 @@ class KeyedWalk:
             jobs.keyed_pass = self.pass_number
         return jobs.dominant
 
-    def applies(self, head: int) -> bool:
-        """Whether keys give this pass's order after ``head`` (H-DRF: every job after it is CPU-dominant)."""
+    def _slots(self, leaf: int) -> list[int]:
+        """The slots of the jobs waiting at this pass's start, arrival order."""
+        jobs = self.leaves[leaf]
+        if jobs.slots is None:
+            jobs.slots = np.flatnonzero(jobs.live[: jobs.count]).tolist()
+        return jobs.slots
+
+    def applies(self, head: int | None = None) -> bool:
+        """Whether keys give this pass's order after ``head`` (``None``: the whole order); H-DRF's, iff every job
+        after it is CPU-dominant. Read before the pass starts or cancels a job."""
         if not self.keys.events:
             return True
+        if head is None:
+            return self.memory_dominant == 0
         cpu, memory = self._demand(head)
         return self.memory_dominant - (memory > cpu) == 0
+
+    def in_order(self):
+        """Every job waiting at the pass's start, in the order's sequence, lazily (while :meth:`applies`).
+
+        The merge of the leaves' jobs by key: each leaf offers its next job;
+        once it offered its last, the department whose ``top`` that moved has
+        its leaves keyed again (H-DRF's event, module docstring). The caller
+        may start or cancel the jobs it is given meanwhile: keys stay those of
+        the pass's start, as progressive filling counts a picked job.
+        """
+        keys = self.keys
+        state = keys.walk_state() if keys.events else None
+        cursor: dict[int, int] = {}   # leaf -> index in its slots of the job it offers
+        version: dict[int, int] = {}
+        heap = []
+
+        def offer(leaf: int) -> None:
+            slot = self._slots(leaf)[cursor[leaf]]
+            heappush(heap, (keys.key(leaf, float(self._dominant(leaf)[slot]), state), leaf, version[leaf]))
+
+        for leaf in sorted(self.wanting):
+            cursor[leaf] = version[leaf] = 0
+            offer(leaf)
+        while heap:
+            _, leaf, seen = heappop(heap)
+            if seen != version[leaf]:
+                continue
+            slots = self._slots(leaf)
+            yield int(self.leaves[leaf].jobs[slots[cursor[leaf]]])
+            cursor[leaf] += 1
+            if cursor[leaf] < len(slots):
+                offer(leaf)
+                continue
+            del cursor[leaf]
+            moved = keys.exhaust(leaf, state) if keys.events else None
+            if moved is None:
+                continue
+            for other in cursor:   # the leaves under the moved department: keyed again
+                if moved in keys.under[other]:
+                    version[other] += 1
+                    offer(other)
 
     def after_head(self, head: int, first):
         """The waiting jobs after ``head`` that meet EASY's condition, in the order's sequence, lazily.
@@ -321,7 +377,8 @@ class KeyedWalk:
             heappush(heap, (keys.key(leaf, float(self._dominant(leaf)[item[0]]), state), item[1], leaf,
                             version[leaf]))
 
-        for leaf, jobs in enumerate(self.leaves):
+        for leaf in sorted(self.wanting):
+            jobs = self.leaves[leaf]
             if jobs.waiting - (leaf == head_leaf) <= 0:
                 continue
             if keys.events and keys.may_move(leaf, state):

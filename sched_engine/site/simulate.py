@@ -330,8 +330,10 @@ class SiteSimulation(Simulation):
         """The waiting jobs in the queue order, generated lazily (see :mod:`.order`)."""
         if self.order.in_arrival_order:
             yield from self.arrival.waiting()
-            return
-        yield from self.fair.order()
+        elif self.keyed is not None and self.keyed.applies():
+            yield from self.keyed.in_order()
+        else:
+            yield from self.fair.order()
 
     def _pass(self, now: float) -> None:
         if not self.waiting:

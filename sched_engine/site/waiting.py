@@ -79,13 +79,17 @@ class _Estimates:
 
 class SizeIndex:
     """Jobs by memory per CPU and CPUs asked, their estimates counted: how many meet a backfill test's necessary
-    condition. ``universe``: ``(procs, memory per CPU, estimate)`` of every job it may ever hold, if known."""
+    condition. ``universe``: ``(procs, memory per CPU, estimate)`` of every job it may ever hold, if known.
+
+    Invariant: ``memory`` lists exactly the memory-per-CPU values some held job asks, ascending, and
+    ``by_memory[m][0]`` exactly the CPU counts some held job asks at ``m``, ascending (a count reads only
+    classes that hold jobs; a backlog's classes are mostly empty at any one time)."""
 
     __slots__ = ("memory", "by_memory", "held", "universe")
 
     def __init__(self, universe=None):
-        self.memory: list[float] = []   # distinct memory per CPU asked, ascending
-        self.by_memory: dict[float, tuple[list[int], dict[int, _Estimates]]] = {}  # -> sizes ascending, estimates
+        self.memory: list[float] = []   # memory per CPU asked by held jobs, ascending
+        self.by_memory: dict[float, tuple[list[int], dict[int, _Estimates]]] = {}  # -> held sizes ascending, estimates
         self.held: dict[float, int] = {}  # jobs per memory per CPU
         self.universe: dict[tuple[float, int], list[float]] | None = None
         if universe is not None:
@@ -98,19 +102,27 @@ class SizeIndex:
         if entry is None:
             entry = self.by_memory[memory_per_cpu] = ([], {})
             self.held[memory_per_cpu] = 0
+        if not self.held[memory_per_cpu]:
             insort(self.memory, memory_per_cpu)
         sizes, estimates = entry
         bucket = estimates.get(procs)
         if bucket is None:
             universe = None if self.universe is None else self.universe[(memory_per_cpu, procs)]
             bucket = estimates[procs] = _Estimates(universe)
+        if not len(bucket):
             insort(sizes, procs)
         bucket.add(estimate)
         self.held[memory_per_cpu] += 1
 
     def remove(self, procs: int, memory_per_cpu: float, estimate: float) -> None:
-        self.by_memory[memory_per_cpu][1][procs].remove(estimate)
+        sizes, estimates = self.by_memory[memory_per_cpu]
+        bucket = estimates[procs]
+        bucket.remove(estimate)
+        if not len(bucket):
+            del sizes[bisect_left(sizes, procs)]
         self.held[memory_per_cpu] -= 1
+        if not self.held[memory_per_cpu]:
+            del self.memory[bisect_left(self.memory, memory_per_cpu)]
 
     def count(self, max_free: int, max_memory: float, any_length, limit: float, givable,
               enough: float = math.inf) -> int:
@@ -118,10 +130,8 @@ class SizeIndex:
         at ``m`` MB per CPU, and at most ``any_length(m)`` CPUs or with an estimate of at most ``limit``; counting
         stops once ``enough`` are found."""
         total = 0
-        by_memory, held = self.by_memory, self.held
+        by_memory = self.by_memory
         for memory in self.memory[: bisect_right(self.memory, max_memory)]:
-            if not held[memory]:
-                continue
             sizes, estimates = by_memory[memory]
             if sizes[0] > max_free:
                 continue
