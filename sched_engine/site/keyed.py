@@ -267,15 +267,20 @@ class KeyedWalk:
             jobs.jobs, jobs.cpu, jobs.memory = np.empty(16, dtype=np.int64), np.empty(16), np.empty(16)
             jobs.live = np.zeros(16, dtype=bool)
 
+    def _start_share(self, leaf: int) -> tuple[float, float]:
+        """The leaf's share at the pass's start (its decayed usage when the order decays it)."""
+        if self.decayed is not None:
+            return float(self.decayed[leaf, 0]), float(self.decayed[leaf, 1])
+        return self.leaves[leaf].share
+
     def _dominant(self, leaf: int) -> np.ndarray:
         """Dominant share before each slot's job in this pass's order (sequential sums, as the picks add them)."""
         jobs = self.leaves[leaf]
         if jobs.dominant is None or (self.decayed is not None and jobs.keyed_pass != self.pass_number):
-            if self.decayed is not None:
-                jobs.share = (float(self.decayed[leaf, 0]), float(self.decayed[leaf, 1]))
+            share = self._start_share(leaf)
             n, live = jobs.count, jobs.live[: jobs.count]
-            cpu = np.cumsum(np.concatenate(([jobs.share[0]], jobs.cpu[: n - 1] * live[: n - 1])))
-            memory = np.cumsum(np.concatenate(([jobs.share[1]], jobs.memory[: n - 1] * live[: n - 1])))
+            cpu = np.cumsum(np.concatenate(([share[0]], jobs.cpu[: n - 1] * live[: n - 1])))
+            memory = np.cumsum(np.concatenate(([share[1]], jobs.memory[: n - 1] * live[: n - 1])))
             jobs.dominant = np.maximum(cpu, memory)
             jobs.keyed_pass = self.pass_number
         return jobs.dominant
@@ -310,23 +315,28 @@ class KeyedWalk:
         state = keys.walk_state() if keys.events else None
         cursor: dict[int, int] = {}   # leaf -> index in its slots of the job it offers
         version: dict[int, int] = {}
+        share: dict[int, list[float]] = {}   # leaf -> its share before the job it offers (sums as in _dominant)
         heap = []
 
         def offer(leaf: int) -> None:
-            slot = self._slots(leaf)[cursor[leaf]]
-            heappush(heap, (keys.key(leaf, float(self._dominant(leaf)[slot]), state), leaf, version[leaf]))
+            heappush(heap, (keys.key(leaf, max(share[leaf]), state), leaf, version[leaf]))
 
         for leaf in sorted(self.wanting):
             cursor[leaf] = version[leaf] = 0
+            share[leaf] = list(self._start_share(leaf))
             offer(leaf)
         while heap:
             _, leaf, seen = heappop(heap)
             if seen != version[leaf]:
                 continue
-            slots = self._slots(leaf)
-            yield int(self.leaves[leaf].jobs[slots[cursor[leaf]]])
+            jobs, slots = self.leaves[leaf], self._slots(leaf)
+            slot = slots[cursor[leaf]]
+            yield int(jobs.jobs[slot])
             cursor[leaf] += 1
             if cursor[leaf] < len(slots):
+                leaf_share = share[leaf]
+                leaf_share[0] += float(jobs.cpu[slot])
+                leaf_share[1] += float(jobs.memory[slot])
                 offer(leaf)
                 continue
             del cursor[leaf]
