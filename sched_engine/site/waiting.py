@@ -265,11 +265,13 @@ class ArrivalQueue:
         self.marks = np.empty(capacity)
         self.estimates = np.empty(capacity)
         self.memory_of: list[float] = []    # position -> memory per CPU asked
+        self.procs_of: list[int] = []       # position -> CPUs asked
         self.head = 0
         self.memory: list[float] = []       # distinct memory per CPU asked, ascending
         self.sizes: dict[float, list[int]] = {}  # memory per CPU -> CPUs asked, ascending
         self.held: dict[float, int] = {}    # memory per CPU -> waiting jobs asking it
         self.classes: dict[tuple[float, int], Positions] = {}
+        self.live: dict[tuple[float, int], int] = {}   # waiting jobs per class (a class's positions keep the left)
 
     def add(self, job: int, procs: int, memory_per_cpu: float, estimate: float) -> None:
         position = len(self.jobs)
@@ -278,6 +280,7 @@ class ArrivalQueue:
             self.estimates = np.resize(self.estimates, 2 * position)
         self.jobs.append(job)
         self.memory_of.append(memory_per_cpu)
+        self.procs_of.append(procs)
         self.position[job] = position
         self.held[memory_per_cpu] = self.held.get(memory_per_cpu, 0) + 1
         self.marks[position] = 0.0
@@ -290,12 +293,16 @@ class ArrivalQueue:
                 self.sizes[memory_per_cpu] = []
                 insort(self.memory, memory_per_cpu)
             insort(self.sizes[memory_per_cpu], procs)
+            self.live[key] = 0
         positions.append(position)
+        self.live[key] += 1
 
     def remove(self, job: int) -> None:
         position = self.position.pop(job)
         self.marks[position] = np.inf
-        self.held[self.memory_of[position]] -= 1
+        memory = self.memory_of[position]
+        self.held[memory] -= 1
+        self.live[(memory, self.procs_of[position])] -= 1
 
     def waiting(self):
         """The waiting jobs from the head on, in arrival order (lazily: the caller may start some meanwhile)."""
@@ -317,13 +324,15 @@ class ArrivalQueue:
         of at most ``limit``.
         """
         best = -1
-        held = self.held
+        held, live = self.held, self.live
         for memory in self.memory[: bisect_right(self.memory, max_memory)]:
             sizes = self.sizes[memory]
             if not held[memory] or sizes[0] > max_free:
                 continue
             short = any_length(memory)
             for size in sizes[: bisect_right(sizes, min(max_free, givable(memory)))]:
+                if not live[(memory, size)]:
+                    continue
                 found = self.classes[(memory, size)].first(
                     low, best, self.marks, None if size <= short else (self.estimates, limit))
                 if found >= 0:
