@@ -11,6 +11,7 @@ Failed machines give neither CPUs nor memory until they restart.
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left, insort
 
 import numpy as np
@@ -38,6 +39,11 @@ class SiteCluster:
         self.running: list[tuple[float, int]] = []  # (estimated end, job), sorted
         self.held: dict[int, tuple[np.ndarray, np.ndarray, float]] = {}  # job -> machines, CPUs, memory per CPU
         self.machine_jobs: list[set[int]] = [set() for _ in range(len(self.cpus))]
+        # Invariant: the lists hold free_cpus and free_memory value for value (first fit walks them machine by
+        # machine: a job mostly takes one or two), and ``avail`` the machines with a CPU free, ascending.
+        self._free_cpus: list[int] = self.free_cpus.tolist()
+        self._free_memory: list[float] = self.free_memory.tolist()
+        self.avail: list[int] = np.flatnonzero(self.free_cpus > 0).tolist()
         # CPUs the machines can give at each memory per CPU asked since the last change (most logs ask a few values).
         self._givable_total: dict[float, int] = {}
         self._max_free_memory: float | None = None   # cached until the next change
@@ -110,23 +116,40 @@ class SiteCluster:
 
     def allocate(self, job: int, procs: int, memory_per_cpu: float, est_end: float) -> np.ndarray:
         """First fit of ``procs`` CPUs with ``memory_per_cpu`` MB each; returns the machines held."""
-        givable = self._givable(self.free_cpus, self.free_memory, memory_per_cpu)
-        reach = np.cumsum(givable)
-        if not len(reach) or reach[-1] < procs:
+        free_cpus, free_memory, avail = self._free_cpus, self._free_memory, self.avail
+        taken, counts = [], []
+        needed, scanned = procs, 0
+        for machine in avail:
+            scanned += 1
+            give = free_cpus[machine]
+            if memory_per_cpu > 0:
+                give = min(give, math.floor(free_memory[machine] / memory_per_cpu + 1e-9))
+            if give <= 0:
+                continue
+            give = min(give, needed)
+            taken.append(machine)
+            counts.append(give)
+            needed -= give
+            if not needed:
+                break
+        if needed:
             raise RuntimeError(f"cluster {self.name}: {procs} CPUs with {memory_per_cpu:g} MB each do not fit")
-        last = int(np.searchsorted(reach, procs))
-        machines = np.flatnonzero(givable[: last + 1])
-        counts = givable[machines].copy()
-        counts[-1] -= int(reach[last]) - procs
-        self.free_cpus[machines] -= counts
-        self.free_memory[machines] -= counts * memory_per_cpu
+        emptied = False
+        for machine, count in zip(taken, counts):
+            free_cpus[machine] -= count
+            free_memory[machine] -= count * memory_per_cpu
+            emptied |= not free_cpus[machine]
+            self.machine_jobs[machine].add(job)
+        if emptied:
+            avail[:scanned] = [machine for machine in avail[:scanned] if free_cpus[machine]]
+        machines = np.array(taken, dtype=np.int64)
+        self.free_cpus[machines] = [free_cpus[machine] for machine in taken]
+        self.free_memory[machines] = [free_memory[machine] for machine in taken]
         self.free_total -= procs
         self.used_memory += procs * memory_per_cpu
         self._givable_total.clear()
         self._max_free_memory = None
-        self.held[job] = (machines, counts, memory_per_cpu)
-        for machine in machines.tolist():
-            self.machine_jobs[machine].add(job)
+        self.held[job] = (machines, np.array(counts, dtype=np.int64), memory_per_cpu)
         insort(self.running, (est_end, job))
         return machines
 
@@ -134,15 +157,23 @@ class SiteCluster:
         """Give back a job's CPUs and memory (those of failed machines stay unavailable)."""
         machines, counts, memory_per_cpu = self.held.pop(job)
         del self.running[bisect_left(self.running, (est_end, job))]
-        for machine in machines.tolist():
+        free_cpus, free_memory, up = self._free_cpus, self._free_memory, self.up
+        freed = 0
+        machine_list, count_list = machines.tolist(), counts.tolist()
+        for machine, count in zip(machine_list, count_list):
             self.machine_jobs[machine].discard(job)
-        up = self.up[machines]
-        self.free_cpus[machines[up]] += counts[up]
-        self.free_memory[machines[up]] += counts[up] * memory_per_cpu
-        self.free_total += int(counts[up].sum())
+            if up[machine]:
+                if not free_cpus[machine]:
+                    insort(self.avail, machine)
+                free_cpus[machine] += count
+                free_memory[machine] += count * memory_per_cpu
+                freed += count
+        self.free_cpus[machines] = [free_cpus[machine] for machine in machine_list]
+        self.free_memory[machines] = [free_memory[machine] for machine in machine_list]
+        self.free_total += freed
         self._givable_total.clear()
         self._max_free_memory = None
-        self.used_memory -= float(counts.sum()) * memory_per_cpu
+        self.used_memory -= float(sum(count_list)) * memory_per_cpu
 
     # --- failures ---------------------------------------------------------------------------------
 
@@ -158,8 +189,9 @@ class SiteCluster:
             self.up_total -= int(self.cpus[machine])
             self.up_memory -= float(self.memory[machine])
             self.free_total -= int(self.free_cpus[machine])
-            self.free_cpus[machine] = 0
-            self.free_memory[machine] = 0.0
+            self.free_cpus[machine] = self._free_cpus[machine] = 0
+            self.free_memory[machine] = self._free_memory[machine] = 0.0
+            self.avail = [m for m in self.avail if m != machine]
         return victims
 
     def restart(self, machine: int) -> None:
@@ -172,8 +204,10 @@ class SiteCluster:
             self.up[machine] = True
             self.up_total += int(self.cpus[machine])
             self.up_memory += float(self.memory[machine])
-            self.free_cpus[machine] = self.cpus[machine]
-            self.free_memory[machine] = self.memory[machine]
+            self.free_cpus[machine] = self._free_cpus[machine] = int(self.cpus[machine])
+            self.free_memory[machine] = self._free_memory[machine] = float(self.memory[machine])
+            if self._free_cpus[machine]:
+                insort(self.avail, machine)
             self.free_total += int(self.cpus[machine])
 
     # --- reservations -----------------------------------------------------------------------------
