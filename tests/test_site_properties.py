@@ -167,3 +167,44 @@ def test_easy_walk_read_by_key_examines_what_the_order_generated_pick_by_pick_do
     assert runs[0].keyed is not None and runs[1].keyed is None
     for field in ("status", "start_time", "end_time", "cluster_of", "memory_fraction"):
         np.testing.assert_array_equal(np.asarray(getattr(runs[0], field)), np.asarray(getattr(runs[1], field)))
+
+
+def _three_levels(users: int) -> dict:
+    """root -> two divisions -> groups -> users, weights unequal at every level."""
+    return {"name": "root", "children": [
+        {"name": f"d{d}", "weight": float(d + 1), "children": [
+            {"name": f"d{d}g{g}", "weight": float(g + 2), "children": [
+                {"name": f"u{u}", "weight": float(1 + u % 3), "user": str(u)}
+                for u in range(users) if u % 4 == 2 * d + g]}
+            for g in range(2)]}
+        for d in range(2)]}
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(jobs=st.lists(st.tuples(st.integers(1, 6), st.sampled_from([0, 500, 1500, 3000, 6000]), st.integers(0, 7)),
+                     min_size=1, max_size=30),
+       usage=st.lists(st.tuples(st.integers(0, 8), st.sampled_from([0, 2000, 9000])), min_size=8, max_size=8))
+def test_hdrf_order_read_by_key_is_the_order_picked_one_by_one_whatever_the_jobs_directions(jobs, usage):
+    """A pass's whole H-DRF order from keys equals progressive filling's, with memory-dominant jobs waiting (their
+    directions move departments' ``top`` mid-order) on a three-level tree."""
+    tree, group_of_leaf, _, _, paths = _share_tree(_three_levels(8))
+    user_leaf = {p.split("/")[-1]: i for i, p in enumerate(paths)}
+    orders = []
+    for kind in (HDRFOrder, _picked_one_by_one(HDRFOrder)):
+        sim = SiteSimulation(
+            submit=[0.0] * len(jobs), run_time=[10.0] * len(jobs), estimate=[10.0] * len(jobs),
+            procs=[p for p, _, _ in jobs], memory_per_cpu=[m for _, m, _ in jobs],
+            leaf=[user_leaf[f"u{u}"] for _, _, u in jobs], group_of_leaf=group_of_leaf, tree=tree,
+            clusters=[SiteCluster(0, "c0", [8] * 8, [16000.0] * 8)], candidates=[(0,)] * len(jobs),
+            order=kind(backfill="easy", backfill_depth=0),
+            elastic={"enabled": False, "min_fraction": 0.5, "penalty": {"kind": "step", "factor": 2.0}})
+        for user, (cpus, memory) in enumerate(usage):   # running jobs' usage, as shares to start from
+            sim.leaf_cpus[user_leaf[f"u{user}"]] = cpus
+            sim.leaf_memory[user_leaf[f"u{user}"]] = memory
+        for job in range(len(jobs)):
+            sim._arrive(SimpleNamespace(payload=job))
+        if sim.keyed is not None:
+            sim.keyed.begin_pass()
+        orders.append(list(sim._order()))
+    assert sim.keyed is None and sorted(orders[1]) == list(range(len(jobs)))
+    assert orders[0] == orders[1]

@@ -137,6 +137,58 @@ class HDRFKeys:
             return a
         return None
 
+    def mixed_state(self, offered: dict[int, list[float]]) -> tuple[list, list, list]:
+        """A walk's state for any directions, from scratch: ``offered`` maps each wanting leaf to the direction of
+        the job it offers first. Per node: blocked, direction, ``top``."""
+        tree = self.tree
+        blocked, vectors, top = [True] * tree.node_count, [None] * tree.node_count, [0.0] * tree.node_count
+        departments = set()
+        for leaf, vector in offered.items():
+            node = tree.leaf_node[leaf]
+            blocked[node], vectors[node] = False, vector
+            departments.update(a for a, _, _ in self.up[leaf])
+        for a in sorted(departments, key=lambda a: -tree.depth[a]):   # children before their department
+            self._direct(a, blocked, vectors, top)
+        return blocked, vectors, top
+
+    def _direct(self, a: int, blocked, vectors, top) -> None:
+        """Department ``a`` from its children, as :class:`~sched_engine.fairshare.policies.HDRFLevels` computes
+        it: blocked iff every child is; else ``top`` the largest component of ``sum_c w_c s_c`` over its
+        non-blocked children (summed in their order) and its direction that sum over ``top``."""
+        weight = self.tree.weight
+        raw = None
+        for c in self.tree.children[a]:
+            if blocked[c]:
+                continue
+            if raw is None:
+                raw = [0.0] * len(vectors[c])
+            wc = weight[c]
+            for j, v in enumerate(vectors[c]):
+                raw[j] += wc * v
+        if raw is None:
+            blocked[a], vectors[a] = True, None
+            return
+        blocked[a] = False
+        top[a] = max(raw)
+        vectors[a] = [x / top[a] for x in raw]
+
+    def turn(self, leaf: int, vector: list[float] | None, state) -> int | None:
+        """The job the leaf offers next has direction ``vector`` (``None``: it has none left), in a walk with any
+        directions: its departments again, up to the first whose direction and blocked state stay; returns the
+        highest department below the root whose ``top`` moved (``None``: none)."""
+        blocked, vectors, top = state
+        node = self.tree.leaf_node[leaf]
+        blocked[node], vectors[node] = vector is None, vector
+        moved = None
+        for a, _, _ in self.up[leaf]:
+            before = (blocked[a], vectors[a], top[a])
+            self._direct(a, blocked, vectors, top)
+            if not blocked[a] and top[a] != before[2]:
+                moved = a
+            if blocked[a] == before[0] and vectors[a] == before[1]:
+                break
+        return moved
+
     def may_move(self, leaf: int, state) -> bool:
         """Whether the leaf's last job can move a ``top`` in this walk: a department below the root has another
         non-blocked child (blocked nodes only grow during a walk)."""
@@ -305,27 +357,36 @@ class KeyedWalk:
         return self.memory_dominant - (memory > cpu) == 0
 
     def in_order(self):
-        """Every job waiting at the pass's start, in the order's sequence, lazily (while :meth:`applies`).
+        """Every job waiting at the pass's start, in the order's sequence, lazily.
 
-        The merge of the leaves' jobs by key: each leaf offers its next job;
-        once it offered its last, the department whose ``top`` that moved has
-        its leaves keyed again (H-DRF's event, module docstring). The caller
+        The merge of the leaves' jobs by key: each leaf offers its next job.
+        Under H-DRF, while every waiting job is CPU-dominant only a leaf's last
+        job moves a ``top`` (module docstring); otherwise any job whose
+        successor in its leaf turns direction may, and the leaf's departments
+        are computed again (:meth:`HDRFKeys.turn`). Either way the leaves
+        under the department whose ``top`` moved are keyed again. The caller
         may start or cancel the jobs it is given meanwhile: keys stay those of
         the pass's start, as progressive filling counts a picked job.
         """
         keys = self.keys
-        state = keys.walk_state() if keys.events else None
+        mixed = keys.events and not self.applies()
         cursor: dict[int, int] = {}   # leaf -> index in its slots of the job it offers
         version: dict[int, int] = {}
         share: dict[int, list[float]] = {}   # leaf -> its share before the job it offers (sums as in _dominant)
         heap = []
+        for leaf in sorted(self.wanting):
+            cursor[leaf] = version[leaf] = 0
+            share[leaf] = list(self._start_share(leaf))
+        if mixed:
+            offered = {leaf: self._direction(leaf, self._slots(leaf)[0]) for leaf in cursor}
+            state = keys.mixed_state(offered)
+        else:
+            state = keys.walk_state() if keys.events else None
 
         def offer(leaf: int) -> None:
             heappush(heap, (keys.key(leaf, max(share[leaf]), state), leaf, version[leaf]))
 
-        for leaf in sorted(self.wanting):
-            cursor[leaf] = version[leaf] = 0
-            share[leaf] = list(self._start_share(leaf))
+        for leaf in cursor:
             offer(leaf)
         while heap:
             _, leaf, seen = heappop(heap)
@@ -335,20 +396,38 @@ class KeyedWalk:
             slot = slots[cursor[leaf]]
             yield int(jobs.jobs[slot])
             cursor[leaf] += 1
+            moved = None
             if cursor[leaf] < len(slots):
                 leaf_share = share[leaf]
                 leaf_share[0] += float(jobs.cpu[slot])
                 leaf_share[1] += float(jobs.memory[slot])
-                offer(leaf)
-                continue
-            del cursor[leaf]
-            moved = keys.exhaust(leaf, state) if keys.events else None
+                if mixed:
+                    vector = self._direction(leaf, slots[cursor[leaf]])
+                    if vector != offered[leaf]:
+                        offered[leaf] = vector
+                        moved = keys.turn(leaf, vector, state)
+                if moved is None:
+                    offer(leaf)
+                    continue
+            else:
+                del cursor[leaf]
+                if mixed:
+                    moved = keys.turn(leaf, None, state)
+                elif keys.events:
+                    moved = keys.exhaust(leaf, state)
             if moved is None:
                 continue
-            for other in cursor:   # the leaves under the moved department: keyed again
+            for other in cursor:   # the leaves under the moved department (the leaf among them): keyed again
                 if moved in keys.under[other]:
                     version[other] += 1
                     offer(other)
+
+    def _direction(self, leaf: int, slot: int) -> list[float]:
+        """The direction of a slot's job's demand (largest component 1), as the fair queue computes it."""
+        jobs = self.leaves[leaf]
+        cpu, memory = float(jobs.cpu[slot]), float(jobs.memory[slot])
+        top = max(cpu, memory)
+        return [cpu / top, memory / top]
 
     def after_head(self, head: int, first):
         """The waiting jobs after ``head`` that meet EASY's condition, in the order's sequence, lazily.

@@ -103,7 +103,7 @@ class SiteSimulation(Simulation):
         keys = None if in_arrival_order or order.backfill != "easy" else order.walk_keys(tree)
         self.keyed = KeyedWalk(self, keys) if keys is not None else None
         self.arrival = ArrivalQueue() if in_arrival_order else None
-        self.fair = None if in_arrival_order else FairQueue(self)
+        self.fair = None if in_arrival_order or self.keyed is not None else FairQueue(self)
         self.by_size = None if in_arrival_order else SizeIndex(zip(self.procs, self.memory_per_cpu, self.estimate))
         self.waiting: dict[int, None] = {}  # every waiting job, arrival order
         self.new_arrivals: list[int] = []
@@ -176,8 +176,9 @@ class SiteSimulation(Simulation):
         self.waiting[job] = None
         if self.arrival is not None:
             self.arrival.add(job, self.procs[job], self.memory_per_cpu[job], self.estimate[job])
-        if self.fair is not None:
+        if self.by_size is not None:
             self.by_size.add(self.procs[job], self.memory_per_cpu[job], self.estimate[job])
+        if self.fair is not None:
             self.fair.add(job)
         if self.keyed is not None:
             self.keyed.add(job)
@@ -232,8 +233,9 @@ class SiteSimulation(Simulation):
         del self.waiting[job]
         if self.arrival is not None:
             self.arrival.remove(job)
-        if self.fair is not None:
+        if self.by_size is not None:
             self.by_size.remove(self.procs[job], self.memory_per_cpu[job], self.estimate[job])
+        if self.fair is not None:
             self.fair.left(self.leaf[job])
         if self.keyed is not None:
             self.keyed.left(job)
@@ -330,7 +332,7 @@ class SiteSimulation(Simulation):
         """The waiting jobs in the queue order, generated lazily (see :mod:`.order`)."""
         if self.order.in_arrival_order:
             yield from self.arrival.waiting()
-        elif self.keyed is not None and self.keyed.applies():
+        elif self.keyed is not None:
             yield from self.keyed.in_order()
         else:
             yield from self.fair.order()
