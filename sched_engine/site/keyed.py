@@ -24,15 +24,19 @@ the walk a fair order's backlog made cost a pick per waiting job now costs
 a key per job that could start.
 
 H-DRF's ``top_a`` moves when a child becomes blocked (its last job was
-picked) or a child's direction turns. Keys are read only while every waiting
-job is CPU-dominant (its share of the site's CPUs at least its share of the
-site's memory): every direction's CPU component is then exactly 1, so
-``top_a`` is the sum of the non-blocked children's weights and only a leaf's
-last job moves it. That job is an event of the merge, after which the
-leaves under the department whose ``top`` moved are keyed again. While a
-memory-dominant job waits, H-DRF's order is generated pick by pick
-(:class:`~.waiting.FairQueue`); either way a pass starts and examines the
-same jobs in the same order.
+picked) or a child's direction turns (its next job's demand points another
+way). While every waiting job is CPU-dominant (its share of the site's CPUs
+at least its share of the site's memory) every direction's CPU component is
+exactly 1, so ``top_a`` is the sum of the non-blocked children's weights
+and only a leaf's last job moves it: that job is an event of the merge,
+after which the leaves under the department whose ``top`` moved are keyed
+again, and EASY's walk reads by key. While a memory-dominant job waits, the
+pass's order is still read by key (:meth:`KeyedWalk.in_order` recomputes a
+leaf's departments whenever its next job turns direction,
+:meth:`HDRFKeys.turn`), and EASY's walk reads that order job by job; either
+way a pass starts and examines the same jobs in the same order as
+progressive filling (:class:`~.waiting.FairQueue`, which the orders without
+keys use).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The site's waiting jobs, indexed for the queue orders and for the backfill walk.
 
-:class:`FairQueue` generates a pass's queue order (:mod:`.order`) from
+:class:`FairQueue` generates a pass's queue order (:mod:`.order`) pick by
+pick, for the orders EASY does not read by key (:mod:`.keyed`), from
 per-leaf views kept between passes: each leaf's share, whether it has a job
 waiting, and that job's index and demand direction. Only the leaves whose
 jobs arrived, started, ended or left the queue since the last pass -- and
