@@ -41,7 +41,7 @@ keys use).
 
 from __future__ import annotations
 
-from heapq import heappop, heappush
+from heapq import heapify, heappop, heappush
 
 import numpy as np
 
@@ -377,12 +377,12 @@ class KeyedWalk:
         cursor: dict[int, int] = {}   # leaf -> index in its slots of the job it offers
         version: dict[int, int] = {}
         share: dict[int, list[float]] = {}   # leaf -> its share before the job it offers (sums as in _dominant)
-        heap = []
-        for leaf in sorted(self.wanting):
+        wanting = sorted(self.wanting)
+        for leaf in wanting:
             cursor[leaf] = version[leaf] = 0
             share[leaf] = list(self._start_share(leaf))
         if mixed:
-            offered = {leaf: self._direction(leaf, self._slots(leaf)[0]) for leaf in cursor}
+            offered = {leaf: self._direction(leaf, self._slots(leaf)[0]) for leaf in wanting}
             state = keys.mixed_state(offered)
         else:
             state = keys.walk_state() if keys.events else None
@@ -390,8 +390,8 @@ class KeyedWalk:
         def offer(leaf: int) -> None:
             heappush(heap, (keys.key(leaf, max(share[leaf]), state), leaf, version[leaf]))
 
-        for leaf in cursor:
-            offer(leaf)
+        heap = [(keys.key(leaf, max(share[leaf]), state), leaf, 0) for leaf in wanting]
+        heapify(heap)
         while heap:
             _, leaf, seen = heappop(heap)
             if seen != version[leaf]:
