@@ -183,10 +183,17 @@ def _three_levels(users: int) -> dict:
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(jobs=st.lists(st.tuples(st.integers(1, 6), st.sampled_from([0, 500, 1500, 3000, 6000]), st.integers(0, 7)),
                      min_size=1, max_size=30),
-       usage=st.lists(st.tuples(st.integers(0, 8), st.sampled_from([0, 2000, 9000])), min_size=8, max_size=8))
-def test_hdrf_order_read_by_key_is_the_order_picked_one_by_one_whatever_the_jobs_directions(jobs, usage):
+       usage=st.lists(st.tuples(st.integers(0, 8), st.sampled_from([0, 2000, 9000])), min_size=8, max_size=8),
+       later=st.integers(0, 30))
+# u0's first key is kept from the first pass (ahead of u2's); u4 of u0's group arrives, its group's top goes from 1
+# to 3, and u0 must now come after u2 (shares 1/64 and 4/64 of the CPUs, keys 3/64 against 2/64 at the top level).
+@example(jobs=[(1, 0, 0), (1, 0, 2), (1, 0, 4)], usage=[(1, 0), (0, 0), (4, 0), (0, 0), (8, 0), (0, 0), (0, 0), (0, 0)],
+         later=2)
+def test_hdrf_order_read_by_key_is_the_order_picked_one_by_one_whatever_the_jobs_directions(jobs, usage, later):
     """A pass's whole H-DRF order from keys equals progressive filling's, with memory-dominant jobs waiting (their
-    directions move departments' ``top`` mid-order) on a three-level tree."""
+    directions move departments' ``top`` mid-order) on a three-level tree; and again at a second pass after the
+    jobs from ``later`` on arrived (new users open, moving the ``top`` of departments whose users' keys the first
+    pass kept)."""
     tree, group_of_leaf, _, _, paths = _share_tree(_three_levels(8))
     user_leaf = {p.split("/")[-1]: i for i, p in enumerate(paths)}
     orders = []
@@ -201,10 +208,13 @@ def test_hdrf_order_read_by_key_is_the_order_picked_one_by_one_whatever_the_jobs
         for user, (cpus, memory) in enumerate(usage):   # running jobs' usage, as shares to start from
             sim.leaf_cpus[user_leaf[f"u{user}"]] = cpus
             sim.leaf_memory[user_leaf[f"u{user}"]] = memory
-        for job in range(len(jobs)):
-            sim._arrive(SimpleNamespace(payload=job))
-        if sim.keyed is not None:
-            sim.keyed.begin_pass()
-        orders.append(list(sim._order()))
-    assert sim.keyed is None and sorted(orders[1]) == list(range(len(jobs)))
+        passes = []
+        for arriving in (range(min(later, len(jobs))), range(min(later, len(jobs)), len(jobs))):
+            for job in arriving:
+                sim._arrive(SimpleNamespace(payload=job))
+            if sim.keyed is not None:
+                sim.keyed.begin_pass()
+            passes.append(list(sim._order()))
+        orders.append(passes)
+    assert sim.keyed is None and sorted(orders[1][-1]) == list(range(len(jobs)))
     assert orders[0] == orders[1]

@@ -57,6 +57,7 @@ class FlatKeys:
 
     def __init__(self, tree, weighted: bool):
         self.divisor = [tree.weight[node] for node in tree.leaf_node] if weighted else None
+        self.moved: set[int] = set()   # never any: a leaf's key depends on its own share alone
 
     def opened(self, leaf: int) -> None:
         pass
@@ -91,6 +92,11 @@ class HDRFKeys:
         self.blocked = [True] * n
         self.open = [0] * n   # non-blocked children per department
         self.top = [0.0] * n
+        self.moved: set[int] = set()   # departments whose top moved since the walk's keys last read them
+        self.leaves_under: list[list[int]] = [[] for _ in range(n)]
+        for leaf, path in enumerate(self.up):
+            for a, _, _ in path:
+                self.leaves_under[a].append(leaf)
 
     def _top(self, a: int, blocked) -> float:
         """``max_j sum_c w_c s_c`` over non-blocked children, in their order: the weights' sum (every s_c[cpu] = 1)."""
@@ -100,13 +106,19 @@ class HDRFKeys:
                 total += weight[c] * 1.0
         return total
 
+    def _retop(self, a: int) -> None:
+        top = self._top(a, self.blocked)
+        if top != self.top[a]:
+            self.top[a] = top
+            self.moved.add(a)
+
     def opened(self, leaf: int) -> None:
         """The leaf has a waiting job again."""
         node = self.tree.leaf_node[leaf]
         self.blocked[node] = False
         for a in self.tree.ancestors(node):
             self.open[a] += 1
-            self.top[a] = self._top(a, self.blocked)
+            self._retop(a)
             if self.open[a] > 1:
                 return
             self.blocked[a] = False
@@ -117,7 +129,7 @@ class HDRFKeys:
         self.blocked[node] = True
         for a in self.tree.ancestors(node):
             self.open[a] -= 1
-            self.top[a] = self._top(a, self.blocked)
+            self._retop(a)
             if self.open[a] > 0:
                 return
             self.blocked[a] = True
@@ -260,6 +272,9 @@ class KeyedWalk:
         self.slot: dict[int, int] = {}
         self.memory_dominant = 0   # waiting jobs whose share of the memory exceeds their share of the CPUs
         self.wanting: set[int] = set()   # leaves with a waiting job
+        # Each leaf's key for its first job, as read by the last pass that read it with every job CPU-dominant;
+        # valid until the leaf changes or a top on its path moves (a pass reads the others again, not recomputes).
+        self.first_keys: dict[int, tuple] = {}
         self.stale: set[int] = set()
         self.pass_number = 0
         self.decayed = None
@@ -304,6 +319,7 @@ class KeyedWalk:
         self.pass_number += 1
         self.decayed = sim.decayed if sim.order.half_life_s > 0 else None
         for leaf in self.stale:
+            self.first_keys.pop(leaf, None)
             jobs = self.leaves[leaf]
             if jobs.departed:
                 jobs.live[jobs.departed] = False
@@ -374,39 +390,43 @@ class KeyedWalk:
         """
         keys = self.keys
         mixed = keys.events and not self.applies()
-        cursor: dict[int, int] = {}   # leaf -> index in its slots of the job it offers
+        live = set(self.wanting)   # the leaves offering a job (this pass's: the caller's starts shrink `wanting`)
+        cursor: dict[int, int] = {}   # leaf -> index in its slots of the job it offers, once it offered one
         version: dict[int, int] = {}
         share: dict[int, list[float]] = {}   # leaf -> its share before the job it offers (sums as in _dominant)
-        wanting = sorted(self.wanting)
-        for leaf in wanting:
-            cursor[leaf] = version[leaf] = 0
-            share[leaf] = list(self._start_share(leaf))
-        if mixed:
-            offered = {leaf: self._direction(leaf, self._slots(leaf)[0]) for leaf in wanting}
-            state = keys.mixed_state(offered)
-        else:
-            state = keys.walk_state() if keys.events else None
+
+        def share_of(leaf: int) -> list[float]:
+            if leaf not in share:
+                share[leaf] = list(self._start_share(leaf))
+            return share[leaf]
 
         def offer(leaf: int) -> None:
-            heappush(heap, (keys.key(leaf, max(share[leaf]), state), leaf, version[leaf]))
+            heappush(heap, (keys.key(leaf, max(share_of(leaf)), state), leaf, version.get(leaf, 0)))
 
-        heap = [(keys.key(leaf, max(share[leaf]), state), leaf, 0) for leaf in wanting]
+        if mixed:
+            offered = {leaf: self._direction(leaf, self._slots(leaf)[0]) for leaf in sorted(live)}
+            state = keys.mixed_state(offered)
+            heap = [(keys.key(leaf, max(share_of(leaf)), state), leaf, 0) for leaf in live]
+        else:
+            state = keys.walk_state() if keys.events else None
+            heap = [(self._first_key(leaf, state), leaf, 0) for leaf in live]
         heapify(heap)
         while heap:
             _, leaf, seen = heappop(heap)
-            if seen != version[leaf]:
+            if seen != version.get(leaf, 0):
                 continue
             jobs, slots = self.leaves[leaf], self._slots(leaf)
-            slot = slots[cursor[leaf]]
+            at = cursor.get(leaf, 0)
+            slot = slots[at]
             yield int(jobs.jobs[slot])
-            cursor[leaf] += 1
+            cursor[leaf] = at = at + 1
             moved = None
-            if cursor[leaf] < len(slots):
-                leaf_share = share[leaf]
+            if at < len(slots):
+                leaf_share = share_of(leaf)
                 leaf_share[0] += float(jobs.cpu[slot])
                 leaf_share[1] += float(jobs.memory[slot])
                 if mixed:
-                    vector = self._direction(leaf, slots[cursor[leaf]])
+                    vector = self._direction(leaf, slots[at])
                     if vector != offered[leaf]:
                         offered[leaf] = vector
                         moved = keys.turn(leaf, vector, state)
@@ -414,17 +434,31 @@ class KeyedWalk:
                     offer(leaf)
                     continue
             else:
-                del cursor[leaf]
+                live.discard(leaf)
                 if mixed:
                     moved = keys.turn(leaf, None, state)
                 elif keys.events:
                     moved = keys.exhaust(leaf, state)
             if moved is None:
                 continue
-            for other in cursor:   # the leaves under the moved department (the leaf among them): keyed again
-                if moved in keys.under[other]:
-                    version[other] += 1
+            for other in keys.leaves_under[moved]:   # the leaves under the moved department: keyed again
+                if other in live:
+                    version[other] = version.get(other, 0) + 1
                     offer(other)
+
+    def _first_key(self, leaf: int, state) -> tuple:
+        """The key of the leaf's first job with every job CPU-dominant: kept from pass to pass until it moves."""
+        if self.keys.moved:   # tops moved since the keys were last read: the leaves under them are keyed again
+            for a in self.keys.moved:
+                for other in self.keys.leaves_under[a]:
+                    self.first_keys.pop(other, None)
+            self.keys.moved.clear()
+        key = self.first_keys.get(leaf)
+        if key is None:
+            key = self.keys.key(leaf, max(self._start_share(leaf)), state)
+            if self.decayed is None:   # decayed shares move at every pass
+                self.first_keys[leaf] = key
+        return key
 
     def _direction(self, leaf: int, slot: int) -> list[float]:
         """The direction of a slot's job's demand (largest component 1), as the fair queue computes it."""
