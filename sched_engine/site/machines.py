@@ -248,7 +248,7 @@ class SiteCluster:
             applied = position
             machines = np.concatenate([m for m, _, _ in ending])
             counts = np.concatenate([c for _, c, _ in ending])
-            memory = np.concatenate([c * per_cpu for _, c, per_cpu in ending])
+            memory = counts * np.repeat([per_cpu for _, _, per_cpu in ending], [len(m) for m, _, _ in ending])
             alive = up[machines]
             np.add.at(free_cpus, machines[alive], counts[alive])
             np.add.at(free_memory, machines[alive], memory[alive])
