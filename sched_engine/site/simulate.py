@@ -98,7 +98,8 @@ class SiteSimulation(Simulation):
         self.leaf_memory = np.zeros(leaves)
         self.decayed = np.zeros((leaves, 2))
         # The waiting jobs: in arrival order read by class (arrival order), or per leaf and counted by size; under
-        # an order whose picks follow from keys, EASY's walk reads them by key (per leaf) and by class.
+        # an order whose picks follow from keys (with EASY) a pass reads the order by key and EASY's walk reads
+        # them by key and by class, with no pick-by-pick queue (FairQueue) kept.
         in_arrival_order = order.in_arrival_order
         keys = None if in_arrival_order or order.backfill != "easy" else order.walk_keys(tree)
         self.keyed = KeyedWalk(self, keys) if keys is not None else None
