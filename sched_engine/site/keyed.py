@@ -45,6 +45,7 @@ from heapq import heapify, heappop, heappush
 
 import numpy as np
 
+from ..fairshare.policies import summed_directions
 from .waiting import WAITING, ArrivalQueue
 
 CANDIDATE, LAST_JOB = 0, 1  # a job that could start; a leaf's last waiting job (H-DRF's event), after it at ties
@@ -171,19 +172,10 @@ class HDRFKeys:
         """Department ``a`` from its children, as :class:`~sched_engine.fairshare.policies.HDRFLevels` computes
         it: blocked iff every child is; else ``top`` the largest component of ``sum_c w_c s_c`` over its
         non-blocked children (summed in their order) and its direction that sum over ``top``."""
-        weight = self.tree.weight
-        raw = None
-        for c in self.tree.children[a]:
-            if blocked[c]:
-                continue
-            if raw is None:
-                raw = [0.0] * len(vectors[c])
-            wc = weight[c]
-            for j, v in enumerate(vectors[c]):
-                raw[j] += wc * v
-        if raw is None:
+        if all(blocked[c] for c in self.tree.children[a]):
             blocked[a], vectors[a] = True, None
             return
+        raw = summed_directions(self.tree, a, blocked, vectors)
         blocked[a] = False
         top[a] = max(raw)
         vectors[a] = [x / top[a] for x in raw]

@@ -46,9 +46,11 @@ from .hierarchical import (
            RecomputingChooser,
            hdrf_pick,
            naive_pick,
+           summed_directions,
 )
 from .weights import collapsed_weights, mch_flat_weights, normalized_demands
 
 __all__ = ["CollapsedHierarchy", "DRF", "FlatChooser", "HDRF", "HDRFChooser", "HDRFLevels", "MCH", "NaiveChooser",
            "NaiveHierarchicalDRF", "RecomputingChooser", "WeightedDRF", "collapsed_weights", "hdrf_pick",
-           "mch_flat_weights", "naive_pick", "normalized_demands", "pareto_minimal"]
+           "mch_flat_weights", "naive_pick", "normalized_demands", "pareto_minimal",
+           "summed_directions"]

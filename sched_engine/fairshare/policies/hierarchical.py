@@ -67,6 +67,21 @@ def hdrf_pick(tree: Tree, wants, shares, vectors) -> int | None:
     return HDRFLevels(tree, wants, shares, vectors).pick()
 
 
+def summed_directions(tree: Tree, a: int, blocked, vectors) -> list[float]:
+    """``sum_c w_c s_c`` over department ``a``'s non-blocked children, summed in their order: the vector whose
+    largest component rescales ``a``'s share in H-DRF. Shared by :class:`HDRFLevels` and the site engine's keys,
+    so both compute it with the same floating-point sums."""
+    raw = [0.0] * len(tree.capacity)
+    weight = tree.weight
+    for c in tree.children[a]:
+        if blocked[c]:
+            continue
+        wc = weight[c]
+        for j, v in enumerate(vectors[c]):
+            raw[j] += wc * v
+    return raw
+
+
 class HDRFLevels:
     """Every node's H-DRF state (blocked, rescaled share, demand direction), kept up to date leaf by leaf.
 
@@ -113,15 +128,7 @@ class HDRFLevels:
 
     def _sum_directions(self, a: int) -> None:
         """``raw[a]``: the weighted directions of ``a``'s non-blocked children, summed in their order."""
-        tree, blocked, vectors, weight = self.tree, self.blocked, self.vectors, self.tree.weight
-        raw = [0.0] * len(tree.capacity)
-        for c in tree.children[a]:
-            if blocked[c]:
-                continue
-            wc = weight[c]
-            for j, v in enumerate(vectors[c]):
-                raw[j] += wc * v
-        self.raw[a] = raw
+        self.raw[a] = summed_directions(self.tree, a, self.blocked, self.vectors)
 
     def _lowest(self, a: int) -> tuple[float, int, int, int] | None:
         """The heap entry of ``a``'s non-blocked child of lowest weighted share (stale entries dropped)."""
