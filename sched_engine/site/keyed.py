@@ -85,16 +85,15 @@ class HDRFKeys:
         self.tree = tree
         n = tree.node_count
         weight, position = tree.weight, tree.sibling_index
-        # Per leaf: its departments below the root, nearest first, with weight and position; and their set.
+        # Per leaf: its departments below the root, nearest first, with weight and position.
         self.up = [[(a, weight[a], position[a]) for a in tree.ancestors(node)[:-1]] for node in tree.leaf_node]
-        self.under = [frozenset(a for a, _, _ in path) for path in self.up]
         self.leaf_weight = [weight[node] for node in tree.leaf_node]
         self.leaf_position = [position[node] for node in tree.leaf_node]
         self.blocked = [True] * n
         self.open = [0] * n   # non-blocked children per department
         self.top = [0.0] * n
         self.moved: set[int] = set()   # departments whose top moved since the walk's keys last read them
-        self.leaves_under: list[list[int]] = [[] for _ in range(n)]
+        self.leaves_under: list[list[int]] = [[] for _ in range(n)]   # per department below the root
         for leaf, path in enumerate(self.up):
             for a, _, _ in path:
                 self.leaves_under[a].append(leaf)
@@ -524,8 +523,9 @@ class KeyedWalk:
             moved = keys.exhaust(leaf, state)
             if moved is None:
                 continue
-            for other, item in offered.items():   # the leaves under the moved department: keyed again
-                if moved in keys.under[other]:
+            for other in keys.leaves_under[moved]:   # the leaves under the moved department: keyed again
+                item = offered.get(other)
+                if item is not None:
                     version[other] += 1
                     heappush(heap, (keys.key(other, float(self._dominant(other)[item[0]]), state), item[1], other,
                                     version[other]))
