@@ -118,6 +118,10 @@ def test_cpus_and_memory_never_exceed_any_machine_and_isolation_stays_in_0_1(
             assert (held_cpus <= cluster.cpus).all()
             assert (held_memory <= cluster.memory + 1e-6).all()
             assert cluster.free_total == int(cluster.free_cpus.sum())
+            # The first fit's lists mirror the arrays, and it walks exactly the machines with a CPU free, ascending.
+            assert cluster._free_cpus == cluster.free_cpus.tolist()
+            assert cluster._free_memory == cluster.free_memory.tolist()
+            assert cluster.avail == np.flatnonzero(cluster.free_cpus > 0).tolist()
 
     penalty = {"enabled": elastic, "min_fraction": 0.5, "penalty": {"kind": "spill", "factor": 2.0}}
     sim = site_run(clusters, jobs, failures, order(backfill=backfill, half_life_s=half_life, backfill_depth=0),
