@@ -46,7 +46,7 @@ from heapq import heapify, heappop, heappush
 import numpy as np
 
 from ..fairshare.policies import summed_directions
-from .waiting import WAITING, ArrivalQueue
+from .waiting import WAITING, ArrivalQueue, direction
 
 CANDIDATE, LAST_JOB = 0, 1  # a job that could start; a leaf's last waiting job (H-DRF's event), after it at ties
 
@@ -454,9 +454,7 @@ class KeyedWalk:
     def _direction(self, leaf: int, slot: int) -> list[float]:
         """The direction of a slot's job's demand (largest component 1), as the fair queue computes it."""
         jobs = self.leaves[leaf]
-        cpu, memory = float(jobs.cpu[slot]), float(jobs.memory[slot])
-        top = max(cpu, memory)
-        return [cpu / top, memory / top]
+        return direction(float(jobs.cpu[slot]), float(jobs.memory[slot]))
 
     def after_head(self, head: int, first):
         """The waiting jobs after ``head`` that meet EASY's condition, in the order's sequence, lazily.

@@ -33,6 +33,12 @@ from ..batch.waiting import Positions
 WAITING = 0  # the simulation's status code of a waiting job
 
 
+def direction(cpu: float, memory: float) -> list[float]:
+    """A demand's direction over (CPUs, memory): each share over the larger (H-DRF's ``s``, largest component 1)."""
+    top = max(cpu, memory)
+    return [cpu / top, memory / top]
+
+
 class _Estimates:
     """A multiset of estimates: sorted list (any values) or, given every value it can hold, counts in a Fenwick
     tree over those values (adding and removing cost a logarithm, not a shift of a long list)."""
@@ -191,10 +197,8 @@ class FairQueue:
         self.wants[leaf] = wanting = position < len(queue)
         if wanting:
             job = self.next_job[leaf] = queue[position]
-            cpu = sim.procs[job] / self.cpus
-            memory = sim.procs[job] * sim.memory_per_cpu[job] / sim.total_memory
-            top = max(cpu, memory)
-            self.vectors[leaf] = [cpu / top, memory / top]
+            self.vectors[leaf] = direction(sim.procs[job] / self.cpus,
+                                           sim.procs[job] * sim.memory_per_cpu[job] / sim.total_memory)
         else:
             self.vectors[leaf] = [1.0, 0.0]
         return position
