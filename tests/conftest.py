@@ -13,7 +13,14 @@ import tempfile
 from pathlib import Path
 
 import pytest
+import scipy.stats  # noqa: F401  (see below)
 from selenium.webdriver.chrome.options import Options
+
+# scipy.stats is imported up front, in the worker's main thread. The engine imports it lazily
+# (sched_engine.analysis), so a browser test's callback may be the first to import it, in dash_duo's
+# server thread; dash_duo stops that thread by raising SystemExit in it, and an import interrupted that
+# way leaves a half-initialised scipy.ndimage in sys.modules: every later test of the worker that needs
+# scipy.stats failed with "NameError: name '_ndimage_api' is not defined".
 
 BROWSER_TESTS = Path(__file__).parent / "browser"
 
