@@ -122,6 +122,15 @@ def test_cpus_and_memory_never_exceed_any_machine_and_isolation_stays_in_0_1(
             assert cluster._free_cpus == cluster.free_cpus.tolist()
             assert cluster._free_memory == cluster.free_memory.tolist()
             assert cluster.avail == np.flatnonzero(cluster.free_cpus > 0).tolist()
+            # The totals kept between changes, brought up to date, are those computed afresh (caches left as found).
+            kept, most = dict(cluster._givable_total), cluster._max_free_memory
+            for per_cpu in sorted({m for m in sim.memory_per_cpu if m > 0} | set(kept)):
+                assert cluster.givable_total(per_cpu) == int(
+                    cluster._givable(cluster.free_cpus, cluster.free_memory, per_cpu).sum())
+            up_with_cpus = cluster.free_cpus > 0
+            assert cluster.max_free_memory() == (float(cluster.free_memory[up_with_cpus].max())
+                                                 if up_with_cpus.any() else 0.0)
+            cluster._givable_total, cluster._max_free_memory = kept, most
 
     penalty = {"enabled": elastic, "min_fraction": 0.5, "penalty": {"kind": "spill", "factor": 2.0}}
     sim = site_run(clusters, jobs, failures, order(backfill=backfill, half_life_s=half_life, backfill_depth=0),
@@ -222,3 +231,41 @@ def test_hdrf_order_read_by_key_is_the_order_picked_one_by_one_whatever_the_jobs
         orders.append(passes)
     assert sim.keyed is None and sorted(orders[1][-1]) == list(range(len(jobs)))
     assert orders[0] == orders[1]
+
+
+@settings(max_examples=150, deadline=None)
+@given(machines=st.lists(st.tuples(st.integers(1, 6), st.sampled_from([1000.0, 2500.0, 8000.0])), min_size=1,
+                         max_size=6),
+       steps=st.lists(st.tuples(st.sampled_from(["allocate", "release", "fail", "restart", "ask"]),
+                                st.integers(1, 12), st.sampled_from([0.0, 250.0, 700.0, 1000.0, 3000.0])),
+                      max_size=60),
+       kept=st.sampled_from([2, 300]))
+def test_a_clusters_totals_kept_between_changes_are_those_computed_afresh(machines, steps, kept):
+    """givable_total and max_free_memory, kept from one allocation or release to the next, answer as a recompute."""
+    cluster = SiteCluster(0, "c", [cpus for cpus, _ in machines], [memory for _, memory in machines])
+    cluster.CHANGES_APPLIED, cluster.CHANGES_KEPT = min(kept, 24), kept   # a short log also empties and recomputes
+    held, down, job = [], [], 0
+
+    def ask(per_cpu):
+        assert cluster.givable_total(per_cpu) == int(
+            SiteCluster._givable(cluster.free_cpus, cluster.free_memory, per_cpu).sum())
+        with_cpus = cluster.free_cpus > 0
+        assert cluster.max_free_memory() == (float(cluster.free_memory[with_cpus].max()) if with_cpus.any() else 0.0)
+
+    for kind, number, per_cpu in steps:
+        if kind == "allocate" and cluster.fits(number, per_cpu):
+            cluster.allocate(job, number, per_cpu, float(job))
+            held.append(job)
+            job += 1
+        elif kind == "release" and held:
+            released = held.pop(number % len(held))
+            cluster.release(released, float(released))
+        elif kind == "fail":
+            machine = number % len(machines)
+            held = [j for j in held if j not in cluster.fail(machine)]
+            for victim in [j for j in list(cluster.held) if j not in held]:
+                cluster.release(victim, float(victim))
+            down.append(machine)
+        elif kind == "restart" and down:
+            cluster.restart(down.pop(0))
+        ask(per_cpu)

@@ -44,9 +44,14 @@ class SiteCluster:
         self._free_cpus: list[int] = self.free_cpus.tolist()
         self._free_memory: list[float] = self.free_memory.tolist()
         self.avail: list[int] = np.flatnonzero(self.free_cpus > 0).tolist()
-        # CPUs the machines can give at each memory per CPU asked since the last change (most logs ask a few values).
-        self._givable_total: dict[float, int] = {}
-        self._max_free_memory: float | None = None   # cached until the next change
+        # CPUs the machines can give at a memory per CPU, kept between changes: ``_givable_total[m]`` is
+        # ``(total, n)``, the total as it was before ``_changes[n]``; a query brings it up to date by the machines
+        # changed since (``(machine, free CPUs, free memory)`` before and after each change), or recomputes it
+        # when many did. Failures and restarts start afresh (both emptied).
+        self._givable_total: dict[float, tuple[int, int]] = {}
+        self._changes: list[tuple[int, int, float, int, float]] = []
+        # The most memory free on a machine with a CPU free, or None: kept while its machine keeps it.
+        self._max_free_memory: float | None = None
         self._idle_givable: dict[tuple[float, bool], int] = {}   # fits_empty's totals, until a machine fails or restarts
 
     @property
@@ -76,11 +81,27 @@ class SiteCluster:
         """CPUs the machines can give now, in all, to a job asking ``memory_per_cpu`` MB per CPU."""
         if memory_per_cpu <= 0:
             return self.free_total
-        total = self._givable_total.get(memory_per_cpu)
-        if total is None:
-            total = self._givable_total[memory_per_cpu] = int(
-                self._givable(self.free_cpus, self.free_memory, memory_per_cpu).sum())
+        changes = self._changes
+        known = self._givable_total.get(memory_per_cpu)
+        if known is not None and len(changes) - known[1] <= self.CHANGES_APPLIED:
+            # The same arithmetic as _givable, machine by machine: the same integers.
+            total = known[0]
+            for _, cpus_before, memory_before, cpus_after, memory_after in changes[known[1]:]:
+                total += (min(cpus_after, math.floor(memory_after / memory_per_cpu + 1e-9))
+                          - min(cpus_before, math.floor(memory_before / memory_per_cpu + 1e-9)))
+        else:
+            total = int(self._givable(self.free_cpus, self.free_memory, memory_per_cpu).sum())
+        self._givable_total[memory_per_cpu] = (total, len(changes))
         return total
+
+    CHANGES_APPLIED = 24   # past this many machine changes a total is recomputed (numpy: ~6 µs for 1,000 machines)
+    CHANGES_KEPT = 256     # the log is emptied (and every total forgotten) when it grows past this
+
+    def _changed(self) -> None:
+        """Failures and restarts: every total and the most memory free are computed afresh."""
+        self._givable_total.clear()
+        self._changes.clear()
+        self._max_free_memory = None
 
     def fits(self, procs: int, memory_per_cpu: float) -> bool:
         """Whether the job fits now (CPUs and memory, machine by machine)."""
@@ -135,11 +156,20 @@ class SiteCluster:
         if needed:
             raise RuntimeError(f"cluster {self.name}: {procs} CPUs with {memory_per_cpu:g} MB each do not fit")
         emptied = False
+        if len(self._changes) > self.CHANGES_KEPT:
+            self._givable_total.clear()
+            self._changes.clear()
+        changes, most = self._changes, self._max_free_memory
         for machine, count in zip(taken, counts):
+            cpus_before, memory_before = free_cpus[machine], free_memory[machine]
+            if most is not None and memory_before >= most:
+                most = None   # this machine may have held the most memory free: computed again when asked
             free_cpus[machine] -= count
             free_memory[machine] -= count * memory_per_cpu
+            changes.append((machine, cpus_before, memory_before, free_cpus[machine], free_memory[machine]))
             emptied |= not free_cpus[machine]
             self.machine_jobs[machine].add(job)
+        self._max_free_memory = most
         if emptied:
             avail[:scanned] = [machine for machine in avail[:scanned] if free_cpus[machine]]
         machines = np.array(taken, dtype=np.int64)
@@ -147,8 +177,6 @@ class SiteCluster:
         self.free_memory[machines] = [free_memory[machine] for machine in taken]
         self.free_total -= procs
         self.used_memory += procs * memory_per_cpu
-        self._givable_total.clear()
-        self._max_free_memory = None
         self.held[job] = (machines, np.array(counts, dtype=np.int64), memory_per_cpu)
         insort(self.running, (est_end, job))
         return machines
@@ -158,21 +186,28 @@ class SiteCluster:
         machines, counts, memory_per_cpu = self.held.pop(job)
         del self.running[bisect_left(self.running, (est_end, job))]
         free_cpus, free_memory, up = self._free_cpus, self._free_memory, self.up
+        if len(self._changes) > self.CHANGES_KEPT:
+            self._givable_total.clear()
+            self._changes.clear()
+        changes, most = self._changes, self._max_free_memory
         freed = 0
         machine_list, count_list = machines.tolist(), counts.tolist()
         for machine, count in zip(machine_list, count_list):
             self.machine_jobs[machine].discard(job)
             if up[machine]:
-                if not free_cpus[machine]:
+                cpus_before, memory_before = free_cpus[machine], free_memory[machine]
+                if not cpus_before:
                     insort(self.avail, machine)
                 free_cpus[machine] += count
                 free_memory[machine] += count * memory_per_cpu
+                changes.append((machine, cpus_before, memory_before, free_cpus[machine], free_memory[machine]))
+                if most is not None and free_memory[machine] > most:
+                    most = free_memory[machine]   # memory only grows, and the machine has a CPU free now
                 freed += count
+        self._max_free_memory = most
         self.free_cpus[machines] = [free_cpus[machine] for machine in machine_list]
         self.free_memory[machines] = [free_memory[machine] for machine in machine_list]
         self.free_total += freed
-        self._givable_total.clear()
-        self._max_free_memory = None
         self.used_memory -= float(sum(count_list)) * memory_per_cpu
 
     # --- failures ---------------------------------------------------------------------------------
@@ -180,8 +215,7 @@ class SiteCluster:
     def fail(self, machine: int) -> set[int]:
         """Take a machine down; returns the jobs running on it (to be killed)."""
         victims = set(self.machine_jobs[machine])
-        self._givable_total.clear()
-        self._max_free_memory = None
+        self._changed()
         self._idle_givable.clear()
         self.failures[machine] += 1
         if self.up[machine]:
@@ -197,8 +231,7 @@ class SiteCluster:
     def restart(self, machine: int) -> None:
         """End one failure of a machine; once none is left its CPUs and memory are free at once."""
         self.failures[machine] -= 1
-        self._givable_total.clear()
-        self._max_free_memory = None
+        self._changed()
         self._idle_givable.clear()
         if not self.up[machine] and self.failures[machine] == 0:
             self.up[machine] = True
