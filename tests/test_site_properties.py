@@ -114,7 +114,7 @@ def test_cpus_and_memory_never_exceed_any_machine_and_isolation_stays_in_0_1(
             held_memory = np.zeros(len(cluster.cpus))
             for machines, counts, per_cpu in cluster.held.values():
                 held_cpus[machines] += counts
-                held_memory[machines] += counts * per_cpu
+                held_memory[machines] += np.asarray(counts) * per_cpu
             assert (held_cpus <= cluster.cpus).all()
             assert (held_memory <= cluster.memory + 1e-6).all()
             assert cluster.free_total == int(cluster.free_cpus.sum())

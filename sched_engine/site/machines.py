@@ -37,7 +37,7 @@ class SiteCluster:
         self.up_memory = self.total_memory
         self.used_memory = 0.0
         self.running: list[tuple[float, int]] = []  # (estimated end, job), sorted
-        self.held: dict[int, tuple[np.ndarray, np.ndarray, float]] = {}  # job -> machines, CPUs, memory per CPU
+        self.held: dict[int, tuple[list[int], list[int], float]] = {}  # job -> machines, CPUs, memory per CPU
         self.machine_jobs: list[set[int]] = [set() for _ in range(len(self.cpus))]
         # Invariant: the lists hold free_cpus and free_memory value for value (first fit walks them machine by
         # machine: a job mostly takes one or two), and ``avail`` the machines with a CPU free, ascending.
@@ -97,6 +97,13 @@ class SiteCluster:
     CHANGES_APPLIED = 24   # past this many machine changes a total is recomputed (numpy: ~6 µs for 1,000 machines)
     CHANGES_KEPT = 256     # the log is emptied (and every total forgotten) when it grows past this
 
+    def _change_log(self) -> list[tuple[int, int, float, int, float]]:
+        """The log to append a change to; emptied first (every total forgotten) once it grew past its bound."""
+        if len(self._changes) > self.CHANGES_KEPT:
+            self._givable_total.clear()
+            self._changes.clear()
+        return self._changes
+
     def _changed(self) -> None:
         """Failures and restarts: every total and the most memory free are computed afresh."""
         self._givable_total.clear()
@@ -135,7 +142,7 @@ class SiteCluster:
 
     # --- taking and giving back -------------------------------------------------------------------
 
-    def allocate(self, job: int, procs: int, memory_per_cpu: float, est_end: float) -> np.ndarray:
+    def allocate(self, job: int, procs: int, memory_per_cpu: float, est_end: float) -> list[int]:
         """First fit of ``procs`` CPUs with ``memory_per_cpu`` MB each; returns the machines held."""
         free_cpus, free_memory, avail = self._free_cpus, self._free_memory, self.avail
         taken, counts = [], []
@@ -156,59 +163,47 @@ class SiteCluster:
         if needed:
             raise RuntimeError(f"cluster {self.name}: {procs} CPUs with {memory_per_cpu:g} MB each do not fit")
         emptied = False
-        if len(self._changes) > self.CHANGES_KEPT:
-            self._givable_total.clear()
-            self._changes.clear()
-        changes, most = self._changes, self._max_free_memory
+        changes, most = self._change_log(), self._max_free_memory
         for machine, count in zip(taken, counts):
             cpus_before, memory_before = free_cpus[machine], free_memory[machine]
             if most is not None and memory_before >= most:
                 most = None   # this machine may have held the most memory free: computed again when asked
-            free_cpus[machine] -= count
-            free_memory[machine] -= count * memory_per_cpu
+            self.free_cpus[machine] = free_cpus[machine] = cpus_before - count
+            self.free_memory[machine] = free_memory[machine] = memory_before - count * memory_per_cpu
             changes.append((machine, cpus_before, memory_before, free_cpus[machine], free_memory[machine]))
             emptied |= not free_cpus[machine]
             self.machine_jobs[machine].add(job)
         self._max_free_memory = most
         if emptied:
             avail[:scanned] = [machine for machine in avail[:scanned] if free_cpus[machine]]
-        machines = np.array(taken, dtype=np.int64)
-        self.free_cpus[machines] = [free_cpus[machine] for machine in taken]
-        self.free_memory[machines] = [free_memory[machine] for machine in taken]
         self.free_total -= procs
         self.used_memory += procs * memory_per_cpu
-        self.held[job] = (machines, np.array(counts, dtype=np.int64), memory_per_cpu)
+        self.held[job] = (taken, counts, memory_per_cpu)
         insort(self.running, (est_end, job))
-        return machines
+        return taken
 
     def release(self, job: int, est_end: float) -> None:
         """Give back a job's CPUs and memory (those of failed machines stay unavailable)."""
         machines, counts, memory_per_cpu = self.held.pop(job)
         del self.running[bisect_left(self.running, (est_end, job))]
         free_cpus, free_memory, up = self._free_cpus, self._free_memory, self.up
-        if len(self._changes) > self.CHANGES_KEPT:
-            self._givable_total.clear()
-            self._changes.clear()
-        changes, most = self._changes, self._max_free_memory
+        changes, most = self._change_log(), self._max_free_memory
         freed = 0
-        machine_list, count_list = machines.tolist(), counts.tolist()
-        for machine, count in zip(machine_list, count_list):
+        for machine, count in zip(machines, counts):
             self.machine_jobs[machine].discard(job)
             if up[machine]:
                 cpus_before, memory_before = free_cpus[machine], free_memory[machine]
                 if not cpus_before:
                     insort(self.avail, machine)
-                free_cpus[machine] += count
-                free_memory[machine] += count * memory_per_cpu
+                self.free_cpus[machine] = free_cpus[machine] = cpus_before + count
+                self.free_memory[machine] = free_memory[machine] = memory_before + count * memory_per_cpu
                 changes.append((machine, cpus_before, memory_before, free_cpus[machine], free_memory[machine]))
                 if most is not None and free_memory[machine] > most:
                     most = free_memory[machine]   # memory only grows, and the machine has a CPU free now
                 freed += count
         self._max_free_memory = most
-        self.free_cpus[machines] = [free_cpus[machine] for machine in machine_list]
-        self.free_memory[machines] = [free_memory[machine] for machine in machine_list]
         self.free_total += freed
-        self.used_memory -= float(sum(count_list)) * memory_per_cpu
+        self.used_memory -= float(sum(counts)) * memory_per_cpu
 
     # --- failures ---------------------------------------------------------------------------------
 
@@ -260,9 +255,10 @@ class SiteCluster:
         if self.fits(procs, memory_per_cpu):
             return float("-inf"), self.free_total - procs, float(self.free_memory.sum()) - need_memory
         available = self.free_total
-        free_cpus = self.free_cpus.copy() if memory_per_cpu > 0 else None
-        free_memory = self.free_memory.copy() if memory_per_cpu > 0 else None
         running, up, held = self.running, self.up, self.held
+        free_cpus, free_memory = self._free_cpus, self._free_memory
+        givable = self.givable_total(memory_per_cpu)
+        freed: dict[int, list] = {}   # machine -> [free CPUs, free memory] once the jobs ending by now have ended
         position = applied = 0
         while position < len(running):
             est_end = running[position][0]
@@ -271,20 +267,29 @@ class SiteCluster:
                 position += 1
             if available < procs:
                 continue
-            if free_cpus is None:
+            if memory_per_cpu <= 0:
                 memory_left = float(self.free_memory.sum()) + sum(
-                    float(held[j][1].sum()) * held[j][2] for _, j in running[:position])
+                    float(sum(held[j][1])) * held[j][2] for _, j in running[:position])
                 return est_end, available - procs, memory_left
-            # The machines of the jobs ending by now give back their CPUs and memory, all at once (the CPUs in all
-            # only now suffice, so no earlier end could have held the job).
-            ending = [held[j] for _, j in running[applied:position]]
+            # The machines of the jobs ending by now give back their CPUs and memory, job by job, machine by
+            # machine (the CPUs in all only now suffice, so no earlier end could have held the job); ``givable``
+            # follows the CPUs they can give at the job's memory per CPU (givable_total's arithmetic).
+            for _, ending in running[applied:position]:
+                machines, counts, per_cpu = held[ending]
+                for machine, count in zip(machines, counts):
+                    if not up[machine]:
+                        continue
+                    then = freed.get(machine)
+                    if then is None:
+                        then = freed[machine] = [free_cpus[machine], free_memory[machine]]
+                    before = min(then[0], math.floor(then[1] / memory_per_cpu + 1e-9))
+                    then[0] += count
+                    then[1] += count * per_cpu
+                    givable += min(then[0], math.floor(then[1] / memory_per_cpu + 1e-9)) - before
             applied = position
-            machines = np.concatenate([m for m, _, _ in ending])
-            counts = np.concatenate([c for _, c, _ in ending])
-            memory = counts * np.repeat([per_cpu for _, _, per_cpu in ending], [len(m) for m, _, _ in ending])
-            alive = up[machines]
-            np.add.at(free_cpus, machines[alive], counts[alive])
-            np.add.at(free_memory, machines[alive], memory[alive])
-            if int(self._givable(free_cpus, free_memory, memory_per_cpu).sum()) >= procs:
-                return est_end, available - procs, float(free_memory.sum()) - need_memory
+            if givable >= procs:
+                memory = self.free_memory.copy()
+                for machine, (_, memory_then) in freed.items():
+                    memory[machine] = memory_then
+                return est_end, available - procs, float(memory.sum()) - need_memory
         return None
