@@ -255,10 +255,9 @@ class SiteCluster:
         if self.fits(procs, memory_per_cpu):
             return float("-inf"), self.free_total - procs, float(self.free_memory.sum()) - need_memory
         available = self.free_total
+        free_cpus = self.free_cpus.copy() if memory_per_cpu > 0 else None
+        free_memory = self.free_memory.copy() if memory_per_cpu > 0 else None
         running, up, held = self.running, self.up, self.held
-        free_cpus, free_memory = self._free_cpus, self._free_memory
-        givable = self.givable_total(memory_per_cpu)
-        freed: dict[int, list] = {}   # machine -> [free CPUs, free memory] once the jobs ending by now have ended
         position = applied = 0
         while position < len(running):
             est_end = running[position][0]
@@ -267,29 +266,23 @@ class SiteCluster:
                 position += 1
             if available < procs:
                 continue
-            if memory_per_cpu <= 0:
+            if free_cpus is None:
                 memory_left = float(self.free_memory.sum()) + sum(
                     float(sum(held[j][1])) * held[j][2] for _, j in running[:position])
                 return est_end, available - procs, memory_left
-            # The machines of the jobs ending by now give back their CPUs and memory, job by job, machine by
-            # machine (the CPUs in all only now suffice, so no earlier end could have held the job); ``givable``
-            # follows the CPUs they can give at the job's memory per CPU (givable_total's arithmetic).
+            # The machines of the jobs ending by now give back their CPUs and memory, all at once (the CPUs in all
+            # only now suffice, so no earlier end could have held the job): one numpy pass, not one per machine.
+            machines, counts, memory = [], [], []
             for _, ending in running[applied:position]:
-                machines, counts, per_cpu = held[ending]
-                for machine, count in zip(machines, counts):
-                    if not up[machine]:
-                        continue
-                    then = freed.get(machine)
-                    if then is None:
-                        then = freed[machine] = [free_cpus[machine], free_memory[machine]]
-                    before = min(then[0], math.floor(then[1] / memory_per_cpu + 1e-9))
-                    then[0] += count
-                    then[1] += count * per_cpu
-                    givable += min(then[0], math.floor(then[1] / memory_per_cpu + 1e-9)) - before
+                held_machines, held_counts, per_cpu = held[ending]
+                machines += held_machines
+                counts += held_counts
+                memory += [count * per_cpu for count in held_counts]
             applied = position
-            if givable >= procs:
-                memory = self.free_memory.copy()
-                for machine, (_, memory_then) in freed.items():
-                    memory[machine] = memory_then
-                return est_end, available - procs, float(memory.sum()) - need_memory
+            machines, counts, memory = np.array(machines), np.array(counts), np.array(memory)
+            alive = up[machines]
+            np.add.at(free_cpus, machines[alive], counts[alive])
+            np.add.at(free_memory, machines[alive], memory[alive])
+            if int(self._givable(free_cpus, free_memory, memory_per_cpu).sum()) >= procs:
+                return est_end, available - procs, float(free_memory.sum()) - need_memory
         return None
