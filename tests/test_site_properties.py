@@ -12,11 +12,13 @@ from hypothesis import strategies as st
 from sched_engine.batch.cluster import ClusterState
 from sched_engine.batch.policies import EASY, FCFS
 from sched_engine.batch.simulate import BatchSimulation
+from sched_engine.batch.waiting import Positions
 from sched_engine.core.observers import INSTANT
 from sched_engine.site import _share_tree, jobs_frame, timeline
 from sched_engine.site.machines import SiteCluster
 from sched_engine.site.order import BACKFILLING, ORDERS, DRFOrder, FCFSOrder, HDRFOrder, WeightedDRFOrder
 from sched_engine.site.simulate import SiteSimulation
+from sched_engine.site.waiting import ArrivalQueue, ClassPositions
 
 clusters_strategy = st.lists(st.tuples(st.integers(1, 4), st.integers(1, 4), st.sampled_from([1.0, 2.0]),
                                        st.sampled_from([1000, 3000, 8000])), min_size=1, max_size=3)
@@ -269,3 +271,28 @@ def test_a_clusters_totals_kept_between_changes_are_those_computed_afresh(machin
         elif kind == "restart" and down:
             cluster.restart(down.pop(0))
         ask(per_cpu)
+
+
+@settings(max_examples=150, deadline=None)
+@given(jobs=st.lists(st.tuples(st.integers(1, 3), st.sampled_from([0.0, 500.0]), st.integers(0, 50)), max_size=80),
+       left=st.sets(st.integers(0, 79)), scan=st.sampled_from([1, 3, 32]),
+       asks=st.lists(st.tuples(st.integers(0, 85), st.integers(-1, 85), st.sampled_from([None, 10.0, 30.0])),
+                     min_size=1, max_size=12))
+@example(jobs=[(1, 0.0, 5)] * 3, left={1}, scan=1, asks=[(1, -1, None)])   # the chunks take over at a live position
+def test_a_class_read_in_python_first_answers_as_the_numpy_chunks(jobs, left, scan, asks):
+    """ClassPositions.first_waiting (a Python scan, then Positions.first's chunks) answers as Positions.first alone."""
+    queue = ArrivalQueue(capacity=4)
+    for job, (procs, per_cpu, estimate) in enumerate(jobs):
+        queue.add(job, procs, per_cpu, float(estimate))
+    for job in sorted(left):
+        if job < len(jobs):
+            queue.remove(job)
+    kept, ClassPositions.SCAN = ClassPositions.SCAN, scan   # a short scan hands most searches to the chunks
+    try:
+        for low, before, limit in asks:
+            for positions in queue.classes.values():
+                expected = Positions.first(positions, low, before, queue.marks,
+                                           None if limit is None else (queue.estimates, limit))
+                assert positions.first_waiting(low, before, queue, limit) == expected
+    finally:
+        ClassPositions.SCAN = kept

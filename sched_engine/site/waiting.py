@@ -256,12 +256,52 @@ class FairQueue:
             yield job
 
 
+class ClassPositions(Positions):
+    """One (memory per CPU, CPUs) class's positions in an :class:`ArrivalQueue`: the batch engine's
+    :class:`~sched_engine.batch.waiting.Positions`, also listed in Python.
+
+    :meth:`first_waiting` reads the first :attr:`SCAN` positions from ``low`` in Python, where most answers are (a
+    numpy chunk costs more than that), and hands a longer search to the chunks of ``Positions.first``.
+    """
+
+    __slots__ = ("listed",)
+    SCAN = 32
+
+    def __init__(self):
+        super().__init__()
+        self.listed: list[int] = []   # positions, ascending, value for value those of the numpy array
+
+    def append(self, position: int) -> None:
+        super().append(position)
+        self.listed.append(position)
+
+    def first_waiting(self, low: int, before: int, queue: "ArrivalQueue", limit: float | None) -> int:
+        """``Positions.first`` on ``queue``'s marks, with the estimate limit ``limit`` (``None``: any length)."""
+        listed, gone, estimates = self.listed, queue.gone, queue.estimate_of
+        start, length = self.live_from, len(listed)
+        while start < length and gone[listed[start]]:
+            start += 1
+        self.live_from = start
+        if start < length and listed[start] < low:
+            start = bisect_left(listed, low, start)
+        stop = min(start + self.SCAN, length)
+        for position in listed[start:stop]:
+            if 0 <= before <= position:
+                return -1
+            if not gone[position] and (limit is None or estimates[position] <= limit):
+                return position
+        if stop == length:
+            return -1
+        return self.first(listed[stop], before, queue.marks, None if limit is None else (queue.estimates, limit))
+
+
 class ArrivalQueue:
     """The waiting jobs in arrival order, also read by (memory per CPU, CPUs) class.
 
     Invariant: ``marks[p]`` is 0 while the job at position ``p`` waits and
-    ``inf`` once it left (positions are never reused); no position before
-    ``head`` is live.
+    ``inf`` once it left (positions are never reused), ``gone[p]`` says the
+    same and ``estimate_of[p] == estimates[p]``; no position before ``head``
+    is live.
     """
 
     def __init__(self, capacity: int = 1024):
@@ -271,11 +311,13 @@ class ArrivalQueue:
         self.estimates = np.empty(capacity)
         self.memory_of: list[float] = []    # position -> memory per CPU asked
         self.procs_of: list[int] = []       # position -> CPUs asked
+        self.gone: list[bool] = []          # position -> whether its job left
+        self.estimate_of: list[float] = []  # position -> estimate
         self.head = 0
         self.memory: list[float] = []       # distinct memory per CPU asked, ascending
         self.sizes: dict[float, list[int]] = {}  # memory per CPU -> CPUs asked, ascending
         self.held: dict[float, int] = {}    # memory per CPU -> waiting jobs asking it
-        self.classes: dict[tuple[float, int], Positions] = {}
+        self.classes: dict[tuple[float, int], ClassPositions] = {}
         self.live: dict[tuple[float, int], int] = {}   # waiting jobs per class (a class's positions keep the left)
 
     def add(self, job: int, procs: int, memory_per_cpu: float, estimate: float) -> None:
@@ -286,6 +328,8 @@ class ArrivalQueue:
         self.jobs.append(job)
         self.memory_of.append(memory_per_cpu)
         self.procs_of.append(procs)
+        self.gone.append(False)
+        self.estimate_of.append(estimate)
         self.position[job] = position
         self.held[memory_per_cpu] = self.held.get(memory_per_cpu, 0) + 1
         self.marks[position] = 0.0
@@ -293,7 +337,7 @@ class ArrivalQueue:
         key = (memory_per_cpu, procs)
         positions = self.classes.get(key)
         if positions is None:
-            positions = self.classes[key] = Positions()
+            positions = self.classes[key] = ClassPositions()
             if memory_per_cpu not in self.sizes:
                 self.sizes[memory_per_cpu] = []
                 insort(self.memory, memory_per_cpu)
@@ -305,18 +349,19 @@ class ArrivalQueue:
     def remove(self, job: int) -> None:
         position = self.position.pop(job)
         self.marks[position] = np.inf
+        self.gone[position] = True
         memory = self.memory_of[position]
         self.held[memory] -= 1
         self.live[(memory, self.procs_of[position])] -= 1
 
     def waiting(self):
         """The waiting jobs from the head on, in arrival order (lazily: the caller may start some meanwhile)."""
-        jobs, marks, position = self.jobs, self.marks, self.head
-        while position < len(jobs) and marks[position] == np.inf:
+        jobs, gone, position = self.jobs, self.gone, self.head
+        while position < len(jobs) and gone[position]:
             position += 1
         self.head = position
         while position < len(jobs):
-            if marks[position] != np.inf:
+            if not gone[position]:
                 yield jobs[position]
             position += 1
 
@@ -338,8 +383,7 @@ class ArrivalQueue:
             for size in sizes[: bisect_right(sizes, min(max_free, givable(memory)))]:
                 if not live[(memory, size)]:
                     continue
-                found = self.classes[(memory, size)].first(
-                    low, best, self.marks, None if size <= short else (self.estimates, limit))
+                found = self.classes[(memory, size)].first_waiting(low, best, self, None if size <= short else limit)
                 if found >= 0:
                     best = found
         return best
