@@ -114,7 +114,7 @@ def test_cpus_and_memory_never_exceed_any_machine_and_isolation_stays_in_0_1(
             assert (cluster.free_memory >= -1e-6).all() and (cluster.free_memory <= cluster.memory + 1e-6).all()
             held_cpus = np.zeros(len(cluster.cpus))
             held_memory = np.zeros(len(cluster.cpus))
-            for machines, counts, per_cpu in cluster.held.values():
+            for machines, counts, _, per_cpu in cluster.held.values():
                 held_cpus[machines] += counts
                 held_memory[machines] += np.asarray(counts) * per_cpu
             assert (held_cpus <= cluster.cpus).all()

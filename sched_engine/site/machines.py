@@ -37,7 +37,8 @@ class SiteCluster:
         self.up_memory = self.total_memory
         self.used_memory = 0.0
         self.running: list[tuple[float, int]] = []  # (estimated end, job), sorted
-        self.held: dict[int, tuple[list[int], list[int], float]] = {}  # job -> machines, CPUs, memory per CPU
+        # job -> its machines, CPUs and memory on each, and memory per CPU
+        self.held: dict[int, tuple[list[int], list[int], list[float], float]] = {}
         self.machine_jobs: list[set[int]] = [set() for _ in range(len(self.cpus))]
         # Invariant: the lists hold free_cpus and free_memory value for value (first fit walks them machine by
         # machine: a job mostly takes one or two), and ``avail`` the machines with a CPU free, ascending.
@@ -147,10 +148,13 @@ class SiteCluster:
         free_cpus, free_memory, avail = self._free_cpus, self._free_memory, self.avail
         taken, counts = [], []
         needed, scanned = procs, 0
+        too_little = memory_per_cpu * (1 - 1e-6)   # less memory free than this gives no CPU (the floor below is 0)
         for machine in avail:
             scanned += 1
             give = free_cpus[machine]
             if memory_per_cpu > 0:
+                if free_memory[machine] < too_little:
+                    continue
                 give = min(give, math.floor(free_memory[machine] / memory_per_cpu + 1e-9))
             if give <= 0:
                 continue
@@ -178,13 +182,13 @@ class SiteCluster:
             avail[:scanned] = [machine for machine in avail[:scanned] if free_cpus[machine]]
         self.free_total -= procs
         self.used_memory += procs * memory_per_cpu
-        self.held[job] = (taken, counts, memory_per_cpu)
+        self.held[job] = (taken, counts, [count * memory_per_cpu for count in counts], memory_per_cpu)
         insort(self.running, (est_end, job))
         return taken
 
     def release(self, job: int, est_end: float) -> None:
         """Give back a job's CPUs and memory (those of failed machines stay unavailable)."""
-        machines, counts, memory_per_cpu = self.held.pop(job)
+        machines, counts, _, memory_per_cpu = self.held.pop(job)
         del self.running[bisect_left(self.running, (est_end, job))]
         free_cpus, free_memory, up = self._free_cpus, self._free_memory, self.up
         changes, most = self._change_log(), self._max_free_memory
@@ -268,16 +272,16 @@ class SiteCluster:
                 continue
             if free_cpus is None:
                 memory_left = float(self.free_memory.sum()) + sum(
-                    float(sum(held[j][1])) * held[j][2] for _, j in running[:position])
+                    float(sum(held[j][1])) * held[j][3] for _, j in running[:position])
                 return est_end, available - procs, memory_left
             # The machines of the jobs ending by now give back their CPUs and memory, all at once (the CPUs in all
             # only now suffice, so no earlier end could have held the job): one numpy pass, not one per machine.
             machines, counts, memory = [], [], []
             for _, ending in running[applied:position]:
-                held_machines, held_counts, per_cpu = held[ending]
+                held_machines, held_counts, held_memory, _ = held[ending]
                 machines += held_machines
                 counts += held_counts
-                memory += [count * per_cpu for count in held_counts]
+                memory += held_memory
             applied = position
             machines, counts, memory = np.array(machines), np.array(counts), np.array(memory)
             alive = up[machines]
