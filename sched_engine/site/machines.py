@@ -283,7 +283,8 @@ class SiteCluster:
                 counts += held_counts
                 memory += held_memory
             applied = position
-            machines, counts, memory = np.array(machines), np.array(counts), np.array(memory)
+            machines = np.array(machines, dtype=np.int64)
+            counts, memory = np.array(counts, dtype=np.int64), np.array(memory, dtype=float)
             alive = up[machines]
             np.add.at(free_cpus, machines[alive], counts[alive])
             np.add.at(free_memory, machines[alive], memory[alive])
