@@ -16,6 +16,14 @@ from bisect import bisect_left, insort
 
 import numpy as np
 
+FLOOR_SLACK = 1e-9   # a machine whose free memory is a whole number of a job's memory per CPU gives that many CPUs
+
+
+def machine_givable(free_cpus: int, free_memory: float, memory_per_cpu: float) -> int:
+    """CPUs one machine can give a job asking ``memory_per_cpu`` (> 0) MB per CPU: ``min(free CPUs, floor(free
+    memory / memory per CPU))``. :meth:`SiteCluster._givable` is the same arithmetic over every machine at once."""
+    return min(free_cpus, math.floor(free_memory / memory_per_cpu + FLOOR_SLACK))
+
 
 class SiteCluster:
     """One cluster's machines, free CPUs and memory, and running jobs by estimated end."""
@@ -75,7 +83,7 @@ class SiteCluster:
         """CPUs each machine can give a job asking ``memory_per_cpu`` MB per CPU."""
         if memory_per_cpu <= 0:
             return free_cpus
-        by_memory = np.floor(free_memory / memory_per_cpu + 1e-9).astype(np.int64)
+        by_memory = np.floor(free_memory / memory_per_cpu + FLOOR_SLACK).astype(np.int64)
         return np.minimum(free_cpus, by_memory)
 
     def givable_total(self, memory_per_cpu: float) -> int:
@@ -85,11 +93,11 @@ class SiteCluster:
         changes = self._changes
         known = self._givable_total.get(memory_per_cpu)
         if known is not None and len(changes) - known[1] <= self.CHANGES_APPLIED:
-            # The same arithmetic as _givable, machine by machine: the same integers.
+            # machine_givable is _givable's arithmetic machine by machine: the same integers.
             total = known[0]
             for _, cpus_before, memory_before, cpus_after, memory_after in changes[known[1]:]:
-                total += (min(cpus_after, math.floor(memory_after / memory_per_cpu + 1e-9))
-                          - min(cpus_before, math.floor(memory_before / memory_per_cpu + 1e-9)))
+                total += (machine_givable(cpus_after, memory_after, memory_per_cpu)
+                          - machine_givable(cpus_before, memory_before, memory_per_cpu))
         else:
             total = int(self._givable(self.free_cpus, self.free_memory, memory_per_cpu).sum())
         self._givable_total[memory_per_cpu] = (total, len(changes))
@@ -155,7 +163,7 @@ class SiteCluster:
             if memory_per_cpu > 0:
                 if free_memory[machine] < too_little:
                     continue
-                give = min(give, math.floor(free_memory[machine] / memory_per_cpu + 1e-9))
+                give = machine_givable(give, free_memory[machine], memory_per_cpu)
             if give <= 0:
                 continue
             give = min(give, needed)
