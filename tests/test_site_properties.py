@@ -72,6 +72,16 @@ def site_run(cluster_specs, job_specs, failure_specs, order, *, groups=1, use_re
     return sim
 
 
+def assert_kept_totals_are_recomputes(cluster: SiteCluster, per_cpus) -> None:
+    """The cluster's totals kept between changes (CPUs givable at each of ``per_cpus``, the most memory free on a
+    machine with a CPU free), brought up to date, equal those computed afresh from its machines."""
+    for per_cpu in per_cpus:
+        assert cluster.givable_total(per_cpu) == int(
+            SiteCluster._givable(cluster.free_cpus, cluster.free_memory, per_cpu).sum())
+    with_cpus = cluster.free_cpus > 0
+    assert cluster.max_free_memory() == (float(cluster.free_memory[with_cpus].max()) if with_cpus.any() else 0.0)
+
+
 def batch_run(cluster_specs, job_specs, failure_specs, policy, use_requirements=False):
     job_specs = sorted(job_specs, key=lambda j: j[0])
     clusters = [ClusterState(i, f"c{i}", [cpus] * machines, speed)
@@ -126,12 +136,7 @@ def test_cpus_and_memory_never_exceed_any_machine_and_isolation_stays_in_0_1(
             assert cluster.avail == np.flatnonzero(cluster.free_cpus > 0).tolist()
             # The totals kept between changes, brought up to date, are those computed afresh (caches left as found).
             kept, most = dict(cluster._givable_total), cluster._max_free_memory
-            for per_cpu in sorted({m for m in sim.memory_per_cpu if m > 0} | set(kept)):
-                assert cluster.givable_total(per_cpu) == int(
-                    cluster._givable(cluster.free_cpus, cluster.free_memory, per_cpu).sum())
-            up_with_cpus = cluster.free_cpus > 0
-            assert cluster.max_free_memory() == (float(cluster.free_memory[up_with_cpus].max())
-                                                 if up_with_cpus.any() else 0.0)
+            assert_kept_totals_are_recomputes(cluster, sorted({m for m in sim.memory_per_cpu if m > 0} | set(kept)))
             cluster._givable_total, cluster._max_free_memory = kept, most
 
     penalty = {"enabled": elastic, "min_fraction": 0.5, "penalty": {"kind": "spill", "factor": 2.0}}
@@ -248,12 +253,6 @@ def test_a_clusters_totals_kept_between_changes_are_those_computed_afresh(machin
     cluster.CHANGES_APPLIED, cluster.CHANGES_KEPT = min(kept, 24), kept   # a short log also empties and recomputes
     held, down, job = [], [], 0
 
-    def ask(per_cpu):
-        assert cluster.givable_total(per_cpu) == int(
-            SiteCluster._givable(cluster.free_cpus, cluster.free_memory, per_cpu).sum())
-        with_cpus = cluster.free_cpus > 0
-        assert cluster.max_free_memory() == (float(cluster.free_memory[with_cpus].max()) if with_cpus.any() else 0.0)
-
     for kind, number, per_cpu in steps:
         if kind == "allocate" and cluster.fits(number, per_cpu):
             cluster.allocate(job, number, per_cpu, float(job))
@@ -270,7 +269,7 @@ def test_a_clusters_totals_kept_between_changes_are_those_computed_afresh(machin
             down.append(machine)
         elif kind == "restart" and down:
             cluster.restart(down.pop(0))
-        ask(per_cpu)
+        assert_kept_totals_are_recomputes(cluster, [per_cpu])
 
 
 @settings(max_examples=150, deadline=None)
