@@ -16,7 +16,8 @@ from sched_engine.batch.waiting import Positions
 from sched_engine.core.observers import INSTANT
 from sched_engine.site import _share_tree, jobs_frame, timeline
 from sched_engine.site.machines import SiteCluster
-from sched_engine.site.order import BACKFILLING, ORDERS, DRFOrder, FCFSOrder, HDRFOrder, WeightedDRFOrder
+from sched_engine.site.order import (BACKFILLING, ORDERS, DRFOrder, FCFSOrder, HDRFOrder, MCHOrder,
+                                     WeightedDRFOrder)
 from sched_engine.site.simulate import SiteSimulation
 from sched_engine.site.waiting import ArrivalQueue, ClassPositions
 
@@ -47,7 +48,7 @@ def _organisation(users: int, groups: int) -> dict:
 
 
 def site_run(cluster_specs, job_specs, failure_specs, order, *, groups=1, use_requirements=False, memory=True,
-             elastic=None, observer=None):
+             elastic=None, observer=None, simulation=SiteSimulation):
     job_specs = sorted(job_specs, key=lambda j: j[0])
     organisation = _organisation(6, groups)
     tree, group_of_leaf, names, weights, paths = _share_tree(organisation)
@@ -57,7 +58,7 @@ def site_run(cluster_specs, job_specs, failure_specs, order, *, groups=1, use_re
     preference = sorted(range(len(clusters)), key=lambda c: (-clusters[c].speed, -clusters[c].total, c))
     candidates = [tuple(c for c in preference if j[3] >> c & 1) if use_requirements else tuple(preference)
                   for j in job_specs]
-    sim = SiteSimulation(
+    sim = simulation(
         submit=[j[0] for j in job_specs], run_time=[j[1] for j in job_specs],
         estimate=[j[1] + j[4] for j in job_specs], procs=[j[2] for j in job_specs],
         memory_per_cpu=[j[6] if memory else 0 for j in job_specs],
@@ -186,6 +187,46 @@ def test_easy_walk_read_by_key_examines_what_the_order_generated_pick_by_pick_do
             for kind in (order, _picked_one_by_one(order))]
     assert runs[0].keyed is not None and runs[1].keyed is None
     for field in ("status", "start_time", "end_time", "cluster_of", "memory_fraction"):
+        np.testing.assert_array_equal(np.asarray(getattr(runs[0], field)), np.asarray(getattr(runs[1], field)))
+
+
+# Never a reservation that spares no more than the last one: every walk reads the whole order after the head.
+WalksEveryPass = type("WalksEveryPass", (SiteSimulation,), {"_spares": lambda self, kept: False})
+
+
+# A backlog behind long jobs, and small jobs arriving (several at once, one user's or more) while nothing ends.
+backlog_strategy = st.lists(
+    st.tuples(st.integers(0, 30), st.integers(1, 60), st.integers(1, 6), st.integers(0, 7), st.integers(0, 20),
+              st.integers(0, 5), st.sampled_from([0, 500, 1500, 4000])),
+    min_size=2, max_size=40,
+)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters=clusters_strategy, jobs=backlog_strategy, failures=failures_strategy, requirements=st.booleans(),
+       order=st.sampled_from([DRFOrder, WeightedDRFOrder, HDRFOrder, MCHOrder]), groups=st.integers(1, 3),
+       half_life=st.sampled_from([0.0, 30.0]), depth=st.sampled_from([0, 1, 3]))
+# Two clusters of 4 CPUs, both busy past the head's shadow time (100 s) but for 2 CPUs of the second; the head and
+# two jobs that may run only on the first wait. A walk examining one job is cut at the second of them: the
+# newcomers arriving later, which could run on the second cluster, are never reached.
+@example(clusters=[(1, 4, 1.0, 8000), (1, 4, 1.0, 8000)],
+         jobs=[(0, 100, 4, 1, 0, 0, 0), (0, 100, 2, 2, 0, 0, 0), (1, 10, 4, 1, 0, 1, 0), (2, 500, 1, 1, 0, 2, 0),
+               (2, 500, 1, 1, 0, 2, 0), (3, 500, 1, 2, 0, 2, 0), (4, 500, 1, 2, 0, 2, 0)],
+         failures=[], requirements=True, order=DRFOrder, groups=1, half_life=0.0, depth=1)
+# One CPU free on the second cluster and two newcomers of two users at once: the user with the smaller share
+# (the later arrival) comes first in the order and takes it.
+@example(clusters=[(1, 4, 1.0, 8000), (1, 4, 1.0, 8000)],
+         jobs=[(0, 100, 4, 1, 0, 0, 0), (0, 100, 2, 2, 0, 0, 0), (0, 100, 1, 2, 0, 3, 0), (1, 10, 4, 1, 0, 1, 0),
+               (3, 500, 1, 2, 0, 3, 0), (3, 500, 1, 2, 0, 2, 0)],
+         failures=[], requirements=True, order=DRFOrder, groups=1, half_life=0.0, depth=0)
+def test_a_walk_after_a_settled_one_with_nothing_freed_starts_only_newcomers(
+        clusters, jobs, failures, requirements, order, groups, half_life, depth):
+    """A pass that examines only its newcomers after a settled walk (nothing freed since, the reservation sparing
+    no more) starts the jobs, machines and times that walking the whole order does."""
+    runs = [site_run(clusters, jobs, failures, order(backfill="easy", half_life_s=half_life, backfill_depth=depth),
+                     groups=groups, use_requirements=requirements, simulation=simulation)
+            for simulation in (SiteSimulation, WalksEveryPass)]
+    for field in ("status", "start_time", "end_time", "cluster_of"):
         np.testing.assert_array_equal(np.asarray(getattr(runs[0], field)), np.asarray(getattr(runs[1], field)))
 
 

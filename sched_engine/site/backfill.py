@@ -26,6 +26,18 @@ follows the head) :class:`~.waiting.SizeIndex` counts the waiting jobs that meet
 walk stops once every one of them has been examined, which leaves the
 starts as they were and spares the walk through a backlog of jobs that
 cannot start now.
+
+Settled walks: a walk that ends without ``backfill_depth`` cutting it
+leaves every waiting job failing the test. Until something is freed (a job
+ends, a machine fails or restarts) the machines only fill up, so while the
+reservation is for the same head, shadow time and cluster and leaves over
+no more CPUs or memory, those jobs keep failing it. A pass with only
+arrivals since then walks the newcomers that fit now and nothing else, when
+they are one user's (their order is their arrival order) and a walk over
+them and the jobs examined since the settled walk stays within
+``backfill_depth``: it starts what walking the whole order would. Not with
+memory-elastic starts: a smaller share of memory may pass the memory left
+over at the shadow time where a larger one did not.
 """
 
 from __future__ import annotations
@@ -37,13 +49,16 @@ from .keyed import KeyedWalk
 from .waiting import WAITING, SizeIndex
 
 
-def backfill_easy(sim, candidates, now: float) -> None:
+def backfill_easy(sim, candidates, now: float) -> int | None:
     """Walk ``candidates`` (the rest of the queue order; ``None``: every waiting job after the head in arrival
     order, read by class from :class:`~.waiting.ArrivalQueue`; a :class:`~.keyed.KeyedWalk`: the rest of a fair
-    order, only its jobs meeting the condition, read by key) and start what EASY allows; keeps the
-    reservation's CPUs and memory left over at the shadow time up to date in ``sim.reservation``."""
+    order, only its jobs meeting the condition, read by key; a tuple: the only jobs that may start, after a
+    settled walk) and start what EASY allows; keeps the reservation's CPUs and memory left over at the shadow
+    time up to date in ``sim.reservation``. Returns the jobs examined, or ``None`` if ``backfill_depth`` cut the
+    walk short (it is not settled)."""
     head, shadow, reserved, extra, extra_memory = sim.reservation
-    depth = sim.order.backfill_depth if candidates is not None else 0
+    alone = isinstance(candidates, tuple)
+    depth = sim.order.backfill_depth if candidates is not None and not alone else 0
     keyed = isinstance(candidates, KeyedWalk)
     clusters, procs_of, estimate_of, memory_of = sim.clusters, sim.procs, sim.estimate, sim.memory_per_cpu
     status, run_time = sim.status, sim.run_time
@@ -54,7 +69,7 @@ def backfill_easy(sim, candidates, now: float) -> None:
     # Under a fair order generated pick by pick the walk counts what is left to examine (the module docstring's
     # stop rule); read by key or in arrival order it reads only jobs meeting the condition, and counts them
     # once, to skip a walk in which nothing could pass.
-    counted = sim.by_size is not None and candidates is not None
+    counted = sim.by_size is not None and candidates is not None and not alone
     passed = SizeIndex() if counted else None  # jobs examined that met the condition then and did not start
     if counted:
         passed.add(procs_of[head], memory_of[head], estimate_of[head])
@@ -109,7 +124,7 @@ def backfill_easy(sim, candidates, now: float) -> None:
 
     examined = 0
     if remaining <= 0 or max_free == 0:
-        return   # nothing could pass: the order is not generated at all
+        return 0   # nothing could pass: the order is not generated at all
     if keyed:
         remaining = math.inf   # the count stopped at two: the walk ends when no user offers a job
     if candidates is None:
@@ -129,7 +144,8 @@ def backfill_easy(sim, candidates, now: float) -> None:
             continue   # fails the necessary condition: cannot start now, and was not counted
         examined += 1
         if depth and examined > depth:
-            break
+            sim.reservation = (head, shadow, reserved, extra, extra_memory)
+            return None
         remaining -= 1
         fit = None
         for c in sim.candidates[job]:
@@ -158,3 +174,4 @@ def backfill_easy(sim, candidates, now: float) -> None:
             sim.start_job(job, *fit)
             max_free, max_memory, any_length, givable, remaining = condition(counted)
     sim.reservation = (head, shadow, reserved, extra, extra_memory)
+    return examined

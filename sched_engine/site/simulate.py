@@ -16,7 +16,9 @@ jobs in the queue order (:mod:`.order`):
   shadow time, or fits in the CPUs and memory left over at the shadow time
   -- the batch engine's rule (:class:`~sched_engine.batch.policies.EASY`),
   kept for the head of this order. Under the arrival order the passes are
-  the batch engine's EASY and FCFS passes, decision for decision;
+  the batch engine's EASY and FCFS passes, decision for decision; under a
+  fair order a pass with nothing freed since a settled walk examines only
+  its newcomers after the head (:mod:`.backfill`);
 * with ``memory_elastic`` a job whose CPUs are free but whose memory is
   not may start with the largest share of its memory that fits (at least
   ``min_fraction``) and runs longer by the penalty model.
@@ -115,6 +117,10 @@ class SiteSimulation(Simulation):
         self.reservation: tuple[int, float, int, int, float] | None = None
         self.reservation_stale = True
         self.resources_changed = True
+        # Whether the last pass's walk was settled (backfill_easy) with nothing freed since, and a bound on the
+        # jobs a walk over the same jobs would examine.
+        self.settled = False
+        self.settled_examined = 0
         self.done = 0
         self.elastic_starts = 0
         span = (max(self.submit) + max(self.run_time)) if count else 1.0
@@ -339,6 +345,7 @@ class SiteSimulation(Simulation):
             yield from self.fair.order()
 
     def _pass(self, now: float) -> None:
+        settled, self.settled = self.settled, False
         if not self.waiting:
             self.resources_changed = False
             return
@@ -350,17 +357,21 @@ class SiteSimulation(Simulation):
                 self.resources_changed = False
                 backfill_conservative(self, self._order(), now)
             return
+        kept, fitting = self.reservation, None
         full = self.resources_changed or self.reservation is None or not order.in_arrival_order
         if not full and order.in_arrival_order:
             # Nothing freed: the jobs already examined still cannot start; a newcomer can become the head
             # only if the queue had none (then the reservation is None).
             candidates = iter([job for job in self.new_arrivals if self.status[job] == WAITING])
         else:
-            if not order.in_arrival_order and not self.resources_changed and self.reservation is not None and \
-                    not any(self._fit_now(job) for job in self.new_arrivals if self.status[job] == WAITING):
-                # Nothing was freed and no newcomer fits now: the jobs the last pass left waiting still cannot
-                # start (the order moves only by the newcomers' place in it), so the pass is skipped.
-                return
+            if not order.in_arrival_order and not self.resources_changed and self.reservation is not None:
+                fitting = [job for job in self.new_arrivals if self.status[job] == WAITING and self._fit_now(job)]
+                if not fitting:
+                    # Nothing was freed and no newcomer fits now: the jobs the last pass left waiting still cannot
+                    # start (the order moves only by the newcomers' place in it), so the pass is skipped. A
+                    # newcomer may still be examined by a later walk: the bound on what one examines grows.
+                    self.settled, self.settled_examined = settled, self.settled_examined + len(self.new_arrivals)
+                    return
             candidates = self._order()
             running = len(self.est_end)
             head = self._start_heads(candidates)
@@ -390,9 +401,32 @@ class SiteSimulation(Simulation):
                 candidates = None  # backfill_easy reads the arrival order by class
         self.resources_changed = False
         if easy and self.reservation is not None:
-            if self.keyed is not None and self.keyed.applies(self.reservation[0]):
-                candidates = self.keyed   # the rest of the order read by key (sched_engine/site/keyed.py)
-            backfill_easy(self, candidates, now)
+            newcomers = None
+            if settled and fitting is not None and not self.elastic["enabled"] and self._spares(kept):
+                newcomers = tuple(job for job in fitting if self.status[job] == WAITING)
+                depth = order.backfill_depth
+                if len({self.leaf[job] for job in newcomers}) > 1 or \
+                        (depth and self.settled_examined + len(self.new_arrivals) > depth):
+                    newcomers = None
+            if newcomers is not None:
+                # The last walk was settled, nothing was freed since and the reservation spares no more than
+                # it did: of the waiting jobs only the newcomers that fit may start, one user's, whose order is
+                # their arrival order (backfill_easy's docstring).
+                examined = backfill_easy(self, newcomers, now)
+                if examined is not None:
+                    examined += self.settled_examined
+            else:
+                if self.keyed is not None and self.keyed.applies(self.reservation[0]):
+                    candidates = self.keyed   # the rest of the order read by key (sched_engine/site/keyed.py)
+                examined = backfill_easy(self, candidates, now)
+            self.settled = examined is not None
+            self.settled_examined = examined or 0
+
+    def _spares(self, kept: tuple[int, float, int, int, float]) -> bool:
+        """Whether the reservation now is for the same head, shadow time and cluster as ``kept`` and leaves over
+        at most its CPUs and memory (a job ahead of the head started since: it may be computed again)."""
+        now = self.reservation
+        return now is kept or (now[:3] == kept[:3] and now[3] <= kept[3] and now[4] <= kept[4])
 
     def _start_heads(self, candidates) -> int | None:
         """Start jobs of the order while they fit; cancel those that never could; return the first blocked one."""
