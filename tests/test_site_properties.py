@@ -16,8 +16,7 @@ from sched_engine.batch.waiting import Positions
 from sched_engine.core.observers import INSTANT
 from sched_engine.site import _share_tree, jobs_frame, timeline
 from sched_engine.site.machines import SiteCluster
-from sched_engine.site.order import (BACKFILLING, ORDERS, DRFOrder, FCFSOrder, HDRFOrder, MCHOrder,
-                                     WeightedDRFOrder)
+from sched_engine.site.order import BACKFILLING, ORDERS, DRFOrder, FCFSOrder, HDRFOrder, MCHOrder, WeightedDRFOrder
 from sched_engine.site.simulate import SiteSimulation
 from sched_engine.site.waiting import ArrivalQueue, ClassPositions
 
