@@ -154,18 +154,40 @@ class HDRFKeys:
         return None
 
     def mixed_state(self, offered: dict[int, list[float]]) -> tuple[list, list, list]:
-        """A walk's state for any directions, from scratch: ``offered`` maps each wanting leaf to the direction of
-        the job it offers first. Per node: blocked, direction, ``top``."""
+        """A walk's state for any directions: ``offered`` maps each wanting leaf under a mixed branch (the root's
+        children with a memory-dominant job waiting below) to the direction of the job it offers first. Per node:
+        blocked, direction (mixed branches only), ``top``.
+
+        Outside the mixed branches every direction is CPU-dominant, so a department's ``top`` is its non-blocked
+        children's weights summed, as kept for the pure walk (the same sums :func:`summed_directions` makes),
+        and no direction there moves a ``top`` the keys read (the root's is never compared): those are copied,
+        the mixed branches' departments computed from ``offered``."""
         tree = self.tree
-        blocked, vectors, top = [True] * tree.node_count, [None] * tree.node_count, [0.0] * tree.node_count
+        blocked, vectors, top = self.blocked[:], [None] * tree.node_count, self.top[:]
         departments = set()
         for leaf, vector in offered.items():
-            node = tree.leaf_node[leaf]
-            blocked[node], vectors[node] = False, vector
+            vectors[tree.leaf_node[leaf]] = vector
             departments.update(a for a, _, _ in self.up[leaf])
         for a in sorted(departments, key=lambda a: -tree.depth[a]):   # children before their department
             self._direct(a, blocked, vectors, top)
         return blocked, vectors, top
+
+    def branch(self, leaf: int) -> int | None:
+        """The root's child above the leaf (``None``: the leaf is one)."""
+        path = self.up[leaf]
+        return path[-1][0] if path else None
+
+    def close(self, leaf: int, state) -> int | None:
+        """:meth:`exhaust` in a walk with any directions, for a leaf outside the mixed branches."""
+        blocked, _, top = state
+        blocked[self.tree.leaf_node[leaf]] = True
+        for a, _, _ in self.up[leaf]:
+            if all(blocked[c] for c in self.tree.children[a]):
+                blocked[a] = True
+                continue
+            top[a] = self._top(a, blocked)
+            return a
+        return None
 
     def _direct(self, a: int, blocked, vectors, top) -> None:
         """Department ``a`` from its children, as :class:`~sched_engine.fairshare.policies.HDRFLevels` computes
@@ -218,8 +240,8 @@ class _LeafJobs:
     """One leaf's jobs that waited at some pass's start, arrival order, with their demands; the dominant share
     before each (the leaf's share at the pass's start plus the earlier live jobs' demands), computed when needed."""
 
-    __slots__ = ("jobs", "cpu", "memory", "live", "count", "waiting", "departed", "share", "dominant", "slots",
-                 "keyed_pass")
+    __slots__ = ("jobs", "cpu", "memory", "live", "count", "waiting", "memory_dominant", "departed", "share",
+                 "dominant", "slots", "keyed_pass")
 
     def __init__(self):
         self.jobs = np.empty(16, dtype=np.int64)
@@ -228,6 +250,7 @@ class _LeafJobs:
         self.live = np.zeros(16, dtype=bool)
         self.count = 0
         self.waiting = 0
+        self.memory_dominant = 0   # waiting jobs whose share of the memory exceeds their share of the CPUs
         self.departed: list[int] = []   # slots of jobs that left since the pass started (still live until the next)
         self.share = (0.0, 0.0)
         self.dominant: np.ndarray | None = None
@@ -286,6 +309,7 @@ class KeyedWalk:
             self.keys.opened(leaf)
             self.wanting.add(leaf)
         self.memory_dominant += memory > cpu
+        jobs.memory_dominant += memory > cpu
         self.stale.add(leaf)
 
     def left(self, job: int) -> None:
@@ -299,6 +323,7 @@ class KeyedWalk:
             self.wanting.discard(leaf)
         cpu, memory = self._demand(job)
         self.memory_dominant -= memory > cpu
+        jobs.memory_dominant -= memory > cpu
         self.stale.add(leaf)
 
     def touch(self, leaf: int) -> None:
@@ -395,7 +420,11 @@ class KeyedWalk:
             heappush(heap, (keys.key(leaf, max(share_of(leaf)), state), leaf, version.get(leaf, 0)))
 
         if mixed:
-            offered = {leaf: self._direction(leaf, self._slots(leaf)[0]) for leaf in sorted(live)}
+            # Only the leaves under a branch with a memory-dominant job waiting follow their directions.
+            branches = {keys.branch(leaf) for leaf in live if self.leaves[leaf].memory_dominant}
+            branches.discard(None)
+            offered = {leaf: self._direction(leaf, self._slots(leaf)[0]) for leaf in sorted(live)
+                       if keys.branch(leaf) in branches}
             state = keys.mixed_state(offered)
             heap = [(keys.key(leaf, max(share_of(leaf)), state), leaf, 0) for leaf in live]
         else:
@@ -416,7 +445,7 @@ class KeyedWalk:
                 leaf_share = share_of(leaf)
                 leaf_share[0] += float(jobs.cpu[slot])
                 leaf_share[1] += float(jobs.memory[slot])
-                if mixed:
+                if mixed and leaf in offered:
                     vector = self._direction(leaf, slots[at])
                     if vector != offered[leaf]:
                         offered[leaf] = vector
@@ -427,7 +456,7 @@ class KeyedWalk:
             else:
                 live.discard(leaf)
                 if mixed:
-                    moved = keys.turn(leaf, None, state)
+                    moved = keys.turn(leaf, None, state) if leaf in offered else keys.close(leaf, state)
                 elif keys.events:
                     moved = keys.exhaust(leaf, state)
             if moved is None:
