@@ -280,6 +280,53 @@ def test_hdrf_order_read_by_key_is_the_order_picked_one_by_one_whatever_the_jobs
     assert orders[0] == orders[1]
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(jobs=st.lists(st.tuples(st.integers(1, 6), st.sampled_from([0, 500, 1500, 3000, 6000]), st.integers(0, 7)),
+                     min_size=1, max_size=30),
+       usage=st.lists(st.tuples(st.integers(0, 8), st.sampled_from([0, 2000, 9000])), min_size=8, max_size=8),
+       head=st.integers(0, 29), most=st.integers(1, 6), odd=st.booleans())
+# u0's memory-dominant job makes division d0 follow directions; in division d1, u3's last job blocks group d1g1
+# and moves d1's top: u2 is keyed again.
+@example(jobs=[(1, 0, 0), (1, 0, 2), (1, 0, 2), (1, 0, 3), (1, 3000, 0)], usage=[(0, 0)] * 8, head=0, most=1,
+         odd=False)
+# u7's third job turns from CPUs alone to some memory (both CPU-dominant): with u3's memory-dominant job beside
+# it, group d1g1's memory sum is its largest, and the turn moves the group's top.
+@example(jobs=[(1, 6000, 3), (6, 0, 6), (6, 0, 7), (1, 0, 6), (1, 0, 7), (1, 1500, 7)],
+         usage=[(0, 0), (0, 0), (0, 0), (5, 0), (0, 0), (0, 0), (2, 0), (3, 0)], head=0, most=1, odd=False)
+def test_easy_walk_by_key_after_any_head_reads_the_orders_jobs_meeting_the_condition(jobs, usage, head, most, odd):
+    """After any head of an H-DRF order on a three-level tree, with memory-dominant jobs waiting anywhere (their
+    directions turn and move departments' ``top`` mid-order), the keyed walk yields exactly the order's later jobs
+    that meet the condition, in the order's sequence (here the condition: at most ``most`` CPUs, and an odd job
+    number if ``odd``)."""
+    tree, group_of_leaf, _, _, paths = _share_tree(_three_levels(8))
+    user_leaf = {p.split("/")[-1]: i for i, p in enumerate(paths)}
+    sim = SiteSimulation(
+        submit=[0.0] * len(jobs), run_time=[10.0] * len(jobs), estimate=[10.0] * len(jobs),
+        procs=[p for p, _, _ in jobs], memory_per_cpu=[m for _, m, _ in jobs],
+        leaf=[user_leaf[f"u{u}"] for _, _, u in jobs], group_of_leaf=group_of_leaf, tree=tree,
+        clusters=[SiteCluster(0, "c0", [8] * 8, [16000.0] * 8)], candidates=[(0,)] * len(jobs),
+        order=HDRFOrder(backfill="easy", backfill_depth=0),
+        elastic={"enabled": False, "min_fraction": 0.5, "penalty": {"kind": "step", "factor": 2.0}})
+    for user, (cpus, memory) in enumerate(usage):   # running jobs' usage, as shares to start from
+        sim.leaf_cpus[user_leaf[f"u{user}"]] = cpus
+        sim.leaf_memory[user_leaf[f"u{user}"]] = memory
+    for job in range(len(jobs)):
+        sim._arrive(SimpleNamespace(payload=job))
+    sim.keyed.begin_pass()
+    order = list(sim._order())
+    head = order[head % len(order)]
+    for job in order[: order.index(head)]:   # the jobs ahead of the head leave the queue, as a pass's starts do
+        sim.cancel_waiting(job, "ahead of the head")
+
+    def meets(job: int) -> bool:
+        return sim.procs[job] <= most and (job % 2 == 1 or not odd)
+
+    def first(queue, low: int) -> int:
+        return next((p for p in range(low, len(queue.jobs)) if not queue.gone[p] and meets(queue.jobs[p])), -1)
+
+    assert list(sim.keyed.after_head(head, first)) == [job for job in order[order.index(head) + 1:] if meets(job)]
+
+
 @settings(max_examples=150, deadline=None)
 @given(machines=st.lists(st.tuples(st.integers(1, 6), st.sampled_from([1000.0, 2500.0, 8000.0])), min_size=1,
                          max_size=6),

@@ -20,10 +20,9 @@ by class (:class:`~.waiting.ArrivalQueue`) and goes from one job meeting
 the condition straight to the next, examining every one of them
 (``backfill_depth`` does not apply), as the batch engine's EASY does. Under
 a fair order read by key (:mod:`.keyed`) it takes each user's jobs meeting
-it, by class, in the order's sequence. Under a fair order read job by job
-(generated pick by pick, or H-DRF's keyed order while a memory-dominant job
-follows the head) :class:`~.waiting.SizeIndex` counts the waiting jobs that meet it; the
-walk stops once every one of them has been examined, which leaves the
+it, by class, in the order's sequence. Under a fair order generated pick
+by pick :class:`~.waiting.SizeIndex` counts the waiting jobs that meet it;
+the walk stops once every one of them has been examined, which leaves the
 starts as they were and spares the walk through a backlog of jobs that
 cannot start now.
 

@@ -30,13 +30,15 @@ at least its share of the site's memory) every direction's CPU component is
 exactly 1, so ``top_a`` is the sum of the non-blocked children's weights
 and only a leaf's last job moves it: that job is an event of the merge,
 after which the leaves under the department whose ``top`` moved are keyed
-again, and EASY's walk reads by key. While a memory-dominant job waits, the
-pass's order is still read by key (:meth:`KeyedWalk.in_order` recomputes a
-leaf's departments whenever its next job turns direction,
-:meth:`HDRFKeys.turn`), and EASY's walk reads that order job by job; either
-way a pass starts and examines the same jobs in the same order as
-progressive filling (:class:`~.waiting.FairQueue`, which the orders without
-keys use).
+again. While a memory-dominant job waits, only the branches (the root's
+children) with one below follow directions: there a leaf's departments are
+computed again whenever its next job turns direction
+(:meth:`HDRFKeys.turn`), and that job is an event too; elsewhere every
+direction stays CPU-dominant and only last jobs are events. Both the pass's
+order (:meth:`KeyedWalk.in_order`) and EASY's walk
+(:meth:`KeyedWalk.after_head`) are read by key either way, and a pass
+starts and examines the same jobs in the same order as progressive filling
+(:class:`~.waiting.FairQueue`, which the orders without keys use).
 """
 
 from __future__ import annotations
@@ -153,7 +155,7 @@ class HDRFKeys:
             return a
         return None
 
-    def mixed_state(self, offered: dict[int, list[float]]) -> tuple[list, list, list]:
+    def mixed_state(self, offered: dict[int, list[float]], closed=()) -> tuple[list, list, list]:
         """A walk's state for any directions: ``offered`` maps each wanting leaf under a mixed branch (the root's
         children with a memory-dominant job waiting below) to the direction of the job it offers first. Per node:
         blocked, direction (mixed branches only), ``top``.
@@ -161,10 +163,14 @@ class HDRFKeys:
         Outside the mixed branches every direction is CPU-dominant, so a department's ``top`` is its non-blocked
         children's weights summed, as kept for the pure walk (the same sums :func:`summed_directions` makes),
         and no direction there moves a ``top`` the keys read (the root's is never compared): those are copied,
-        the mixed branches' departments computed from ``offered``."""
+        the mixed branches' departments computed from ``offered``. ``closed``: leaves of the mixed branches that
+        offer no job though one of theirs waits (its last job was picked)."""
         tree = self.tree
         blocked, vectors, top = self.blocked[:], [None] * tree.node_count, self.top[:]
         departments = set()
+        for leaf in closed:
+            blocked[tree.leaf_node[leaf]] = True
+            departments.update(a for a, _, _ in self.up[leaf])
         for leaf, vector in offered.items():
             vectors[tree.leaf_node[leaf]] = vector
             departments.update(a for a, _, _ in self.up[leaf])
@@ -218,9 +224,12 @@ class HDRFKeys:
                 break
         return moved
 
-    def may_move(self, leaf: int, state) -> bool:
+    def may_move(self, leaf: int, state, mixed: bool = False) -> bool:
         """Whether the leaf's last job can move a ``top`` in this walk: a department below the root has another
-        non-blocked child (blocked nodes only grow during a walk)."""
+        non-blocked child (blocked nodes only grow during a walk). ``mixed``: ``state`` is :meth:`mixed_state`'s."""
+        if mixed:
+            blocked, children = state[0], self.tree.children
+            return any(sum(not blocked[c] for c in children[a]) > 1 for a, _, _ in self.up[leaf])
         open_children = state[1]
         return any(open_children[a] > 1 for a, _, _ in self.up[leaf])
 
@@ -382,9 +391,9 @@ class KeyedWalk:
             jobs.slots = np.flatnonzero(jobs.live[: jobs.count]).tolist()
         return jobs.slots
 
-    def applies(self, head: int | None = None) -> bool:
-        """Whether keys give this pass's order after ``head`` (``None``: the whole order); H-DRF's, iff every job
-        after it is CPU-dominant. Read before the pass starts or cancels a job."""
+    def cpu_dominant(self, head: int | None = None) -> bool:
+        """Whether every waiting job but ``head`` is CPU-dominant (always, for keys without events): then no
+        branch follows directions. Read before the pass starts or cancels a job."""
         if not self.keys.events:
             return True
         if head is None:
@@ -405,7 +414,7 @@ class KeyedWalk:
         the pass's start, as progressive filling counts a picked job.
         """
         keys = self.keys
-        mixed = keys.events and not self.applies()
+        mixed = not self.cpu_dominant()
         live = set(self.wanting)   # the leaves offering a job (this pass's: the caller's starts shrink `wanting`)
         cursor: dict[int, int] = {}   # leaf -> index in its slots of the job it offers, once it offered one
         version: dict[int, int] = {}
@@ -492,32 +501,69 @@ class KeyedWalk:
         :class:`~.waiting.ArrivalQueue` of its first job at or after ``low``
         meeting the condition as it stands when asked (-1: none). A leaf's
         jobs meeting it come in its arrival order, which is its keys' order,
-        so each leaf offers one job at a time: its next one meeting the
-        condition, or its last job (H-DRF's event), whichever comes first.
+        so each leaf offers one item at a time: its next job meeting the
+        condition, or its next job whose pick may move a ``top`` (H-DRF's
+        events: its last job; under a root's child with a memory-dominant
+        job waiting, also each job after which the leaf's direction turns),
+        whichever comes first (the job first when they are the same).
         """
         keys, sim = self.keys, self.sim
         status, leaf_of = sim.status, sim.leaf
-        state = keys.walk_state() if keys.events else None
         head_leaf = leaf_of[head]
-        if keys.events and self.leaves[head_leaf].waiting == 1:
-            keys.exhaust(head_leaf, state)   # the head was its leaf's last job
-        last: dict[int, int] = {}      # leaf -> slot of its last waiting job, where it may move a top
+        mixed = not self.cpu_dominant(head)
+        directed: dict[int, list[int]] = {}   # leaf following its directions -> its slots, this pass's
+        events: dict[int, list[int]] = {}     # leaf -> indices in its slots of the jobs whose pick may move a top
+        if mixed:
+            branches = {keys.branch(leaf) for leaf in self.wanting if self.leaves[leaf].memory_dominant}
+            branches.discard(None)
+            vectors: dict[int, list[float]] = {}
+            for leaf in sorted(self.wanting):
+                if keys.branch(leaf) not in branches:
+                    continue
+                jobs, slots = self.leaves[leaf], self._slots(leaf)
+                begin = 0   # the jobs before it were started or cancelled ahead of the head (or are the head)
+                while begin < len(slots) and (status[jobs.jobs[slots[begin]]] != WAITING
+                                              or jobs.jobs[slots[begin]] == head):
+                    begin += 1
+                if begin == len(slots):
+                    continue
+                directed[leaf], events[leaf] = slots, self._turns(leaf, slots, begin)
+                vectors[leaf] = self._direction(leaf, slots[begin])
+            closed = head_leaf not in vectors and keys.branch(head_leaf) in branches
+            state = keys.mixed_state(vectors, closed=[head_leaf] if closed else [])
+            if self.leaves[head_leaf].waiting == 1 and not closed:
+                keys.close(head_leaf, state)   # the head was its leaf's last job
+        else:
+            state = keys.walk_state() if keys.events else None
+            if keys.events and self.leaves[head_leaf].waiting == 1:
+                keys.exhaust(head_leaf, state)   # the head was its leaf's last job
         offered: dict[int, tuple[int, int, int]] = {}  # leaf -> (slot, kind, position in its queue) on the heap
         version: dict[int, int] = {}
+        found: dict[int, int] = {}     # leaf -> position in its queue of its next job meeting the condition (-1: none)
+        cursor: dict[int, int] = {}    # leaf -> its next event, an index into events[leaf]
         heap = []
-        pending = [0]   # leaves offering a job that could start
+        pending = [0]   # leaves with a job that could start ahead
 
-        def offer(leaf: int, low: int) -> None:
-            """Put the leaf's next item on the heap: its first job meeting the condition from position ``low``."""
+        def search(leaf: int, low: int) -> None:
             queue = self.queues[leaf]
             position = first(queue, low)
             if position >= 0 and queue.jobs[position] == head:
                 position = first(queue, position + 1)
-            if position >= 0:
-                item = (self.slot[queue.jobs[position]], CANDIDATE, position)
-                pending[0] += 1
-            elif leaf in last:
-                item = (last[leaf], LAST_JOB, -1)
+            pending[0] += (position >= 0) - (found.get(leaf, -1) >= 0)
+            found[leaf] = position
+
+        def offer(leaf: int) -> None:
+            """Put the leaf's next item on the heap: its next job meeting the condition or its next event."""
+            position, queue = found[leaf], self.queues[leaf]
+            candidate = self.slot[queue.jobs[position]] if position >= 0 else None
+            turns, at = events.get(leaf), cursor.get(leaf, 0)
+            event = None
+            if turns is not None and at < len(turns):
+                event = directed[leaf][turns[at]] if leaf in directed else turns[at]
+            if candidate is not None and (event is None or candidate <= event):
+                item = (candidate, CANDIDATE, position)
+            elif event is not None:
+                item = (event, LAST_JOB, -1)
             else:
                 return
             offered[leaf] = item
@@ -528,26 +574,35 @@ class KeyedWalk:
             jobs = self.leaves[leaf]
             if jobs.waiting - (leaf == head_leaf) <= 0:
                 continue
-            if keys.events and keys.may_move(leaf, state):
+            if keys.events and leaf not in directed and keys.may_move(leaf, state, mixed):
                 slot, listed = jobs.count - 1, jobs.jobs
                 while not (jobs.live[slot] and status[listed[slot]] == WAITING and listed[slot] != head):
                     slot -= 1
-                last[leaf] = slot
+                events[leaf] = [slot]
             version[leaf] = 0
-            offer(leaf, 0)
+            search(leaf, 0)
+            offer(leaf)
         while heap:
             _, kind, leaf, seen = heappop(heap)
             if seen != version[leaf]:
                 continue
             position = offered.pop(leaf)[2]
             if kind == CANDIDATE:
-                pending[0] -= 1
                 yield self.queues[leaf].jobs[position]
-                offer(leaf, position + 1)
+                search(leaf, position + 1)
+                offer(leaf)
                 if not pending[0]:
                     return
                 continue
-            moved = keys.exhaust(leaf, state)
+            at = cursor[leaf] = cursor.get(leaf, 0) + 1
+            if leaf in directed:
+                slots, after = directed[leaf], events[leaf][at - 1] + 1
+                moved = keys.turn(leaf, self._direction(leaf, slots[after]) if after < len(slots) else None, state)
+                offer(leaf)
+            elif mixed:
+                moved = keys.close(leaf, state)
+            else:
+                moved = keys.exhaust(leaf, state)
             if moved is None:
                 continue
             for other in keys.leaves_under[moved]:   # the leaves under the moved department: keyed again
@@ -556,3 +611,14 @@ class KeyedWalk:
                     version[other] += 1
                     heappush(heap, (keys.key(other, float(self._dominant(other)[item[0]]), state), item[1], other,
                                     version[other]))
+
+    def _turns(self, leaf: int, slots: list[int], begin: int) -> list[int]:
+        """Indices from ``begin`` in the leaf's ``slots`` of the jobs after which its direction turns (as
+        :func:`~.waiting.direction` computes each), and of its last job."""
+        jobs = self.leaves[leaf]
+        listed = np.asarray(slots[begin:], dtype=np.int64)
+        cpu, memory = jobs.cpu[listed], jobs.memory[listed]
+        top = np.maximum(cpu, memory)
+        along, across = cpu / top, memory / top
+        turned = np.flatnonzero((along[1:] != along[:-1]) | (across[1:] != across[:-1])) + begin
+        return turned.tolist() + [len(slots) - 1]

@@ -416,7 +416,7 @@ class SiteSimulation(Simulation):
                 if examined is not None:
                     examined += self.settled_examined
             else:
-                if self.keyed is not None and self.keyed.applies(self.reservation[0]):
+                if self.keyed is not None:
                     candidates = self.keyed   # the rest of the order read by key (sched_engine/site/keyed.py)
                 examined = backfill_easy(self, candidates, now)
             self.settled = examined is not None
