@@ -412,7 +412,7 @@ class SiteSimulation(Simulation):
                 # The last walk was settled, nothing was freed since and the reservation spares no more than
                 # it did: of the waiting jobs only the newcomers that fit may start, one user's, whose order is
                 # their arrival order (backfill_easy's docstring).
-                examined = backfill_easy(self, newcomers, now)
+                examined = backfill_easy(self, newcomers, now) if newcomers else 0
                 if examined is not None:
                     examined += self.settled_examined
             else:
