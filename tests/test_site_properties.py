@@ -240,6 +240,24 @@ def _three_levels(users: int) -> dict:
         for d in range(2)]}
 
 
+def _three_level_site(jobs, usage, kind) -> SiteSimulation:
+    """A site of one cluster (8 machines of 8 CPUs, 16,000 MB) under ``kind`` on :func:`_three_levels`' eight
+    users, for ``jobs`` (CPUs, memory per CPU, user), none arrived yet, each user holding ``usage`` (CPUs, MB)."""
+    tree, group_of_leaf, _, _, paths = _share_tree(_three_levels(8))
+    user_leaf = {p.split("/")[-1]: i for i, p in enumerate(paths)}
+    sim = SiteSimulation(
+        submit=[0.0] * len(jobs), run_time=[10.0] * len(jobs), estimate=[10.0] * len(jobs),
+        procs=[p for p, _, _ in jobs], memory_per_cpu=[m for _, m, _ in jobs],
+        leaf=[user_leaf[f"u{u}"] for _, _, u in jobs], group_of_leaf=group_of_leaf, tree=tree,
+        clusters=[SiteCluster(0, "c0", [8] * 8, [16000.0] * 8)], candidates=[(0,)] * len(jobs),
+        order=kind(backfill="easy", backfill_depth=0),
+        elastic={"enabled": False, "min_fraction": 0.5, "penalty": {"kind": "step", "factor": 2.0}})
+    for user, (cpus, memory) in enumerate(usage):   # running jobs' usage, as shares to start from
+        sim.leaf_cpus[user_leaf[f"u{user}"]] = cpus
+        sim.leaf_memory[user_leaf[f"u{user}"]] = memory
+    return sim
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(jobs=st.lists(st.tuples(st.integers(1, 6), st.sampled_from([0, 500, 1500, 3000, 6000]), st.integers(0, 7)),
                      min_size=1, max_size=30),
@@ -254,20 +272,9 @@ def test_hdrf_order_read_by_key_is_the_order_picked_one_by_one_whatever_the_jobs
     directions move departments' ``top`` mid-order) on a three-level tree; and again at a second pass after the
     jobs from ``later`` on arrived (new users open, moving the ``top`` of departments whose users' keys the first
     pass kept)."""
-    tree, group_of_leaf, _, _, paths = _share_tree(_three_levels(8))
-    user_leaf = {p.split("/")[-1]: i for i, p in enumerate(paths)}
     orders = []
     for kind in (HDRFOrder, _picked_one_by_one(HDRFOrder)):
-        sim = SiteSimulation(
-            submit=[0.0] * len(jobs), run_time=[10.0] * len(jobs), estimate=[10.0] * len(jobs),
-            procs=[p for p, _, _ in jobs], memory_per_cpu=[m for _, m, _ in jobs],
-            leaf=[user_leaf[f"u{u}"] for _, _, u in jobs], group_of_leaf=group_of_leaf, tree=tree,
-            clusters=[SiteCluster(0, "c0", [8] * 8, [16000.0] * 8)], candidates=[(0,)] * len(jobs),
-            order=kind(backfill="easy", backfill_depth=0),
-            elastic={"enabled": False, "min_fraction": 0.5, "penalty": {"kind": "step", "factor": 2.0}})
-        for user, (cpus, memory) in enumerate(usage):   # running jobs' usage, as shares to start from
-            sim.leaf_cpus[user_leaf[f"u{user}"]] = cpus
-            sim.leaf_memory[user_leaf[f"u{user}"]] = memory
+        sim = _three_level_site(jobs, usage, kind)
         passes = []
         for arriving in (range(min(later, len(jobs))), range(min(later, len(jobs)), len(jobs))):
             for job in arriving:
@@ -298,18 +305,7 @@ def test_easy_walk_by_key_after_any_head_reads_the_orders_jobs_meeting_the_condi
     directions turn and move departments' ``top`` mid-order), the keyed walk yields exactly the order's later jobs
     that meet the condition, in the order's sequence (here the condition: at most ``most`` CPUs, and an odd job
     number if ``odd``)."""
-    tree, group_of_leaf, _, _, paths = _share_tree(_three_levels(8))
-    user_leaf = {p.split("/")[-1]: i for i, p in enumerate(paths)}
-    sim = SiteSimulation(
-        submit=[0.0] * len(jobs), run_time=[10.0] * len(jobs), estimate=[10.0] * len(jobs),
-        procs=[p for p, _, _ in jobs], memory_per_cpu=[m for _, m, _ in jobs],
-        leaf=[user_leaf[f"u{u}"] for _, _, u in jobs], group_of_leaf=group_of_leaf, tree=tree,
-        clusters=[SiteCluster(0, "c0", [8] * 8, [16000.0] * 8)], candidates=[(0,)] * len(jobs),
-        order=HDRFOrder(backfill="easy", backfill_depth=0),
-        elastic={"enabled": False, "min_fraction": 0.5, "penalty": {"kind": "step", "factor": 2.0}})
-    for user, (cpus, memory) in enumerate(usage):   # running jobs' usage, as shares to start from
-        sim.leaf_cpus[user_leaf[f"u{user}"]] = cpus
-        sim.leaf_memory[user_leaf[f"u{user}"]] = memory
+    sim = _three_level_site(jobs, usage, HDRFOrder)
     for job in range(len(jobs)):
         sim._arrive(SimpleNamespace(payload=job))
     sim.keyed.begin_pass()
