@@ -50,7 +50,7 @@ import numpy as np
 from ..fairshare.policies import summed_directions
 from .waiting import WAITING, ArrivalQueue, direction
 
-CANDIDATE, LAST_JOB = 0, 1  # a job that could start; a leaf's last waiting job (H-DRF's event), after it at ties
+CANDIDATE, EVENT = 0, 1  # a job that could start; a job whose pick may move a top (H-DRF's events), after it at ties
 
 
 class FlatKeys:
@@ -512,7 +512,9 @@ class KeyedWalk:
         head_leaf = leaf_of[head]
         mixed = not self.cpu_dominant(head)
         directed: dict[int, list[int]] = {}   # leaf following its directions -> its slots, this pass's
-        events: dict[int, list[int]] = {}     # leaf -> indices in its slots of the jobs whose pick may move a top
+        # leaf -> the jobs whose pick may move a top: indices in its slots (a leaf following directions), or the
+        # slot of its last job
+        events: dict[int, list[int]] = {}
         if mixed:
             branches = {keys.branch(leaf) for leaf in self.wanting if self.leaves[leaf].memory_dominant}
             branches.discard(None)
@@ -563,7 +565,7 @@ class KeyedWalk:
             if candidate is not None and (event is None or candidate <= event):
                 item = (candidate, CANDIDATE, position)
             elif event is not None:
-                item = (event, LAST_JOB, -1)
+                item = (event, EVENT, -1)
             else:
                 return
             offered[leaf] = item
