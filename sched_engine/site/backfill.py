@@ -32,8 +32,8 @@ ends, a machine fails or restarts) the machines only fill up, so while the
 reservation is for the same head, shadow time and cluster and leaves over
 no more CPUs or memory, those jobs keep failing it. A pass with only
 arrivals since then walks the newcomers that fit now and nothing else, when
-they are one user's (their order is their arrival order) and a walk over
-them and the jobs examined since the settled walk stays within
+they are one user's (their order is their arrival order) and the jobs the
+settled walk examined, with every arrival since, are within
 ``backfill_depth``: it starts what walking the whole order would. Not with
 memory-elastic starts: a smaller share of memory may pass the memory left
 over at the shadow time where a larger one did not.
@@ -143,8 +143,8 @@ def backfill_easy(sim, candidates, now: float) -> int | None:
             continue   # fails the necessary condition: cannot start now, and was not counted
         examined += 1
         if depth and examined > depth:
-            sim.reservation = (head, shadow, reserved, extra, extra_memory)
-            return None
+            examined = None   # cut short: not settled
+            break
         remaining -= 1
         fit = None
         for c in sim.candidates[job]:
