@@ -26,8 +26,8 @@ the walk stops once every one of them has been examined, which leaves the
 starts as they were and spares the walk through a backlog of jobs that
 cannot start now.
 
-Settled walks: a walk that ends without ``backfill_depth`` cutting it
-leaves every waiting job failing the test. Until something is freed (a job
+Settled walks: a walk that examined at most ``backfill_depth`` jobs (not
+cut short) leaves every waiting job failing the test. Until something is freed (a job
 ends, a machine fails or restarts) the machines only fill up, so while the
 reservation is for the same head, shadow time and cluster and leaves over
 no more CPUs or memory, those jobs keep failing it. A pass with only
@@ -48,13 +48,13 @@ from .keyed import KeyedWalk
 from .waiting import WAITING, SizeIndex
 
 
-def backfill_easy(sim, candidates, now: float) -> int | None:
+def backfill_easy(sim, candidates, now: float) -> int:
     """Walk ``candidates`` (the rest of the queue order; ``None``: every waiting job after the head in arrival
     order, read by class from :class:`~.waiting.ArrivalQueue`; a :class:`~.keyed.KeyedWalk`: the rest of a fair
     order, only its jobs meeting the condition, read by key; a tuple: the only jobs that may start, after a
     settled walk) and start what EASY allows; keeps the reservation's CPUs and memory left over at the shadow
-    time up to date in ``sim.reservation``. Returns the jobs examined, or ``None`` if ``backfill_depth`` cut the
-    walk short (it is not settled)."""
+    time up to date in ``sim.reservation``. Returns the jobs examined (more than ``backfill_depth`` if it cut the
+    walk short)."""
     head, shadow, reserved, extra, extra_memory = sim.reservation
     alone = isinstance(candidates, tuple)
     depth = sim.order.backfill_depth if candidates is not None and not alone else 0
@@ -143,8 +143,7 @@ def backfill_easy(sim, candidates, now: float) -> int | None:
             continue   # fails the necessary condition: cannot start now, and was not counted
         examined += 1
         if depth and examined > depth:
-            examined = None   # cut short: not settled
-            break
+            break   # cut short: more than backfill_depth examined says so
         remaining -= 1
         fit = None
         for c in sim.candidates[job]:

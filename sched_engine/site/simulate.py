@@ -117,8 +117,8 @@ class SiteSimulation(Simulation):
         self.reservation: tuple[int, float, int, int, float] | None = None
         self.reservation_stale = True
         self.resources_changed = True
-        # Whether the last pass's walk was settled (backfill_easy) with nothing freed since, and a bound on the
-        # jobs a walk over the same jobs would examine.
+        # Whether the last pass walked after its head with nothing freed since, and a bound on the jobs a walk
+        # over the same jobs would examine (settled if within backfill_depth: backfill_easy's docstring).
         self.settled = False
         self.settled_examined = 0
         self.done = 0
@@ -412,15 +412,13 @@ class SiteSimulation(Simulation):
                 # The last walk was settled, nothing was freed since and the reservation spares no more than
                 # it did: of the waiting jobs only the newcomers that fit may start, one user's, whose order is
                 # their arrival order (backfill_easy's docstring).
-                examined = backfill_easy(self, newcomers, now) if newcomers else 0
-                if examined is not None:
-                    examined += self.settled_examined
+                examined = self.settled_examined + (backfill_easy(self, newcomers, now) if newcomers else 0)
             else:
                 if self.keyed is not None:
                     candidates = self.keyed   # the rest of the order read by key (sched_engine/site/keyed.py)
                 examined = backfill_easy(self, candidates, now)
-            self.settled = examined is not None
-            self.settled_examined = examined or 0
+            # A walk cut short examined more than backfill_depth: the bound keeps the next pass from the newcomers.
+            self.settled, self.settled_examined = True, examined
 
     def _spares(self, kept: tuple[int, float, int, int, float]) -> bool:
         """Whether the reservation now is for the same head, shadow time and cluster as ``kept`` and leaves over
