@@ -43,6 +43,7 @@ starts and examines the same jobs in the same order as progressive filling
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from heapq import heapify, heappop, heappush
 
 import numpy as np
@@ -429,9 +430,7 @@ class KeyedWalk:
             heappush(heap, (keys.key(leaf, max(share_of(leaf)), state), leaf, version.get(leaf, 0)))
 
         if mixed:
-            # Only the leaves under a branch with a memory-dominant job waiting follow their directions.
-            branches = {keys.branch(leaf) for leaf in live if self.leaves[leaf].memory_dominant}
-            branches.discard(None)
+            branches = self._directed_branches(live)
             offered = {leaf: self._direction(leaf, self._slots(leaf)[0]) for leaf in sorted(live)
                        if keys.branch(leaf) in branches}
             state = keys.mixed_state(offered)
@@ -475,6 +474,13 @@ class KeyedWalk:
                     version[other] = version.get(other, 0) + 1
                     offer(other)
 
+    def _directed_branches(self, leaves) -> set[int]:
+        """The root's children with a memory-dominant job waiting in one of ``leaves``: only the leaves under
+        them follow their directions (module docstring)."""
+        branches = {self.keys.branch(leaf) for leaf in leaves if self.leaves[leaf].memory_dominant}
+        branches.discard(None)
+        return branches
+
     def _first_key(self, leaf: int, state) -> tuple:
         """The key of the leaf's first job with every job CPU-dominant: kept from pass to pass until it moves."""
         if self.keys.moved:   # tops moved since the keys were last read: the leaves under them are keyed again
@@ -512,12 +518,9 @@ class KeyedWalk:
         head_leaf = leaf_of[head]
         mixed = not self.cpu_dominant(head)
         directed: dict[int, list[int]] = {}   # leaf following its directions -> its slots, this pass's
-        # leaf -> the jobs whose pick may move a top: indices in its slots (a leaf following directions), or the
-        # slot of its last job
-        events: dict[int, list[int]] = {}
+        events: dict[int, list[int]] = {}     # leaf -> slots of the jobs whose pick may move a top, ascending
         if mixed:
-            branches = {keys.branch(leaf) for leaf in self.wanting if self.leaves[leaf].memory_dominant}
-            branches.discard(None)
+            branches = self._directed_branches(self.wanting)
             vectors: dict[int, list[float]] = {}
             for leaf in sorted(self.wanting):
                 if keys.branch(leaf) not in branches:
@@ -559,9 +562,7 @@ class KeyedWalk:
             position, queue = found[leaf], self.queues[leaf]
             candidate = self.slot[queue.jobs[position]] if position >= 0 else None
             turns, at = events.get(leaf), cursor.get(leaf, 0)
-            event = None
-            if turns is not None and at < len(turns):
-                event = directed[leaf][turns[at]] if leaf in directed else turns[at]
+            event = turns[at] if turns is not None and at < len(turns) else None
             if candidate is not None and (event is None or candidate <= event):
                 item = (candidate, CANDIDATE, position)
             elif event is not None:
@@ -569,8 +570,12 @@ class KeyedWalk:
             else:
                 return
             offered[leaf] = item
-            heappush(heap, (keys.key(leaf, float(self._dominant(leaf)[item[0]]), state), item[1], leaf,
-                            version[leaf]))
+            push(leaf)
+
+        def push(leaf: int) -> None:
+            """The leaf's offered item on the heap, keyed by the walk's state now."""
+            slot, kind, _ = offered[leaf]
+            heappush(heap, (keys.key(leaf, float(self._dominant(leaf)[slot]), state), kind, leaf, version[leaf]))
 
         for leaf in sorted(self.wanting):
             jobs = self.leaves[leaf]
@@ -598,7 +603,8 @@ class KeyedWalk:
                 continue
             at = cursor[leaf] = cursor.get(leaf, 0) + 1
             if leaf in directed:
-                slots, after = directed[leaf], events[leaf][at - 1] + 1
+                slots = directed[leaf]
+                after = bisect_right(slots, events[leaf][at - 1])   # the job the leaf offers next, if any
                 moved = keys.turn(leaf, self._direction(leaf, slots[after]) if after < len(slots) else None, state)
                 offer(leaf)
             elif mixed:
@@ -608,19 +614,17 @@ class KeyedWalk:
             if moved is None:
                 continue
             for other in keys.leaves_under[moved]:   # the leaves under the moved department: keyed again
-                item = offered.get(other)
-                if item is not None:
+                if other in offered:
                     version[other] += 1
-                    heappush(heap, (keys.key(other, float(self._dominant(other)[item[0]]), state), item[1], other,
-                                    version[other]))
+                    push(other)
 
     def _turns(self, leaf: int, slots: list[int], begin: int) -> list[int]:
-        """Indices from ``begin`` in the leaf's ``slots`` of the jobs after which its direction turns (as
+        """The slots, from ``slots[begin]`` on, of the leaf's jobs after which its direction turns (as
         :func:`~.waiting.direction` computes each), and of its last job."""
         jobs = self.leaves[leaf]
         listed = np.asarray(slots[begin:], dtype=np.int64)
         cpu, memory = jobs.cpu[listed], jobs.memory[listed]
         top = np.maximum(cpu, memory)
         along, across = cpu / top, memory / top
-        turned = np.flatnonzero((along[1:] != along[:-1]) | (across[1:] != across[:-1])) + begin
-        return turned.tolist() + [len(slots) - 1]
+        turned = np.flatnonzero((along[1:] != along[:-1]) | (across[1:] != across[:-1]))
+        return listed[turned].tolist() + [slots[-1]]
