@@ -47,9 +47,9 @@ def _organisation(users: int, groups: int) -> dict:
 
 
 def site_run(cluster_specs, job_specs, failure_specs, order, *, groups=1, use_requirements=False, memory=True,
-             elastic=None, observer=None, simulation=SiteSimulation):
+             elastic=None, observer=None, simulation=SiteSimulation, organisation=None):
     job_specs = sorted(job_specs, key=lambda j: j[0])
-    organisation = _organisation(6, groups)
+    organisation = organisation or _organisation(6, groups)
     tree, group_of_leaf, names, weights, paths = _share_tree(organisation)
     user_leaf = {leaf: i for i, leaf in enumerate(p.split("/")[-1] for p in paths)}
     clusters = [SiteCluster(i, f"c{i}", [cpus] * machines, [mem] * machines, speed)
@@ -164,25 +164,30 @@ def _picked_one_by_one(order_class):
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(clusters=clusters_strategy, jobs=jobs_strategy, failures=failures_strategy, requirements=st.booleans(),
        order=st.sampled_from([DRFOrder, WeightedDRFOrder, HDRFOrder]), groups=st.integers(1, 3),
-       half_life=st.sampled_from([0.0, 30.0]), depth=st.sampled_from([0, 1, 3]), elastic=st.booleans())
+       half_life=st.sampled_from([0.0, 30.0]), depth=st.sampled_from([0, 1, 3]), elastic=st.booleans(),
+       three_levels=st.booleans())
 # Found by a longer search: u2's last job blocks it, so group g0's top falls from 2 to 1 during the walk and g0's
 # keys must be scaled again (two machines; 26 one-second jobs of u0 and three of u1, u2, all at t=0).
 @example(clusters=[(2, 1, 1.0, 8000)], jobs=[(0, 1, 1, 0, 0, 0, 0)] * 26 + [(0, 1, 2, 0, 0, 1, 0), (0, 1, 1, 0, 0, 1, 0),
                                                                          (0, 1, 2, 0, 0, 2, 0)],
-         failures=[], requirements=False, order=HDRFOrder, groups=2, half_life=0.0, depth=0, elastic=False)
+         failures=[], requirements=False, order=HDRFOrder, groups=2, half_life=0.0, depth=0, elastic=False,
+         three_levels=False)
 # Three jobs that could pass (by the CPUs free on the second cluster) but may run only on the full first one come
 # before one that may run on the second: the walk goes on past them, though its opening count (stopped at two, in
 # the first memory class) is used up.
 @example(clusters=[(1, 4, 1.0, 8000), (1, 4, 1.0, 8000)],
          jobs=[(0, 100, 4, 1, 0, 5, 0), (1, 10, 4, 1, 0, 0, 0), (1, 500, 1, 1, 0, 1, 0), (1, 500, 1, 1, 0, 2, 500),
                (1, 500, 1, 1, 0, 3, 500), (1, 500, 1, 2, 0, 4, 500)],
-         failures=[], requirements=True, order=DRFOrder, groups=1, half_life=0.0, depth=0, elastic=False)
+         failures=[], requirements=True, order=DRFOrder, groups=1, half_life=0.0, depth=0, elastic=False,
+         three_levels=False)
 def test_easy_walk_read_by_key_examines_what_the_order_generated_pick_by_pick_does(
-        clusters, jobs, failures, requirements, order, groups, half_life, depth, elastic):
-    """Keys give the fair order's sequence (sched_engine/site/keyed.py): the schedules are the same, job for job."""
+        clusters, jobs, failures, requirements, order, groups, half_life, depth, elastic, three_levels):
+    """Keys give the fair order's sequence (sched_engine/site/keyed.py): the schedules are the same, job for job,
+    on two-level trees and on :func:`_three_levels`' (where a department's ``top`` moves its parent's keys)."""
     penalty = {"enabled": elastic, "min_fraction": 0.5, "penalty": {"kind": "spill", "factor": 2.0}}
     runs = [site_run(clusters, jobs, failures, kind(backfill="easy", half_life_s=half_life, backfill_depth=depth),
-                     groups=groups, use_requirements=requirements, elastic=penalty)
+                     groups=groups, use_requirements=requirements, elastic=penalty,
+                     organisation=_three_levels(6) if three_levels else None)
             for kind in (order, _picked_one_by_one(order))]
     assert runs[0].keyed is not None and runs[1].keyed is None
     for field in ("status", "start_time", "end_time", "cluster_of", "memory_fraction"):
@@ -321,6 +326,35 @@ def test_easy_walk_by_key_after_any_head_reads_the_orders_jobs_meeting_the_condi
         return next((p for p in range(low, len(queue.jobs)) if not queue.gone[p] and meets(queue.jobs[p])), -1)
 
     assert list(sim.keyed.after_head(head, first)) == [job for job in order[order.index(head) + 1:] if meets(job)]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(jobs=st.lists(st.tuples(st.integers(1, 6), st.sampled_from([0, 0, 500, 3000]), st.integers(0, 7)),
+                     min_size=1, max_size=30),
+       usage=st.lists(st.tuples(st.integers(0, 8), st.sampled_from([0, 2000, 9000])), min_size=8, max_size=8),
+       leaving=st.integers(0, 30))
+# u0's only job leaves as it is read. The walk picks it, blocks group d0g0 and lowers division d0's top to d0g1's
+# weight, so u1 (d0g1, holding 2,000 MB) is keyed again and comes after u3. Moving the kept tops as u0's job leaves
+# would count its leaving twice (the walk's and the queue's) and never key u1 again.
+@example(jobs=[(1, 0, 0), (1, 0, 1), (1, 0, 3)],
+         usage=[(0, 0), (0, 2000), (0, 0), (2, 0), (0, 0), (0, 0), (0, 0), (0, 0)], leaving=1)
+def test_a_pass_reads_its_order_by_its_starting_keys_while_the_jobs_it_read_leave_the_queue(jobs, usage, leaving):
+    """An H-DRF order read by key on a three-level tree is the same whether the first ``leaving`` jobs it yields
+    leave the queue as they are read (a pass starts them) or not: a leaf's last job leaving moves the tops kept
+    for the next pass, never those of the walk reading this one."""
+    orders = []
+    for starts in (False, True):
+        sim = _three_level_site(jobs, usage, HDRFOrder)
+        for job in range(len(jobs)):
+            sim._arrive(SimpleNamespace(payload=job))
+        sim.keyed.begin_pass()
+        order = []
+        for job in sim._order():
+            order.append(job)
+            if starts and len(order) <= leaving:
+                sim.cancel_waiting(job, "started")
+        orders.append(order)
+    assert orders[0] == orders[1]
 
 
 @settings(max_examples=150, deadline=None)

@@ -78,8 +78,10 @@ class HDRFKeys:
 
     Keeps, for the waiting jobs of the moment, which nodes are blocked, how
     many non-blocked children each department has and its ``top``;
-    :meth:`walk_state` copies them for one walk, which :meth:`exhaust`
-    moves as the merge picks leaves' last jobs.
+    :meth:`walk_state` lends them to walks: :meth:`exhaust` copies them
+    before a walk first moves them as the merge picks leaves' last jobs (most
+    walks end before any), and :meth:`opened` and :meth:`closed` before they
+    move them while lent (a walk's keys stay those of its start).
     """
 
     events = True
@@ -95,6 +97,7 @@ class HDRFKeys:
         self.blocked = [True] * n
         self.open = [0] * n   # non-blocked children per department
         self.top = [0.0] * n
+        self.lent = False   # whether a walk may still read the three lists above
         self.moved: set[int] = set()   # departments whose top moved since the walk's keys last read them
         self.leaves_under: list[list[int]] = [[] for _ in range(n)]   # per department below the root
         for leaf, path in enumerate(self.up):
@@ -115,8 +118,15 @@ class HDRFKeys:
             self.top[a] = top
             self.moved.add(a)
 
+    def _own(self) -> None:
+        """Lists no walk reads, to move."""
+        if self.lent:
+            self.blocked, self.open, self.top = self.blocked[:], self.open[:], self.top[:]
+            self.lent = False
+
     def opened(self, leaf: int) -> None:
         """The leaf has a waiting job again."""
+        self._own()
         node = self.tree.leaf_node[leaf]
         self.blocked[node] = False
         for a in self.tree.ancestors(node):
@@ -128,6 +138,7 @@ class HDRFKeys:
 
     def closed(self, leaf: int) -> None:
         """The leaf has no waiting job left."""
+        self._own()
         node = self.tree.leaf_node[leaf]
         self.blocked[node] = True
         for a in self.tree.ancestors(node):
@@ -137,11 +148,16 @@ class HDRFKeys:
                 return
             self.blocked[a] = True
 
-    def walk_state(self) -> tuple[list, list, list]:
-        return self.blocked[:], self.open[:], self.top[:]
+    def walk_state(self) -> list[list]:
+        """A walk's state: blocked, non-blocked children and ``top`` per node, the kept lists themselves until
+        :meth:`exhaust` copies them."""
+        self.lent = True
+        return [self.blocked, self.open, self.top]
 
-    def exhaust(self, leaf: int, state) -> int | None:
+    def exhaust(self, leaf: int, state: list[list]) -> int | None:
         """The order picked the leaf's last job: the department whose ``top`` moved (``None``: none below the root)."""
+        if state[0] is self.blocked:   # the kept lists: the walk's own copies from here on
+            state[:] = self.blocked[:], self.open[:], self.top[:]
         blocked, open_children, top = state
         node = self.tree.leaf_node[leaf]
         blocked[node] = True

@@ -47,7 +47,9 @@ class SiteCluster:
         self.running: list[tuple[float, int]] = []  # (estimated end, job), sorted
         # job -> its machines, CPUs and memory on each, and memory per CPU
         self.held: dict[int, tuple[list[int], list[int], list[float], float]] = {}
-        self.machine_jobs: list[set[int]] = [set() for _ in range(len(self.cpus))]
+        # machine -> the jobs running on it: built from ``held`` at the first failure, kept from then on (a run
+        # without failures never asks).
+        self.machine_jobs: list[set[int]] | None = None
         # Invariant: the lists hold free_cpus and free_memory value for value (first fit walks them machine by
         # machine: a job mostly takes one or two), and ``avail`` the machines with a CPU free, ascending.
         self._free_cpus: list[int] = self.free_cpus.tolist()
@@ -161,58 +163,84 @@ class SiteCluster:
             scanned += 1
             give = free_cpus[machine]
             if memory_per_cpu > 0:
-                if free_memory[machine] < too_little:
+                memory = free_memory[machine]
+                if memory < too_little:
                     continue
-                give = machine_givable(give, free_memory[machine], memory_per_cpu)
-            if give <= 0:
-                continue
-            give = min(give, needed)
+                # machine_givable, inlined: the quotient is positive here, so int() is its floor.
+                by_memory = int(memory / memory_per_cpu + FLOOR_SLACK)
+                if by_memory < give:
+                    if by_memory <= 0:
+                        continue
+                    give = by_memory
+            if give >= needed:
+                taken.append(machine)
+                counts.append(needed)
+                needed = 0
+                break
             taken.append(machine)
             counts.append(give)
             needed -= give
-            if not needed:
-                break
         if needed:
             raise RuntimeError(f"cluster {self.name}: {procs} CPUs with {memory_per_cpu:g} MB each do not fit")
         emptied = False
         changes, most = self._change_log(), self._max_free_memory
+        array_cpus, array_memory, append = self.free_cpus, self.free_memory, changes.append
+        held_memory = []
         for machine, count in zip(taken, counts):
             cpus_before, memory_before = free_cpus[machine], free_memory[machine]
             if most is not None and memory_before >= most:
                 most = None   # this machine may have held the most memory free: computed again when asked
-            self.free_cpus[machine] = free_cpus[machine] = cpus_before - count
-            self.free_memory[machine] = free_memory[machine] = memory_before - count * memory_per_cpu
-            changes.append((machine, cpus_before, memory_before, free_cpus[machine], free_memory[machine]))
-            emptied |= not free_cpus[machine]
-            self.machine_jobs[machine].add(job)
+            cpus_after, memory_after = cpus_before - count, memory_before - count * memory_per_cpu
+            array_cpus[machine] = free_cpus[machine] = cpus_after
+            array_memory[machine] = free_memory[machine] = memory_after
+            append((machine, cpus_before, memory_before, cpus_after, memory_after))
+            held_memory.append(count * memory_per_cpu)
+            if not cpus_after:
+                emptied = True
+        if self.machine_jobs is not None:
+            for machine in taken:
+                self.machine_jobs[machine].add(job)
         self._max_free_memory = most
         if emptied:
             avail[:scanned] = [machine for machine in avail[:scanned] if free_cpus[machine]]
         self.free_total -= procs
         self.used_memory += procs * memory_per_cpu
-        self.held[job] = (taken, counts, [count * memory_per_cpu for count in counts], memory_per_cpu)
+        self.held[job] = (taken, counts, held_memory, memory_per_cpu)
         insort(self.running, (est_end, job))
         return taken
 
     def release(self, job: int, est_end: float) -> None:
         """Give back a job's CPUs and memory (those of failed machines stay unavailable)."""
         machines, counts, _, memory_per_cpu = self.held.pop(job)
-        del self.running[bisect_left(self.running, (est_end, job))]
+        running = self.running
+        del running[bisect_left(running, (est_end, job))]
         free_cpus, free_memory, up = self._free_cpus, self._free_memory, self.up
         changes, most = self._change_log(), self._max_free_memory
-        freed = 0
+        array_cpus, array_memory, append = self.free_cpus, self.free_memory, changes.append
+        if self.machine_jobs is not None:
+            for machine in machines:
+                self.machine_jobs[machine].discard(job)
+        freed, newly = 0, []
         for machine, count in zip(machines, counts):
-            self.machine_jobs[machine].discard(job)
             if up[machine]:
                 cpus_before, memory_before = free_cpus[machine], free_memory[machine]
                 if not cpus_before:
-                    insort(self.avail, machine)
-                self.free_cpus[machine] = free_cpus[machine] = cpus_before + count
-                self.free_memory[machine] = free_memory[machine] = memory_before + count * memory_per_cpu
-                changes.append((machine, cpus_before, memory_before, free_cpus[machine], free_memory[machine]))
-                if most is not None and free_memory[machine] > most:
-                    most = free_memory[machine]   # memory only grows, and the machine has a CPU free now
+                    newly.append(machine)
+                cpus_after, memory_after = cpus_before + count, memory_before + count * memory_per_cpu
+                array_cpus[machine] = free_cpus[machine] = cpus_after
+                array_memory[machine] = free_memory[machine] = memory_after
+                append((machine, cpus_before, memory_before, cpus_after, memory_after))
+                if most is not None and memory_after > most:
+                    most = memory_after   # memory only grows, and the machine has a CPU free now
                 freed += count
+        if newly:
+            avail = self.avail
+            if len(newly) < 8:
+                for machine in newly:
+                    insort(avail, machine)
+            else:
+                avail += newly
+                avail.sort()   # one merge of two ascending runs
         self._max_free_memory = most
         self.free_total += freed
         self.used_memory -= float(sum(counts)) * memory_per_cpu
@@ -221,6 +249,11 @@ class SiteCluster:
 
     def fail(self, machine: int) -> set[int]:
         """Take a machine down; returns the jobs running on it (to be killed)."""
+        if self.machine_jobs is None:
+            self.machine_jobs = [set() for _ in range(len(self.cpus))]
+            for job, (machines, _, _, _) in self.held.items():
+                for held_on in machines:
+                    self.machine_jobs[held_on].add(job)
         victims = set(self.machine_jobs[machine])
         self._changed()
         self._idle_givable.clear()

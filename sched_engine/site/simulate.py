@@ -96,8 +96,8 @@ class SiteSimulation(Simulation):
         self.total_cpus = float(sum(c.total for c in clusters))
         self.total_memory = float(sum(c.total_memory for c in clusters)) or 1.0
         # Per leaf: CPUs and memory held by its running jobs; its waiting jobs (fair orders only).
-        self.leaf_cpus = np.zeros(leaves)
-        self.leaf_memory = np.zeros(leaves)
+        self.leaf_cpus = [0.0] * leaves
+        self.leaf_memory = [0.0] * leaves
         self.decayed = np.zeros((leaves, 2))
         # The waiting jobs: in arrival order read by class (arrival order), or per leaf and counted by size; under
         # an order whose picks follow from keys (with EASY) a pass reads the order by key and EASY's walk reads
@@ -111,8 +111,8 @@ class SiteSimulation(Simulation):
         self.waiting: dict[int, None] = {}  # every waiting job, arrival order
         self.new_arrivals: list[int] = []
         self.groups = max(group_of_leaf, default=-1) + 1
-        self.group_waiting = np.zeros(self.groups, dtype=np.int64)
-        self.group_running = np.zeros(self.groups, dtype=np.int64)
+        self.group_waiting = [0] * self.groups
+        self.group_running = [0] * self.groups
         # EASY's reservation: (job, shadow, cluster, extra CPUs, extra memory); stale after a change it cannot follow.
         self.reservation: tuple[int, float, int, int, float] | None = None
         self.reservation_stale = True
@@ -129,15 +129,19 @@ class SiteSimulation(Simulation):
         self.samples: list[tuple] = []
         self.killed_at: list[tuple[float, int]] = []
         self._wakes: set[float] = set()
-        for kind, handler in (("end", self._end), ("arrive", self._arrive), ("fail", self._fail),
+        for kind, handler in (("end", self._end), ("arrive", self._arrival), ("fail", self._fail),
                               ("restart", self._restart), ("wake", self._woken)):
             self.on(kind, handler)
 
     # --- running ----------------------------------------------------------------------------------
 
     def run(self) -> None:
-        for job, time in enumerate(self.submit):
-            self.schedule(time, Priority.ARRIVAL, "arrive", job)
+        # Arrivals are fed one at a time, in (submit time, job) order: the heap holds the next one only, not the
+        # whole trace. They pop as if all were scheduled first: only arrivals have their priority, so ties among
+        # them fall to job order either way, and each is pushed before any later event can pop.
+        self._arrivals = np.lexsort((np.arange(len(self.submit)), np.asarray(self.submit, dtype=float))).tolist()
+        self._arrived = 0
+        self._feed_arrival()
         for time, cluster, machine, duration in self._failures:
             self.schedule(time, Priority.FAILURE, "fail", (cluster, machine, duration))
         super().run()
@@ -147,8 +151,8 @@ class SiteSimulation(Simulation):
         half_life = self.order.half_life_s
         if half_life > 0 and time > self.now:
             keep = 0.5 ** ((time - self.now) / half_life)
-            current = np.stack([self.leaf_cpus / max(self.total_cpus, 1.0), self.leaf_memory / self.total_memory],
-                               axis=1)
+            current = np.stack([np.asarray(self.leaf_cpus) / max(self.total_cpus, 1.0),
+                                np.asarray(self.leaf_memory) / self.total_memory], axis=1)
             self.decayed = self.decayed * keep + current * (1.0 - keep)
         self._sample_until(time)
 
@@ -157,12 +161,25 @@ class SiteSimulation(Simulation):
             used = sum(c.up_total - c.free_total for c in self.clusters)
             group_cpus = np.bincount(self.group_of_leaf, weights=self.leaf_cpus, minlength=self.groups)
             group_memory = np.bincount(self.group_of_leaf, weights=self.leaf_memory, minlength=self.groups)
-            self.samples.append((self.next_sample, group_cpus, group_memory, self.group_running.copy(),
-                                 self.group_waiting.copy(), used, sum(c.up_total for c in self.clusters),
-                                 sum(c.used_memory for c in self.clusters), sum(c.up_memory for c in self.clusters)))
+            running = np.array(self.group_running, dtype=np.int64)
+            waiting = np.array(self.group_waiting, dtype=np.int64)
+            self.samples.append((self.next_sample, group_cpus, group_memory, running, waiting, used,
+                                 sum(c.up_total for c in self.clusters), sum(c.used_memory for c in self.clusters),
+                                 sum(c.up_memory for c in self.clusters)))
             self.next_sample += self.sample_step
 
     # --- events -----------------------------------------------------------------------------------
+
+    def _feed_arrival(self) -> None:
+        """Schedule the next arrival of the trace, if any is left."""
+        if self._arrived < len(self._arrivals):
+            job = self._arrivals[self._arrived]
+            self._arrived += 1
+            self.schedule(self.submit[job], Priority.ARRIVAL, "arrive", job)
+
+    def _arrival(self, event) -> None:
+        self._feed_arrival()
+        self._arrive(event)
 
     def _arrive(self, event) -> None:
         job = event.payload
