@@ -296,21 +296,24 @@ def test_hdrf_order_read_by_key_is_the_order_picked_one_by_one_whatever_the_jobs
 @given(jobs=st.lists(st.tuples(st.integers(1, 6), st.sampled_from([0, 500, 1500, 3000, 6000]), st.integers(0, 7)),
                      min_size=1, max_size=30),
        usage=st.lists(st.tuples(st.integers(0, 8), st.sampled_from([0, 2000, 9000])), min_size=8, max_size=8),
-       head=st.integers(0, 29), most=st.integers(1, 6), odd=st.booleans())
+       head=st.integers(0, 29), most=st.integers(1, 6), odd=st.booleans(), stretch=st.sampled_from([1, 3, 64]))
 # u0's memory-dominant job makes division d0 follow directions; in division d1, u3's last job blocks group d1g1
 # and moves d1's top: u2 is keyed again.
 @example(jobs=[(1, 0, 0), (1, 0, 2), (1, 0, 2), (1, 0, 3), (1, 3000, 0)], usage=[(0, 0)] * 8, head=0, most=1,
-         odd=False)
+         odd=False, stretch=64)
 # u7's third job turns from CPUs alone to some memory (both CPU-dominant): with u3's memory-dominant job beside
 # it, group d1g1's memory sum is its largest, and the turn moves the group's top.
 @example(jobs=[(1, 6000, 3), (6, 0, 6), (6, 0, 7), (1, 0, 6), (1, 0, 7), (1, 1500, 7)],
-         usage=[(0, 0), (0, 0), (0, 0), (5, 0), (0, 0), (0, 0), (2, 0), (3, 0)], head=0, most=1, odd=False)
-def test_easy_walk_by_key_after_any_head_reads_the_orders_jobs_meeting_the_condition(jobs, usage, head, most, odd):
+         usage=[(0, 0), (0, 0), (0, 0), (5, 0), (0, 0), (0, 0), (2, 0), (3, 0)], head=0, most=1, odd=False,
+         stretch=64)
+def test_easy_walk_by_key_after_any_head_reads_the_orders_jobs_meeting_the_condition(jobs, usage, head, most, odd,
+                                                                                     stretch):
     """After any head of an H-DRF order on a three-level tree, with memory-dominant jobs waiting anywhere (their
     directions turn and move departments' ``top`` mid-order), the keyed walk yields exactly the order's later jobs
     that meet the condition, in the order's sequence (here the condition: at most ``most`` CPUs, and an odd job
-    number if ``odd``)."""
+    number if ``odd``); its dominant shares computed for ``stretch`` slots first, then further as it reads on."""
     sim = _three_level_site(jobs, usage, HDRFOrder)
+    sim.keyed.DOMINANT_FIRST = stretch
     for job in range(len(jobs)):
         sim._arrive(SimpleNamespace(payload=job))
     sim.keyed.begin_pass()
@@ -364,6 +367,9 @@ def test_a_pass_reads_its_order_by_its_starting_keys_while_the_jobs_it_read_leav
                                 st.integers(1, 12), st.sampled_from([0.0, 250.0, 700.0, 1000.0, 3000.0])),
                       max_size=60),
        kept=st.sampled_from([2, 300]))
+# The one machine keeps the most memory free while a job asking none comes and goes; then a job asking memory
+# leaves none with that much: the count of machines at the most must not have grown as the first job left.
+@example(machines=[(4, 1000.0)], steps=[("allocate", 1, 0.0), ("release", 0, 0.0), ("allocate", 1, 500.0)], kept=300)
 def test_a_clusters_totals_kept_between_changes_are_those_computed_afresh(machines, steps, kept):
     """givable_total and max_free_memory, kept from one allocation or release to the next, answer as a recompute."""
     cluster = SiteCluster(0, "c", [cpus for cpus, _ in machines], [memory for _, memory in machines])

@@ -74,9 +74,16 @@ def backfill_easy(sim, candidates, now: float) -> int:
         passed.add(procs_of[head], memory_of[head], estimate_of[head])
 
     def condition(count: bool):
-        free = [c.free_total for c in clusters]
-        memory = max(c.max_free_memory() for c in clusters) * (1.0 + 1e-6) / low
-        elsewhere = max((f for i, f in enumerate(free) if i != reserved), default=0)
+        most = elsewhere = 0   # the most CPUs free on a cluster; on one other than the reserved
+        memory = 0.0           # the most memory free on a machine with a CPU free
+        for i, c in enumerate(clusters):
+            free = c.free_total
+            if free:
+                most = max(most, free)
+                if i != reserved:
+                    elsewhere = max(elsewhere, free)
+                memory = max(memory, c.max_free_memory())
+        memory = memory * (1.0 + 1e-6) / low
         cap: dict[float, int] = {}
         short: dict[float, int] = {}
 
@@ -92,10 +99,11 @@ def backfill_easy(sim, candidates, now: float) -> int:
 
         def givable(per_cpu: float) -> int:
             if per_cpu not in cap:
-                cap[per_cpu] = max(c.givable_total(per_cpu * low) for c in clusters)
+                cap[per_cpu] = 0
+                for c in clusters:
+                    cap[per_cpu] = max(cap[per_cpu], c.givable_total(per_cpu * low))
             return cap[per_cpu]
 
-        most = max(free)
         if most == 0:
             left = 0   # no CPU free: nothing can start, nothing to count
         elif count:

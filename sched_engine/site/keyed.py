@@ -264,10 +264,11 @@ class HDRFKeys:
 
 class _LeafJobs:
     """One leaf's jobs that waited at some pass's start, arrival order, with their demands; the dominant share
-    before each (the leaf's share at the pass's start plus the earlier live jobs' demands), computed when needed."""
+    before each (the leaf's share at the pass's start plus the earlier live jobs' demands), computed when needed,
+    for the first slots only as far as a walk reads (its candidates are mostly near the front)."""
 
     __slots__ = ("jobs", "cpu", "memory", "live", "count", "waiting", "memory_dominant", "departed", "share",
-                 "dominant", "slots", "keyed_pass")
+                 "dominant", "summed", "slots", "keyed_pass")
 
     def __init__(self):
         self.jobs = np.empty(16, dtype=np.int64)
@@ -279,7 +280,8 @@ class _LeafJobs:
         self.memory_dominant = 0   # waiting jobs whose share of the memory exceeds their share of the CPUs
         self.departed: list[int] = []   # slots of jobs that left since the pass started (still live until the next)
         self.share = (0.0, 0.0)
-        self.dominant: np.ndarray | None = None
+        self.dominant: np.ndarray | None = None   # before each of the first slots
+        self.summed = (0.0, 0.0)   # the share before the first slot past those (CPUs, memory)
         self.slots: list[int] | None = None   # the live slots, ascending (this pass's waiting jobs in arrival order)
         self.keyed_pass = -1
 
@@ -389,17 +391,25 @@ class KeyedWalk:
             return float(self.decayed[leaf, 0]), float(self.decayed[leaf, 1])
         return self.leaves[leaf].share
 
-    def _dominant(self, leaf: int) -> np.ndarray:
-        """Dominant share before each slot's job in this pass's order (sequential sums, as the picks add them)."""
+    DOMINANT_FIRST = 64   # slots whose dominant shares a leaf's first read computes (then twice as many each time)
+
+    def _dominant(self, leaf: int, slot: int) -> float:
+        """Dominant share before a slot's job in this pass's order: sequential sums, as the picks add them (each
+        further stretch of slots goes on from the sums before its first, the additions those of one sum)."""
         jobs = self.leaves[leaf]
         if jobs.dominant is None or (self.decayed is not None and jobs.keyed_pass != self.pass_number):
-            share = self._start_share(leaf)
-            n, live = jobs.count, jobs.live[: jobs.count]
-            cpu = np.cumsum(np.concatenate(([share[0]], jobs.cpu[: n - 1] * live[: n - 1])))
-            memory = np.cumsum(np.concatenate(([share[1]], jobs.memory[: n - 1] * live[: n - 1])))
-            jobs.dominant = np.maximum(cpu, memory)
+            jobs.dominant, jobs.summed = np.empty(0), self._start_share(leaf)
             jobs.keyed_pass = self.pass_number
-        return jobs.dominant
+        known = len(jobs.dominant)
+        if slot >= known:
+            end = min(jobs.count, max(slot + 1, 2 * known, self.DOMINANT_FIRST))
+            live = jobs.live[known:end]
+            cpu_added, memory_added = jobs.cpu[known:end] * live, jobs.memory[known:end] * live
+            cpu = np.cumsum(np.concatenate(([jobs.summed[0]], cpu_added[:-1])))
+            memory = np.cumsum(np.concatenate(([jobs.summed[1]], memory_added[:-1])))
+            jobs.dominant = np.concatenate((jobs.dominant, np.maximum(cpu, memory)))
+            jobs.summed = (float(cpu[-1]) + float(cpu_added[-1]), float(memory[-1]) + float(memory_added[-1]))
+        return float(jobs.dominant[slot])
 
     def _slots(self, leaf: int) -> list[int]:
         """The slots of the jobs waiting at this pass's start, arrival order."""
@@ -591,7 +601,7 @@ class KeyedWalk:
         def push(leaf: int) -> None:
             """The leaf's offered item on the heap, keyed by the walk's state now."""
             slot, kind, _ = offered[leaf]
-            heappush(heap, (keys.key(leaf, float(self._dominant(leaf)[slot]), state), kind, leaf, version[leaf]))
+            heappush(heap, (keys.key(leaf, self._dominant(leaf, slot), state), kind, leaf, version[leaf]))
 
         for leaf in sorted(self.wanting):
             jobs = self.leaves[leaf]

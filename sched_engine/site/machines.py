@@ -61,8 +61,10 @@ class SiteCluster:
         # when many did. Failures and restarts start afresh (both emptied).
         self._givable_total: dict[float, tuple[int, int]] = {}
         self._changes: list[tuple[int, int, float, int, float]] = []
-        # The most memory free on a machine with a CPU free, or None: kept while its machine keeps it.
+        # The most memory free on a machine with a CPU free, or None (computed when asked), and how many such
+        # machines have that much: kept while one does.
         self._max_free_memory: float | None = None
+        self._at_max = 0
         self._idle_givable: dict[tuple[float, bool], int] = {}   # fits_empty's totals, until a machine fails or restarts
 
     @property
@@ -75,7 +77,9 @@ class SiteCluster:
         if self.free_total == 0:
             return 0.0
         if self._max_free_memory is None:
-            self._max_free_memory = float(self.free_memory[self.free_cpus > 0].max())
+            with_cpus = self.free_memory[self.free_cpus > 0]
+            self._max_free_memory = most = float(with_cpus.max())
+            self._at_max = int((with_cpus == most).sum())
         return self._max_free_memory
 
     # --- what fits --------------------------------------------------------------------------------
@@ -183,14 +187,16 @@ class SiteCluster:
         if needed:
             raise RuntimeError(f"cluster {self.name}: {procs} CPUs with {memory_per_cpu:g} MB each do not fit")
         emptied = False
-        changes, most = self._change_log(), self._max_free_memory
+        changes, most, at_max = self._change_log(), self._max_free_memory, self._at_max
         array_cpus, array_memory, append = self.free_cpus, self.free_memory, changes.append
         held_memory = []
         for machine, count in zip(taken, counts):
             cpus_before, memory_before = free_cpus[machine], free_memory[machine]
-            if most is not None and memory_before >= most:
-                most = None   # this machine may have held the most memory free: computed again when asked
             cpus_after, memory_after = cpus_before - count, memory_before - count * memory_per_cpu
+            if most is not None and memory_before == most and (not cpus_after or memory_after != most):
+                at_max -= 1   # one machine less with the most memory free: once none is left, computed when asked
+                if not at_max:
+                    most = None
             array_cpus[machine] = free_cpus[machine] = cpus_after
             array_memory[machine] = free_memory[machine] = memory_after
             append((machine, cpus_before, memory_before, cpus_after, memory_after))
@@ -200,7 +206,7 @@ class SiteCluster:
         if self.machine_jobs is not None:
             for machine in taken:
                 self.machine_jobs[machine].add(job)
-        self._max_free_memory = most
+        self._max_free_memory, self._at_max = most, at_max
         if emptied:
             avail[:scanned] = [machine for machine in avail[:scanned] if free_cpus[machine]]
         self.free_total -= procs
@@ -215,7 +221,7 @@ class SiteCluster:
         running = self.running
         del running[bisect_left(running, (est_end, job))]
         free_cpus, free_memory, up = self._free_cpus, self._free_memory, self.up
-        changes, most = self._change_log(), self._max_free_memory
+        changes, most, at_max = self._change_log(), self._max_free_memory, self._at_max
         array_cpus, array_memory, append = self.free_cpus, self.free_memory, changes.append
         if self.machine_jobs is not None:
             for machine in machines:
@@ -230,8 +236,13 @@ class SiteCluster:
                 array_cpus[machine] = free_cpus[machine] = cpus_after
                 array_memory[machine] = free_memory[machine] = memory_after
                 append((machine, cpus_before, memory_before, cpus_after, memory_after))
-                if most is not None and memory_after > most:
-                    most = memory_after   # memory only grows, and the machine has a CPU free now
+                if most is not None:   # memory only grows, and the machine has a CPU free now
+                    if cpus_before and memory_before == most:
+                        at_max -= 1
+                    if memory_after > most:
+                        most, at_max = memory_after, 1
+                    elif memory_after == most:
+                        at_max += 1
                 freed += count
         if newly:
             avail = self.avail
@@ -241,7 +252,7 @@ class SiteCluster:
             else:
                 avail += newly
                 avail.sort()   # one merge of two ascending runs
-        self._max_free_memory = most
+        self._max_free_memory, self._at_max = most, at_max
         self.free_total += freed
         self.used_memory -= float(sum(counts)) * memory_per_cpu
 

@@ -43,10 +43,11 @@ class _Estimates:
     """A multiset of estimates: sorted list (any values) or, given every value it can hold, counts in a Fenwick
     tree over those values (adding and removing cost a logarithm, not a shift of a long list)."""
 
-    __slots__ = ("values", "tree", "size", "items")
+    __slots__ = ("values", "slot", "tree", "size", "items")
 
     def __init__(self, universe: list[float] | None = None):
         self.values = sorted(set(universe)) if universe is not None else None
+        self.slot = {value: i + 1 for i, value in enumerate(self.values)} if universe is not None else None
         self.tree = [0] * (len(self.values) + 1) if universe is not None else None
         self.items: list[float] = []
         self.size = 0
@@ -55,8 +56,9 @@ class _Estimates:
         return self.size
 
     def _bump(self, value: float, step: int) -> None:
-        tree, i = self.tree, bisect_left(self.values, value) + 1
-        while i < len(tree):
+        tree, i = self.tree, self.slot[value]
+        size = len(tree)
+        while i < size:
             tree[i] += step
             i += i & -i
 
