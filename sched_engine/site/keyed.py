@@ -267,13 +267,12 @@ class _LeafJobs:
     before each (the leaf's share at the pass's start plus the earlier live jobs' demands), computed when needed,
     for the first slots only as far as a walk reads (its candidates are mostly near the front)."""
 
-    __slots__ = ("jobs", "cpu", "memory", "live", "count", "waiting", "memory_dominant", "departed", "share",
-                 "dominant", "summed", "slots", "keyed_pass")
+    __slots__ = ("jobs", "demand", "cpu", "memory", "live", "count", "waiting", "memory_dominant", "departed",
+                 "share", "dominant", "summed", "slots", "keyed_pass")
 
     def __init__(self):
         self.jobs = np.empty(16, dtype=np.int64)
-        self.cpu = np.empty(16)
-        self.memory = np.empty(16)
+        self.hold(np.empty((2, 16)))
         self.live = np.zeros(16, dtype=bool)
         self.count = 0
         self.waiting = 0
@@ -285,10 +284,17 @@ class _LeafJobs:
         self.slots: list[int] | None = None   # the live slots, ascending (this pass's waiting jobs in arrival order)
         self.keyed_pass = -1
 
+    def hold(self, demand: np.ndarray) -> None:
+        """Each slot's demand, one row per resource: ``cpu`` and ``memory`` are its rows."""
+        self.demand, self.cpu, self.memory = demand, demand[0], demand[1]
+
     def append(self, job: int, cpu: float, memory: float) -> int:
         if self.count == len(self.jobs):
             size = 2 * self.count
-            self.jobs, self.cpu, self.memory = (np.resize(a, size) for a in (self.jobs, self.cpu, self.memory))
+            self.jobs = np.resize(self.jobs, size)
+            demand = np.empty((2, size))
+            demand[:, : self.count] = self.demand
+            self.hold(demand)
             self.live = np.concatenate([self.live, np.zeros(size - self.count, dtype=bool)])
         slot = self.count
         self.jobs[slot], self.cpu[slot], self.memory[slot], self.live[slot] = job, cpu, memory, True
@@ -376,13 +382,15 @@ class KeyedWalk:
 
     def _compact(self, jobs: _LeafJobs) -> None:
         keep = np.flatnonzero(jobs.live[: jobs.count])
-        jobs.jobs, jobs.cpu, jobs.memory = jobs.jobs[keep], jobs.cpu[keep], jobs.memory[keep]
+        jobs.jobs = jobs.jobs[keep]
+        jobs.hold(jobs.demand[:, keep])
         jobs.live = np.ones(len(keep), dtype=bool)
         jobs.count = len(keep)
         for slot, job in enumerate(jobs.jobs.tolist()):
             self.slot[job] = slot
         if not len(keep):   # keep room to append
-            jobs.jobs, jobs.cpu, jobs.memory = np.empty(16, dtype=np.int64), np.empty(16), np.empty(16)
+            jobs.jobs = np.empty(16, dtype=np.int64)
+            jobs.hold(np.empty((2, 16)))
             jobs.live = np.zeros(16, dtype=bool)
 
     def _start_share(self, leaf: int) -> tuple[float, float]:
@@ -403,12 +411,13 @@ class KeyedWalk:
         known = len(jobs.dominant)
         if slot >= known:
             end = min(jobs.count, max(slot + 1, 2 * known, self.DOMINANT_FIRST))
-            live = jobs.live[known:end]
-            cpu_added, memory_added = jobs.cpu[known:end] * live, jobs.memory[known:end] * live
-            cpu = np.cumsum(np.concatenate(([jobs.summed[0]], cpu_added[:-1])))
-            memory = np.cumsum(np.concatenate(([jobs.summed[1]], memory_added[:-1])))
-            jobs.dominant = np.concatenate((jobs.dominant, np.maximum(cpu, memory)))
-            jobs.summed = (float(cpu[-1]) + float(cpu_added[-1]), float(memory[-1]) + float(memory_added[-1]))
+            # Row by row: the sums before the stretch, then each live job's demand added in slot order.
+            sums = np.empty((2, end - known + 1))
+            sums[0, 0], sums[1, 0] = jobs.summed
+            np.multiply(jobs.demand[:, known:end], jobs.live[known:end], out=sums[:, 1:])
+            np.cumsum(sums, axis=1, out=sums)
+            jobs.dominant = np.concatenate((jobs.dominant, np.maximum(sums[0, :-1], sums[1, :-1])))
+            jobs.summed = (float(sums[0, -1]), float(sums[1, -1]))
         return float(jobs.dominant[slot])
 
     def _slots(self, leaf: int) -> list[int]:
