@@ -1,6 +1,7 @@
 """Site study cost: a site's whole trace under H-DRF + EASY against plain batch EASY, and MCH against H-DRF.
 
     .venv/bin/python bench/site_study.py [--jobs N | --full] [--ricc PATH] [--depth 1000] [--runs ...]
+                                 [--rounds 1]
 
 The RICC log (447,794 jobs; ``../shared/traces/RICC-2010-2.swf.gz`` or
 ``--ricc``) on its own header cluster (1,024 machines x 8 CPUs; the header
@@ -22,14 +23,18 @@ Goal (issue "Site study"): H-DRF + EASY in at most 2x the time of plain EASY.
 Prints each run's wall time and CPU time (the machine is shared: CPU time is
 the steadier figure), mean wait, CPU utilisation, mean minimum isolation and
 the sizes of its result frames (rows, MB in memory), then the ratios
-(H-DRF / EASY, MCH / H-DRF) on both clocks. ``--full`` is the whole log (the
-default); the first run reads the trace, so the batch run goes first twice
-and only its second time counts.
+(H-DRF / EASY, MCH / H-DRF) on both clocks. The machine's speed drifts by
+tens of percent over minutes, so a ratio of two runs made minutes apart moves
+with it: ``--rounds N`` makes the runs N times in turn and prints the median
+of the rounds' ratios. ``--full`` is the whole log (the default); the first
+run reads the trace, so the batch run goes first twice and only its second
+time counts.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -67,27 +72,38 @@ def main() -> None:
     parser.add_argument("--ricc", default=str(RICC), help="the RICC log (SWF, .gz)")
     parser.add_argument("--depth", type=int, default=1000, help="backfill_depth of the fair-share orders")
     parser.add_argument("--runs", nargs="+", choices=list(RUNS), default=list(RUNS)[:4], help="runs to make")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="make the runs this many times, one after the other; ratios are the rounds' medians")
     args = parser.parse_args()
     model = {"trace": {"path": args.ricc, "max_jobs": None if args.full else args.jobs}}
     print(f"trace: {Path(args.ricc).name}, jobs: {model['trace']['max_jobs'] or 'all'}, "
           f"backfill_depth of the fair orders: {args.depth}")
     run_scenario({"engine": "batch", "policy": "fcfs", "seed": 1, "model": model})  # reads the trace into its cache
     print(f"{'run':<18} {'wall s':>8} {'cpu s':>8} {'mean wait s':>12} {'utilisation':>11} {'min isol.':>9}  frames")
-    wall, cpu = {}, {}
-    for label in args.runs:
-        engine, policy, params = RUNS[label]
-        if engine == "site" and policy != "fcfs":
-            params = {**params, "backfill_depth": args.depth}
-        wall[label], cpu[label], summary, sizes = timed(engine, policy, model, params)
-        isolation = summary.get("mean_min_isolation", float("nan"))
-        frames = ", ".join(f"{name} {rows:,} rows {mb:.1f} MB" for name, (rows, mb) in sizes.items())
-        print(f"{label:<18} {wall[label]:>8.1f} {cpu[label]:>8.1f} {summary['mean_wait_s']:>12.0f} "
-              f"{summary['utilisation']:>11.3f} {isolation:>9.3f}  {frames}", flush=True)
+    wall: dict[str, list[float]] = {label: [] for label in args.runs}
+    cpu: dict[str, list[float]] = {label: [] for label in args.runs}
+    for _ in range(args.rounds):
+        for label in args.runs:
+            engine, policy, params = RUNS[label]
+            if engine == "site" and policy != "fcfs":
+                params = {**params, "backfill_depth": args.depth}
+            run_wall, run_cpu, summary, sizes = timed(engine, policy, model, params)
+            wall[label].append(run_wall)
+            cpu[label].append(run_cpu)
+            isolation = summary.get("mean_min_isolation", float("nan"))
+            frames = ", ".join(f"{name} {rows:,} rows {mb:.1f} MB" for name, (rows, mb) in sizes.items())
+            print(f"{label:<18} {run_wall:>8.1f} {run_cpu:>8.1f} {summary['mean_wait_s']:>12.0f} "
+                  f"{summary['utilisation']:>11.3f} {isolation:>9.3f}  {frames}", flush=True)
 
     def ratio(a: str, b: str, goal: float | None = None) -> None:
+        """The median over rounds of a's time over b's in the same round (the machine's speed drifts between
+        rounds more than between two runs of one round)."""
         if a in wall and b in wall:
-            verdict = "" if goal is None else f" (goal <= {goal:g}x: {'PASS' if cpu[a] / cpu[b] <= goal else 'FAIL'})"
-            print(f"{a} / {b}: {wall[a] / wall[b]:.2f}x wall, {cpu[a] / cpu[b]:.2f}x cpu{verdict}")
+            on_wall = statistics.median(x / y for x, y in zip(wall[a], wall[b]))
+            on_cpu = statistics.median(x / y for x, y in zip(cpu[a], cpu[b]))
+            verdict = "" if goal is None else f" (goal <= {goal:g}x: {'PASS' if on_cpu <= goal else 'FAIL'})"
+            rounds = f", median of {args.rounds} rounds" if args.rounds > 1 else ""
+            print(f"{a} / {b}: {on_wall:.2f}x wall, {on_cpu:.2f}x cpu{rounds}{verdict}")
 
     ratio("site hdrf + easy", "batch easy", 2.0)
     ratio("site fcfs + easy", "batch easy")
