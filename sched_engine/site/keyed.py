@@ -415,7 +415,7 @@ class KeyedWalk:
             sums = np.empty((2, end - known + 1))
             sums[0, 0], sums[1, 0] = jobs.summed
             np.multiply(jobs.demand[:, known:end], jobs.live[known:end], out=sums[:, 1:])
-            np.cumsum(sums, axis=1, out=sums)
+            sums.cumsum(axis=1, out=sums)
             jobs.dominant = np.concatenate((jobs.dominant, np.maximum(sums[0, :-1], sums[1, :-1])))
             jobs.summed = (float(sums[0, -1]), float(sums[1, -1]))
         return float(jobs.dominant[slot])
