@@ -122,11 +122,8 @@ class ClusterState:
         return machines, counts
 
     def _give_back(self, held: tuple[list[int], list[int]]) -> None:
-        """Machines of several CPUs: return the counts; machines that had none free rejoin ``avail``.
-
-        A few rejoin by binary insertion; many are appended and the list
-        re-sorted, which is one merge of two ascending runs.
-        """
+        """Machines of several CPUs: return the counts; machines that had none free rejoin ``avail``
+        (:func:`rejoin`)."""
         free, up, newly, freed = self.free, self.up, [], 0
         for machine, count in zip(*held):
             if up[machine]:
@@ -135,13 +132,7 @@ class ClusterState:
                 free[machine] += count
                 freed += count
         self.free_total += freed
-        avail = self.avail
-        if len(newly) < 8:
-            for machine in newly:
-                insort(avail, machine)
-        else:
-            avail += newly
-            avail.sort()  # one merge of two ascending runs
+        rejoin(self.avail, newly)
 
     def _take_ranges(self, procs: int) -> list[int]:
         """One-CPU machines: the first ``procs`` free machines, as a flat list of ranges."""
@@ -276,6 +267,17 @@ class ClusterState:
                     available += procs_of[later_job]
                 return est_end, available - procs
         return None
+
+
+def rejoin(avail: list[int], newly: list[int]) -> None:
+    """Machines that had no CPU free (``newly``, ascending) rejoin the ascending list ``avail``: a few by binary
+    insertion, many appended and the list sorted again, which is one merge of two ascending runs."""
+    if len(newly) < 8:
+        for machine in newly:
+            insort(avail, machine)
+    else:
+        avail += newly
+        avail.sort()
 
 
 def _ranges(machines: list[int]) -> list[int]:

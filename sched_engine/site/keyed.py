@@ -119,7 +119,7 @@ class HDRFKeys:
             self.moved.add(a)
 
     def _own(self) -> None:
-        """Lists no walk reads, to move."""
+        """Before the kept lists move: copies of them, if a walk may still read them."""
         if self.lent:
             self.blocked, self.open, self.top = self.blocked[:], self.open[:], self.top[:]
             self.lent = False
@@ -264,8 +264,8 @@ class HDRFKeys:
 
 class _LeafJobs:
     """One leaf's jobs that waited at some pass's start, arrival order, with their demands; the dominant share
-    before each (the leaf's share at the pass's start plus the earlier live jobs' demands), computed when needed,
-    for the first slots only as far as a walk reads (its candidates are mostly near the front)."""
+    before each (the leaf's share at the pass's start plus the earlier live jobs' demands), computed when needed
+    and only as far as a walk reads."""
 
     __slots__ = ("jobs", "demand", "cpu", "memory", "live", "count", "waiting", "memory_dominant", "departed",
                  "share", "dominant", "summed", "slots", "keyed_pass")

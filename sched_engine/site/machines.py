@@ -16,6 +16,8 @@ from bisect import bisect_left, insort
 
 import numpy as np
 
+from ..batch.cluster import rejoin
+
 FLOOR_SLACK = 1e-9   # a machine whose free memory is a whole number of a job's memory per CPU gives that many CPUs
 
 
@@ -245,13 +247,7 @@ class SiteCluster:
                         at_max += 1
                 freed += count
         if newly:
-            avail = self.avail
-            if len(newly) < 8:
-                for machine in newly:
-                    insort(avail, machine)
-            else:
-                avail += newly
-                avail.sort()   # one merge of two ascending runs
+            rejoin(self.avail, newly)
         self._max_free_memory, self._at_max = most, at_max
         self.free_total += freed
         self.used_memory -= float(sum(counts)) * memory_per_cpu

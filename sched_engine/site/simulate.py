@@ -178,6 +178,7 @@ class SiteSimulation(Simulation):
             self.schedule(self.submit[job], Priority.ARRIVAL, "arrive", job)
 
     def _arrival(self, event) -> None:
+        """An arrival event: the next one scheduled, this one's job handled."""
         self._feed_arrival()
         self._arrive(event)
 
