@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import os
 import resource
 import signal
@@ -172,7 +173,9 @@ def limited(fn, cpu_seconds: int, memory_mb: int = DEFAULT_MEMORY_MB, *, hard: b
             log.warning("run bounds need the process's main thread; this run is not bounded")
             return fn(*args, **kwargs)
         usage = resource.getrusage(resource.RUSAGE_SELF)
-        soft = int(usage.ru_utime + usage.ru_stime) + cpu_seconds
+        # Whole seconds (RLIMIT_CPU's unit), rounded up: a run gets at least its bound, never less because the
+        # process's earlier runs left a fraction of a second.
+        soft = math.ceil(usage.ru_utime + usage.ru_stime) + cpu_seconds
         before = resource.getrlimit(resource.RLIMIT_CPU)
         limit_hard = before[1]
         if hard:
