@@ -61,6 +61,28 @@ def test_run_until_overrides_the_horizon_and_cancelled_events_never_run():
     assert sim.now == 2.0
 
 
+def test_fed_events_pop_as_if_all_were_scheduled_at_once():
+    """Arrivals fed one at a time (unsorted, ties included) come in the order scheduling all of them gives,
+    among other events at the same instants; the heap never holds more than one of them."""
+    times = [3.0, 1.0, 3.0, 0.0, 1.0]
+    logs, largest = [], []
+    for fed in (False, True):
+        sim = Log()
+        sim.schedule(1.0, Priority.COMPLETION, "b", "before the arrivals at 1")
+        sim.schedule(3.0, Priority.SCHEDULE, "b", "after the arrivals at 3")
+        if fed:
+            sim.feed(times, Priority.ARRIVAL, "a")
+            sim.subscribe("a", lambda sim, event: largest.append(sum(e.kind == "a" for e in sim.events._heap)))
+        else:
+            for index, time in enumerate(times):
+                sim.schedule(time, Priority.ARRIVAL, "a", index)
+        sim.run()
+        logs.append(sim.log)
+    assert logs[1] == logs[0]
+    assert [payload for hook, _, payload in logs[0] if hook == "a"] == [3, 1, 4, 0, 2]
+    assert max(largest) <= 1
+
+
 def test_timed_counts_cpu_time_and_returns_the_result():
     sim = Simulation()
     assert sim.timed(sum, range(200_000)) == sum(range(200_000))

@@ -41,7 +41,9 @@ to the same frames.
 from __future__ import annotations
 
 from time import process_time
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
+
+import numpy as np
 
 from .events import Event, EventQueue, Priority
 from .observers import INSTANT
@@ -130,6 +132,29 @@ class Simulation:
     def schedule(self, time: float, priority: Priority | int, kind: str, payload: Any = None) -> int:
         """Schedule an event; returns its sequence number (to cancel it)."""
         return self.events.push(time, priority, kind, payload)
+
+    def feed(self, times: Sequence[float], priority: Priority | int, kind: str) -> None:
+        """Schedule one ``kind`` event per entry of ``times`` (its payload: the entry's index), in (time, index)
+        order, one at a time: the next is pushed as each is handled, so the heap holds one of them, not all.
+
+        They pop in the order scheduling all of them at once would give, provided no other kind of event has
+        ``priority``: each is pushed no later than its time, and ties among them fall to index order either way.
+        Call after ``kind``'s handler is registered.
+        """
+        order = np.lexsort((np.arange(len(times)), np.asarray(times, dtype=float))).tolist()
+        handler, fed = self.handlers[kind], iter(order)
+
+        def push_next() -> None:
+            index = next(fed, None)
+            if index is not None:
+                self.schedule(times[index], priority, kind, index)
+
+        def handled(event: Event) -> None:
+            push_next()
+            handler(event)
+
+        self.handlers[kind] = handled
+        push_next()
 
     def cancel_event(self, seq: int) -> None:
         """Drop a scheduled event (see :meth:`EventQueue.cancel`)."""

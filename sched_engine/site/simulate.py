@@ -129,19 +129,15 @@ class SiteSimulation(Simulation):
         self.samples: list[tuple] = []
         self.killed_at: list[tuple[float, int]] = []
         self._wakes: set[float] = set()
-        for kind, handler in (("end", self._end), ("arrive", self._arrival), ("fail", self._fail),
+        for kind, handler in (("end", self._end), ("arrive", self._arrive), ("fail", self._fail),
                               ("restart", self._restart), ("wake", self._woken)):
             self.on(kind, handler)
 
     # --- running ----------------------------------------------------------------------------------
 
     def run(self) -> None:
-        # Arrivals are fed one at a time, in (submit time, job) order: the heap holds the next one only, not the
-        # whole trace. They pop as if all were scheduled first: only arrivals have their priority, so ties among
-        # them fall to job order either way, and each is pushed before any later event can pop.
-        self._arrivals = np.lexsort((np.arange(len(self.submit)), np.asarray(self.submit, dtype=float))).tolist()
-        self._arrived = 0
-        self._feed_arrival()
+        # One arrival in the heap at a time, not the whole trace (only arrivals have their priority).
+        self.feed(self.submit, Priority.ARRIVAL, "arrive")
         for time, cluster, machine, duration in self._failures:
             self.schedule(time, Priority.FAILURE, "fail", (cluster, machine, duration))
         super().run()
@@ -169,18 +165,6 @@ class SiteSimulation(Simulation):
             self.next_sample += self.sample_step
 
     # --- events -----------------------------------------------------------------------------------
-
-    def _feed_arrival(self) -> None:
-        """Schedule the next arrival of the trace, if any is left."""
-        if self._arrived < len(self._arrivals):
-            job = self._arrivals[self._arrived]
-            self._arrived += 1
-            self.schedule(self.submit[job], Priority.ARRIVAL, "arrive", job)
-
-    def _arrival(self, event) -> None:
-        """An arrival event: the next one scheduled, this one's job handled."""
-        self._feed_arrival()
-        self._arrive(event)
 
     def _arrive(self, event) -> None:
         job = event.payload
