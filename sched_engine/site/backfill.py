@@ -99,9 +99,10 @@ def backfill_easy(sim, candidates, now: float) -> int:
 
         def givable(per_cpu: float) -> int:
             if per_cpu not in cap:
-                cap[per_cpu] = 0
+                most_givable = 0
                 for c in clusters:
-                    cap[per_cpu] = max(cap[per_cpu], c.givable_total(per_cpu * low))
+                    most_givable = max(most_givable, c.givable_total(per_cpu * low))
+                cap[per_cpu] = most_givable
             return cap[per_cpu]
 
         if most == 0:
