@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -80,6 +81,25 @@ def assert_kept_totals_are_recomputes(cluster: SiteCluster, per_cpus) -> None:
             SiteCluster._givable(cluster.free_cpus, cluster.free_memory, per_cpu).sum())
     with_cpus = cluster.free_cpus > 0
     assert cluster.max_free_memory() == (float(cluster.free_memory[with_cpus].max()) if with_cpus.any() else 0.0)
+
+
+def shadow_afresh(cluster: SiteCluster, procs: int, per_cpu: float) -> tuple[float, int, float] | None:
+    """EASY's reservation on ``cluster`` from its machines alone: after each estimated end in turn, the jobs ending
+    by then give back their CPUs and memory machine by machine, until the CPUs in all and (asking memory) the CPUs
+    the machines can give suffice; no running job may hold a machine that is down."""
+    if procs > cluster.up_total or (per_cpu > 0 and not cluster.fits_empty(procs, per_cpu)):
+        return None
+    free_cpus, free_memory = cluster.free_cpus.copy(), cluster.free_memory.copy()
+    for end in [-np.inf] + sorted({end for end, _ in cluster.running}):
+        for ending in [job for job_end, job in cluster.running if job_end == end]:
+            machines, counts, memory, _ = cluster.held[ending]
+            for machine, count, held in zip(machines, counts, memory):
+                free_cpus[machine] += count
+                free_memory[machine] += held
+        if free_cpus.sum() >= procs and (per_cpu <= 0 or SiteCluster._givable(free_cpus, free_memory,
+                                                                                 per_cpu).sum() >= procs):
+            return float(end), int(free_cpus.sum()) - procs, float(free_memory.sum()) - procs * max(per_cpu, 0.0)
+    return None
 
 
 def batch_run(cluster_specs, job_specs, failure_specs, policy, use_requirements=False):
@@ -370,29 +390,40 @@ def test_a_pass_reads_its_order_by_its_starting_keys_while_the_jobs_it_read_leav
 # The one machine keeps the most memory free while a job asking none comes and goes; then a job asking memory
 # leaves none with that much: the count of machines at the most must not have grown as the first job left.
 @example(machines=[(4, 1000.0)], steps=[("allocate", 1, 0.0), ("release", 0, 0.0), ("allocate", 1, 500.0)], kept=300)
+# A reservation past the first end where the CPUs in all suffice: a later end's machines, one already giving CPUs
+# at that memory per CPU, move the total machine by machine (what each gave before must come off).
+@example(machines=[(3, 1000.0), (4, 2500.0), (4, 1000.0), (3, 2500.0)],
+         steps=[("allocate", 1, 1000.0), ("allocate", 6, 1000.0), ("allocate", 2, 700.0), ("allocate", 1, 0.0),
+                ("allocate", 2, 0.0), ("allocate", 5, 700.0)], kept=300)
 def test_a_clusters_totals_kept_between_changes_are_those_computed_afresh(machines, steps, kept):
-    """givable_total and max_free_memory, kept from one allocation or release to the next, answer as a recompute."""
+    """givable_total and max_free_memory, kept from one allocation or release to the next, answer as a recompute;
+    so does EASY's reservation (shadow), whose CPUs givable move machine by machine past its first end."""
     cluster = SiteCluster(0, "c", [cpus for cpus, _ in machines], [memory for _, memory in machines])
     cluster.CHANGES_APPLIED, cluster.CHANGES_KEPT = min(kept, 24), kept   # a short log also empties and recomputes
-    held, down, job = [], [], 0
+    held, down, job, procs_of = [], [], 0, {}
 
     for kind, number, per_cpu in steps:
         if kind == "allocate" and cluster.fits(number, per_cpu):
-            cluster.allocate(job, number, per_cpu, float(job))
+            cluster.allocate(job, number, per_cpu, float(job // 2))   # two jobs per end
             held.append(job)
+            procs_of[job] = number
             job += 1
         elif kind == "release" and held:
             released = held.pop(number % len(held))
-            cluster.release(released, float(released))
+            cluster.release(released, float(released // 2))
         elif kind == "fail":
             machine = number % len(machines)
             held = [j for j in held if j not in cluster.fail(machine)]
             for victim in [j for j in list(cluster.held) if j not in held]:
-                cluster.release(victim, float(victim))
+                cluster.release(victim, float(victim // 2))
             down.append(machine)
         elif kind == "restart" and down:
             cluster.restart(down.pop(0))
         assert_kept_totals_are_recomputes(cluster, [per_cpu])
+        kept_shadow, afresh = cluster.shadow(number, per_cpu, procs_of), shadow_afresh(cluster, number, per_cpu)
+        assert (kept_shadow is None) == (afresh is None)
+        if afresh is not None:
+            assert kept_shadow[:2] == afresh[:2] and kept_shadow[2] == pytest.approx(afresh[2], rel=1e-12, abs=1e-9)
 
 
 @settings(max_examples=150, deadline=None)

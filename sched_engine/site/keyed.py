@@ -546,11 +546,38 @@ class KeyedWalk:
         condition, or its next job whose pick may move a ``top`` (H-DRF's
         events: its last job; under a root's child with a memory-dominant
         job waiting, also each job after which the leaf's direction turns),
-        whichever comes first (the job first when they are the same).
+        whichever comes first (the job first when they are the same). When
+        at most one leaf has a job meeting the condition at the walk's start
+        (most walks), its jobs are the walk, in its arrival order: no key.
         """
         keys, sim = self.keys, self.sim
         status, leaf_of = sim.status, sim.leaf
         head_leaf = leaf_of[head]
+        found: dict[int, int] = {}     # leaf -> position in its queue of its next job meeting the condition (-1: none)
+        pending = [0]   # leaves with a job that could start ahead
+
+        def search(leaf: int, low: int) -> None:
+            queue = self.queues[leaf]
+            position = first(queue, low)
+            if position >= 0 and queue.jobs[position] == head:
+                position = first(queue, position + 1)
+            pending[0] += (position >= 0) - (found.get(leaf, -1) >= 0)
+            found[leaf] = position
+
+        offering = [leaf for leaf in sorted(self.wanting) if self.leaves[leaf].waiting - (leaf == head_leaf) > 0]
+        for leaf in offering:
+            search(leaf, 0)
+        if pending[0] <= 1:
+            # At most one leaf has a job meeting the condition, and each start only tightens it (no other leaf gains
+            # one): the walk is that leaf's jobs meeting it, in its arrival order, which is its keys' order. No key
+            # is read, no event can reorder anything.
+            for leaf, position in found.items():
+                queue = self.queues[leaf]
+                while position >= 0:
+                    yield queue.jobs[position]
+                    search(leaf, position + 1)
+                    position = found[leaf]
+            return
         mixed = not self.cpu_dominant(head)
         directed: dict[int, list[int]] = {}   # leaf following its directions -> its slots, this pass's
         events: dict[int, list[int]] = {}     # leaf -> slots of the jobs whose pick may move a top, ascending
@@ -579,18 +606,8 @@ class KeyedWalk:
                 keys.exhaust(head_leaf, state)   # the head was its leaf's last job
         offered: dict[int, tuple[int, int, int]] = {}  # leaf -> (slot, kind, position in its queue) on the heap
         version: dict[int, int] = {}
-        found: dict[int, int] = {}     # leaf -> position in its queue of its next job meeting the condition (-1: none)
         cursor: dict[int, int] = {}    # leaf -> its next event, an index into events[leaf]
         heap = []
-        pending = [0]   # leaves with a job that could start ahead
-
-        def search(leaf: int, low: int) -> None:
-            queue = self.queues[leaf]
-            position = first(queue, low)
-            if position >= 0 and queue.jobs[position] == head:
-                position = first(queue, position + 1)
-            pending[0] += (position >= 0) - (found.get(leaf, -1) >= 0)
-            found[leaf] = position
 
         def offer(leaf: int) -> None:
             """Put the leaf's next item on the heap: its next job meeting the condition or its next event."""
@@ -612,17 +629,14 @@ class KeyedWalk:
             slot, kind, _ = offered[leaf]
             heappush(heap, (keys.key(leaf, self._dominant(leaf, slot), state), kind, leaf, version[leaf]))
 
-        for leaf in sorted(self.wanting):
+        for leaf in offering:
             jobs = self.leaves[leaf]
-            if jobs.waiting - (leaf == head_leaf) <= 0:
-                continue
             if keys.events and leaf not in directed and keys.may_move(leaf, state, mixed):
                 slot, listed = jobs.count - 1, jobs.jobs
                 while not (jobs.live[slot] and status[listed[slot]] == WAITING and listed[slot] != head):
                     slot -= 1
                 events[leaf] = [slot]
             version[leaf] = 0
-            search(leaf, 0)
             offer(leaf)
         while heap:
             _, kind, leaf, seen = heappop(heap)

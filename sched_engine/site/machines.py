@@ -311,6 +311,7 @@ class SiteCluster:
         free_memory = self.free_memory.copy() if memory_per_cpu > 0 else None
         running, up, held = self.running, self.up, self.held
         position = applied = 0
+        freed: dict[int, list] | None = None
         while position < len(running):
             est_end = running[position][0]
             while position < len(running) and running[position][0] == est_end:
@@ -324,18 +325,38 @@ class SiteCluster:
                 return est_end, available - procs, memory_left
             # The machines of the jobs ending by now give back their CPUs and memory, all at once (the CPUs in all
             # only now suffice, so no earlier end could have held the job): one numpy pass, not one per machine.
-            machines, counts, memory = [], [], []
-            for _, ending in running[applied:position]:
-                held_machines, held_counts, held_memory, _ = held[ending]
-                machines += held_machines
-                counts += held_counts
-                memory += held_memory
+            # After it each further end's machines change the total one by one (machine_givable: _givable's
+            # integers), ``freed`` holding those machines' free CPUs and memory, summed in the order given back.
+            if freed is None:
+                machines, counts, memory = [], [], []
+                for _, ending in running[applied:position]:
+                    held_machines, held_counts, held_memory, _ = held[ending]
+                    machines += held_machines
+                    counts += held_counts
+                    memory += held_memory
+                machines = np.array(machines, dtype=np.int64)
+                counts, memory = np.array(counts, dtype=np.int64), np.array(memory, dtype=float)
+                alive = up[machines]
+                np.add.at(free_cpus, machines[alive], counts[alive])
+                np.add.at(free_memory, machines[alive], memory[alive])
+                givable = int(self._givable(free_cpus, free_memory, memory_per_cpu).sum())
+                freed = {}
+            else:
+                for _, ending in running[applied:position]:
+                    held_machines, held_counts, held_memory, _ = held[ending]
+                    for machine, count, memory in zip(held_machines, held_counts, held_memory):
+                        if not up[machine]:
+                            continue
+                        state = freed.get(machine)
+                        if state is None:
+                            state = freed[machine] = [int(free_cpus[machine]), float(free_memory[machine])]
+                        givable -= machine_givable(state[0], state[1], memory_per_cpu)
+                        state[0] += count
+                        state[1] += memory
+                        givable += machine_givable(state[0], state[1], memory_per_cpu)
             applied = position
-            machines = np.array(machines, dtype=np.int64)
-            counts, memory = np.array(counts, dtype=np.int64), np.array(memory, dtype=float)
-            alive = up[machines]
-            np.add.at(free_cpus, machines[alive], counts[alive])
-            np.add.at(free_memory, machines[alive], memory[alive])
-            if int(self._givable(free_cpus, free_memory, memory_per_cpu).sum()) >= procs:
+            if givable >= procs:
+                for machine, (_, memory) in freed.items():
+                    free_memory[machine] = memory
                 return est_end, available - procs, float(free_memory.sum()) - need_memory
         return None
