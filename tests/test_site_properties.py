@@ -400,13 +400,12 @@ def test_a_clusters_totals_kept_between_changes_are_those_computed_afresh(machin
     so does EASY's reservation (shadow), whose CPUs givable move machine by machine past its first end."""
     cluster = SiteCluster(0, "c", [cpus for cpus, _ in machines], [memory for _, memory in machines])
     cluster.CHANGES_APPLIED, cluster.CHANGES_KEPT = min(kept, 24), kept   # a short log also empties and recomputes
-    held, down, job, procs_of = [], [], 0, {}
+    held, down, job = [], [], 0
 
     for kind, number, per_cpu in steps:
         if kind == "allocate" and cluster.fits(number, per_cpu):
             cluster.allocate(job, number, per_cpu, float(job // 2))   # two jobs per end
             held.append(job)
-            procs_of[job] = number
             job += 1
         elif kind == "release" and held:
             released = held.pop(number % len(held))
@@ -420,7 +419,7 @@ def test_a_clusters_totals_kept_between_changes_are_those_computed_afresh(machin
         elif kind == "restart" and down:
             cluster.restart(down.pop(0))
         assert_kept_totals_are_recomputes(cluster, [per_cpu])
-        kept_shadow, afresh = cluster.shadow(number, per_cpu, procs_of), shadow_afresh(cluster, number, per_cpu)
+        kept_shadow, afresh = cluster.shadow(number, per_cpu), shadow_afresh(cluster, number, per_cpu)
         assert (kept_shadow is None) == (afresh is None)
         if afresh is not None:
             assert kept_shadow[:2] == afresh[:2] and kept_shadow[2] == pytest.approx(afresh[2], rel=1e-12, abs=1e-9)

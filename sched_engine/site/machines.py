@@ -12,7 +12,8 @@ Failed machines give neither CPUs nor memory until they restart.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, insort
+from bisect import bisect_left, bisect_right, insort
+from itertools import accumulate
 
 import numpy as np
 
@@ -47,6 +48,7 @@ class SiteCluster:
         self.up_memory = self.total_memory
         self.used_memory = 0.0
         self.running: list[tuple[float, int]] = []  # (estimated end, job), sorted
+        self.running_cpus: list[int] = []   # the CPUs of each, in the same order
         # job -> its machines, CPUs and memory on each, and memory per CPU
         self.held: dict[int, tuple[list[int], list[int], list[float], float]] = {}
         # machine -> the jobs running on it: built from ``held`` at the first failure, kept from then on (a run
@@ -214,14 +216,17 @@ class SiteCluster:
         self.free_total -= procs
         self.used_memory += procs * memory_per_cpu
         self.held[job] = (taken, counts, held_memory, memory_per_cpu)
-        insort(self.running, (est_end, job))
+        at = bisect_right(self.running, (est_end, job))
+        self.running.insert(at, (est_end, job))
+        self.running_cpus.insert(at, procs)
         return taken
 
     def release(self, job: int, est_end: float) -> None:
         """Give back a job's CPUs and memory (those of failed machines stay unavailable)."""
         machines, counts, _, memory_per_cpu = self.held.pop(job)
-        running = self.running
-        del running[bisect_left(running, (est_end, job))]
+        at = bisect_left(self.running, (est_end, job))
+        del self.running[at]
+        del self.running_cpus[at]
         free_cpus, free_memory, up = self._free_cpus, self._free_memory, self.up
         changes, most, at_max = self._change_log(), self._max_free_memory, self._at_max
         array_cpus, array_memory, append = self.free_cpus, self.free_memory, changes.append
@@ -292,7 +297,7 @@ class SiteCluster:
 
     # --- reservations -----------------------------------------------------------------------------
 
-    def shadow(self, procs: int, memory_per_cpu: float, procs_of) -> tuple[float, int, float] | None:
+    def shadow(self, procs: int, memory_per_cpu: float) -> tuple[float, int, float] | None:
         """EASY's reservation for a job on this cluster: (shadow time, extra CPUs, extra memory).
 
         The earliest estimated end of running jobs after which the job fits
@@ -306,57 +311,56 @@ class SiteCluster:
         need_memory = procs * max(memory_per_cpu, 0.0)
         if self.fits(procs, memory_per_cpu):
             return float("-inf"), self.free_total - procs, float(self.free_memory.sum()) - need_memory
-        available = self.free_total
-        free_cpus = self.free_cpus.copy() if memory_per_cpu > 0 else None
-        free_memory = self.free_memory.copy() if memory_per_cpu > 0 else None
-        running, up, held = self.running, self.up, self.held
-        position = applied = 0
-        freed: dict[int, list] | None = None
-        while position < len(running):
-            est_end = running[position][0]
+        running, running_cpus, up, held = self.running, self.running_cpus, self.up, self.held
+        # The first end by which the CPUs in all suffice (no earlier end can hold the job): the running jobs' CPUs
+        # summed in end order, every job ending at that time with it.
+        freed_by = list(accumulate(running_cpus))
+        first = bisect_left(freed_by, procs - self.free_total)
+        if first == len(running):
+            return None
+        position = bisect_right(running, (running[first][0], math.inf))
+        est_end, available = running[position - 1][0], self.free_total + freed_by[position - 1]
+        if memory_per_cpu <= 0:
+            memory_left = float(self.free_memory.sum()) + sum(
+                float(sum(held[j][1])) * held[j][3] for _, j in running[:position])
+            return est_end, available - procs, memory_left
+        # The machines of the jobs ending by then give back their CPUs and memory, all at once: one numpy pass, not
+        # one per machine. After it each further end's machines change the total one by one (machine_givable:
+        # _givable's integers), ``freed`` holding those machines' free CPUs and memory, summed in the order given
+        # back (np.add.at adds in the order listed).
+        machines, counts, memory = [], [], []
+        for _, job in running[:position]:
+            held_machines, held_counts, held_memory, _ = held[job]
+            machines += held_machines
+            counts += held_counts
+            memory += held_memory
+        machines = np.array(machines, dtype=np.int64)
+        counts, memory = np.array(counts, dtype=np.int64), np.array(memory, dtype=float)
+        alive = up[machines]
+        free_cpus, free_memory = self.free_cpus.copy(), self.free_memory.copy()
+        np.add.at(free_cpus, machines[alive], counts[alive])
+        np.add.at(free_memory, machines[alive], memory[alive])
+        givable = int(self._givable(free_cpus, free_memory, memory_per_cpu).sum())
+        freed: dict[int, list] = {}
+        while givable < procs:
+            if position == len(running):
+                return None
+            est_end, applied = running[position][0], position
             while position < len(running) and running[position][0] == est_end:
-                available += procs_of[running[position][1]]
+                available += running_cpus[position]
                 position += 1
-            if available < procs:
-                continue
-            if free_cpus is None:
-                memory_left = float(self.free_memory.sum()) + sum(
-                    float(sum(held[j][1])) * held[j][3] for _, j in running[:position])
-                return est_end, available - procs, memory_left
-            # The machines of the jobs ending by now give back their CPUs and memory, all at once (the CPUs in all
-            # only now suffice, so no earlier end could have held the job): one numpy pass, not one per machine.
-            # After it each further end's machines change the total one by one (machine_givable: _givable's
-            # integers), ``freed`` holding those machines' free CPUs and memory, summed in the order given back.
-            if freed is None:
-                machines, counts, memory = [], [], []
-                for _, ending in running[applied:position]:
-                    held_machines, held_counts, held_memory, _ = held[ending]
-                    machines += held_machines
-                    counts += held_counts
-                    memory += held_memory
-                machines = np.array(machines, dtype=np.int64)
-                counts, memory = np.array(counts, dtype=np.int64), np.array(memory, dtype=float)
-                alive = up[machines]
-                np.add.at(free_cpus, machines[alive], counts[alive])
-                np.add.at(free_memory, machines[alive], memory[alive])
-                givable = int(self._givable(free_cpus, free_memory, memory_per_cpu).sum())
-                freed = {}
-            else:
-                for _, ending in running[applied:position]:
-                    held_machines, held_counts, held_memory, _ = held[ending]
-                    for machine, count, memory in zip(held_machines, held_counts, held_memory):
-                        if not up[machine]:
-                            continue
-                        state = freed.get(machine)
-                        if state is None:
-                            state = freed[machine] = [int(free_cpus[machine]), float(free_memory[machine])]
-                        givable -= machine_givable(state[0], state[1], memory_per_cpu)
-                        state[0] += count
-                        state[1] += memory
-                        givable += machine_givable(state[0], state[1], memory_per_cpu)
-            applied = position
-            if givable >= procs:
-                for machine, (_, memory) in freed.items():
-                    free_memory[machine] = memory
-                return est_end, available - procs, float(free_memory.sum()) - need_memory
-        return None
+            for _, job in running[applied:position]:
+                held_machines, held_counts, held_memory, _ = held[job]
+                for machine, count, memory in zip(held_machines, held_counts, held_memory):
+                    if not up[machine]:
+                        continue
+                    state = freed.get(machine)
+                    if state is None:
+                        state = freed[machine] = [int(free_cpus[machine]), float(free_memory[machine])]
+                    givable -= machine_givable(state[0], state[1], memory_per_cpu)
+                    state[0] += count
+                    state[1] += memory
+                    givable += machine_givable(state[0], state[1], memory_per_cpu)
+        for machine, (_, memory) in freed.items():
+            free_memory[machine] = memory
+        return est_end, available - procs, float(free_memory.sum()) - need_memory

@@ -332,7 +332,7 @@ class SiteSimulation(Simulation):
     def _reserve(self, job: int) -> tuple[int, float, int, int, float] | None:
         best = None
         for c in self.candidates[job]:
-            shadow = self.clusters[c].shadow(self.procs[job], self.memory_per_cpu[job], self.procs)
+            shadow = self.clusters[c].shadow(self.procs[job], self.memory_per_cpu[job])
             if shadow is not None and (best is None or shadow[0] < best[1]):
                 best = (job, shadow[0], c, shadow[1], shadow[2])
         return best
