@@ -395,6 +395,15 @@ def test_a_pass_reads_its_order_by_its_starting_keys_while_the_jobs_it_read_leav
 @example(machines=[(3, 1000.0), (4, 2500.0), (4, 1000.0), (3, 2500.0)],
          steps=[("allocate", 1, 1000.0), ("allocate", 6, 1000.0), ("allocate", 2, 700.0), ("allocate", 1, 0.0),
                 ("allocate", 2, 0.0), ("allocate", 5, 700.0)], kept=300)
+# A machine left with less free memory than the least a machine has per CPU (of its free CPUs): the total can no
+# longer be every free CPU, even for a job asking less than that least.
+@example(machines=[(3, 1000.0), (3, 8000.0), (4, 8000.0)],
+         steps=[("allocate", 3, 250.0), ("release", 6, 1000.0), ("allocate", 1, 1000.0), ("allocate", 3, 250.0)],
+         kept=300)
+# A release can leave a machine tight too: the job giving back CPUs asked less memory per CPU than the others.
+@example(machines=[(5, 8000.0)],
+         steps=[("allocate", 1, 0.0), ("allocate", 2, 3000.0), ("allocate", 2, 1000.0), ("release", 6, 1000.0)],
+         kept=300)
 def test_a_clusters_totals_kept_between_changes_are_those_computed_afresh(machines, steps, kept):
     """givable_total and max_free_memory, kept from one allocation or release to the next, answer as a recompute;
     so does EASY's reservation (shadow), whose CPUs givable move machine by machine past its first end."""

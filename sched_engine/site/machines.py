@@ -70,6 +70,15 @@ class SiteCluster:
         self._max_free_memory: float | None = None
         self._at_max = 0
         self._idle_givable: dict[tuple[float, bool], int] = {}   # fits_empty's totals, until a machine fails or restarts
+        # ``_ratio``: the least memory per CPU of a machine. A machine is tight while its free memory is below
+        # ``_ratio`` MB per free CPU; while none is, a job asking at most ``_loose_below`` MB per CPU (``_ratio`` less
+        # a margin that covers rounding) gets every free CPU: the CPUs givable are free_total (givable_total). Tight
+        # machines are counted as allocations and releases change them; None: computed when asked (at the start and
+        # after a failure or restart).
+        with_cpus = self.cpus > 0
+        self._ratio = float((self.memory[with_cpus] / self.cpus[with_cpus]).min()) if with_cpus.any() else 0.0
+        self._loose_below = self._ratio * (1 - 1e-6)
+        self._tight: int | None = None
 
     @property
     def max_memory_per_cpu(self) -> float:
@@ -100,6 +109,11 @@ class SiteCluster:
         """CPUs the machines can give now, in all, to a job asking ``memory_per_cpu`` MB per CPU."""
         if memory_per_cpu <= 0:
             return self.free_total
+        if memory_per_cpu <= self._loose_below:
+            if self._tight is None:
+                self._tight = int((self.free_memory < self.free_cpus * self._ratio).sum())
+            if not self._tight:
+                return self.free_total   # no machine tight: each gives every free CPU (see __init__)
         changes = self._changes
         known = self._givable_total.get(memory_per_cpu)
         if known is not None and len(changes) - known[1] <= self.CHANGES_APPLIED:
@@ -128,6 +142,7 @@ class SiteCluster:
         self._givable_total.clear()
         self._changes.clear()
         self._max_free_memory = None
+        self._tight = None
 
     def fits(self, procs: int, memory_per_cpu: float) -> bool:
         """Whether the job fits now (CPUs and memory, machine by machine)."""
@@ -193,6 +208,7 @@ class SiteCluster:
         emptied = False
         changes, most, at_max = self._change_log(), self._max_free_memory, self._at_max
         array_cpus, array_memory, append = self.free_cpus, self.free_memory, changes.append
+        tight, ratio = self._tight, self._ratio
         held_memory = []
         for machine, count in zip(taken, counts):
             cpus_before, memory_before = free_cpus[machine], free_memory[machine]
@@ -204,13 +220,15 @@ class SiteCluster:
             array_cpus[machine] = free_cpus[machine] = cpus_after
             array_memory[machine] = free_memory[machine] = memory_after
             append((machine, cpus_before, memory_before, cpus_after, memory_after))
+            if tight is not None:
+                tight += (memory_after < cpus_after * ratio) - (memory_before < cpus_before * ratio)
             held_memory.append(count * memory_per_cpu)
             if not cpus_after:
                 emptied = True
         if self.machine_jobs is not None:
             for machine in taken:
                 self.machine_jobs[machine].add(job)
-        self._max_free_memory, self._at_max = most, at_max
+        self._max_free_memory, self._at_max, self._tight = most, at_max, tight
         if emptied:
             avail[:scanned] = [machine for machine in avail[:scanned] if free_cpus[machine]]
         self.free_total -= procs
@@ -230,6 +248,7 @@ class SiteCluster:
         free_cpus, free_memory, up = self._free_cpus, self._free_memory, self.up
         changes, most, at_max = self._change_log(), self._max_free_memory, self._at_max
         array_cpus, array_memory, append = self.free_cpus, self.free_memory, changes.append
+        tight, ratio = self._tight, self._ratio
         if self.machine_jobs is not None:
             for machine in machines:
                 self.machine_jobs[machine].discard(job)
@@ -243,6 +262,8 @@ class SiteCluster:
                 array_cpus[machine] = free_cpus[machine] = cpus_after
                 array_memory[machine] = free_memory[machine] = memory_after
                 append((machine, cpus_before, memory_before, cpus_after, memory_after))
+                if tight is not None:
+                    tight += (memory_after < cpus_after * ratio) - (memory_before < cpus_before * ratio)
                 if most is not None:   # memory only grows, and the machine has a CPU free now
                     if cpus_before and memory_before == most:
                         at_max -= 1
@@ -253,7 +274,7 @@ class SiteCluster:
                 freed += count
         if newly:
             rejoin(self.avail, newly)
-        self._max_free_memory, self._at_max = most, at_max
+        self._max_free_memory, self._at_max, self._tight = most, at_max, tight
         self.free_total += freed
         self.used_memory -= float(sum(counts)) * memory_per_cpu
 
