@@ -69,8 +69,9 @@ def backfill_easy(sim, candidates, now: float) -> int:
     # stop rule); read by key or in arrival order it reads only jobs meeting the condition, and counts them
     # once, to skip a walk in which nothing could pass.
     counted = sim.by_size is not None and candidates is not None and not alone
-    passed = SizeIndex() if counted else None  # jobs examined that met the condition then and did not start
-    if counted:
+    # Jobs examined that met the condition then and did not start, the head first (read by key, the head alone).
+    passed = SizeIndex() if counted and not keyed else None
+    if passed is not None:
         passed.add(procs_of[head], memory_of[head], estimate_of[head])
 
     def condition(count: bool):
@@ -107,9 +108,14 @@ def backfill_easy(sim, candidates, now: float) -> int:
 
         if most == 0:
             left = 0   # no CPU free: nothing can start, nothing to count
-        elif count:
+        elif count and keyed:
             # Read by key, the count only says whether any job but the head could pass: two found settle it.
-            left = (sim.by_size.count(most, memory, any_length, limit, givable, enough=2 if keyed else math.inf)
+            need, per_cpu = procs_of[head], memory_of[head]
+            head_meets = (need <= most and per_cpu <= memory and need <= givable(per_cpu)
+                          and (need <= any_length(per_cpu) or estimate_of[head] <= limit))
+            left = sim.by_size.count(most, memory, any_length, limit, givable, enough=2) - head_meets
+        elif count:
+            left = (sim.by_size.count(most, memory, any_length, limit, givable)
                     - passed.count(most, memory, any_length, limit, givable))
         else:
             left = math.inf
