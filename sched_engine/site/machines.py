@@ -90,10 +90,17 @@ class SiteCluster:
         if self.free_total == 0:
             return 0.0
         if self._max_free_memory is None:
-            with_cpus = self.free_memory[self.free_cpus > 0]
-            self._max_free_memory = most = float(with_cpus.max())
-            self._at_max = int((with_cpus == most).sum())
+            if len(self.avail) <= self.FEW_AVAILABLE:   # the machines with a CPU free, read from the lists
+                with_cpus = list(map(self._free_memory.__getitem__, self.avail))
+                self._max_free_memory = most = max(with_cpus)
+                self._at_max = with_cpus.count(most)
+            else:
+                with_cpus = self.free_memory[self.free_cpus > 0]
+                self._max_free_memory = most = float(with_cpus.max())
+                self._at_max = int((with_cpus == most).sum())
         return self._max_free_memory
+
+    FEW_AVAILABLE = 256   # up to this many machines with a CPU free, max_free_memory reads them from the lists
 
     # --- what fits --------------------------------------------------------------------------------
 
