@@ -409,7 +409,7 @@ def test_a_clusters_totals_kept_between_changes_are_those_computed_afresh(machin
     so does EASY's reservation (shadow), whose CPUs givable move machine by machine past its first end."""
     cluster = SiteCluster(0, "c", [cpus for cpus, _ in machines], [memory for _, memory in machines])
     cluster.CHANGES_APPLIED, cluster.CHANGES_KEPT = min(kept, 24), kept   # a short log also empties and recomputes
-    cluster.FEW_AVAILABLE = 256 if kept > 2 else 0   # the most memory free read from the lists or from numpy
+    cluster.FEW_AVAILABLE = cluster.FEW_GIVING = 256 if kept > 2 else 0   # machines read from the lists or numpy
     held, down, job = [], [], 0
 
     for kind, number, per_cpu in steps:

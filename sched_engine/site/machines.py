@@ -121,20 +121,28 @@ class SiteCluster:
                 self._tight = int((self.free_memory < self.free_cpus * self._ratio).sum())
             if not self._tight:
                 return self.free_total   # no machine tight: each gives every free CPU (see __init__)
-        changes = self._changes
+        # machine_givable is _givable's arithmetic machine by machine: the same integers. Whichever reads fewer
+        # machines: the changes since the total was last known (two each), or the machines with a CPU free (the
+        # others give none) while they are few, or every machine at once (numpy).
+        changes, avail = self._changes, self.avail
         known = self._givable_total.get(memory_per_cpu)
-        if known is not None and len(changes) - known[1] <= self.CHANGES_APPLIED:
-            # machine_givable is _givable's arithmetic machine by machine: the same integers.
+        pending = len(changes) - known[1] if known is not None else math.inf
+        if 2 * pending <= len(avail) and pending <= self.CHANGES_APPLIED:
             total = known[0]
             for _, cpus_before, memory_before, cpus_after, memory_after in changes[known[1]:]:
                 total += (machine_givable(cpus_after, memory_after, memory_per_cpu)
                           - machine_givable(cpus_before, memory_before, memory_per_cpu))
+        elif len(avail) <= self.FEW_GIVING:
+            free_cpus, free_memory, total = self._free_cpus, self._free_memory, 0
+            for machine in avail:
+                total += machine_givable(free_cpus[machine], free_memory[machine], memory_per_cpu)
         else:
             total = int(self._givable(self.free_cpus, self.free_memory, memory_per_cpu).sum())
         self._givable_total[memory_per_cpu] = (total, len(changes))
         return total
 
     CHANGES_APPLIED = 24   # past this many machine changes a total is recomputed (numpy: ~6 µs for 1,000 machines)
+    FEW_GIVING = 24        # up to this many machines with a CPU free, a total is summed over them in Python
     CHANGES_KEPT = 256     # the log is emptied (and every total forgotten) when it grows past this
 
     def _change_log(self) -> list[tuple[int, int, float, int, float]]:
