@@ -469,7 +469,10 @@ class KeyedWalk:
             offered = {leaf: self._direction(leaf, self._slots(leaf)[0]) for leaf in sorted(live)
                        if keys.branch(leaf) in branches}
             state = keys.mixed_state(offered)
-            heap = [(keys.key(leaf, max(share_of(leaf)), state), leaf, 0) for leaf in live]
+            # Outside the mixed branches the tops are those kept for every direction CPU-dominant: so are the keys.
+            kept = keys.walk_state()
+            heap = [(keys.key(leaf, max(share_of(leaf)), state) if leaf in offered else self._first_key(leaf, kept),
+                     leaf, 0) for leaf in live]
         else:
             state = keys.walk_state() if keys.events else None
             heap = [(self._first_key(leaf, state), leaf, 0) for leaf in live]
