@@ -69,7 +69,8 @@ def backfill_easy(sim, candidates, now: float) -> int:
     # stop rule); read by key or in arrival order it reads only jobs meeting the condition, and counts them
     # once, to skip a walk in which nothing could pass.
     counted = sim.by_size is not None and candidates is not None and not alone
-    # Jobs examined that met the condition then and did not start, the head first (read by key, the head alone).
+    # Jobs examined that met the condition then and did not start, the head first (read by key none are kept: the
+    # count there leaves out only the head, tested directly).
     passed = SizeIndex() if counted and not keyed else None
     if passed is not None:
         passed.add(procs_of[head], memory_of[head], estimate_of[head])
