@@ -19,7 +19,7 @@ from sched_engine.site import _share_tree, jobs_frame, timeline
 from sched_engine.site.machines import SiteCluster
 from sched_engine.site.order import BACKFILLING, ORDERS, DRFOrder, FCFSOrder, HDRFOrder, MCHOrder, WeightedDRFOrder
 from sched_engine.site.simulate import SiteSimulation
-from sched_engine.site.waiting import ArrivalQueue, ClassPositions
+from sched_engine.site.waiting import ArrivalQueue, ClassPositions, SizeIndex
 
 clusters_strategy = st.lists(st.tuples(st.integers(1, 4), st.integers(1, 4), st.sampled_from([1.0, 2.0]),
                                        st.sampled_from([1000, 3000, 8000])), min_size=1, max_size=3)
@@ -458,3 +458,37 @@ def test_a_class_read_in_python_first_answers_as_the_numpy_chunks(jobs, left, sc
                 assert positions.first_waiting(low, before, queue, limit) == expected
     finally:
         ClassPositions.SCAN = kept
+
+
+@settings(max_examples=150, deadline=None)
+@given(jobs=st.lists(st.tuples(st.integers(1, 4), st.sampled_from([0.0, 500.0, 1500.0]), st.integers(0, 9)),
+                     min_size=1, max_size=30),
+       steps=st.lists(st.tuples(st.sampled_from(["add", "remove", "count"]), st.integers(0, 29),
+                                st.integers(0, 5), st.sampled_from([0.0, 500.0, 2000.0]), st.integers(0, 4),
+                                st.floats(-1.0, 10.0)), max_size=60),
+       universe=st.booleans())
+def test_a_size_index_counts_the_jobs_it_holds_that_meet_the_condition(jobs, steps, universe):
+    """SizeIndex.count, its estimates kept in sorted lists or in Fenwick trees over a known universe (changes noted
+    and applied at the next count), counts what a scan of the jobs held counts."""
+    index = SizeIndex([(procs, per_cpu, float(estimate)) for procs, per_cpu, estimate in jobs] if universe else None)
+    held: list[int] = []
+    for kind, which, max_free, max_memory, spare, limit in steps:
+        job = which % len(jobs)
+        procs, per_cpu, estimate = jobs[job]
+        if kind == "add" and job not in held:
+            index.add(procs, per_cpu, float(estimate))
+            held.append(job)
+        elif kind == "remove" and job in held:
+            index.remove(procs, per_cpu, float(estimate))
+            held.remove(job)
+        elif kind == "count":
+            def givable(per_cpu: float, free: int = max_free) -> int:
+                return free - (per_cpu > 0)   # a CPU fewer for jobs asking memory
+
+            def any_length(per_cpu: float, short: int = spare) -> int:
+                return short
+
+            expected = sum(1 for j in held
+                           if jobs[j][0] <= max_free and jobs[j][1] <= max_memory and jobs[j][0] <= givable(jobs[j][1])
+                           and (jobs[j][0] <= any_length(jobs[j][1]) or jobs[j][2] <= limit))
+            assert index.count(max_free, max_memory, any_length, limit, givable) == expected

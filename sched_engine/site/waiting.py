@@ -41,15 +41,20 @@ def direction(cpu: float, memory: float) -> list[float]:
 
 class _Estimates:
     """A multiset of estimates: sorted list (any values) or, given every value it can hold, counts in a Fenwick
-    tree over those values (adding and removing cost a logarithm, not a shift of a long list)."""
+    tree over those values (adding and removing cost a logarithm, not a shift of a long list).
 
-    __slots__ = ("values", "slot", "tree", "size", "items")
+    In the tree, adding and removing only note the change per value (``pending``); a count first applies the
+    changes noted since the last one, so a job that arrives and leaves between two counts never walks the tree.
+    """
+
+    __slots__ = ("values", "slot", "tree", "size", "items", "pending")
 
     def __init__(self, universe: list[float] | None = None):
         self.values = sorted(set(universe)) if universe is not None else None
         self.slot = {value: i + 1 for i, value in enumerate(self.values)} if universe is not None else None
         self.tree = [0] * (len(self.values) + 1) if universe is not None else None
         self.items: list[float] = []
+        self.pending: dict[float, int] = {}
         self.size = 0
 
     def __len__(self) -> int:
@@ -67,18 +72,23 @@ class _Estimates:
         if self.tree is None:
             insort(self.items, value)
         else:
-            self._bump(value, 1)
+            self.pending[value] = self.pending.get(value, 0) + 1
 
     def remove(self, value: float) -> None:
         self.size -= 1
         if self.tree is None:
             del self.items[bisect_left(self.items, value)]
         else:
-            self._bump(value, -1)
+            self.pending[value] = self.pending.get(value, 0) - 1
 
     def at_most(self, limit: float) -> int:
         if self.tree is None:
             return bisect_right(self.items, limit)
+        if self.pending:
+            for value, step in self.pending.items():
+                if step:
+                    self._bump(value, step)
+            self.pending.clear()
         tree, i, total = self.tree, bisect_right(self.values, limit), 0
         while i > 0:
             total += tree[i]
