@@ -16,6 +16,7 @@ from sched_engine.batch.simulate import BatchSimulation
 from sched_engine.batch.waiting import Positions
 from sched_engine.core.observers import INSTANT
 from sched_engine.site import _share_tree, jobs_frame, timeline
+from sched_engine.site.keyed import HDRFKeys
 from sched_engine.site.machines import SiteCluster
 from sched_engine.site.order import BACKFILLING, ORDERS, DRFOrder, FCFSOrder, HDRFOrder, MCHOrder, WeightedDRFOrder
 from sched_engine.site.simulate import SiteSimulation
@@ -185,13 +186,13 @@ def _picked_one_by_one(order_class):
 @given(clusters=clusters_strategy, jobs=jobs_strategy, failures=failures_strategy, requirements=st.booleans(),
        order=st.sampled_from([DRFOrder, WeightedDRFOrder, HDRFOrder]), groups=st.integers(1, 3),
        half_life=st.sampled_from([0.0, 30.0]), depth=st.sampled_from([0, 1, 3]), elastic=st.booleans(),
-       three_levels=st.booleans())
+       three_levels=st.sampled_from([None, 1.0, 1.1]))
 # Found by a longer search: u2's last job blocks it, so group g0's top falls from 2 to 1 during the walk and g0's
 # keys must be scaled again (two machines; 26 one-second jobs of u0 and three of u1, u2, all at t=0).
 @example(clusters=[(2, 1, 1.0, 8000)], jobs=[(0, 1, 1, 0, 0, 0, 0)] * 26 + [(0, 1, 2, 0, 0, 1, 0), (0, 1, 1, 0, 0, 1, 0),
                                                                          (0, 1, 2, 0, 0, 2, 0)],
          failures=[], requirements=False, order=HDRFOrder, groups=2, half_life=0.0, depth=0, elastic=False,
-         three_levels=False)
+         three_levels=None)
 # Three jobs that could pass (by the CPUs free on the second cluster) but may run only on the full first one come
 # before one that may run on the second: the walk goes on past them, though its opening count (stopped at two, in
 # the first memory class) is used up.
@@ -199,15 +200,16 @@ def _picked_one_by_one(order_class):
          jobs=[(0, 100, 4, 1, 0, 5, 0), (1, 10, 4, 1, 0, 0, 0), (1, 500, 1, 1, 0, 1, 0), (1, 500, 1, 1, 0, 2, 500),
                (1, 500, 1, 1, 0, 3, 500), (1, 500, 1, 2, 0, 4, 500)],
          failures=[], requirements=True, order=DRFOrder, groups=1, half_life=0.0, depth=0, elastic=False,
-         three_levels=False)
+         three_levels=None)
 def test_easy_walk_read_by_key_examines_what_the_order_generated_pick_by_pick_does(
         clusters, jobs, failures, requirements, order, groups, half_life, depth, elastic, three_levels):
     """Keys give the fair order's sequence (sched_engine/site/keyed.py): the schedules are the same, job for job,
-    on two-level trees and on :func:`_three_levels`' (where a department's ``top`` moves its parent's keys)."""
+    on two-level trees and on :func:`_three_levels`' (where a department's ``top`` moves its parent's keys; weights
+    whole or not)."""
     penalty = {"enabled": elastic, "min_fraction": 0.5, "penalty": {"kind": "spill", "factor": 2.0}}
     runs = [site_run(clusters, jobs, failures, kind(backfill="easy", half_life_s=half_life, backfill_depth=depth),
                      groups=groups, use_requirements=requirements, elastic=penalty,
-                     organisation=_three_levels(6) if three_levels else None)
+                     organisation=_three_levels(6, three_levels) if three_levels else None)
             for kind in (order, _picked_one_by_one(order))]
     assert runs[0].keyed is not None and runs[1].keyed is None
     for field in ("status", "start_time", "end_time", "cluster_of", "memory_fraction"):
@@ -254,21 +256,22 @@ def test_a_walk_after_a_settled_one_with_nothing_freed_starts_only_newcomers(
         np.testing.assert_array_equal(np.asarray(getattr(runs[0], field)), np.asarray(getattr(runs[1], field)))
 
 
-def _three_levels(users: int) -> dict:
-    """root -> two divisions -> groups -> users, weights unequal at every level."""
+def _three_levels(users: int, scale: float = 1.0) -> dict:
+    """root -> two divisions -> groups -> users, weights unequal at every level, times ``scale`` (1.1: weights
+    that are not whole numbers, whose sums round)."""
     return {"name": "root", "children": [
-        {"name": f"d{d}", "weight": float(d + 1), "children": [
-            {"name": f"d{d}g{g}", "weight": float(g + 2), "children": [
-                {"name": f"u{u}", "weight": float(1 + u % 3), "user": str(u)}
+        {"name": f"d{d}", "weight": float(d + 1) * scale, "children": [
+            {"name": f"d{d}g{g}", "weight": float(g + 2) * scale, "children": [
+                {"name": f"u{u}", "weight": float(1 + u % 3) * scale, "user": str(u)}
                 for u in range(users) if u % 4 == 2 * d + g]}
             for g in range(2)]}
         for d in range(2)]}
 
 
-def _three_level_site(jobs, usage, kind) -> SiteSimulation:
+def _three_level_site(jobs, usage, kind, scale: float = 1.0) -> SiteSimulation:
     """A site of one cluster (8 machines of 8 CPUs, 16,000 MB) under ``kind`` on :func:`_three_levels`' eight
     users, for ``jobs`` (CPUs, memory per CPU, user), none arrived yet, each user holding ``usage`` (CPUs, MB)."""
-    tree, group_of_leaf, _, _, paths = _share_tree(_three_levels(8))
+    tree, group_of_leaf, _, _, paths = _share_tree(_three_levels(8, scale))
     user_leaf = {p.split("/")[-1]: i for i, p in enumerate(paths)}
     sim = SiteSimulation(
         submit=[0.0] * len(jobs), run_time=[10.0] * len(jobs), estimate=[10.0] * len(jobs),
@@ -287,19 +290,20 @@ def _three_level_site(jobs, usage, kind) -> SiteSimulation:
 @given(jobs=st.lists(st.tuples(st.integers(1, 6), st.sampled_from([0, 500, 1500, 3000, 6000]), st.integers(0, 7)),
                      min_size=1, max_size=30),
        usage=st.lists(st.tuples(st.integers(0, 8), st.sampled_from([0, 2000, 9000])), min_size=8, max_size=8),
-       later=st.integers(0, 30))
+       later=st.integers(0, 30), scale=st.sampled_from([1.0, 1.1]))
 # u0's first key is kept from the first pass (ahead of u2's); u4 of u0's group arrives, its group's top goes from 1
 # to 3, and u0 must now come after u2 (shares 1/64 and 4/64 of the CPUs, keys 3/64 against 2/64 at the top level).
 @example(jobs=[(1, 0, 0), (1, 0, 2), (1, 0, 4)], usage=[(1, 0), (0, 0), (4, 0), (0, 0), (8, 0), (0, 0), (0, 0), (0, 0)],
-         later=2)
-def test_hdrf_order_read_by_key_is_the_order_picked_one_by_one_whatever_the_jobs_directions(jobs, usage, later):
+         later=2, scale=1.0)
+def test_hdrf_order_read_by_key_is_the_order_picked_one_by_one_whatever_the_jobs_directions(jobs, usage, later,
+                                                                                            scale):
     """A pass's whole H-DRF order from keys equals progressive filling's, with memory-dominant jobs waiting (their
     directions move departments' ``top`` mid-order) on a three-level tree; and again at a second pass after the
     jobs from ``later`` on arrived (new users open, moving the ``top`` of departments whose users' keys the first
     pass kept)."""
     orders = []
     for kind in (HDRFOrder, _picked_one_by_one(HDRFOrder)):
-        sim = _three_level_site(jobs, usage, kind)
+        sim = _three_level_site(jobs, usage, kind, scale)
         passes = []
         for arriving in (range(min(later, len(jobs))), range(min(later, len(jobs)), len(jobs))):
             for job in arriving:
@@ -492,3 +496,26 @@ def test_a_size_index_counts_the_jobs_it_holds_that_meet_the_condition(jobs, ste
                            if jobs[j][0] <= max_free and jobs[j][1] <= max_memory and jobs[j][0] <= givable(jobs[j][1])
                            and (jobs[j][0] <= any_length(jobs[j][1]) or jobs[j][2] <= limit))
             assert index.count(max_free, max_memory, any_length, limit, givable) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(toggles=st.lists(st.integers(0, 5), max_size=40), tenths=st.booleans())
+def test_hdrf_kept_tops_are_the_open_childrens_weights_summed_in_their_order(toggles, tenths):
+    """HDRFKeys' kept tops, moved by the weight of the child that opened or closed where the weights are whole
+    numbers, equal the open children's weights summed in their order (what progressive filling sums); with weights
+    of tenths the order of the sum shows in its last bit, and the tops are summed again."""
+    weights = [0.1, 0.2, 0.7] if tenths else [1.0, 2.0, 3.0]
+    tree, *_ = _share_tree({"name": "root", "children": [
+        {"name": f"g{g}", "weight": weights[g], "children": [
+            {"name": f"u{3 * g + u}", "weight": weights[u], "user": str(3 * g + u)} for u in range(3)]}
+        for g in range(2)]})
+    keys, waiting = HDRFKeys(tree), [False] * tree.leaf_count
+    for leaf in toggles:
+        if waiting[leaf]:
+            keys.closed(leaf)
+        else:
+            keys.opened(leaf)
+        waiting[leaf] = not waiting[leaf]
+        for department in range(tree.node_count):
+            if tree.children[department]:
+                assert keys.top[department] == keys._top(department, keys.blocked)

@@ -103,6 +103,12 @@ class HDRFKeys:
         for leaf, path in enumerate(self.up):
             for a, _, _ in path:
                 self.leaves_under[a].append(leaf)
+        self.paths = [tree.ancestors(node) for node in tree.leaf_node]   # per leaf: its ancestors, root last
+        # Departments whose children's weights are whole numbers (the equal weights' 1.0, sums below 2**52): any
+        # sum of them is exact in any order, so a top moves by the weight of the child that opened or closed, with
+        # the value _top sums over every child.
+        self.whole = [all(float(weight[c]).is_integer() for c in tree.children[a])
+                      and sum(weight[c] for c in tree.children[a]) < 2.0 ** 52 for a in range(n)]
 
     def _top(self, a: int, blocked) -> float:
         """``max_j sum_c w_c s_c`` over non-blocked children, in their order: the weights' sum (every s_c[cpu] = 1)."""
@@ -112,8 +118,9 @@ class HDRFKeys:
                 total += weight[c] * 1.0
         return total
 
-    def _retop(self, a: int) -> None:
-        top = self._top(a, self.blocked)
+    def _retop(self, a: int, child: int, step: float) -> None:
+        """Department ``a``'s child ``child`` opened (``step`` 1) or closed (-1): its ``top`` again."""
+        top = self.top[a] + step * self.tree.weight[child] if self.whole[a] else self._top(a, self.blocked)
         if top != self.top[a]:
             self.top[a] = top
             self.moved.add(a)
@@ -127,26 +134,28 @@ class HDRFKeys:
     def opened(self, leaf: int) -> None:
         """The leaf has a waiting job again."""
         self._own()
-        node = self.tree.leaf_node[leaf]
-        self.blocked[node] = False
-        for a in self.tree.ancestors(node):
+        child = self.tree.leaf_node[leaf]
+        self.blocked[child] = False
+        for a in self.paths[leaf]:
             self.open[a] += 1
-            self._retop(a)
+            self._retop(a, child, 1.0)
             if self.open[a] > 1:
                 return
             self.blocked[a] = False
+            child = a
 
     def closed(self, leaf: int) -> None:
         """The leaf has no waiting job left."""
         self._own()
-        node = self.tree.leaf_node[leaf]
-        self.blocked[node] = True
-        for a in self.tree.ancestors(node):
+        child = self.tree.leaf_node[leaf]
+        self.blocked[child] = True
+        for a in self.paths[leaf]:
             self.open[a] -= 1
-            self._retop(a)
+            self._retop(a, child, -1.0)
             if self.open[a] > 0:
                 return
             self.blocked[a] = True
+            child = a
 
     def walk_state(self) -> list[list]:
         """A walk's state: blocked, non-blocked children and ``top`` per node, the kept lists themselves until
