@@ -326,8 +326,11 @@ class SiteSimulation(Simulation):
         procs, memory = self.procs[job], self.memory_per_cpu[job]
         if self.elastic["enabled"]:
             memory *= self.elastic["min_fraction"]
-        return any(self.clusters[c].up_total >= procs and (memory <= 0 or self.clusters[c].fits_empty(procs, memory))
-                   for c in self.candidates[job])
+        for c in self.candidates[job]:   # a loop, not any() over a generator: once per pass
+            cluster = self.clusters[c]
+            if cluster.up_total >= procs and (memory <= 0 or cluster.fits_empty(procs, memory)):
+                return True
+        return False
 
     def _reserve(self, job: int) -> tuple[int, float, int, int, float] | None:
         best = None
