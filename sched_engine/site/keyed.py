@@ -91,7 +91,8 @@ class HDRFKeys:
         n = tree.node_count
         weight, position = tree.weight, tree.sibling_index
         # Per leaf: its departments below the root, nearest first, with weight and position.
-        self.up = [[(a, weight[a], position[a]) for a in tree.ancestors(node)[:-1]] for node in tree.leaf_node]
+        self.paths = [tree.ancestors(node) for node in tree.leaf_node]   # per leaf: its ancestors, root last
+        self.up = [[(a, weight[a], position[a]) for a in path[:-1]] for path in self.paths]
         self.leaf_weight = [weight[node] for node in tree.leaf_node]
         self.leaf_position = [position[node] for node in tree.leaf_node]
         self.blocked = [True] * n
@@ -103,7 +104,6 @@ class HDRFKeys:
         for leaf, path in enumerate(self.up):
             for a, _, _ in path:
                 self.leaves_under[a].append(leaf)
-        self.paths = [tree.ancestors(node) for node in tree.leaf_node]   # per leaf: its ancestors, root last
         # Departments whose children's weights are whole numbers (the equal weights' 1.0, sums below 2**52): any
         # sum of them is exact in any order, so a top moves by the weight of the child that opened or closed, with
         # the value _top sums over every child.
@@ -170,7 +170,7 @@ class HDRFKeys:
         blocked, open_children, top = state
         node = self.tree.leaf_node[leaf]
         blocked[node] = True
-        for a in self.tree.ancestors(node):
+        for a in self.paths[leaf]:
             open_children[a] -= 1
             if open_children[a] == 0:
                 blocked[a] = True

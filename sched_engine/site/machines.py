@@ -387,7 +387,7 @@ class SiteCluster:
                 position += 1
             for _, job in running[applied:position]:
                 held_machines, held_counts, held_memory, _ = held[job]
-                for machine, count, memory in zip(held_machines, held_counts, held_memory):
+                for machine, count, given in zip(held_machines, held_counts, held_memory):
                     if not up[machine]:
                         continue
                     state = freed.get(machine)
@@ -395,8 +395,8 @@ class SiteCluster:
                         state = freed[machine] = [int(free_cpus[machine]), float(free_memory[machine])]
                     givable -= machine_givable(state[0], state[1], memory_per_cpu)
                     state[0] += count
-                    state[1] += memory
+                    state[1] += given
                     givable += machine_givable(state[0], state[1], memory_per_cpu)
-        for machine, (_, memory) in freed.items():
-            free_memory[machine] = memory
+        for machine, (_, memory_then) in freed.items():
+            free_memory[machine] = memory_then
         return est_end, available - procs, float(free_memory.sum()) - need_memory
