@@ -115,6 +115,10 @@ def profile(jobs: pd.DataFrame, header: dict | None, label: str) -> dict:
     requested = jobs["requested_time"].to_numpy(float) if "requested_time" in jobs.columns else np.full(len(jobs), np.nan)
     valid = requested > 0
     accuracy = run[valid] / requested[valid]
+    accuracy_codes = np.searchsorted(ACCURACY_EDGES, accuracy, side="right") - 1
+    # Bins are [a, b) but for 0.9–1.0, which holds a job that ran exactly its requested time (killed at its limit,
+    # common in real logs); "> 1" is a job that ran over it.
+    accuracy_codes[accuracy == 1.0] = len(ACCURACY_LABELS) - 2
     span = float(submit.max() - submit.min()) if len(submit) else 0.0
     column = grouping(jobs)
     cpu_seconds = float((procs * run).sum())
@@ -123,7 +127,7 @@ def profile(jobs: pd.DataFrame, header: dict | None, label: str) -> dict:
         "hours": _shares(hours, 24), "weekdays": _shares(days, 7),
         "sizes": _shares(size_codes, len(size_labels)), "size_labels": size_labels,
         "runtimes": _shares(np.searchsorted(RUNTIME_EDGES, run, side="right") - 1, len(RUNTIME_LABELS)),
-        "accuracy": _shares(np.searchsorted(ACCURACY_EDGES, accuracy, side="right") - 1, len(ACCURACY_LABELS)),
+        "accuracy": _shares(accuracy_codes, len(ACCURACY_LABELS)),
         "numbers": {
             "jobs": len(jobs), "days": span / 86400.0,
             "jobs per day": len(jobs) / (span / 86400.0) if span > 0 else float(len(jobs)),
@@ -222,7 +226,9 @@ def result_rows(pairs, engine: str = "site") -> list[dict]:
 
     One row per policy and metric: the two values as the catalogue writes
     them, which site does better, and ◆ where they differ (as rounded for
-    reading: 0.01% against 0.00% is no difference).
+    reading: 0.01% against 0.00% is no difference). Counts of jobs name no
+    better site: the two sites run different workloads, so 400 finished
+    jobs against 300 says how many each had, not which did better.
     """
     rows = []
     for policy, value_a, value_b in pairs:
@@ -230,7 +236,8 @@ def result_rows(pairs, engine: str = "site") -> list[dict]:
             a, b = float(value_a(metric)), float(value_b(metric))
             shown = [catalogue.rounded(metric, value, engine) for value in (a, b)]
             apart = differs(*(float("nan") if v is None else float(v) for v in shown))
-            better = catalogue.better(metric, a, b, engine)
+            counted = catalogue.describe(metric, engine).kind == "count"
+            better = None if counted else catalogue.better(metric, a, b, engine)
             rows.append({"policy": policy, "metric": catalogue.label(metric, engine),
                          "site A": catalogue.formatted(metric, a, engine),
                          "site B": catalogue.formatted(metric, b, engine),
