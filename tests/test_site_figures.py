@@ -63,6 +63,21 @@ def test_a_clicked_group_is_drawn_bold_in_every_group_chart(tmp_path):
     assert figures.group_metric_figure([], "wait_s", "Wait", "s").layout.annotations
 
 
+
+def test_every_time_chart_spans_the_runs_whole_time_unless_a_window_is_chosen():
+    # Group y's isolation series ends at 10 s, the run's timeline at 500 s: every chart shows 0 to 500 s.
+    timeline = pd.DataFrame({"time": [0.0, 0.0, 10.0, 0.0, 500.0, 0.0, 500.0],
+                             "entity": ["x", "y", "y", "cpu", "cpu", "memory", "memory"],
+                             "metric": ["isolation_guarantee"] * 3 + ["utilisation"] * 4,
+                             "value": [1.0, 0.5, 1.0, 0.2, 0.0, 0.1, 0.0]})
+    jobs = pd.DataFrame({"group": ["x", "y"]})
+    runs = [("FCFS", jobs, timeline)]
+    whole = [0.0, 500.0 / 3600.0]
+    for figure in (figures.isolation_figure(runs), figures.utilisation_figure(runs),
+                   figures.group_metric_figure(runs, "isolation_guarantee", "Isolation", "share")):
+        assert list(figure.layout.xaxis.range) == whole
+    assert list(figures.utilisation_figure(runs, window=(3600.0, 7200.0)).layout.xaxis.range) == [1.0, 2.0]
+
 def _many_groups(groups: int = 300, samples: int = 300, seed: int = 3):
     """Two synthetic runs of a site with ``groups`` groups: jobs and a timeline shaped as the engine's."""
     rng = np.random.default_rng(seed)

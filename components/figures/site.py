@@ -60,9 +60,15 @@ def _step(series: pd.DataFrame, window, bins: int) -> tuple[np.ndarray, np.ndarr
     return np.round(times / 3600.0, 4), np.round(values, 4)
 
 
-def _range(window) -> list[float] | None:
-    """The x axis range (hours) of a window in seconds; None: the whole run."""
-    return [window[0] / 3600.0, window[1] / 3600.0] if window else None
+def _range(window, runs) -> list[float] | None:
+    """The x axis range (hours): the window (seconds), else the runs' whole span, the same on every chart (a group
+    whose series ends early does not shrink its chart's axis); None when the runs have no timeline."""
+    if window:
+        return [window[0] / 3600.0, window[1] / 3600.0]
+    times = [timeline["time"] for _, _, timeline in runs if len(timeline)]
+    if not times:
+        return None
+    return [min(float(t.min()) for t in times) / 3600.0, max(float(t.max()) for t in times) / 3600.0]
 
 
 def _titled(title: str, note: str) -> str:
@@ -108,7 +114,7 @@ def group_metric_figure(runs, metric: str, title: str, y_title: str, selected: s
                         hovertemplate=f"{group} entitled<br>%{{x:.1f}} h: %{{y:.3f}}<extra></extra>"))
     figure.update_layout(title=_titled(title, note), height=height, template="plotly_white", xaxis_title="time (h)",
                          yaxis_title=y_title, margin={"l": 50, "r": 20, "t": 50, "b": 40}, legend={"font": {"size": 10}},
-                         xaxis_range=_range(window))
+                         xaxis_range=_range(window, runs))
     return figure
 
 
@@ -140,7 +146,7 @@ def utilisation_figure(runs, window=None) -> go.Figure:
                                         line={"color": colour, "dash": DASHES[index % len(DASHES)], "width": 1.4}))
     figure.update_layout(title="CPU and memory utilisation", height=320, template="plotly_white",
                          xaxis_title="time (h)", yaxis_title="in use / up", yaxis_range=[0, 1.05],
-                         margin={"l": 50, "r": 20, "t": 40, "b": 40}, xaxis_range=_range(window))
+                         margin={"l": 50, "r": 20, "t": 40, "b": 40}, xaxis_range=_range(window, runs))
     return figure
 
 
