@@ -61,6 +61,9 @@ def test_a_clicked_group_is_drawn_bold_in_every_group_chart(tmp_path):
         assert any(name.endswith("entitled") for name in widths) or figure.layout.title.text.startswith("Isolation")
     assert len(figures.utilisation_figure(runs).data) == 4
     assert figures.group_metric_figure([], "wait_s", "Wait", "s").layout.annotations
+    # No failures: no group has a killed job, and the chart says so rather than drawing empty axes.
+    killed = figures.group_metric_figure(runs, "killed_jobs", "Killed", "jobs", none="No job was killed")
+    assert not killed.data and killed.layout.annotations[0].text == "No job was killed"
 
 
 

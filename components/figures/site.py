@@ -76,12 +76,15 @@ def _titled(title: str, note: str) -> str:
 
 
 def group_metric_figure(runs, metric: str, title: str, y_title: str, selected: str | None = None,
-                        entitled: bool = False, height: int = 320, window=None, note: str = "") -> go.Figure:
+                        entitled: bool = False, height: int = 320, window=None, note: str = "",
+                        none: str = "") -> go.Figure:
     """One line per group and run of a per-group timeline metric (with its entitled share, dotted, when asked).
 
     ``runs`` should come capped (:func:`~.site_groups.capped`; ``note`` says
     how); every line is cut to ``window`` (seconds, or None) and reduced so
-    the figure holds at most about :data:`POINT_BUDGET` points.
+    the figure holds at most about :data:`POINT_BUDGET` points. When no group
+    has the metric (no job was killed, say) the figure says ``none`` instead
+    of drawing empty axes.
     """
     groups = _groups(runs)
     if not runs or not groups:
@@ -112,6 +115,8 @@ def group_metric_figure(runs, metric: str, title: str, y_title: str, selected: s
                         name=f"{group} entitled", legendgroup=group, customdata=[group] * len(x),
                         line={"color": colours[group], "width": 1, "dash": "dot"}, opacity=opacity * 0.8,
                         hovertemplate=f"{group} entitled<br>%{{x:.1f}} h: %{{y:.3f}}<extra></extra>"))
+    if not figure.data and none:
+        return empty_figure(none, height)
     figure.update_layout(title=_titled(title, note), height=height, template="plotly_white", xaxis_title="time (h)",
                          yaxis_title=y_title, margin={"l": 50, "r": 20, "t": 50, "b": 40}, legend={"font": {"size": 10}},
                          xaxis_range=_range(window, runs))

@@ -61,7 +61,8 @@ def chart_figures(loaded, selected: str | None, window):
             figures.group_metric_figure(runs, "wait_s", "Median wait per group", "wait (s)", selected,
                                         window=window, note=note),
             figures.group_metric_figure(runs, "killed_jobs", "Killed jobs by group (cumulative)", "jobs", selected,
-                                        window=window, note=note))
+                                        window=window, note=note,
+                                        none="No job was killed in these runs: failures are off, or none hit a job"))
 
 
 def clicked_group(click) -> str | None:
