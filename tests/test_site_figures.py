@@ -133,3 +133,9 @@ def test_figures_and_summary_stay_bounded_with_300_groups():
     lines, _ = figures.stakeholder_summary(runs, {f"group {g}": 1 / 300 for g in range(300)})
     assert len(lines) == 2 * (site_groups.GROUP_LIMIT + 1) and lines[8].startswith("FCFS — other (292 groups): ")
     assert "for 97% entitlement" in lines[8]
+
+
+def test_groups_are_listed_as_people_read_them_numbers_by_value_and_other_last():
+    names = ["group 16", "group 2", "other (104 groups)", "research", "group 3", "a10b2", "a10b10", "a9"]
+    assert sorted(names, key=site_groups.reading_order) == [
+        "a9", "a10b2", "a10b10", "group 2", "group 3", "group 16", "research", "other (104 groups)"]

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 
 from .common import empty_figure
 from .downsample import step_points
-from .site_groups import GROUP_LIMIT, capped_run, held_cpu_time, other_label, top_groups
+from .site_groups import GROUP_LIMIT, capped_run, held_cpu_time, other_label, reading_order, top_groups
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
            "#7f7f7f")
@@ -31,8 +31,8 @@ MIN_BINS = 25
 
 
 def group_colours(groups) -> dict[str, str]:
-    """One colour per group, stable across charts (sorted names)."""
-    return {group: PALETTE[i % len(PALETTE)] for i, group in enumerate(sorted(set(groups)))}
+    """One colour per group, stable across charts (the palette in the groups' reading order)."""
+    return {group: PALETTE[i % len(PALETTE)] for i, group in enumerate(sorted(set(groups), key=reading_order))}
 
 
 def _emphasis(group: str, selected: str | None) -> tuple[float, float]:
@@ -46,7 +46,7 @@ def _groups(runs) -> list[str]:
     found: set[str] = set()
     for _, jobs, _ in runs:
         found |= set(jobs["group"].dropna().astype(str))
-    return sorted(found)
+    return sorted(found, key=reading_order)
 
 
 def _bins(traces: int) -> int:
@@ -209,7 +209,7 @@ def stakeholder_summary(runs, entitlement: dict[str, float], limit: int = GROUP_
         shares = cpu_time_shares(capped_jobs)
         started = capped_jobs[capped_jobs["start_time"].notna()]
         waits = started.groupby(started["group"].astype(str))["wait_time"].median()
-        for group in sorted(set(shares.index) | set(owed), key=lambda g: (g.startswith("other ("), g)):
+        for group in sorted(set(shares.index) | set(owed), key=reading_order):
             lines.append(f"{label} — {group}: {shares.get(group, 0.0):.0%} of CPU time for "
                          f"{owed.get(group, 0.0):.0%} entitlement, median wait "
                          f"{_duration(float(waits.get(group, np.nan)))}")

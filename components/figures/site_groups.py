@@ -18,6 +18,8 @@ holds its value until its next sample, 0 before its first):
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -30,6 +32,14 @@ SAMPLES = 2000
 
 def other_label(count: int) -> str:
     return f"other ({count} groups)"
+
+
+def reading_order(group: str) -> tuple:
+    """Sort key of group names as a person reads them: numbers by value ("group 2" before "group 16"), the merged
+    ``other (k groups)`` last. Split on digit runs, even places are text and odd places numbers, so two keys
+    compare text with text and numbers with numbers."""
+    parts = re.split(r"(\d+)", group)
+    return (group.startswith("other ("), [int(part) if index % 2 else part for index, part in enumerate(parts)])
 
 
 def held_cpu_time(jobs: pd.DataFrame) -> pd.Series:
@@ -48,8 +58,8 @@ def top_groups(runs, limit: int = GROUP_LIMIT) -> tuple[list[str], list[str]]:
         names |= set(jobs["group"].dropna().astype(str))
     ranked = sorted(names, key=lambda group: (-float(total.get(group, 0.0)), group))
     if len(ranked) <= limit + 1:   # merging one group into "other" would only rename it
-        return sorted(ranked), []
-    return sorted(ranked[:limit]), sorted(ranked[limit:])
+        return sorted(ranked, key=reading_order), []
+    return sorted(ranked[:limit], key=reading_order), sorted(ranked[limit:], key=reading_order)
 
 
 def _merged_series(rows: pd.DataFrame, how: str) -> tuple[np.ndarray, np.ndarray]:
