@@ -28,6 +28,9 @@ SHARE_MET = 0.95
 POINT_BUDGET = 12_000
 #: M4 bins a line keeps at least, however many lines a figure has.
 MIN_BINS = 25
+#: Right margin (px) of every time chart, wide enough for its legend ("other (104 groups) · H-DRF"), so the linked
+#: charts' plot areas have one width and their time axes line up one above the other.
+LEGEND_MARGIN = 230
 
 
 def group_colours(groups) -> dict[str, str]:
@@ -118,7 +121,8 @@ def group_metric_figure(runs, metric: str, title: str, y_title: str, selected: s
     if not figure.data and none:
         return empty_figure(none, height)
     figure.update_layout(title=_titled(title, note), height=height, template="plotly_white", xaxis_title="time (h)",
-                         yaxis_title=y_title, margin={"l": 50, "r": 20, "t": 50, "b": 40}, legend={"font": {"size": 10}},
+                         yaxis_title=y_title, margin={"l": 50, "r": LEGEND_MARGIN, "t": 50, "b": 40},
+                         legend={"font": {"size": 10}},
                          xaxis_range=_range(window, runs))
     return figure
 
@@ -151,7 +155,8 @@ def utilisation_figure(runs, window=None) -> go.Figure:
                                         line={"color": colour, "dash": DASHES[index % len(DASHES)], "width": 1.4}))
     figure.update_layout(title="CPU and memory utilisation", height=320, template="plotly_white",
                          xaxis_title="time (h)", yaxis_title="in use / up", yaxis_range=[0, 1.05],
-                         margin={"l": 50, "r": 20, "t": 40, "b": 40}, xaxis_range=_range(window, runs))
+                         margin={"l": 50, "r": LEGEND_MARGIN, "t": 40, "b": 40}, legend={"font": {"size": 10}},
+                         xaxis_range=_range(window, runs))
     return figure
 
 
