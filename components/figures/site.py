@@ -28,9 +28,10 @@ SHARE_MET = 0.95
 POINT_BUDGET = 12_000
 #: M4 bins a line keeps at least, however many lines a figure has.
 MIN_BINS = 25
-#: Right margin (px) of every time chart, wide enough for its legend ("other (104 groups) · H-DRF"), so the linked
-#: charts' plot areas have one width and their time axes line up one above the other.
-LEGEND_MARGIN = 230
+#: Left and right margins (px) of every time chart, wide enough for its y axis ("0.85" and its title) and its legend
+#: ("other (104 groups) · H-DRF"), so the linked charts' plot areas have one width and their time axes line up one
+#: above the other.
+AXIS_MARGIN, LEGEND_MARGIN = 64, 230
 
 
 def group_colours(groups) -> dict[str, str]:
@@ -121,7 +122,7 @@ def group_metric_figure(runs, metric: str, title: str, y_title: str, selected: s
     if not figure.data and none:
         return empty_figure(none, height)
     figure.update_layout(title=_titled(title, note), height=height, template="plotly_white", xaxis_title="time (h)",
-                         yaxis_title=y_title, margin={"l": 50, "r": LEGEND_MARGIN, "t": 50, "b": 40},
+                         yaxis_title=y_title, margin={"l": AXIS_MARGIN, "r": LEGEND_MARGIN, "t": 50, "b": 40},
                          legend={"font": {"size": 10}},
                          xaxis_range=_range(window, runs))
     return figure
@@ -155,7 +156,7 @@ def utilisation_figure(runs, window=None) -> go.Figure:
                                         line={"color": colour, "dash": DASHES[index % len(DASHES)], "width": 1.4}))
     figure.update_layout(title="CPU and memory utilisation", height=320, template="plotly_white",
                          xaxis_title="time (h)", yaxis_title="in use / up", yaxis_range=[0, 1.05],
-                         margin={"l": 50, "r": LEGEND_MARGIN, "t": 40, "b": 40}, legend={"font": {"size": 10}},
+                         margin={"l": AXIS_MARGIN, "r": LEGEND_MARGIN, "t": 40, "b": 40}, legend={"font": {"size": 10}},
                          xaxis_range=_range(window, runs))
     return figure
 
