@@ -246,3 +246,51 @@ def test_the_draft_callback_names_its_outputs_and_sets_only_what_an_action_chang
                                                           for k in page.draft.PRESET_FIELDS]
     with fired(page.ids.FORMAT, "value", "auto"):   # the trace in use is read that way already
         assert set(page.callbacks.edit(uploads, **_edit_values(draft)).values()) == {no_update}
+
+
+def test_an_upload_then_run_with_nothing_else_touched_runs_the_whole_trace_on_its_own_hardware(tmp_path, uploads):
+    """The page opens on the paper's set-up (MetaCentrum failures, 2,000 jobs at 4.7x): an own trace drops it."""
+    draft = page.draft.initial_draft()
+    opening = {**page.draft.PRESET_SETTINGS["complete"]}
+    with fired(page.ids.TRACE_UPLOAD, "contents", data_url(GOOD_SWF)):
+        out = page.callbacks.edit(uploads, **_edit_values(draft, trace_contents=data_url(GOOD_SWF),
+                                                          trace_name="mine.swf", settings_now=opening))
+    # The failure trace names MetaCentrum's clusters, which the header's one 4-CPU machine lacks.
+    assert out["failure_kind"] == "none" and out["scenarios"] == ["BASIC", "EXT-REQ"]
+    assert out["max_jobs"] is None and out["load_factor"] == 1.0
+    assert out["policies"] is no_update and out["seeds"] is no_update and out["req_share"] is no_update
+    said = str(out["trace_msg"])
+    assert "metacentrum-2009.failures does not fit" in said and "EXT-FAIL, EXT-ALL dropped" in said
+    assert "all 4 of mine.swf (was the first 2,000)" in said and "was 4.7" in said
+    settings = {**opening, **{k: out[k] for k in page.draft.PRESET_FIELDS if out[k] is not no_update}}
+    planned = page.run.plan(uploads, out["draft"], settings["max_jobs"], settings["failure_kind"], "start", [], [],
+                            settings["req_share"], "perfect", settings["load_factor"], settings["policies"],
+                            settings["scenarios"], settings["seeds"])
+    assert [(p.record["scenario"], p.record["policy"]) for p in planned] == [
+        (kind, policy) for kind in ("BASIC", "EXT-REQ") for policy in ("fcfs", "easy", "cons", "ls")]
+    cache = ResultCache(tmp_path / "runs")
+    for item in planned:
+        result = cache.run(item.scenario)[0]
+        assert len(result.jobs) == 4 and set(result.jobs["status"]) == {"finished"}
+
+
+def test_an_upload_keeps_a_failure_trace_that_fits_and_settings_already_its_own(uploads):
+    draft = page.draft.initial_draft()
+    mine = {"max_jobs": None, "failure_kind": "none", "req_share": 0, "load_factor": 1, "policies": ["easy"],
+            "scenarios": ["BASIC"], "seeds": 1}
+    with fired(page.ids.TRACE_UPLOAD, "contents", data_url(GOOD_SWF)):
+        out = page.callbacks.edit(uploads, **_edit_values(draft, trace_contents=data_url(GOOD_SWF),
+                                                          trace_name="mine.swf", settings_now=mine))
+    assert all(out[k] is no_update for k in page.draft.PRESET_FIELDS)
+    assert "Loaded mine.swf: 4 jobs." in str(out["trace_msg"])
+
+
+def test_an_own_trace_larger_than_local_search_can_take_starts_without_it(uploads, monkeypatch):
+    monkeypatch.setattr(page.draft, "LOCAL_SEARCH_JOBS", 3)
+    draft = page.draft.initial_draft()
+    mine = {"max_jobs": None, "failure_kind": "none", "req_share": 0, "load_factor": 1, "policies": ["easy", "ls"],
+            "scenarios": ["BASIC"], "seeds": 1}
+    with fired(page.ids.TRACE_UPLOAD, "contents", data_url(GOOD_SWF)):
+        out = page.callbacks.edit(uploads, **_edit_values(draft, trace_contents=data_url(GOOD_SWF),
+                                                          trace_name="mine.swf", settings_now=mine))
+    assert out["policies"] == ["easy"] and "Local Search left out" in str(out["trace_msg"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+from pathlib import Path
 
 import pytest
 from dash import no_update
@@ -238,3 +239,12 @@ class _Results:
 def test_a_bad_upload_is_refused_in_words(uploads):
     options, value, message = callbacks.upload(uploads, "data:text/plain;base64,////", "bad.swf")
     assert message.className == "error" and "bad.swf" in message.children
+
+
+def test_an_uploaded_site_trace_runs_whole(uploads):
+    data = (Path(__file__).parent / "data" / "batch" / "cons_vs_easy.swf").read_bytes()
+    contents = "data:application/octet-stream;base64," + base64.b64encode(data).decode()
+    options, value, message, max_jobs = callbacks.upload_site(uploads, contents, "mine.swf")
+    assert value.startswith("upload:") and max_jobs is None
+    assert "mine.swf: 4 jobs" in str(message) and "whole trace" in str(message)
+    assert callbacks.upload_site(uploads, "data:;base64,AAAA", "bad.swf")[3] is no_update

@@ -148,3 +148,22 @@ def test_a_200000_job_run_stays_within_the_payload_budget_and_zooming_shows_each
     largest = max(size for size, _ in responses)
     assert largest <= BUDGET_BYTES, f"largest response {largest / 2**20:.1f} MB"
     assert dash_duo.get_logs() == []
+
+
+def test_an_upload_then_run_with_nothing_else_touched_runs_the_whole_trace(dash_duo, tmp_path):
+    """The landing page's advice: drop an .swf on the upload box, then Run. The sample's set-up gives way."""
+    _open(dash_duo, create_app(tmp_path / "data"))
+    dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
+    _wait_for_every_callback(dash_duo)
+    _upload(dash_duo, page.ids.TRACE_UPLOAD, write_swf(tmp_path / "mine.swf", 2500, 512, 64))
+    dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_MSG}", "Failures set to none", timeout=TIMEOUT)
+    said = dash_duo.find_element(f"#{page.ids.TRACE_MSG}").text
+    assert "Jobs to simulate: all 2,500 of mine.swf (was the first 2,000)" in said
+    _wait_for_every_callback(dash_duo)
+    dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
+    # BASIC and EXT-REQ under FCFS, EASY, CONS and LS: 8 runs of the whole trace on its header's machine.
+    dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.message}", "8 run(s)", timeout=TIMEOUT)
+    assert "Not run" not in dash_duo.find_element(f"#{page.ids.PANEL.message}").text
+    dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.summary}", "1 cluster, 512 CPUs (the trace header of mine.swf)",
+                                    timeout=TIMEOUT)
+    assert dash_duo.get_logs() == []

@@ -38,7 +38,11 @@ FAILURE_INPUTS = {"failure_contents": Input(ids.FAILURE_UPLOAD, "contents"),
                   "failure_choice": Input(ids.FAILURE_CHOICE, "value")}
 EDIT_STATES = {"trace_name": State(ids.TRACE_UPLOAD, "filename"), "machines_name": State(ids.MACHINES_UPLOAD, "filename"),
                "failure_name": State(ids.FAILURE_UPLOAD, "filename"), "rows": State(ids.CLUSTERS, "data"),
-               "clusters_name": State(ids.CLUSTERS_NAME, "value"), "model": State(ids.DRAFT, "data")}
+               "clusters_name": State(ids.CLUSTERS_NAME, "value"), "model": State(ids.DRAFT, "data"),
+               #: The form's settings as they stand: a new trace adapts those that belonged to the sample.
+               "settings_now": {name: State(component, "value") for name, component in zip(draft.PRESET_FIELDS, (
+                   ids.MAX_JOBS, ids.FAILURE_KIND, ids.REQ_SHARE, ids.LOAD_FACTOR, ids.POLICIES, ids.SCENARIOS,
+                   ids.SEEDS))}}
 #: What an edit may change, by the names :func:`draft.edit_draft` gives them; then the format controls and
 #: the settings a preset sets (:data:`draft.PRESET_FIELDS`).
 EDIT_OUTPUTS = {"draft": Output(ids.DRAFT, "data"), "trace_msg": Output(ids.TRACE_MSG, "children"),
@@ -50,7 +54,7 @@ EDIT_OUTPUTS = {"draft": Output(ids.DRAFT, "data"), "trace_msg": Output(ids.TRAC
                     ids.SEEDS))}}
 
 
-def edit(uploads, model, rows, **form) -> dict:
+def edit(uploads, model, rows, settings_now=None, **form) -> dict:
     """One input action on the draft (see :func:`draft.edit_draft`): what it changes, by output name.
 
     ``form`` holds the callback's inputs and states by name; a preset also
@@ -61,13 +65,13 @@ def edit(uploads, model, rows, **form) -> dict:
                "machines_contents": form["machines_contents"], "machines_name": form["machines_name"],
                "failure_contents": form["failure_contents"], "failure_name": form["failure_name"],
                "rows": rows or [], "cluster_choice": form["cluster_choice"], "clusters_name": form["clusters_name"],
-               "failure_choice": form["failure_choice"]}
+               "failure_choice": form["failure_choice"], "settings": settings_now or {}}
     model = model if isinstance(model, dict) else draft.initial_draft()   # the page's own store, unless forged
     out = draft.edit_draft(ctx.triggered_id, model, payload, uploads)
     changes = {name: out[name] for name in ("draft", "trace_msg", "clusters_msg", "failure_msg", "clusters")
                if name in out}
     if out.get("settings"):
-        changes.update({name: out["settings"][name] for name in draft.PRESET_FIELDS})
+        changes.update({name: out["settings"][name] for name in draft.PRESET_FIELDS if name in out["settings"]})
     # The format controls follow the trace in use. They are set here, not from the draft by another
     # callback: that would close a loop of callbacks, and Dash then skips a re-run (an upload made while
     # the page loads was shown as loaded while the page kept describing the old trace).

@@ -17,7 +17,14 @@ from sched_engine.batch import TraceError, read_failures, read_machines
 from ...services.uploads import UploadError
 from ...widgets.fields import error
 from . import ids
-from .clusters import adopt_trace, cluster_rows, clusters_from_rows, load_cluster_choice, save_cluster_rows
+from .clusters import (
+    adopt_trace,
+    cluster_rows,
+    clusters_from_rows,
+    load_cluster_choice,
+    next_run_hardware,
+    save_cluster_rows,
+)
 from .run import SCENARIO_KINDS
 from .sources import SAMPLE_MACHINES, choice_ref, parse_trace, ref_path, sample_ref, trace_choice_ref
 
@@ -57,7 +64,70 @@ PRESET_SETTINGS = {
               "policies": ["fcfs", "easy", "cons", "ls"], "scenarios": ["BASIC", "EXT-REQ"], "seeds": 1},
 }
 # The settings a preset sets, in the order of the preset outputs of the draft-editing callback.
+# Above this many jobs an own trace starts without Local Search (:func:`own_trace_settings`): on RICC's busy
+# log its first 5,000 jobs took over 9 minutes (EASY: under a second).
+LOCAL_SEARCH_JOBS = 5000
 PRESET_FIELDS = ("max_jobs", "failure_kind", "req_share", "load_factor", "policies", "scenarios", "seeds")
+
+
+def failure_misfit(draft: dict, workload, uploads) -> str | None:
+    """Why the draft's failure trace cannot run on the clusters the next run uses, or None if it can.
+
+    The engine refuses a failure naming a cluster or a machine the hardware
+    lacks (:func:`sched_engine.batch.failures.failure_events`): the same check,
+    made when the hardware changes rather than when Run is pressed.
+    """
+    ref = draft.get("failure_trace")
+    if not ref:
+        return "there is no failure trace"
+    try:
+        clusters, _ = next_run_hardware(draft, workload)
+        frame = read_failures(ref_path(ref, uploads), source=ref["label"])
+    except ScenarioError as exc:
+        return str(exc)
+    machines = {cluster["name"]: cluster["machines"] for cluster in clusters}
+    for name, machine in zip(frame["cluster"], frame["machine"]):
+        if name not in machines:
+            return f"it names cluster {name!r}, which these clusters lack"
+        if machine >= machines[name]:
+            return f"it names machine {machine} of {name}, which has {machines[name]}"
+    return None
+
+
+def own_trace_settings(draft: dict, workload, settings: dict, uploads) -> tuple[dict, list[str]]:
+    """The form's settings adapted to a newly loaded trace, and a sentence per change.
+
+    The page opens on the paper's set-up for its sample (a failure trace of
+    MetaCentrum's clusters, a cut to 2,000 jobs submitted 4.7 times as fast):
+    what belongs to that sample gives way to the new trace, so that Run with
+    nothing else touched runs the whole trace as logged, on its own hardware.
+    ``settings`` holds the form's current values (:data:`PRESET_FIELDS`);
+    only the fields that change are returned.
+    """
+    changes, notes = {}, []
+    label = draft["trace"]["label"]
+    scenarios = list(settings.get("scenarios") or [])
+    if settings.get("failure_kind") == "trace":
+        why = failure_misfit(draft, workload, uploads)
+        if why:
+            kept = [name for name in scenarios if not SCENARIO_KINDS[name][0]] or ["BASIC"]
+            dropped = [name for name in scenarios if name not in kept]
+            changes.update(failure_kind="none", scenarios=kept)
+            notes.append(f"Failures set to none: the failure trace {draft['failure_trace']['label']} does not fit "
+                         f"this hardware ({why})" + (f"; scenarios {', '.join(dropped)} dropped." if dropped else "."))
+    if settings.get("max_jobs"):
+        changes["max_jobs"] = None
+        notes.append(f"Jobs to simulate: all {len(workload.jobs):,} of {label} (was the first "
+                     f"{int(settings['max_jobs']):,}).")
+    policies = list(settings.get("policies") or [])
+    if "ls" in policies and len(workload.jobs) > LOCAL_SEARCH_JOBS:
+        changes["policies"] = [name for name in policies if name != "ls"]
+        notes.append(f"Local Search left out: its search grows with the backlog, minutes per thousand jobs on a busy "
+                     f"log ({len(workload.jobs):,} jobs here); tick it to run it anyway.")
+    if settings.get("load_factor") not in (None, 1, 1.0):
+        changes["load_factor"] = 1.0
+        notes.append(f"Load factor 1 (the jobs as logged; was {settings['load_factor']}).")
+    return changes, notes
 
 
 def trace_info(workload, label: str) -> list:
@@ -130,7 +200,8 @@ def edit_draft(trigger, draft: dict, payload: dict, uploads) -> dict:
             ref = {**trace_choice_ref(payload["sample"], uploads), "format": draft["trace"].get("format", "auto"),
                    "skip_malformed": draft["trace"].get("skip_malformed", False)}
             workload = parse_trace(ref, uploads)
-            return _trace_loaded(draft, adopt_trace(draft, ref, workload), workload)
+            out = _trace_loaded(draft, adopt_trace(draft, ref, workload), workload)
+            return _adapted(out, workload, payload, uploads) if ref["source"] == "upload" else out
         if trigger in (ids.FORMAT, ids.SKIP_MALFORMED):
             current = draft.get("rejected") or draft["trace"]
             if not draft.get("rejected") and (current.get("format", "auto"), bool(current.get("skip_malformed"))) \
@@ -166,6 +237,8 @@ def edit_draft(trigger, draft: dict, payload: dict, uploads) -> dict:
                 out["clusters"] = new["clusters"]
                 if kind == "trace":
                     out["clusters_msg"] = html.Span(f"Clusters from {new['clusters_label']}.", className="ok")
+            if kind == "trace":
+                return _adapted(out, parse_trace(new["trace"], uploads), payload, uploads)
             return out
         if trigger == ids.ADD_CLUSTER:
             rows = [*payload["rows"], {"name": f"cluster{len(payload['rows']) + 1}", "machines": 1,
@@ -220,3 +293,13 @@ def _trace_loaded(draft: dict, new: dict, workload) -> dict:
         out["clusters"] = new["clusters"]
         out["clusters_msg"] = html.Span(f"Clusters from {new['clusters_label']}.", className="ok")
     return out
+
+
+def _adapted(out: dict, workload, payload: dict, uploads) -> dict:
+    """A trace switch's outputs with the form's settings adapted to the trace (:func:`own_trace_settings`)."""
+    changes, notes = own_trace_settings(out["draft"], workload, payload.get("settings") or {}, uploads)
+    if not changes:
+        return out
+    message = out["trace_msg"]
+    return {**out, "settings": changes,
+            "trace_msg": html.Div([message, *(html.Div(note, className="hint") for note in notes)])}

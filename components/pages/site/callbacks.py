@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import partial
 
 import pandas as pd
-from dash import ALL, Input, Output, State, ctx, no_update
+from dash import ALL, Input, Output, State, ctx, html, no_update
 
 from sched_engine import ScenarioError
 
@@ -35,6 +35,19 @@ def upload(uploads, contents, filename):
     except (UploadError, ScenarioError) as exc:
         return no_update, no_update, error(f"{filename}: {exc}")
     return trace_choices(uploads), value, ok(f"{filename}: {len(workload.jobs):,} jobs")
+
+
+def upload_site(uploads, contents, filename):
+    """The site's own trace: stored and chosen as :func:`upload`, and run whole ("First jobs only" emptied).
+
+    The 2,000-job cut belongs to the sample the page opens on; an own trace
+    runs, and its organisation is derived from, every job it holds.
+    """
+    options, value, message = upload(uploads, contents, filename)
+    if value is no_update:
+        return options, value, message, no_update
+    return options, value, html.Div([message, html.Div("Runs the whole trace: 'First jobs only' emptied.",
+                                                       className="hint")]), None
 
 
 # The organisation's one callback (a second one setting the Store would race a Run pressed meanwhile).
@@ -146,11 +159,12 @@ def register(app, services) -> None:
     time_window.register(app, ids.WINDOW, ids.GRAPHS, ids.RESET_WINDOW, unit_seconds=3600.0)
     app.callback(Output(ids.TRACE, "options"), Output(ids.SECOND, "options"),
                  Input(ids.TRACE, "id"))(lambda _: (trace_choices(uploads),) * 2)
-    for dropdown, box, message in ((ids.TRACE, ids.UPLOAD, ids.UPLOAD_MSG),
-                                   (ids.SECOND, ids.SECOND_UPLOAD, ids.SECOND_MSG)):
-        app.callback(Output(dropdown, "options", allow_duplicate=True), Output(dropdown, "value"),
-                     Output(message, "children"), Input(box, "contents"), State(box, "filename"),
-                     prevent_initial_call=True)(partial(upload, uploads))
+    app.callback(Output(ids.TRACE, "options", allow_duplicate=True), Output(ids.TRACE, "value"),
+                 Output(ids.UPLOAD_MSG, "children"), Output(ids.MAX_JOBS, "value"), Input(ids.UPLOAD, "contents"),
+                 State(ids.UPLOAD, "filename"), prevent_initial_call=True)(partial(upload_site, uploads))
+    app.callback(Output(ids.SECOND, "options", allow_duplicate=True), Output(ids.SECOND, "value"),
+                 Output(ids.SECOND_MSG, "children"), Input(ids.SECOND_UPLOAD, "contents"),
+                 State(ids.SECOND_UPLOAD, "filename"), prevent_initial_call=True)(partial(upload, uploads))
     app.callback(output=ORG_OUTPUTS, inputs=ORG_INPUTS, state=ORG_STATES,
                  prevent_initial_call="initial_duplicate")(partial(organisation_edit, uploads))
     app.callback(Output(EDITOR.tree, "elements"), Output(ids.ORGANISATION, "data"), Output(ids.ORG_ORIGIN, "children"),
