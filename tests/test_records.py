@@ -75,3 +75,16 @@ def test_the_results_page_documents_every_declared_name():
     for table in (records.JOBS_COLUMNS, records.TIMELINE_METRICS, records.SUMMARY_METRICS):
         names += [name for engine in table.values() for name in engine]
     assert [name for name in names if f"`{name}`" not in page] == []
+
+
+def test_frames_written_as_csv_read_back_equal_and_mixed_columns_still_write(tmp_path):
+    from sched_engine.core.result import write_frame_csv
+
+    frame = pd.DataFrame({"job_id": [1, 2], "start_time": [0.0, float("nan")], "machines": ["0,1", ""],
+                          "reason": ["", 'a "quoted", text']})
+    write_frame_csv(frame, tmp_path / "a.csv")
+    back = pd.read_csv(tmp_path / "a.csv", keep_default_na=False, na_values=[""])
+    assert back["job_id"].tolist() == [1, 2] and back["start_time"].isna().tolist() == [False, True]
+    assert back["machines"].fillna("").tolist() == ["0,1", ""] and back["reason"].fillna("").tolist()[1] == 'a "quoted", text'
+    write_frame_csv(pd.DataFrame({"mixed": [1, "x"]}), tmp_path / "b.csv")
+    assert pd.read_csv(tmp_path / "b.csv")["mixed"].astype(str).tolist() == ["1", "x"]
