@@ -21,6 +21,7 @@ from .common import empty_figure
 from .downsample import ecdf_points, step_points
 
 HOUR = 3600.0
+SIZES_HEIGHT = 220   # the job-sizes chart, pixels (its box on the page is as tall)
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 OBJECTIVES = (
     ("mean_slowdown", "Avg. slowdown"),
@@ -167,12 +168,12 @@ def wait_distribution(runs: list[tuple[str, pd.DataFrame]], window=None) -> go.F
 def size_histogram(jobs: pd.DataFrame) -> go.Figure:
     """Jobs per processor-count bucket (powers of two) of an uploaded trace."""
     if jobs.empty:
-        return empty_figure("No jobs.", 220)
+        return empty_figure("No jobs.", SIZES_HEIGHT)
     buckets = 2 ** np.ceil(np.log2(np.maximum(jobs["procs"].to_numpy(dtype=float), 1)))
     counts = pd.Series(buckets).value_counts().sort_index()
     labels = [f"≤{int(b)}" for b in counts.index]
     figure = go.Figure(go.Bar(x=labels, y=counts.values, marker_color="#4c78a8",
                               hovertemplate="%{x} CPUs: %{y} jobs<extra></extra>"))
-    figure.update_layout(title="Job sizes (CPUs)", height=220, template="plotly_white",
+    figure.update_layout(title="Job sizes (CPUs)", height=SIZES_HEIGHT, template="plotly_white",
                          margin={"l": 50, "r": 10, "t": 35, "b": 30}, yaxis={"title": "jobs"})
     return figure

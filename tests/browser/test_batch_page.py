@@ -124,3 +124,25 @@ def test_a_run_past_the_servers_cpu_bound_is_stopped_and_says_why(dash_duo, tmp_
     assert "SCHEDSCOPE_RUN_CPU_SECONDS" in dash_duo.find_element(f"#{page.ids.PANEL.message}").text
     dash_duo.wait_for_element(f"#{page.ids.PANEL.run}:not([disabled])", timeout=TIMEOUT)
 
+
+
+def test_the_job_sizes_chart_never_covers_the_controls_below_it(dash_duo, tmp_path):
+    """Seen at 1440 x 900 on some fresh loads: the chart drawn 804 px tall over the panel, taking its clicks."""
+    dash_duo.driver.set_window_size(1440, 900)
+    _start(dash_duo, tmp_path)
+    for _ in range(3):
+        dash_duo.driver.refresh()
+        dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
+        dash_duo.wait_for_element(f"#{page.ids.SIZES} .bars", timeout=TIMEOUT)
+        box = dash_duo.driver.execute_script(
+            f"return document.getElementById('{page.ids.SIZES}').getBoundingClientRect().height;")
+        assert box <= page.layout.SIZES_HEIGHT + 1
+        for target in (f"#{page.ids.MAX_JOBS}", f"#{page.ids.FAILURE_KIND} input[value=none]"):
+            covered = dash_duo.driver.execute_script(
+                "const e = document.querySelector(arguments[0]); e.scrollIntoView({block: 'center'});"
+                "const r = e.getBoundingClientRect();"
+                "const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
+                "return top === e || e.contains(top) ? null : (top ? top.outerHTML.slice(0, 80) : 'nothing');",
+                target)
+            assert covered is None, f"{target} is covered by {covered}"
+    assert dash_duo.get_logs() == []

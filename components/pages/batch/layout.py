@@ -7,6 +7,7 @@ from dash import dash_table, dcc, html
 from sched_engine.batch import SYNTHETIC_DEFAULTS, TRACE_FORMATS
 from sched_engine.registry import REGISTRY
 
+from ...figures.batch import SIZES_HEIGHT
 from ...services import prepared
 from ...widgets import run_panel
 from ...widgets.fields import field, graph, upload_box
@@ -58,7 +59,7 @@ def layout() -> html.Div:
                             ),
                             html.Div(id=ids.TRACE_MSG, className="message"),
                             html.Div(id=ids.TRACE_INFO),
-                            graph(ids.SIZES),
+                            graph(ids.SIZES, height=SIZES_HEIGHT),
                             field("Jobs to simulate (first N by submission; empty = all)",
                                    dcc.Input(id=ids.MAX_JOBS, type="number", min=1, step=1, value=settings["max_jobs"],
                                              persistence=True)),
