@@ -294,3 +294,21 @@ def test_an_own_trace_larger_than_local_search_can_take_starts_without_it(upload
         out = page.callbacks.edit(uploads, **_edit_values(draft, trace_contents=data_url(GOOD_SWF),
                                                           trace_name="mine.swf", settings_now=mine))
     assert out["policies"] == ["easy"] and "Local Search left out" in str(out["trace_msg"])
+
+
+def test_an_upload_is_read_the_way_the_skip_box_shows_and_a_binary_file_gets_no_skip_hint(uploads):
+    draft = page.draft.initial_draft()
+    binary = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
+    out = page.draft.edit_draft(page.ids.TRACE_UPLOAD, draft, {**_upload_payload(draft, binary), "skip": False}, uploads)
+    assert "not UTF-8 text" in out["trace_msg"].children and "Tick" not in out["trace_msg"].children
+    # The box ticked (retrying the binary file failed, so the trace in use was still read strictly): the next
+    # truncated upload is read skipping its bad line, as the box says.
+    out = page.draft.edit_draft(page.ids.TRACE_UPLOAD, draft, {**_upload_payload(draft, BAD_SWF), "skip": True}, uploads)
+    assert out["draft"]["trace"]["skip_malformed"] is True and "Loaded mine.swf: 4 jobs" in str(out["trace_msg"])
+    out = page.draft.edit_draft(page.ids.TRACE_UPLOAD, draft, {**_upload_payload(draft, BAD_SWF), "skip": False}, uploads)
+    assert "line 11" in out["trace_msg"].children and "Tick 'skip malformed lines'" in out["trace_msg"].children
+
+
+def _upload_payload(draft, data, name="mine.swf") -> dict:
+    payload = {f"{p}_{k}": None for p in ("trace", "machines", "failure") for k in ("contents", "name")}
+    return {**payload, "trace_contents": data_url(data), "trace_name": name, "rows": draft["clusters"]}

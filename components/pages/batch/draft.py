@@ -154,19 +154,23 @@ def trace_info(workload, label: str) -> list:
     return [html.Dl([item for key, value in facts for item in (html.Dt(key), html.Dd(value))], className="facts")]
 
 
-def apply_upload(draft: dict, contents: str, filename: str, kind: str, uploads) -> tuple[dict, str]:
+def apply_upload(draft: dict, contents: str, filename: str, kind: str, uploads,
+                 skip: bool | None = None) -> tuple[dict, str]:
     """Store an upload and check it parses; returns ``(new draft, message)``.
 
     Raises :class:`ScenarioError` (with file, line and field) or
     :class:`UploadError`; the caller then keeps the previous draft. A trace
     that fails to parse is remembered as ``rejected`` so that ticking
-    "skip malformed lines" or choosing its format retries it.
+    "skip malformed lines" or choosing its format retries it. ``skip``: the
+    box as the page shows it (None: as the trace in use was read), so a
+    trace is read the way the box says, whatever the previous file did.
     """
     filename = filename if isinstance(filename, str) else None   # the browser's word, checked
     path = uploads.save_data_url(contents, kind, filename)
     ref = {"source": "upload", "kind": kind, "name": path.name, "label": filename or path.name}
     if kind == "trace":
-        ref = {**ref, "format": draft["trace"].get("format", "auto"), "skip_malformed": draft["trace"].get("skip_malformed", False)}
+        skip = draft["trace"].get("skip_malformed", False) if skip is None else bool(skip)
+        ref = {**ref, "format": draft["trace"].get("format", "auto"), "skip_malformed": skip}
         try:
             workload = parse_trace(ref, uploads)
         except ScenarioError:
@@ -223,10 +227,13 @@ def edit_draft(trigger, draft: dict, payload: dict, uploads) -> dict:
                 return {}
             working = dict(draft)
             try:
-                new, message = apply_upload(working, contents, filename, kind, uploads)
+                new, message = apply_upload(working, contents, filename, kind, uploads, payload.get("skip"))
             except (ScenarioError, UploadError) as exc:
+                # Skipping rescues a file whose bad lines are rows (a line and a field named), not one that is
+                # no text at all; and it is offered only while the box is not ticked already.
+                rescuable = kind == "trace" and isinstance(exc, TraceError) and exc.line and exc.field
                 hint = (" Tick 'skip malformed lines' to load the rest, or fix the file."
-                        if kind == "trace" and isinstance(exc, TraceError) and exc.line else "")
+                        if rescuable and not payload.get("skip") else "")
                 keep = "The previous file stays in use."
                 out = {message_key: error(f"{filename} not loaded: {exc}.{hint} {keep}")}
                 if working.get("rejected") != draft.get("rejected"):
