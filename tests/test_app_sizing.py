@@ -170,3 +170,12 @@ def test_cancel_goes_back_to_the_last_answer_and_says_the_probes_are_kept():
     figure, text, message = sizing.cancelled(1, None)
     assert text == "" and "press Size" in figure.layout.annotations[0].text
     assert message.children == sizing.CANCELLED and "result cache" in message.children
+
+
+def test_a_finished_answer_names_the_run_it_was_sized_from():
+    last = {"metric": "mean_wait_s", "bound": 1800.0, "mode": "pool", "today": 806.0, "answer": 1566.0,
+            "message": "", "baseline": "Baseline: BASIC · Conservative · seed 1 on 14 clusters, 806 CPUs",
+            "probes": [{"size": 1566.0, "metric": 1700.0, "holds": True, "non_monotone": False}]}
+    _, text = sizing.drawn(last)
+    assert text.startswith("A mean wait ≤ 1,800 s needs 1,566 CPUs")
+    assert text.endswith("Baseline: BASIC · Conservative · seed 1 on 14 clusters, 806 CPUs.")

@@ -171,8 +171,16 @@ def live_drawn(live):
 
 
 def drawn(last):
-    """The last finished search's probes and its sentence."""
-    return figures.probes_figure(last), figures.sentence(last)
+    """The last finished search's probes and its sentence, naming the run it was sized from.
+
+    The answer stays while another run is shown above (the charts follow
+    the run shown, the search does not): the sentence carries its own
+    baseline, so it is never read against the wrong run.
+    """
+    text = figures.sentence(last)
+    if text and last.get("baseline"):
+        text = f"{text} {last['baseline']}."
+    return figures.probes_figure(last), text
 
 
 CANCELLED = ("Cancelled. The previous answer stays; the probes already run are in the result cache, so Size "
