@@ -11,6 +11,7 @@ from selenium.webdriver.common.keys import Keys
 from app import create_app
 from clicks import click_when_clear
 from components.pages import site as page
+from components.pages.batch import ids as batch_ids
 from screenshots import save_screenshot
 
 pytestmark = pytest.mark.browser
@@ -114,3 +115,26 @@ def test_sample_tree_weight_two_policies_a_group_and_a_second_site(dash_duo, tmp
     save_screenshot(dash_duo.driver, "site-compare.png")
     dash_duo.driver.execute_script(f"document.getElementById('{page.ids.RESULTS_TABLE}').scrollIntoView()")
     save_screenshot(dash_duo.driver, "site-compare-results.png")
+
+
+def test_the_site_and_its_organisation_stay_across_a_reload_and_a_visit(dash_duo, tmp_path):
+    dash_duo.start_server(create_app(tmp_path / "data"))
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/site")
+    dash_duo.wait_for_contains_text(f"#{page.ids.ORG_ORIGIN}", "derived from hpc2n-excerpt.swf", timeout=TIMEOUT)
+    upload = dash_duo.wait_for_element(f"#{page.ids.UPLOAD} input[type=file]", timeout=TIMEOUT)
+    upload.send_keys(str(write_second_site(tmp_path / "mine.swf")))
+    # An own trace runs whole: 300 jobs, 9 users in 3 groups.
+    dash_duo.wait_for_contains_text(f"#{page.ids.ORG_ORIGIN}", "derived from mine.swf, 300 jobs", timeout=TIMEOUT)
+    origin = dash_duo.find_element(f"#{page.ids.ORG_ORIGIN}").text
+    for visit in ("reload", "navigation"):
+        if visit == "reload":
+            dash_duo.driver.refresh()
+        else:
+            dash_duo.find_element(".app-header nav a[href='/batch']").click()
+            dash_duo.wait_for_element(f"#{batch_ids.PANEL.run}", timeout=TIMEOUT)
+            dash_duo.find_element(".app-header nav a[href='/site']").click()
+        dash_duo.wait_for_contains_text(f"#{page.ids.TRACE}", "mine.swf", timeout=TIMEOUT)
+        dash_duo.wait_for_contains_text(f"#{page.ids.ORG_ORIGIN}", "derived from mine.swf", timeout=TIMEOUT)
+        assert dash_duo.find_element(f"#{page.ids.ORG_ORIGIN}").text == origin, visit
+        assert dash_duo.find_element(f"#{page.ids.MAX_JOBS}").get_attribute("value") == "", visit
+    assert dash_duo.get_logs() == []

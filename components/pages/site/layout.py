@@ -104,8 +104,11 @@ def layout() -> html.Div:
         run_panel.store(ids.PANEL),
         dcc.Store(id=ids.WINDOW, data=None),
         dcc.Store(id=ids.GROUP, data=None),
-        dcc.Store(id=ids.ORG, data=None),
-        dcc.Store(id=ids.HW, data=None),
+        # The site chosen (trace, cut), its organisation and hardware stay in the browser across reloads and
+        # visits, as the Batch page's draft does.
+        dcc.Store(id=ids.CHOICE, storage_type="local", data=None),
+        dcc.Store(id=ids.ORG, storage_type="local", data=None),
+        dcc.Store(id=ids.HW, storage_type="local", data=None),
         dcc.Store(id=ids.EDITOR.selected, data=None),
         run_panel.download(ids.PANEL),
         html.H2("Site study"),

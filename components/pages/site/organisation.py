@@ -235,6 +235,8 @@ def edit(trigger, draft: dict | None, selected: str | None, payload: dict, uploa
     screen. Any error leaves the draft as it was and says why.
     """
     try:
+        if trigger in (None, TRACE, MAX_JOBS) and draft and draft.get("for") == [payload["trace"], payload["max_jobs"]]:
+            return {}   # the page opened again on the site its kept organisation belongs to: edits and all
         if trigger in (None, TRACE, MAX_JOBS):
             return {"draft": derived(uploads, payload["trace"], payload["max_jobs"], payload["weighting"]),
                     "selected": None, "tree_msg": ""}
