@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
+from .code_digest import engine_sources
 from .errors import ScenarioError
 
 HASHED_FIELDS = ("engine", "policy", "policy_params", "model", "seed")
@@ -44,17 +45,21 @@ def content_hash(data: Any) -> str:
 
 @lru_cache(maxsize=None)
 def code_version(engine: str) -> str:
-    """A digest of the source an engine's results depend on: its package, the core and the top-level modules.
+    """A digest of the source an engine's results depend on (:func:`.code_digest.engine_sources`).
 
-    Any edit there gives new cache keys (a comment too: a stale result costs
-    more than a re-run).
+    Its package, the core, the runner and every module they import within
+    the library, transitively: the site engine's digest holds the batch,
+    fair-sharing and elasticity modules it runs. Any edit there gives new
+    cache keys (a comment too: a stale result costs more than a re-run).
     """
+    return source_digest(engine_sources(LIBRARY, engine), LIBRARY)
+
+
+def source_digest(paths, library: Path) -> str:
+    """sha256 (16 hex digits) over each file's path relative to ``library`` and its bytes, in the given order."""
     digest = hashlib.sha256()
-    sources = [*sorted(LIBRARY.glob("*.py")), *sorted((LIBRARY / "core").rglob("*.py"))]
-    if engine.isidentifier() and (LIBRARY / engine).is_dir():
-        sources += sorted((LIBRARY / engine).rglob("*.py"))
-    for path in sources:
-        digest.update(path.relative_to(LIBRARY).as_posix().encode())
+    for path in paths:
+        digest.update(path.relative_to(library).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
