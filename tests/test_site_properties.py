@@ -16,11 +16,14 @@ from sched_engine.batch.simulate import BatchSimulation
 from sched_engine.batch.waiting import Positions
 from sched_engine.core.observers import INSTANT
 from sched_engine.site import _share_tree, jobs_frame, timeline
-from sched_engine.site.keyed import HDRFKeys
+from sched_engine.site.keyed_easy import after_head
+from sched_engine.site.keys import HDRFKeys
 from sched_engine.site.machines import SiteCluster
 from sched_engine.site.order import BACKFILLING, ORDERS, DRFOrder, FCFSOrder, HDRFOrder, MCHOrder, WeightedDRFOrder
+from sched_engine.site.reservation import shadow
 from sched_engine.site.simulate import SiteSimulation
-from sched_engine.site.waiting import ArrivalQueue, ClassPositions, SizeIndex
+from sched_engine.site.size_index import SizeIndex
+from sched_engine.site.waiting import ArrivalQueue, ClassPositions
 
 clusters_strategy = st.lists(st.tuples(st.integers(1, 4), st.integers(1, 4), st.sampled_from([1.0, 2.0]),
                                        st.sampled_from([1000, 3000, 8000])), min_size=1, max_size=3)
@@ -352,7 +355,7 @@ def test_easy_walk_by_key_after_any_head_reads_the_orders_jobs_meeting_the_condi
     def first(queue, low: int) -> int:
         return next((p for p in range(low, len(queue.jobs)) if not queue.gone[p] and meets(queue.jobs[p])), -1)
 
-    assert list(sim.keyed.after_head(head, first)) == [job for job in order[order.index(head) + 1:] if meets(job)]
+    assert list(after_head(sim.keyed, head, first)) == [job for job in order[order.index(head) + 1:] if meets(job)]
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -433,7 +436,7 @@ def test_a_clusters_totals_kept_between_changes_are_those_computed_afresh(machin
         elif kind == "restart" and down:
             cluster.restart(down.pop(0))
         assert_kept_totals_are_recomputes(cluster, [per_cpu])
-        kept_shadow, afresh = cluster.shadow(number, per_cpu), shadow_afresh(cluster, number, per_cpu)
+        kept_shadow, afresh = shadow(cluster, number, per_cpu), shadow_afresh(cluster, number, per_cpu)
         assert (kept_shadow is None) == (afresh is None)
         if afresh is not None:
             assert kept_shadow[:2] == afresh[:2] and kept_shadow[2] == pytest.approx(afresh[2], rel=1e-12, abs=1e-9)

@@ -60,7 +60,7 @@ from .cluster import ClusterState
 from .failures import SYNTHETIC_DEFAULTS, failure_events, synthetic_failures
 from .machine_files import read_failures, read_machines
 from .queues import QueueInputs, normalize_queues, normalize_user_limits, queue_inputs
-from .requirements import suitable_clusters
+from .requirements import suitable_clusters, synthetic_requirements
 from .traces import TraceError, read_workload
 
 TRACE_FORMATS = ("auto", "swf", "swf-ext", "gwf", "csv")
@@ -292,29 +292,6 @@ def _checked(clusters: list[dict], source: str) -> list[dict]:
         return normalize_clusters(clusters)
     except ScenarioError as exc:
         raise ScenarioError(exc.field, f"the header's cluster: {exc.message}", source=source) from None
-
-
-def synthetic_requirements(
-    requirements: list[str], properties: list[tuple[str, ...]], share: float, rng: np.random.Generator
-) -> list[str]:
-    """Give a ``share`` of the jobs without a requirement one cluster property.
-
-    For workloads without recorded requirements on clusters with known
-    properties (e.g. a PWA log on the MetaCentrum clusters): the property is
-    drawn uniformly from those the clusters declare, so a job becomes
-    restricted to the clusters offering it. This is a what-if device, not the
-    paper's workload-analysis reconstruction (§4.2), which needs per-job
-    execution sites.
-    """
-    declared = sorted({p for props in properties for p in props})
-    if not declared:
-        return list(requirements)
-    chosen = rng.random(len(requirements)) < share
-    picks = rng.integers(len(declared), size=len(requirements))
-    return [
-        text if text or not take else f"1:{declared[pick]}"
-        for text, take, pick in zip(requirements, chosen.tolist(), picks.tolist())
-    ]
 
 
 def whole_nodes(procs: np.ndarray, clusters: list[ClusterState]) -> np.ndarray:

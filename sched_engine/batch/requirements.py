@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
+
 
 def parse_requirement(text: str) -> tuple[int, frozenset[str]]:
     """``(max ppn, properties)`` of a requirement string; ``(0, {})`` when empty."""
@@ -78,3 +80,26 @@ def suitable_clusters(
         ignored_jobs += ignored
         result.append(suitable)
     return result, ignored_jobs
+
+
+def synthetic_requirements(
+    requirements: list[str], properties: list[tuple[str, ...]], share: float, rng: np.random.Generator
+) -> list[str]:
+    """Give a ``share`` of the jobs without a requirement one cluster property.
+
+    For workloads without recorded requirements on clusters with known
+    properties (e.g. a PWA log on the MetaCentrum clusters): the property is
+    drawn uniformly from those the clusters declare, so a job becomes
+    restricted to the clusters offering it. This is a what-if device, not the
+    paper's workload-analysis reconstruction (§4.2), which needs per-job
+    execution sites.
+    """
+    declared = sorted({p for props in properties for p in props})
+    if not declared:
+        return list(requirements)
+    chosen = rng.random(len(requirements)) < share
+    picks = rng.integers(len(declared), size=len(requirements))
+    return [
+        text if text or not take else f"1:{declared[pick]}"
+        for text, take, pick in zip(requirements, chosen.tolist(), picks.tolist())
+    ]

@@ -44,8 +44,10 @@ from __future__ import annotations
 import math
 
 from ..elastic import penalty as penalties
+from . import keyed_easy
 from .keyed import KeyedWalk
-from .waiting import WAITING, SizeIndex
+from .size_index import SizeIndex
+from .waiting import WAITING
 
 
 def backfill_easy(sim, candidates, now: float) -> int:
@@ -145,7 +147,7 @@ def backfill_easy(sim, candidates, now: float) -> int:
     if candidates is None:
         walk = arrival_order()
     elif keyed:
-        walk = candidates.after_head(head, first)
+        walk = keyed_easy.after_head(candidates, head, first)
     else:
         walk = candidates
     for job in walk:

@@ -38,7 +38,7 @@ from heapq import heapify, heappop, heappush
 from ..core.registry import Param, Parametrised
 from ..fairshare.model import Tree
 from ..fairshare.policies import HDRFLevels, mch_flat_weights, naive_pick
-from .keyed import FlatKeys, HDRFKeys
+from .keys import FlatKeys, HDRFKeys
 
 BACKFILLING = ("none", "easy", "cons")
 SCHEMA = {

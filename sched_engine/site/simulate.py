@@ -39,17 +39,17 @@ import numpy as np
 from ..core.events import Priority
 from ..core.loop import Simulation, scheduler_clock
 from ..elastic import penalty as penalties
-from .backfill import backfill_easy
-from .conservative import backfill_conservative
+from . import reservation
 from .keyed import KeyedWalk
 from .machines import SiteCluster
 from .order import QueueOrder
-from .waiting import ArrivalQueue, FairQueue, SizeIndex
+from .scheduling_pass import NO_RESERVATION, scheduling_pass
+from .size_index import SizeIndex
+from .waiting import ArrivalQueue, FairQueue
 
 WAITING, RUNNING, FINISHED, KILLED, CANCELLED = range(5)
 STATUS_NAMES = ("waiting", "running", "finished", "killed", "cancelled")
 NO_SUITABLE_CLUSTER = "no suitable cluster"
-NO_RESERVATION = "no reservation possible on the machines that are up"
 TOO_MUCH_MEMORY = "asks more memory per CPU than any suitable machine has"
 SAMPLES = 2000
 
@@ -231,7 +231,7 @@ class SiteSimulation(Simulation):
 
     def after_instant(self, now: float) -> None:
         started = scheduler_clock()
-        self._pass(now)
+        scheduling_pass(self, now)
         self.new_arrivals = []
         self.scheduler_seconds += scheduler_clock() - started
         self.progress.update(self.done)
@@ -335,7 +335,7 @@ class SiteSimulation(Simulation):
     def _reserve(self, job: int) -> tuple[int, float, int, int, float] | None:
         best = None
         for c in self.candidates[job]:
-            shadow = self.clusters[c].shadow(self.procs[job], self.memory_per_cpu[job])
+            shadow = reservation.shadow(self.clusters[c], self.procs[job], self.memory_per_cpu[job])
             if shadow is not None and (best is None or shadow[0] < best[1]):
                 best = (job, shadow[0], c, shadow[1], shadow[2])
         return best
@@ -348,82 +348,6 @@ class SiteSimulation(Simulation):
             yield from self.keyed.in_order()
         else:
             yield from self.fair.order()
-
-    def _pass(self, now: float) -> None:
-        settled, self.settled = self.settled, False
-        if not self.waiting:
-            self.resources_changed = False
-            return
-        if self.keyed is not None:
-            self.keyed.begin_pass()
-        order, easy = self.order, self.order.backfill == "easy"
-        if order.backfill == "cons":
-            if self.resources_changed or self.new_arrivals:
-                self.resources_changed = False
-                backfill_conservative(self, self._order(), now)
-            return
-        kept, fitting = self.reservation, None
-        full = self.resources_changed or self.reservation is None or not order.in_arrival_order
-        if not full and order.in_arrival_order:
-            # Nothing freed: the jobs already examined still cannot start; a newcomer can become the head
-            # only if the queue had none (then the reservation is None).
-            candidates = iter([job for job in self.new_arrivals if self.status[job] == WAITING])
-        else:
-            if not order.in_arrival_order and not self.resources_changed and self.reservation is not None:
-                fitting = [job for job in self.new_arrivals if self.status[job] == WAITING and self._fit_now(job)]
-                if not fitting:
-                    # Nothing was freed and no newcomer fits now: the jobs the last pass left waiting still cannot
-                    # start (the order moves only by the newcomers' place in it), so the pass is skipped. A
-                    # newcomer may still be examined by a later walk: the bound on what one examines grows.
-                    self.settled, self.settled_examined = settled, self.settled_examined + len(self.new_arrivals)
-                    return
-            candidates = self._order()
-            running = len(self.est_end)
-            head = self._start_heads(candidates)
-            # Under a fair order a job ahead of a head kept from an earlier pass may start now and hold CPUs past
-            # the head's shadow time: the reservation is computed again (in arrival order no job overtakes a head).
-            self.reservation_stale |= len(self.est_end) != running
-            if head is None:
-                self.reservation = None
-                self.resources_changed = False
-                return
-            if not easy:
-                self.resources_changed = False
-                return
-            if self.reservation_stale or self.reservation is None or self.reservation[0] != head:
-                self.reservation = None
-            while self.reservation is None:
-                self.reservation = self._reserve(head)
-                if self.reservation is not None:
-                    self.reservation_stale = False
-                    break
-                self._cancel(head, NO_RESERVATION)
-                head = self._start_heads(candidates)
-                if head is None:
-                    self.resources_changed = False
-                    return
-            if order.in_arrival_order:
-                candidates = None  # backfill_easy reads the arrival order by class
-        self.resources_changed = False
-        if easy and self.reservation is not None:
-            newcomers = None
-            if settled and fitting is not None and not self.elastic["enabled"] and self._spares(kept):
-                newcomers = tuple(job for job in fitting if self.status[job] == WAITING)
-                depth = order.backfill_depth
-                if len({self.leaf[job] for job in newcomers}) > 1 or \
-                        (depth and self.settled_examined + len(self.new_arrivals) > depth):
-                    newcomers = None
-            if newcomers is not None:
-                # The last walk was settled, nothing was freed since and the reservation spares no more than
-                # it did: of the waiting jobs only the newcomers that fit may start, one user's, whose order is
-                # their arrival order (backfill_easy's docstring).
-                examined = self.settled_examined + (backfill_easy(self, newcomers, now) if newcomers else 0)
-            else:
-                if self.keyed is not None:
-                    candidates = self.keyed   # the rest of the order read by key (sched_engine/site/keyed.py)
-                examined = backfill_easy(self, candidates, now)
-            # A walk cut short examined more than backfill_depth: the bound keeps the next pass from the newcomers.
-            self.settled, self.settled_examined = True, examined
 
     def _spares(self, kept: tuple[int, float, int, int, float]) -> bool:
         """Whether the reservation now is for the same head, shadow time and cluster as ``kept`` and leaves over
