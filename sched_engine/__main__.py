@@ -9,6 +9,7 @@
     python -m sched_engine size (batch options) --target "METRIC<=VALUE" [--mode pool|scale|load] --out DIR
     python -m sched_engine compare A.json B.json --out DIR
     python -m sched_engine baseline (batch options) --out DIR
+    python -m sched_engine audit --trace FILE [--machines FILE] --out DIR
     python -m sched_engine calibrate --trace FILE [--machines FILE] [--limits 0 4 16 ...] --out DIR
 
 ``run`` writes ``jobs.csv``, ``timeline.csv``, ``summary.csv`` and the
@@ -28,6 +29,7 @@ import json
 import sys
 from pathlib import Path
 
+from .analysis.audit_command import add_audit_arguments, run_audit
 from .analysis.commands import (
     add_calibrate_arguments,
     add_compare_arguments,
@@ -229,6 +231,9 @@ def main(argv: list[str] | None = None) -> int:
     _add_workload_options(baseline)
     baseline.add_argument("--out", required=True, help="directory for jobs.csv, summary.csv and the breakdowns")
     baseline.set_defaults(handler=lambda args: run_baseline(run_by_content(batch_scenario(args)), args.out))
+    audit = commands.add_parser("audit", help="check a log's recorded schedule against the hardware (audit.csv)")
+    add_audit_arguments(audit)
+    audit.set_defaults(handler=run_audit)
     calibrate = commands.add_parser("calibrate", help="which model setting reproduces the log's recorded waits best")
     add_calibrate_arguments(calibrate)
     calibrate.set_defaults(handler=lambda args: run_calibrate(calibrate_spec(args), args.out, workers=args.workers,
