@@ -2,12 +2,16 @@
 
 The recorded schedule: start = submit + recorded wait, end = start + run
 time, CPUs allocated (else requested, as the readers give them); only jobs
-with a wait ≥ 0, a run time ≥ 0 and CPUs > 0 count (a job ending before it
-starts cannot be recorded that way: such rows are counted, not audited).
-Every check is one row of the audit frame, :data:`AUDIT_COLUMNS`:
-``check, value, unit, verdict, detail``; ``verdict`` is ``ok`` or
-``warning``, ``detail`` one sentence. The checks that need recorded waits
-say so on a log without them (SWF ``-1``) instead of failing.
+with a wait >= 0, a run time >= 0 and CPUs > 0 count
+(:func:`~.audit_schedule.recorded_schedule`). Every check is one row of the
+audit frame, :data:`AUDIT_COLUMNS`: ``check, value, unit, verdict,
+detail``; ``verdict`` is ``ok`` or ``warning``, ``detail`` one sentence.
+The checks that need recorded waits (:data:`NEEDS_WAITS`) or the hardware
+(:data:`NEEDS_HARDWARE`) stay in the table with no value and say what they
+need, on a log without them (SWF ``-1``), instead of failing. Rows that
+cannot be a schedule (no CPU, a negative run time: a job ending before it
+starts, more CPUs than the largest cluster) are listed row by row in
+:attr:`Audit.problems`; the rest is audited.
 
 Why: a run on hardware smaller than what the log used cannot reproduce the
 log's waits (RICC's header says 8,192 CPUs; its recorded schedule has up to
@@ -17,207 +21,260 @@ before it compares.
 
 from __future__ import annotations
 
-import heapq
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 
 import numpy as np
 import pandas as pd
 
-from .baseline import recorded_timeline
+from . import audit_periods, audit_schedule, audit_workload
 
 AUDIT_COLUMNS = ("check", "value", "unit", "verdict", "detail")
-OVER_HARDWARE_WARNING = 0.001      # share of the recorded span over the hardware that earns a warning
-IDLE_WARNING = 0.01                # share of the span with a waiting job that fit in the idle CPUs
-GAP_WARNING_S = 86400.0            # no submission for a day: a likely outage or a cut in the log
-LIMIT_SLACK = 1.01                 # a run within 1% of its requested time (or over it) ended at its limit
-LONGEST_PERIODS = 3
+#: Share of the recorded span over the hardware that earns a warning; also the share the suggested capacity
+#: (``recorded_capacity_cpus``, the time-weighted quantile 1 - this) leaves over it.
+OVER_HARDWARE_WARNING = 0.001
+#: Idle periods listed one by one (longest first).
+IDLE_LISTED = 5
+#: Problem rows named in the ``impossible_rows`` sentence (all of them are in :attr:`Audit.problems`).
+PROBLEMS_NAMED = 5
+NEEDS_WAITS = ("recorded_peak_cpus", "recorded_p99_cpus", "time_over_hardware_share", "recorded_capacity_cpus",
+               "recorded_utilisation", "recorded_mean_wait_s", "idle_while_waiting_s", "user_max_running_jobs",
+               "user_max_cpus")
+NEEDS_HARDWARE = ("time_over_hardware_share", "recorded_utilisation", "jobs_larger_than_hardware",
+                  "idle_while_waiting_s")
 
 
-def recorded_jobs(jobs: pd.DataFrame) -> tuple[pd.DataFrame, int, int]:
-    """``(sound jobs with start and end, jobs without a recorded wait, impossible rows)``.
+@dataclass(frozen=True)
+class Audit:
+    """A log's audit: the table and the frames behind it (for charts and files)."""
 
-    Impossible: a negative run time or wait, or no CPU, in a row that has a
-    recorded wait (a job ending before it starts).
+    table: pd.DataFrame                 # AUDIT_COLUMNS, one row per check
+    usage: pd.DataFrame                 # time, cpus: recorded CPUs in use, a step function
+    hardware_cpus: float                # NaN: unknown
+    capacity_cpus: float                # the hardware, or the capacity the log used where it used more
+    idle: pd.DataFrame = field(default_factory=pd.DataFrame)         # audit_periods.IDLE_COLUMNS
+    gaps: pd.DataFrame = field(default_factory=pd.DataFrame)         # start, end, duration_s
+    users: pd.DataFrame = field(default_factory=pd.DataFrame)        # user, running_jobs, cpus
+    queues: pd.DataFrame = field(default_factory=pd.DataFrame)       # audit_workload.group_table
+    partitions: pd.DataFrame = field(default_factory=pd.DataFrame)
+    problems: pd.DataFrame = field(default_factory=pd.DataFrame)     # row (1-based), job_id, problem
+
+    @property
+    def warnings(self) -> pd.DataFrame:
+        return self.table[self.table["verdict"] == "warning"]
+
+
+def log_clock(header: dict | None, submit: np.ndarray):
+    """``t -> text``: a date when the log's clock is known (SWF ``UnixStartTime``, or epoch times), else log time."""
+    start = (header or {}).get("UnixStartTime")
+    offset = float(start) if isinstance(start, (int, float)) and start > 0 else None
+    if offset is None and len(submit) and np.nanmin(submit) > 3e8:   # times after 1979: epoch seconds already
+        offset = 0.0
+    if offset is not None:
+        return lambda t: datetime.fromtimestamp(offset + float(t), tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return lambda t: f"day {int(t // 86400)} {int(t % 86400 // 3600):02d}:{int(t % 3600 // 60):02d} (log time)"
+
+
+def duration_text(seconds: float) -> str:
+    """``45 s``, ``2.5 h``, ``3.2 days``."""
+    if seconds < 3600:
+        return f"{seconds:,.0f} s"
+    return f"{seconds / 3600:,.1f} h" if seconds < 2 * 86400 else f"{seconds / 86400:,.1f} days"
+
+
+def problem_rows(jobs: pd.DataFrame, largest_cluster: float) -> pd.DataFrame:
+    """Rows that cannot be a recorded schedule, one line per problem: ``row`` (1-based, in the jobs frame),
+    ``job_id``, ``problem``. Jobs larger than the largest cluster did run in the log (they stay in its
+    schedule) but no run on this hardware can start them."""
+    run, procs = jobs["run_time"].to_numpy(float), jobs["procs"].to_numpy(float)
+    submit = jobs["submit_time"].to_numpy(float)
+    checks = [(~np.isfinite(submit), lambda i: "no submission time"),
+              (~np.isfinite(run), lambda i: "no run time"),
+              (np.isfinite(run) & (run < 0), lambda i: f"ends before it starts (run time {run[i]:,.0f} s)"),
+              (~(procs > 0), lambda i: f"uses {procs[i]:,.0f} CPUs")]
+    if np.isfinite(largest_cluster):
+        checks.append((procs > largest_cluster,
+                       lambda i: f"uses {procs[i]:,.0f} CPUs, more than any cluster has ({largest_cluster:,.0f})"))
+    ids = jobs["job_id"].astype(str).to_numpy() if "job_id" in jobs.columns else np.arange(1, len(jobs) + 1).astype(str)
+    rows = [(int(i) + 1, ids[i], describe(i)) for mask, describe in checks for i in np.flatnonzero(mask)]
+    return pd.DataFrame(sorted(rows), columns=["row", "job_id", "problem"])
+
+
+def audit(jobs: pd.DataFrame, hardware_cpus: float | None = None, *, largest_cluster_cpus: float | None = None,
+          header: dict | None = None, header_lines=(), dropped: int = 0) -> Audit:
+    """Every check of the module docstring on a workload's jobs frame (:data:`~sched_engine.batch.traces.JOB_COLUMNS`).
+
+    ``hardware_cpus``: the CPUs a run would use (None: unknown);
+    ``largest_cluster_cpus``: its largest cluster (default: all of them);
+    ``header`` and ``header_lines``: the SWF header as the reader keeps it and
+    its comment lines (for the queues it describes); ``dropped``: rows the
+    reader dropped (``Workload.dropped``).
     """
-    wait = pd.to_numeric(jobs.get("recorded_wait", pd.Series(np.nan, index=jobs.index)), errors="coerce")
-    run, procs = jobs["run_time"].astype(float), jobs["procs"].astype(float)
-    known = wait.notna() & (wait >= 0)
-    recorded = wait.notna() & (wait != -1)
-    sound = known & (run >= 0) & (procs > 0)
-    impossible = int((recorded & ~sound).sum())
-    frame = jobs.loc[sound].copy()
-    frame["start"] = frame["submit_time"].astype(float) + wait[sound]
-    frame["end"] = frame["start"] + frame["run_time"].astype(float)
-    frame["wait"] = wait[sound]
-    return frame, int((~recorded).sum()), impossible
-
-
-def usage_steps(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """CPUs in use as a step function: ``(times, value from each time to the next)`` (the log's timeline)."""
-    timeline = recorded_timeline(frame.assign(recorded_wait=frame["wait"]))
-    used = timeline[timeline["metric"] == "used_cpus"]
-    return used["time"].to_numpy(float), used["value"].to_numpy(float)
-
-
-def time_weighted_quantile(times: np.ndarray, values: np.ndarray, q: float) -> float:
-    """The ``q`` quantile of a step function over ``[times[0], times[-1])``, each value weighted by how long it holds."""
-    if len(times) < 2:
-        return float(values[0]) if len(values) else 0.0
-    durations, held = np.diff(times), values[:-1]
-    order = np.argsort(held, kind="stable")
-    cumulative = np.cumsum(durations[order])
-    at = np.searchsorted(cumulative, q * cumulative[-1], side="left")
-    return float(held[order][min(at, len(order) - 1)])
-
-
-def idle_while_waiting(frame: pd.DataFrame, hardware: int) -> list[tuple[float, float]]:
-    """The periods ``(from, to)`` when some job waited although the idle CPUs could hold it, longest first.
-
-    At every instant: the idle CPUs (hardware minus CPUs in use) against the
-    smallest waiting job. Ends free CPUs before starts take them; a period
-    is kept while the condition holds without a break.
-    """
-    events = []   # (time, order at the instant: end 0, start 1, submit 2, kind, procs, job)
-    for job, (submit, start, end, procs) in enumerate(frame[["submit_time", "start", "end", "procs"]]
-                                                       .itertuples(index=False, name=None)):
-        if start > submit:
-            events += [(submit, 2, job, procs), (start, 1, job, procs)]
-        else:
-            events.append((start, 1, job, procs))
-        events.append((end, 0, job, procs))
-    events.sort()
-    used, waiting, left, periods, since = 0.0, [], set(), [], None
-    for index, (time, kind, job, procs) in enumerate(events):
-        if kind == 0:
-            used -= procs
-        elif kind == 1:
-            used += procs
-            left.add(job)
-        else:
-            heapq.heappush(waiting, (procs, job))
-        if index + 1 < len(events) and events[index + 1][0] == time:
-            continue   # judged once the instant's events are all in
-        while waiting and waiting[0][1] in left:
-            heapq.heappop(waiting)
-        idle = bool(waiting) and hardware - used >= waiting[0][0]
-        if idle and since is None:
-            since = time
-        elif not idle and since is not None:
-            periods.append((since, time))
-            since = None
-    return sorted(periods, key=lambda period: period[0] - period[1])
-
-
-def user_peaks(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per user, the most jobs and the most CPUs it had running at once (ends before starts at one instant)."""
-    user = frame["user"].astype("string").fillna("")
-    parts = [pd.DataFrame({"user": user, "time": frame["start"], "order": 1, "jobs": 1, "cpus": frame["procs"]}),
-             pd.DataFrame({"user": user, "time": frame["end"], "order": 0, "jobs": -1, "cpus": -frame["procs"]})]
-    events = pd.concat(parts, ignore_index=True).sort_values(["user", "time", "order"], kind="stable")
-    running = events.groupby("user", sort=False)[["jobs", "cpus"]].cumsum()
-    return running.assign(user=events["user"]).groupby("user")[["jobs", "cpus"]].max().sort_values(
-        ["jobs", "cpus"], ascending=False)
-
-
-def audit(jobs: pd.DataFrame, hardware_cpus: int, header: dict | None = None) -> pd.DataFrame:
-    """Every check of the module docstring on a workload's jobs frame, one row each."""
     rows: list[tuple] = []
 
     def row(check, value, unit, detail, warning=False):
-        rows.append((check, value, unit, "warning" if warning else "ok", detail))
+        rows.append((check, float(value), unit, "warning" if warning else "ok", detail))
 
-    frame, unrecorded, impossible = recorded_jobs(jobs)
-    row("hardware_cpus", hardware_cpus, "CPUs", "the CPUs a run uses (the header's or the clusters given)")
-    row("jobs", len(jobs), "jobs", f"{len(frame):,} with a recorded schedule")
-    if impossible:
-        row("impossible_rows", impossible, "jobs", f"{impossible:,} rows record a schedule that cannot be (a "
-            "negative wait or run time, or no CPU); they are left out of every check below", warning=True)
-    if frame.empty:
-        row("recorded_schedule", 0, "jobs", f"no job records its wait ({unrecorded:,} without): the checks of "
-            "CPUs in use, utilisation, waits, idle periods and per-user peaks need recorded waits", warning=True)
+    hardware = float(hardware_cpus) if hardware_cpus and hardware_cpus > 0 else float("nan")
+    largest = float(largest_cluster_cpus) if largest_cluster_cpus else hardware
+    schedule, known = audit_schedule.recorded_schedule(jobs)
+    clock = log_clock(header, jobs["submit_time"].to_numpy(float))
+    problems = problem_rows(jobs, largest)
+    row("hardware_cpus", hardware, "CPUs", "the CPUs a run of this log uses" if np.isfinite(hardware) else
+        "no hardware given and no MaxProcs header line: the checks against the hardware need one (--machines)",
+        warning=not np.isfinite(hardware))
+    row("jobs", len(jobs), "jobs", f"{len(schedule):,} of them with a sound recorded schedule")
+    if dropped:
+        row("dropped_rows", dropped, "rows", f"the reader dropped {dropped:,} rows with no usable run time or CPU "
+            "count (-1 or negative): they are in no run and in no check here", warning=True)
+    _problem_row(row, problems)
+    missing = int((~known).sum())
+    if not len(schedule):
+        row("recorded_waits", 0, "jobs", f"no job records its wait (all {missing:,} without, SWF -1): "
+            f"{', '.join(NEEDS_WAITS)} need recorded waits", warning=True)
     else:
-        _schedule_rows(row, frame, hardware_cpus, unrecorded)
-    _workload_rows(row, jobs, header or {})
-    return pd.DataFrame(rows, columns=list(AUDIT_COLUMNS))
+        row("recorded_waits", len(schedule), "jobs", f"{missing:,} jobs record no wait and are left out of the "
+            "recorded schedule" if missing else "every job records its wait", warning=missing > 0)
+    result = _schedule_rows(row, schedule, hardware, clock)
+    _hardware_row(row, jobs, hardware)
+    known_wait = np.zeros(len(jobs), dtype=bool)
+    known_wait[schedule.row] = True
+    queues = audit_workload.group_table(jobs, known_wait, "queue")
+    described = audit_workload.described_queues(header_lines)
+    audit_workload.group_rows(row, queues, "queue", described)
+    audit_workload.header_queue_row(row, described, set(queues["name"]))
+    partitions = audit_workload.group_table(jobs, known_wait, "partition")
+    audit_workload.group_rows(row, partitions, "partition")
+    audit_workload.estimate_rows(row, jobs)
+    gaps = audit_periods.submission_gaps(jobs["submit_time"].to_numpy(float))
+    _gap_row(row, gaps, jobs["submit_time"].to_numpy(float), clock)
+    table = pd.DataFrame(rows, columns=list(AUDIT_COLUMNS))
+    return Audit(table=table, hardware_cpus=hardware, gaps=gaps, queues=queues, partitions=partitions,
+                 problems=problems, **result)
 
 
-def _schedule_rows(row, frame: pd.DataFrame, hardware: int, unrecorded: int) -> None:
-    times, values = usage_steps(frame)
-    span = float(times[-1] - times[0]) if len(times) > 1 else 0.0
-    peak, p99 = float(values.max()), time_weighted_quantile(times, values, 0.99)
-    over = float(np.diff(times)[values[:-1] > hardware].sum()) / span if span > 0 else 0.0
-    row("recorded_peak_cpus", peak, "CPUs", f"the most CPUs the log had in use at once ({peak / hardware:.2f}× the "
-        "hardware)", warning=peak > hardware)
-    row("recorded_p99_cpus", p99, "CPUs", "the CPUs in use that 99% of the recorded time stays at or under")
-    suggestion = f"{int(p99):,} (its time-weighted 99th percentile) or {int(peak):,} (its peak)"
-    row("time_over_hardware_share", over, "share", (
-        f"the log has more than {hardware:,} CPUs in use for {over:.1%} of its time, up to {int(peak):,}: it ran on "
-        f"a larger machine than this; a run on the capacity the log used would take {suggestion} CPUs")
-        if over > OVER_HARDWARE_WARNING else "the recorded schedule fits the hardware", warning=over > OVER_HARDWARE_WARNING)
-    busy = float((frame["procs"] * frame["run_time"]).sum())
-    utilisation = busy / (hardware * span) if span > 0 else 0.0
-    row("recorded_utilisation", utilisation, "share", "CPU-seconds run over the hardware's CPU-seconds from the "
-        "first start to the last end", warning=utilisation > 1.0)
-    note = f"; {unrecorded:,} jobs without a recorded wait left out" if unrecorded else ""
-    row("recorded_mean_wait_s", float(frame["wait"].mean()), "s", f"mean recorded wait of {len(frame):,} jobs{note}")
-    larger = int((frame["procs"] > hardware).sum())
-    row("jobs_larger_than_hardware", larger, "jobs", f"{larger:,} jobs used more CPUs than the hardware has: a run "
-        "cancels them" if larger else "every job fits the hardware", warning=larger > 0)
-    periods = idle_while_waiting(frame, hardware)
-    idle = sum(end - start for start, end in periods)
-    share = idle / span if span > 0 else 0.0
-    longest = "; ".join(f"{_duration(end - start)} from t={start:,.0f} s" for start, end in periods[:LONGEST_PERIODS])
-    row("idle_while_waiting_share", share, "share", (
-        f"for {share:.1%} of the time ({len(periods):,} periods) a job waited although enough CPUs were idle: a "
-        f"likely down time, reservation or limit; longest: {longest}") if periods else
-        "no job waited while enough CPUs were idle", warning=share > IDLE_WARNING)
-    peaks = user_peaks(frame)
-    if len(peaks):
-        user, top = peaks.index[0], peaks.iloc[0]
-        most_cpus = peaks["cpus"].max()
-        row("user_max_running_jobs", int(top["jobs"]), "jobs", f"user {user or '(unknown)'} had {int(top['jobs']):,} "
-            f"jobs running at once, the most of any user; the most CPUs any user held at once: {int(most_cpus):,}; "
-            "a round number here is a likely per-user limit")
-    _groups(row, frame, "queue")
-    _groups(row, frame, "partition")
-
-
-def _groups(row, frame: pd.DataFrame, column: str) -> None:
-    if column not in frame or frame[column].fillna("").eq("").all():
+def _problem_row(row, problems: pd.DataFrame) -> None:
+    if problems.empty:
+        row("impossible_rows", 0, "rows", "no row records an impossible schedule")
         return
-    cpu_hours = frame["procs"] * frame["run_time"] / 3600.0
-    table = pd.DataFrame({"name": frame[column].fillna("").astype(str), "wait": frame["wait"], "hours": cpu_hours})
-    for name, group in table.groupby("name", sort=True):
-        row(f"{column}:{name or '(none)'}", len(group), "jobs", f"{group['hours'].sum():,.0f} CPU-hours, recorded mean "
-            f"wait {group['wait'].mean():,.0f} s")
+    named = "; ".join(f"row {r} (job {j}) {p}" for r, j, p in problems.iloc[:PROBLEMS_NAMED].itertuples(index=False))
+    more = f"; and {len(problems) - PROBLEMS_NAMED:,} more" if len(problems) > PROBLEMS_NAMED else ""
+    row("impossible_rows", problems["row"].nunique(), "rows", f"{named}{more}; the rest is audited", warning=True)
 
 
-def _workload_rows(row, jobs: pd.DataFrame, header: dict) -> None:
-    queues = [f"{key}: {value}" for key, value in header.items() if str(key).lower().startswith(("queue", "partition"))]
-    if queues:
-        row("header_queues", len(queues), "lines", "the header describes " + "; ".join(queues))
-    run, requested = jobs["run_time"].astype(float), jobs["requested_time"].astype(float)
-    asked = requested > 0
-    if asked.any():
-        accuracy = float((run[asked] / requested[asked]).median())
-        at_limit = int((run[asked] >= requested[asked] / LIMIT_SLACK).sum())
-        row("estimate_accuracy_median", accuracy, "ratio", f"median of run time over requested time ({int(asked.sum()):,}"
-            " jobs with a request)")
-        row("jobs_killed_at_limit", at_limit, "jobs", f"{at_limit:,} jobs ran their whole requested time (or over): "
-            "likely killed at their limit")
+def _hardware_row(row, jobs: pd.DataFrame, hardware: float) -> None:
+    if not np.isfinite(hardware):
+        row("jobs_larger_than_hardware", float("nan"), "jobs", "needs the hardware", warning=True)
+        return
+    larger = int((jobs["procs"].to_numpy(float) > hardware).sum())
+    row("jobs_larger_than_hardware", larger, "jobs", f"{larger:,} jobs use more CPUs than the hardware's "
+        f"{hardware:,.0f}: a run cancels them" if larger else "every job fits the hardware", warning=larger > 0)
+
+
+def _missing(row, names, need: str) -> None:
+    for name in names:
+        row(name, float("nan"), "", f"needs {need}", warning=True)
+
+
+def _schedule_rows(row, schedule, hardware: float, clock) -> dict:
+    """The checks of the recorded schedule; returns the frames behind them for :class:`Audit`."""
+    empty = {"usage": pd.DataFrame({"time": [], "cpus": []}), "capacity_cpus": hardware,
+             "idle": pd.DataFrame({n: [] for n in audit_periods.IDLE_COLUMNS}),
+             "users": pd.DataFrame({"user": [], "running_jobs": [], "cpus": []})}
+    if not len(schedule):
+        _missing(row, NEEDS_WAITS, "recorded waits, which this log does not have")
+        return empty
+    times, used = audit_schedule.cpus_in_use(schedule)
+    span = float(times[-1] - times[0])
+    peak = float(used.max())
+    p99 = audit_schedule.time_weighted_quantile(times, used, 0.99)
+    used_capacity = audit_schedule.time_weighted_quantile(times, used, 1 - OVER_HARDWARE_WARNING)
+    row("recorded_peak_cpus", peak, "CPUs", "the most CPUs the log had in use at once" + (
+        f" ({peak / hardware:.2f}× the hardware)" if np.isfinite(hardware) else ""),
+        warning=np.isfinite(hardware) and peak > hardware)
+    row("recorded_p99_cpus", p99, "CPUs", "the CPUs in use that the log stays at or under for 99% of its time")
+    capacity = hardware
+    if np.isfinite(hardware):
+        over = audit_schedule.share_over(times, used, hardware)
+        warn = over > OVER_HARDWARE_WARNING
+        row("time_over_hardware_share", over, "share", (
+            f"the log has more than {hardware:,.0f} CPUs in use for {over:.1%} of its time, up to {peak:,.0f} at "
+            f"its peak: it ran on more than this hardware; run it on the capacity it used, {used_capacity:,.0f} CPUs "
+            f"(over it for at most {OVER_HARDWARE_WARNING:.1%} of its time; its time-weighted p99 is {p99:,.0f})")
+            if warn else "the recorded schedule fits the hardware", warning=warn)
+        capacity = max(hardware, used_capacity) if warn else hardware
+        busy = float(((schedule.end - schedule.start) * schedule.procs).sum())
+        utilisation = busy / (hardware * span) if span > 0 else float("nan")
+        row("recorded_utilisation", utilisation, "share", "CPU-seconds the log ran over the hardware's from its first "
+            "start to its last end" + (": more than the hardware can give" if utilisation > 1 else ""),
+            warning=utilisation > 1)
     else:
-        row("estimate_accuracy_median", float("nan"), "ratio", "no job records a requested time: runs need perfect "
-            "estimates", warning=True)
-    zero = int((run == 0).sum())
-    row("zero_length_jobs", zero, "jobs", f"{zero:,} jobs ran for 0 s" if zero else "no job ran for 0 s")
-    submit = np.sort(jobs["submit_time"].to_numpy(float))
-    gaps = np.diff(submit)
-    if len(gaps):
-        at = int(gaps.argmax())
-        long = int((gaps > GAP_WARNING_S).sum())
-        row("longest_submission_gap_s", float(gaps[at]), "s", f"no job was submitted for {_duration(gaps[at])} from "
-            f"t={submit[at]:,.0f} s; {long:,} gaps over a day (an outage, or a cut in the log)", warning=long > 0)
+        _missing(row, ("time_over_hardware_share", "recorded_utilisation"), "the hardware")
+    row("recorded_capacity_cpus", max(used_capacity, hardware) if np.isfinite(hardware) else used_capacity, "CPUs",
+        f"the capacity to run this log on: the hardware, or where the log used more, the CPUs it stays at or under "
+        f"for all but {OVER_HARDWARE_WARNING:.1%} of its time")
+    waits = schedule.wait
+    row("recorded_mean_wait_s", float(waits.mean()), "s", f"mean recorded wait of {len(schedule):,} jobs (median "
+        f"{np.median(waits):,.0f} s; {np.mean(waits == 0):.0%} started at once)")
+    idle = _idle_rows(row, schedule, capacity, hardware, span, clock)
+    users = audit_schedule.user_peaks(schedule)
+    _user_rows(row, users)
+    return {"usage": pd.DataFrame({"time": times, "cpus": used}), "capacity_cpus": capacity, "idle": idle,
+            "users": users}
 
 
-def _duration(seconds: float) -> str:
-    """``45 s`` under an hour, else ``2.5 h``."""
-    return f"{seconds:,.0f} s" if seconds < 3600 else f"{seconds / 3600:,.1f} h"
+def _idle_rows(row, schedule, capacity: float, hardware: float, span: float, clock) -> pd.DataFrame:
+    if not np.isfinite(capacity):
+        _missing(row, ("idle_while_waiting_s",), "the hardware")
+        return pd.DataFrame({n: [] for n in audit_periods.IDLE_COLUMNS})
+    idle = audit_periods.idle_periods(audit_schedule.segments(schedule), capacity)
+    total = float(idle["duration_s"].sum())
+    on = f"the {capacity:,.0f} CPUs" + (" the log used" if capacity != hardware else "")
+    if idle.empty:
+        row("idle_while_waiting_s", 0.0, "s", f"no period of {duration_text(audit_periods.IDLE_MIN_S)} or more when "
+            f"a waiting job fit in the idle CPUs of {on} and none started")
+        return idle
+    first = idle.iloc[0]
+    row("idle_while_waiting_s", total, "s", f"{len(idle):,} periods ({total / span:.1%} of the log's time) when a "
+        f"waiting job fit in the idle CPUs of {on} and none started: likely down times, reservations or held jobs; the longest "
+        f"{duration_text(first['duration_s'])} from {clock(first['start'])}", warning=True)
+    for rank, period in enumerate(idle.iloc[:IDLE_LISTED].itertuples(index=False), start=1):
+        free = f"{period.idle_cpus_min:,.0f}" + (f"–{period.idle_cpus_max:,.0f}"
+                                                  if period.idle_cpus_max != period.idle_cpus_min else "")
+        row(f"idle_period_{rank}", period.duration_s, "s", f"{clock(period.start)} to {clock(period.end)}: {free} of "
+            f"{capacity:,.0f} CPUs idle while up to {period.waiting_jobs_max:,.0f} jobs waited, the smallest asking "
+            f"{period.smallest_waiting_cpus:,.0f}", warning=True)
+    return idle
+
+
+def _user_rows(row, users: pd.DataFrame) -> None:
+    top = users.iloc[0]
+    jobs = int(top["running_jobs"])
+    peers = users[users["running_jobs"] == jobs]
+    busiest = ", ".join(f"{u or '(unknown)'} {j:,}" for u, j in users.iloc[:5][["user", "running_jobs"]].itertuples(
+        index=False))
+    limit = len(peers) >= 2 and jobs >= 2
+    row("user_max_running_jobs", jobs, "jobs", (
+        f"{len(peers):,} users each had at most {jobs:,} jobs running at once, the most of any user: a likely "
+        f"per-user limit of {jobs:,} running jobs, which a run has only if the model's user limits say so")
+        if limit else f"user {top['user'] or '(unknown)'} had {jobs:,} jobs running at once, the most of any user "
+        f"(the busiest users: {busiest})", warning=limit)
+    by_cpus = users.sort_values(["cpus", "user"], ascending=[False, True], kind="stable")
+    cpus = float(by_cpus["cpus"].iloc[0])
+    same = int((users["cpus"] == cpus).sum())
+    row("user_max_cpus", cpus, "CPUs", f"{same:,} users each held at most {cpus:,.0f} CPUs at once: a likely per-user "
+        "CPU limit" if same >= 2 else f"user {by_cpus['user'].iloc[0] or '(unknown)'} held {cpus:,.0f} CPUs at once, "
+        "the most of any user", warning=same >= 2)
+
+
+def _gap_row(row, gaps: pd.DataFrame, submit: np.ndarray, clock) -> None:
+    ordered = np.sort(submit[np.isfinite(submit)])
+    longest = float(np.diff(ordered).max()) if len(ordered) > 1 else 0.0
+    if gaps.empty:
+        row("longest_submission_gap_s", longest, "s", f"no day without a submission (the longest gap "
+            f"{duration_text(longest)})")
+        return
+    listed = "; ".join(f"{duration_text(g.duration_s)} from {clock(g.start)}" for g in gaps.iloc[:3].itertuples())
+    many = f"{len(gaps):,} gaps" if len(gaps) > 1 else "a gap"
+    row("longest_submission_gap_s", longest, "s", f"{many} of a day or more with no submission (an outage, a holiday or "
+        f"a cut in the log): {listed}", warning=True)

@@ -1,8 +1,12 @@
 """``python -m sched_engine audit --trace LOG [--machines M] --out DIR``: the log's audit as ``DIR/audit.csv``.
 
-The hardware is the clusters of ``--machines`` (their CPUs summed), else the
-trace header's ``MaxProcs``; a log with neither is refused with a message
-(there is nothing to check the recorded schedule against).
+The hardware is the clusters of ``--machines`` (their CPUs summed; the
+largest one bounds a job), else the trace header's ``MaxProcs``
+(:func:`~sched_engine.batch.model.header_clusters`); a log with neither is
+still audited, and the checks against the hardware say they need it.
+``audit.csv`` has the columns of :data:`~.audit.AUDIT_COLUMNS`; rows that
+cannot be a schedule go, one line each, to ``audit_rows.csv`` when there
+are any. The table is printed, warnings marked ``!``.
 """
 
 from __future__ import annotations
@@ -12,41 +16,67 @@ from pathlib import Path
 from typing import Callable
 
 from ..batch.machine_files import read_machines
-from ..batch.model import cluster_cpus, header_clusters, normalize_clusters
-from ..batch.traces import read_workload
+from ..batch.model import TRACE_FORMATS, cluster_cpus, header_clusters, normalize_clusters
+from ..batch.traces import parse_workload
 from ..core.errors import ScenarioError
-from .audit import audit
+from ..core.io import read_text
+from .audit import Audit, audit
+from .audit_workload import header_lines
 
 
 def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trace", required=True, help="workload file: SWF, extended SWF, GWF or CSV, optionally .gz")
-    parser.add_argument("--format", default="auto", choices=["auto", "swf", "swf-ext", "gwf", "csv"])
+    parser.add_argument("--format", default="auto", choices=list(TRACE_FORMATS))
     parser.add_argument("--machines", help="Alea .machines file; without it the SWF header's MaxProcs is the hardware")
     parser.add_argument("--skip-malformed", action="store_true", help="skip malformed lines and count them")
     parser.add_argument("--out", required=True, help="directory for audit.csv")
 
 
-def hardware_cpus(header: dict, machines: str | None, label: str) -> int:
-    """The CPUs a run of this log would use: the clusters given, else the header's one cluster."""
+def hardware(header: dict, machines: str | None, label: str) -> tuple[float | None, float | None]:
+    """``(CPUs, CPUs of the largest cluster)`` a run of this log would use; ``(None, None)`` when nothing says."""
     if machines:
         clusters = normalize_clusters(read_machines(machines, source=Path(machines).name))
     else:
-        clusters = header_clusters(header, label)
+        try:
+            clusters = header_clusters(header, label)
+        except ScenarioError:
+            return None, None   # no MaxProcs line: the audit says which checks need the hardware
     if not clusters:
-        raise ScenarioError("machines", "no hardware to check the log against: give --machines or a log whose "
-                                        "header has a MaxProcs line", source=label)
-    return sum(map(cluster_cpus, clusters))
+        raise ScenarioError("machines", "the file describes no cluster", source=Path(machines).name)
+    sizes = list(map(cluster_cpus, clusters))
+    return float(sum(sizes)), float(max(sizes))
+
+
+def audit_file(trace: str, machines: str | None = None, fmt: str = "auto", skip_malformed: bool = False) -> Audit:
+    """Read a log once (its jobs and its header lines from one text) and audit it on its hardware."""
+    label = Path(trace).name
+    text = read_text(trace, source=label)
+    workload = parse_workload(text, fmt, source=label, skip_malformed=skip_malformed)
+    total, largest = hardware(workload.header or {}, machines, label)
+    return audit(workload.jobs, total, largest_cluster_cpus=largest, header=workload.header,
+                 header_lines=header_lines(text), dropped=workload.dropped + workload.skipped_lines)
+
+
+def format_table(table) -> list[str]:
+    """The audit as text lines: ``!`` marks a warning."""
+    width = max([len(c) for c in table["check"]] + [5])
+    lines = []
+    for check, value, unit, verdict, detail in table.itertuples(index=False):
+        number = "" if value != value else f"{value:,.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
+        lines.append(f"{'!' if verdict == 'warning' else ' '} {check:<{width}} {number:>14} {unit:<6} {detail}")
+    return lines
 
 
 def run_audit(args: argparse.Namespace, log: Callable[[str], None] = print) -> int:
-    label = Path(args.trace).name
-    workload = read_workload(args.trace, args.format, source=label, skip_malformed=args.skip_malformed)
-    frame = audit(workload.jobs, hardware_cpus(workload.header or {}, args.machines, label), workload.header)
+    """The ``audit`` command; returns the exit status."""
+    result = audit_file(args.trace, args.machines, args.format, args.skip_malformed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(out / "audit.csv", index=False)
-    warnings = frame[frame["verdict"] == "warning"]
-    log(f"wrote {out / 'audit.csv'}: {len(frame)} checks, {len(warnings)} warning(s)")
-    for check, value, unit, verdict, detail in frame.itertuples(index=False):
-        log(f"{'!' if verdict == 'warning' else ' '} {check:<28} {value:>14,.6g} {unit:<6} {detail}")
+    result.table.to_csv(out / "audit.csv", index=False)
+    log(f"wrote {out / 'audit.csv'}: {len(result.table)} checks, {len(result.warnings)} warning(s)")
+    if len(result.problems):
+        result.problems.to_csv(out / "audit_rows.csv", index=False)
+        log(f"wrote {out / 'audit_rows.csv'}: {len(result.problems):,} rows that cannot be a schedule")
+    for line in format_table(result.table):
+        log(line)
     return 0
