@@ -10,13 +10,14 @@ from dash import ALL, Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 from sched_engine import ScenarioError
+from sched_engine.analysis.audit_workload import read_header_lines
 
 from ...figures import batch as figures
 from ...figures import headlines
 from ...services import prepared as prepared_files
 from ...services.csv_export import send_csv
 from ...services.runs import loaded_runs
-from ...widgets import run_panel, time_window
+from ...widgets import audit_panel, run_panel, time_window
 from ...widgets.fields import error
 from . import charts, clusters, draft, ids, run, sizing, sources, trust
 
@@ -99,6 +100,18 @@ def trace_facts(uploads, model, max_jobs):
         return error(exc), figures.size_histogram(pd.DataFrame({"procs": []})), error(exc)
     return (draft.trace_info(workload, trace["label"]), figures.size_histogram(workload.jobs),
             clusters.hardware_statement(model, workload, max_jobs))
+
+
+def log_audit(uploads, model):
+    """The Audit panel's ``(audit, label)``: the trace in use on the hardware of the next run (none: unknown)."""
+    model = model if isinstance(model, dict) else draft.initial_draft()   # the page's own store, unless forged
+    workload = sources.parse_trace(model["trace"], uploads)
+    try:
+        hardware, _ = clusters.next_run_hardware(model, workload)
+    except ScenarioError:
+        hardware = None
+    lines = read_header_lines(sources.ref_path(model["trace"], uploads), source=model["trace"]["label"])
+    return audit_panel.audit_of(workload, hardware, lines), model["trace"]["label"]
 
 
 def objectives(results, records):
@@ -190,3 +203,4 @@ def register(app, services) -> None:
     run_panel.register_headline(app, ids.PANEL, services.results, headlines.batch)
     trust.register(app, results)
     sizing.register(app, results)
+    audit_panel.register(app, audit_panel.Ids(ids.PAGE), [Input(ids.DRAFT, "data")], partial(log_audit, uploads))

@@ -9,7 +9,7 @@ from sched_engine.registry import REGISTRY
 
 from ...figures.batch import SIZES_HEIGHT
 from ...services import prepared
-from ...widgets import run_panel
+from ...widgets import audit_panel, run_panel
 from ...widgets.fields import field, graph, upload_box
 from . import ids, sizing, trust
 from .charts import FRAMES
@@ -147,6 +147,7 @@ def layout() -> html.Div:
                 ],
                 className="editor-grid four",
             ),
+            audit_panel.section(audit_panel.Ids(ids.PAGE)),
             html.Section(
                 [html.H3("Objectives per policy and scenario (Klusáček & Rudová, Fig. 2 layout)"),
                  graph(ids.OBJECTIVES)],

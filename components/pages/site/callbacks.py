@@ -9,15 +9,16 @@ from dash import ALL, Input, Output, State, ctx, html, no_update
 from dash.exceptions import PreventUpdate
 
 from sched_engine import ScenarioError
+from sched_engine.analysis.audit_workload import read_header_lines
 
 from ...figures.common import empty_figure
 from ...services.csv_export import send_csv
 from ...services.runs import loaded_runs
 from ...services.saved_items import ORGANISATION, saved_choices
 from ...services.uploads import UploadError
-from ...widgets import run_panel, time_window, tree_editor
+from ...widgets import audit_panel, run_panel, time_window, tree_editor
 from ...widgets.fields import error, ok
-from ..batch.sources import UPLOADED, parse_trace, trace_choice_ref, trace_choices
+from ..batch.sources import UPLOADED, parse_trace, ref_path, trace_choice_ref, trace_choices
 from . import charts, hardware, ids, organisation, run
 
 RUNS = ids.PANEL.runs
@@ -127,6 +128,20 @@ def hardware_text(uploads, draft, default_memory, max_jobs, trace):
     return hardware.statement(model, (draft or {}).get("origin", "the table"), jobs)
 
 
+def log_audit(uploads, trace, draft):
+    """The Audit panel's ``(audit, label)``: the whole trace chosen, on the hardware table (none: unknown)."""
+    if not trace:
+        return None
+    ref = trace_choice_ref(trace, uploads)
+    workload = parse_trace(ref, uploads)
+    try:
+        clusters = hardware.hardware_model((draft or {}).get("rows"), None)["clusters"]
+    except ScenarioError:
+        clusters = None
+    return audit_panel.audit_of(workload, clusters, read_header_lines(ref_path(ref, uploads), source=ref["label"])), \
+        ref["label"]
+
+
 def summary(results, records):
     loaded = loaded_runs(results, records)
     compared = any(record.get("site", "A") != "A" for record, _ in loaded)
@@ -205,6 +220,8 @@ def register(app, services) -> None:
                  Input(ids.MAX_JOBS, "value"), Input(ids.TRACE, "value"))(partial(hardware_text, uploads))
     app.callback(Output(ids.PANEL.summary, "data"), Output(ids.PANEL.summary, "columns"),
                  Output(ids.STAKEHOLDERS, "children"), Input(RUNS, "data"))(partial(summary, results))
+    audit_panel.register(app, audit_panel.Ids(ids.PAGE), [Input(ids.TRACE, "value"), Input(ids.HW, "data")],
+                         partial(log_audit, uploads))
     app.callback(Output(ids.GROUP, "data"), Output(ids.GROUP_MSG, "children"),
                  [Input(graph, "clickData") for graph in (ids.SHARES, ids.ISOLATION, ids.WAITS, ids.KILLED)],
                  prevent_initial_call=True)(select_group)

@@ -6,7 +6,7 @@ from dash import dash_table, dcc, html
 
 from sched_engine.registry import REGISTRY
 
-from ...widgets import run_panel, tree_editor
+from ...widgets import audit_panel, run_panel, tree_editor
 from ...widgets.fields import field, graph, upload_box
 from . import ids
 from .run import backfilling_choices
@@ -128,6 +128,7 @@ def layout() -> html.Div:
         ]),
         _organisation(),
         _hardware(),
+        audit_panel.section(audit_panel.Ids(ids.PAGE)),
         run_panel.summary_table(ids.PANEL),
         run_panel.export_row(ids.PANEL, ("jobs", "timeline", "summary")),
         html.Div([html.Span(id=ids.GROUP_MSG), html.Button("Whole run", id=ids.RESET_WINDOW)]),
