@@ -221,6 +221,10 @@ def test_two_sites_compared_side_by_side_with_differences_marked(uploads):
     assert utilisation["site A"].endswith("%") and float(utilisation["site A"][:-1]) <= 100
     rows, columns, _ = callbacks.summary(_Results(loaded), [record for record, _ in loaded])
     assert [row["site"] for row in rows] == ["A", "B"]
+    # The catalogue's names and rounding, never raw keys or 14802.836422.
+    assert [c["id"] for c in columns][2:5] == ["Finished", "Killed jobs", "Mean wait (s)"]
+    assert "Mean minimum isolation" in [c["id"] for c in columns] and "mean_wait_s" not in rows[0]
+    assert rows[0]["Mean wait (s)"] == round(rows[0]["Mean wait (s)"])
 
 
 class _Results:

@@ -11,6 +11,7 @@ from dash.exceptions import PreventUpdate
 from sched_engine import ScenarioError
 from sched_engine.analysis.audit_workload import read_header_lines
 
+from ...figures import catalogue
 from ...figures.common import empty_figure
 from ...services.csv_export import send_csv
 from ...services.runs import loaded_runs
@@ -145,8 +146,9 @@ def log_audit(uploads, trace, draft):
 def summary(results, records):
     loaded = loaded_runs(results, records)
     compared = any(record.get("site", "A") != "A" for record, _ in loaded)
+    # Headers and rounding from the metric catalogue, as on every other page (not the raw keys).
     rows = [{**({"site": record.get("site", "A")} if compared else {}), "policy": record["label"],
-             **{m: round(v, 3) for m, v in zip(result.summary["metric"], result.summary["value"]) if m in SUMMARY}}
+             **catalogue.cells(result.summary_value, SUMMARY, "site")}
             for record, result in loaded]
     return rows, run_panel.summary_columns(rows), charts.stakeholder_block(loaded)
 
