@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from components.figures import catalogue
 from components.pages.compare import table as page
 from components.services.runs import ResultCache
 from sched_engine.elastic.presets import two_job_model
@@ -43,10 +44,14 @@ def test_better_is_green_and_worse_red_by_direction(cache):
     cons, _ = cache.run({**BASE, "model": SMALL, "policy": "cons"})
     frame, deltas = page.comparison_table([("EASY", easy), ("CONS", cons)])
     styles = page.direction_styles(frame, deltas, "batch")
-    wait = [s for s in styles if '"mean_wait_s"' in s["if"]["filter_query"]]
+    # Rows are matched by the names the page shows (the catalogue's), as the shown table holds them.
+    shown = page.shown(frame, ["EASY", "CONS"], "batch")
+    assert "Mean wait (s)" in set(shown["metric"]) and "unit" not in shown
+    wait = [s for s in styles if '"Mean wait (s)"' in s["if"]["filter_query"]]
     lower, higher = (next(s for s in wait if op in s["if"]["filter_query"]) for op in ("< -", "> "))
     assert lower["backgroundColor"] == page.BETTER["backgroundColor"]     # wait went down: better
     assert higher["backgroundColor"] == page.WORSE["backgroundColor"]
-    util = [s for s in styles if '"utilisation"' in s["if"]["filter_query"]]
+    util = [s for s in styles if '"CPU utilisation (%)"' in s["if"]["filter_query"]]
     assert next(s for s in util if "> " in s["if"]["filter_query"])["backgroundColor"] == page.BETTER["backgroundColor"]
-    assert not [s for s in styles if '"jobs"' in s["if"]["filter_query"]]   # no direction: no colour
+    jobs = f'"{catalogue.column("jobs", "batch")}"'
+    assert not [s for s in styles if jobs in s["if"]["filter_query"]]   # no direction: no colour

@@ -40,7 +40,7 @@ def test_two_batch_runs_side_by_side_with_differences_and_overlay(dash_duo, tmp_
     dash_duo.wait_for_contains_text(f"#{page.ids.TABLE}", "Δ% #2 easy", timeout=TIMEOUT)
     assert "#1 fcfs: FCFS · BASIC · hpc2n-excerpt.swf" in dash_duo.find_element(f"#{page.ids.MESSAGE}").text
     table = dash_duo.find_element(f"#{page.ids.TABLE}").text
-    assert "mean_wait_s" in table and "mean_slowdown" in table
+    assert "Mean wait (s)" in table and "Mean slowdown" in table and "mean_wait_s" not in table   # catalogue names
     dash_duo.wait_for_element(f"#{page.ids.OVERLAY} .scatterlayer .trace:nth-child(2)", timeout=TIMEOUT)
     dash_duo.wait_for_contains_text(f"#{page.ids.PAIRED_TEXT}", "vs #1 fcfs: mean wait", timeout=TIMEOUT)
     dash_duo.wait_for_element(f"#{page.ids.PAIRED_USERS} .barlayer .trace", timeout=TIMEOUT)

@@ -29,11 +29,11 @@ def compared(results, hashes, metric):
     if warning:
         note.append(html.Div(warning, className="warning compare-setting-warning"))
     frame, deltas = table.comparison_table(runs)
-    frame = frame.round(6)
     metrics = table.metric_options(runs)
     engine = runs[0][1].scenario["engine"] if runs else None
-    return (frame.to_dict("records"), [{"name": c, "id": c} for c in frame.columns],
-            table.direction_styles(frame, deltas, engine),
+    styles = table.direction_styles(frame, deltas, engine)
+    frame = table.shown(frame, [label for label, _ in runs], engine)
+    return (frame.to_dict("records"), [{"name": c, "id": c} for c in frame.columns], styles,
             metrics, metric if metric in metrics else (metrics[0] if metrics else None), note)
 
 

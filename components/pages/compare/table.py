@@ -71,10 +71,27 @@ def direction_styles(table: pd.DataFrame, deltas: list[str], engine: str | None)
             continue
         for delta in deltas:
             down, up = (BETTER, WORSE) if direction == catalogue.LOWER else (WORSE, BETTER)
-            row = f'{{metric}} = "{metric}"'
+            row = f'{{metric}} = "{catalogue.column(metric, engine)}"'   # the row as shown (:func:`shown`)
             styles += [{"if": {"filter_query": f"{row} && {{{delta}}} < -{HIGHLIGHT_PERCENT}", "column_id": delta}, **down},
                        {"if": {"filter_query": f"{row} && {{{delta}}} > {HIGHLIGHT_PERCENT}", "column_id": delta}, **up}]
     return styles
+
+
+def shown(table: pd.DataFrame, labels: list[str], engine: str | None) -> pd.DataFrame:
+    """The comparison table as the page shows it: each metric named and rounded as the catalogue says.
+
+    ``metric`` becomes its readable name with its unit (``Mean wait (s)``;
+    shares read as percent) and the ``unit`` column goes; the runs' values
+    are rounded by kind; the relative differences stay as computed.
+    """
+    if "metric" not in table:
+        return table
+    out = table.drop(columns=["unit"], errors="ignore").copy()
+    metrics = list(table["metric"])
+    for label in labels:
+        out[label] = [catalogue.rounded(metric, value, engine) for metric, value in zip(metrics, table[label])]
+    out["metric"] = [catalogue.column(metric, engine) for metric in metrics]
+    return out
 
 
 #: Summary metrics that describe what was run (the workload and the hardware), not how it went.
