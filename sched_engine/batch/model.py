@@ -15,7 +15,8 @@ Normalised form (plain JSON, the scenario's ``model``)::
       "load_factor": 1.0,
       "allocation": "whole_nodes",                       # only when not "cpus" (the default)
       "queues": {"priority": [...], "best_effort": [...]},  # optional, :mod:`.queues`
-      "user_limits": {"running_jobs": 4, "cpus": 64}       # optional, :mod:`.queues`
+      "user_limits": {"running_jobs": 4, "cpus": 64},      # optional, :mod:`.queues`
+      "capacity": "log"                                    # optional, :mod:`.capacity`
     }
 
 ``clusters`` may be empty: the trace header's ``MaxNodes``/``MaxProcs``
@@ -56,6 +57,7 @@ import pandas as pd
 
 from ..core import inputs, validate
 from ..core.errors import ScenarioError
+from .capacity import capacity_clusters, normalize_capacity
 from .cluster import ClusterState
 from .failures import SYNTHETIC_DEFAULTS, failure_events, synthetic_failures
 from .machine_files import read_failures, read_machines
@@ -150,7 +152,7 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
     if not isinstance(model, Mapping):
         raise ScenarioError("", "the model must be an object")
     known = {"trace", "clusters", "machines_path", "failures", "requirements", "synthetic_requirements", "estimates",
-             "load_factor", "allocation", "queues", "user_limits"}
+             "load_factor", "allocation", "queues", "user_limits", "capacity"}
     unknown = sorted(set(model) - known)
     if unknown:
         raise ScenarioError(unknown[0], f"unknown field (known: {', '.join(sorted(known))})")
@@ -243,7 +245,8 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
     }
     # Defaults stay out, so models from before keep their content hash.
     extra = {"allocation": None if allocation == "cpus" else allocation,
-             "queues": normalize_queues(model.get("queues")), "user_limits": normalize_user_limits(model.get("user_limits"))}
+             "queues": normalize_queues(model.get("queues")), "user_limits": normalize_user_limits(model.get("user_limits")),
+             "capacity": normalize_capacity(model.get("capacity"))}
     normalized.update({name: value for name, value in extra.items() if value is not None})
     return normalized
 
@@ -329,10 +332,11 @@ def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> BatchInpu
         per = spec["cpus_per_machine"]
         cpus = per if isinstance(per, list) else [per] * spec["machines"]
         clusters.append(ClusterState(index, spec["name"], cpus, spec["speed"], spec["properties"]))
-    names = [c.name for c in clusters]
-    machine_counts = [len(c.cpus) for c in clusters]
     if model.get("allocation") == "whole_nodes":
         jobs = jobs.assign(procs=whole_nodes(jobs["procs"].to_numpy(dtype=np.int64), clusters))
+    clusters = capacity_clusters(clusters, jobs, model.get("capacity"))   # the log's capacity (:mod:`.capacity`)
+    names = [c.name for c in clusters]
+    machine_counts = [len(c.cpus) for c in clusters]
 
     failures = model["failures"]
     span = float(jobs["submit_time"].iloc[-1] + jobs["run_time"].max())

@@ -28,7 +28,8 @@ earliest; among equal starts the fastest cluster, then the larger one
 that order.
 
 Modules: :mod:`.queue` (the arrival-ordered queue), :mod:`.fcfs` (FCFS,
-FCFS-LB), :mod:`.easy`, :mod:`.conservative`, :mod:`.local_search`.
+FCFS-LB), :mod:`.easy`, :mod:`.conservative`, :mod:`.local_search`,
+:mod:`.recorded` (the log as it ran).
 """
 
 from .conservative import Conservative
@@ -37,6 +38,7 @@ from .easy import EASY
 from .fcfs import FCFS, FCFSLB
 from .local_search import LocalSearch
 from .queue import NO_RESERVATION, QueuePolicy
+from .recorded import Recorded
 
 __all__ = ["Cancel", "Conservative", "Decision", "EASY", "FCFS", "FCFSLB", "LocalSearch", "NO_RESERVATION",
-           "QueuePolicy", "Reserve", "Start", "Wake"]
+           "QueuePolicy", "Recorded", "Reserve", "Start", "Wake"]
