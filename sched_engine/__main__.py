@@ -8,7 +8,7 @@
     python -m sched_engine sweep SPEC.json|KIND [--quick] --out DIR [--workers N]
     python -m sched_engine size (batch options) --target "METRIC<=VALUE" [--mode pool|scale|load] --out DIR
     python -m sched_engine compare A.json B.json --out DIR
-    python -m sched_engine baseline (batch options) --out DIR
+    python -m sched_engine baseline (batch options) [--no-steps] [--steps-capacity log|log_p99] --out DIR
     python -m sched_engine audit --trace FILE [--machines FILE] --out DIR
     python -m sched_engine calibrate --trace FILE [--machines FILE] [--limits 0 4 16 ...] --out DIR
 
@@ -30,6 +30,7 @@ import sys
 from pathlib import Path
 
 from .analysis.audit_command import add_audit_arguments, run_audit
+from .analysis.baseline_steps import run_steps
 from .analysis.commands import (
     add_calibrate_arguments,
     add_compare_arguments,
@@ -102,6 +103,17 @@ def batch_scenario(args: argparse.Namespace) -> dict:
     if args.machines:
         model["machines_path"] = args.machines
     return {"engine": "batch", "policy": args.policy, "seed": args.seed, "model": model}
+
+
+def _baseline(args: argparse.Namespace) -> int:
+    """``baseline``: the run against its log, then the steps that explain the gap (:mod:`.analysis.baseline_steps`)."""
+    files = InputFiles()
+    scenario = named_by_content(batch_scenario(args), files)
+    result = run_scenario(scenario, inputs=files)
+    status = run_baseline(result, args.out)
+    if not args.no_steps:
+        run_steps(scenario, args.out, capacity=args.steps_capacity, inputs=files, first=result)
+    return status
 
 
 def _batch(args: argparse.Namespace) -> int:
@@ -230,7 +242,10 @@ def main(argv: list[str] | None = None) -> int:
     baseline = commands.add_parser("baseline", help="check a run of a log against the waits the log records")
     _add_workload_options(baseline)
     baseline.add_argument("--out", required=True, help="directory for jobs.csv, summary.csv and the breakdowns")
-    baseline.set_defaults(handler=lambda args: run_baseline(run_by_content(batch_scenario(args)), args.out))
+    baseline.add_argument("--no-steps", action="store_true", help="skip the steps that explain the gap (steps.csv)")
+    baseline.add_argument("--steps-capacity", default="log", choices=["log", "log_p99"],
+                          help="the capacity the log used, for the steps: its peak or its time-weighted p99 of CPUs")
+    baseline.set_defaults(handler=_baseline)
     audit = commands.add_parser("audit", help="check a log's recorded schedule against the hardware (audit.csv)")
     add_audit_arguments(audit)
     audit.set_defaults(handler=run_audit)

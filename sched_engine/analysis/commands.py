@@ -12,7 +12,9 @@ beside the simulated ``wait_time``), ``timeline.csv``, ``scenario.json``,
 ``summary.csv`` (the run's rows, then the baseline rows of
 :func:`~sched_engine.analysis.baseline.compare_with_log`),
 ``baseline_by_queue.csv``, ``baseline_by_group.csv``,
-``baseline_by_size.csv``, and prints the headline sentence. ``size`` writes ``sizing.csv`` (one row per probe: size, metric, whether the
+``baseline_by_size.csv``, and prints the headline sentence; then (unless
+``--no-steps``) it explains the gap step by step and writes ``steps.csv``
+(:mod:`sched_engine.analysis.baseline_steps`). ``size`` writes ``sizing.csv`` (one row per probe: size, metric, whether the
 target held, whether the probe contradicts monotonicity) and ``summary.csv``
 (``smallest_cpus``, ``smallest_scale`` or ``largest_load_factor``, and the
 probe count). ``compare`` writes ``paired.csv`` (one row per job that
