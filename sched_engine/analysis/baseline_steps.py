@@ -101,8 +101,8 @@ def _queue_setting(jobs: pd.DataFrame, header_lines) -> tuple[dict | None, str]:
     others = sorted((q for q in present if q not in best_effort and q not in interactive),
                     key=lambda q: (np.isnan(means.get(q, np.nan)), means.get(q, np.nan), q))
     priority = interactive + others
-    text = "queues in order " + " > ".join(priority) + (" (interactive first, then" if interactive else " (") + \
-        " by recorded mean wait, shortest first)"
+    order = "interactive first, then by recorded mean wait" if interactive else "by recorded mean wait"
+    text = f"queues in order {' > '.join(priority)} ({order}, shortest first)"
     if best_effort:
         text += "; best-effort (preemptible, last): " + ", ".join(best_effort)
     return {"priority": priority, "best_effort": best_effort}, text
