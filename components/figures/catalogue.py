@@ -104,6 +104,8 @@ ENGINES: dict[str, dict[str, Metric]] = {
         "failures": _m("Machine failures", "failures", "count", None, "machine failures during the run"),
         "dropped_jobs": _m("Dropped trace jobs", "jobs", "count", None, "trace jobs with no run time or processors"),
         "skipped_lines": _m("Skipped trace lines", "lines", "count", None, "unreadable trace lines skipped"),
+        "delayed_starts": _m("Starts later than recorded", "jobs", "count", None,
+                             "'As recorded' only: jobs this hardware could not start at their recorded start"),
         "jobs_with_ignored_properties": _m("Jobs with ignored requirements", "jobs", "count", None,
                                            "jobs requiring properties no cluster declares"),
         "used_cpus": _m("CPUs in use", "CPUs", "count", None, "CPUs held by running jobs"),

@@ -181,6 +181,8 @@ SUMMARY_METRICS: dict[str, dict[str, Field]] = {
         "dropped_jobs": Field("jobs", "trace jobs with no run time or processors"),
         "skipped_lines": Field("lines", "unreadable trace lines skipped"),
         "jobs_with_ignored_properties": Field("jobs", "jobs requiring properties no cluster declares"),
+        "delayed_starts": Field("jobs", "the 'recorded' policy only: jobs that could not start at their recorded "
+                                        "start on this hardware and started as soon after as they fit"),
     },
     "network": {
         "applications": Field("apps", "applications in the run"),

@@ -147,12 +147,13 @@ def layout() -> html.Div:
                 ],
                 className="editor-grid four",
             ),
-            audit_panel.section(audit_panel.Ids(ids.PAGE)),
             html.Section(
                 [html.H3("Objectives per policy and scenario (Klusáček & Rudová, Fig. 2 layout)"),
                  graph(ids.OBJECTIVES)],
                 className="panel",
             ),
+            # The log's audit follows the first results: Run and the first chart stay on the first screen.
+            audit_panel.section(audit_panel.Ids(ids.PAGE)),
             html.Section(
                 [
                     html.Div(
