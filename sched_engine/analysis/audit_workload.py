@@ -15,6 +15,7 @@ from __future__ import annotations
 import gzip
 import re
 from pathlib import Path
+from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -37,35 +38,32 @@ LIMIT_SLACK = 1.01
 def read_header_lines(path: str | Path, *, source: str | None = None) -> list[str]:
     """The comment lines before a workload file's first job (gzip read as a stream), never the whole file."""
     name = source or Path(path).name
-    lines: list[str] = []
     try:
         with open(path, "rb") as raw:
             gzipped = raw.read(2) == GZIP_MAGIC
         opener = gzip.open if gzipped else open
         with opener(path, "rt", encoding="utf-8", errors="replace") as stream:
-            for line in stream:
-                stripped = line.strip()
-                if stripped and not stripped.startswith(";"):
-                    break
-                lines.append(stripped)
-                if len(lines) >= HEADER_LINES_MAX:
-                    break
+            return leading_comments(stream)
     except (OSError, EOFError) as exc:
         raise FileError("", f"cannot read the header ({exc})", source=name) from None
-    return lines
 
 
 def header_lines(text: str) -> list[str]:
     """The comment lines before the first job of workload text already read."""
-    lines = []
-    for line in text.splitlines():
+    return leading_comments(text.splitlines())
+
+
+def leading_comments(lines: Iterable[str]) -> list[str]:
+    """The stripped lines up to the first job line (at most :data:`HEADER_LINES_MAX`), read no further."""
+    found = []
+    for line in lines:
         stripped = line.strip()
         if stripped and not stripped.startswith(";"):
             break
-        lines.append(stripped)
-        if len(lines) >= HEADER_LINES_MAX:
+        found.append(stripped)
+        if len(found) >= HEADER_LINES_MAX:
             break
-    return lines
+    return found
 
 
 def queue_kinds(text: str) -> list[str]:
