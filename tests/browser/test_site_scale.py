@@ -155,10 +155,10 @@ def test_an_upload_then_run_with_nothing_else_touched_runs_the_whole_trace(dash_
     _open(dash_duo, create_app(tmp_path / "data"))
     dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
     _wait_for_every_callback(dash_duo)
-    _upload(dash_duo, page.ids.TRACE_UPLOAD, write_swf(tmp_path / "mine.swf", 2500, 512, 64))
+    _upload(dash_duo, page.ids.TRACE_UPLOAD, write_swf(tmp_path / "mine.swf", 400, 512, 64))
     dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_MSG}", "Failures set to none", timeout=TIMEOUT)
     said = dash_duo.find_element(f"#{page.ids.TRACE_MSG}").text
-    assert "Jobs to simulate: all 2,500 of mine.swf (was the first 2,000)" in said
+    assert "Jobs to simulate: all 400 of mine.swf (was the first 2,000)" in said
     _wait_for_every_callback(dash_duo)
     dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
     # BASIC and EXT-REQ under FCFS, EASY, CONS and LS: 8 runs of the whole trace on its header's machine.
