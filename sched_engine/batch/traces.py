@@ -80,6 +80,8 @@ class Workload:
     dropped: int = 0
     skipped_lines: int = 0
     first_skipped_line: int | None = None
+    #: Sentences on what a resource-manager log reader read and left out (:mod:`sched_engine.logs`).
+    notes: tuple[str, ...] = ()
 
 
 def _leading_lines(text: str):
@@ -99,7 +101,12 @@ def _leading_lines(text: str):
 
 
 def sniff_format(name: str, text: str) -> str:
-    """Guess ``swf``, ``swf-ext``, ``gwf`` or ``csv`` from the name and the first data line."""
+    """Guess ``swf``, ``swf-ext``, ``gwf``, ``csv`` or a resource-manager log's kind (:mod:`sched_engine.logs`)."""
+    from ..logs import sniff_log
+
+    kind = sniff_log(name, text[: 1 << 16])
+    if kind is not None:
+        return kind
     lower = name.lower().removesuffix(".gz")
     if lower.endswith(".csv"):
         return "csv"
@@ -144,7 +151,13 @@ def parse_workload(text: str, fmt: str = "auto", *, source: str = "trace", skip_
         return _parse_gwf(text, source, skip_malformed)
     if fmt == "csv":
         return _parse_csv(text, source)
-    raise TraceError("format", f"unknown trace format {fmt!r} (known: swf, swf-ext, gwf, csv)", source=source)
+    from ..logs import kinds, reader
+
+    log_reader = reader(fmt)
+    if log_reader is not None:
+        return log_reader.parse(text, source=source, skip_malformed=skip_malformed)
+    known = ", ".join(("swf", "swf-ext", "gwf", "csv", *kinds()))
+    raise TraceError("format", f"unknown trace format {fmt!r} (known: {known})", source=source)
 
 
 # --- SWF --------------------------------------------------------------------------------------------

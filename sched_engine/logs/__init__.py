@@ -1,0 +1,46 @@
+"""Resource-manager accounting logs read as workloads (Slurm, PBS/TORQUE, SGE/UGE, LSF).
+
+Each reader module holds one kind of log and offers the same three names:
+
+* ``KIND`` -- a short name (``"sacct"``, ``"pbs"``, ``"sge"``, ``"lsf"``) used by
+  ``parse_workload(fmt=...)`` and in every message;
+* ``sniff(name, head) -> bool`` -- whether a file called ``name`` whose first
+  lines are ``head`` (at most 64 KiB of text) is this kind of log;
+* ``parse(text, *, source, timezone="UTC", skip_malformed=False) -> Workload`` --
+  the jobs (:data:`sched_engine.batch.traces.JOB_COLUMNS`), with ``notes``
+  saying what was read and what was left out (steps, jobs that never started,
+  duplicates, rows skipped).
+
+:func:`sniff_log` tries every reader in :data:`READERS`; the batch reader calls
+it before its own SWF/GWF/CSV guess.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+#: Reader modules of this package, tried in this order by :func:`sniff_log`.
+READERS: tuple[str, ...] = ()
+
+
+def reader(kind: str):
+    """The reader module whose ``KIND`` is ``kind``, or ``None``."""
+    for name in READERS:
+        module = import_module(f"{__name__}.{name}")
+        if module.KIND == kind:
+            return module
+    return None
+
+
+def kinds() -> tuple[str, ...]:
+    """The ``KIND`` of every reader."""
+    return tuple(import_module(f"{__name__}.{name}").KIND for name in READERS)
+
+
+def sniff_log(name: str, head: str) -> str | None:
+    """The ``KIND`` of the first reader that recognises the file, else ``None``."""
+    for module_name in READERS:
+        module = import_module(f"{__name__}.{module_name}")
+        if module.sniff(name, head):
+            return module.KIND
+    return None
