@@ -1,0 +1,237 @@
+"""PBS, TORQUE and PBS Pro accounting files (``$PBS_HOME/server_priv/accounting/YYYYMMDD``).
+
+One record a line: ``MM/DD/YYYY HH:MM:SS;TYPE;JOBID;key=value key=value ...``.
+Only ``E`` (job ended) records are jobs; ``Q``/``S``/``D``/``A`` records say
+which jobs were still queued or running when the file ends and which were
+deleted. The leading stamp is the server's local time and is never used:
+times come from the ``ctime`` (submission), ``start`` and ``end`` epochs.
+
+* CPUs: ``exec_host`` (``n1/0-3+n2/0*8``: 4 + 8), else the ``ncpus=`` of
+  ``exec_vnode``, else ``Resource_List.select`` (``2:ncpus=8+1:ncpus=4``: 20),
+  ``Resource_List.nodes`` (``2:ppn=4``: 8; TORQUE's default ``ncpus=1``
+  beside it is ignored) or ``Resource_List.ncpus``.
+* Memory: ``Resource_List.mem`` (the job's), the ``mem=`` of ``select``
+  chunks, or ``Resource_List.pmem`` (per process), in ``b/kb/mb/gb/tb/pb``
+  (and words, ``w/kw/...``); used memory from ``resources_used.mem``.
+* ``Resource_List.walltime`` is the requested time; ``Exit_status`` 0 is
+  completed; TORQUE's -11 and PBS Pro's -29 (walltime exceeded), or a failure
+  at or past the walltime, is a job killed at its limit; a job with a ``D``
+  record that ended otherwise was cancelled.
+* A job id loses its server name (``1234[5].pbs01`` -> ``1234[5]``); an ``E``
+  record repeated for one id and ``ctime`` counts once.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..batch.traces import TraceError, Workload
+from .jobs_table import NAN, Skips, build_workload
+
+KIND = "pbs"
+_RECORD = re.compile(r"\d\d/\d\d/\d{4} \d\d:\d\d:\d\d;[A-Za-z];[^;\n]*;")
+_QUOTED = re.compile(r'([A-Za-z_][\w.]*)=("[^"]*"|\S*)')
+_NCPUS = re.compile(r"ncpus=(\d+)")
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([kmgtp]?)(b|w)?", re.IGNORECASE)
+_SCALE = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40, "p": 2**50}
+#: Exit statuses of a job the server killed at its walltime (TORQUE, PBS Pro).
+WALLTIME_EXITS = frozenset({-11, -29})
+FIELDS = {"submit": "ctime", "start": "start", "end": "end", "procs": "exec_host"}
+
+
+def sniff(name: str, head: str) -> bool:
+    """The first non-empty line is a PBS accounting record (``date time;type;id;``)."""
+    for line in head.split("\n", 50)[:50]:
+        if line.strip():
+            return _RECORD.match(line) is not None
+    return False
+
+
+def attributes(message: str) -> dict[str, str]:
+    """``key=value`` pairs of a record; a value may hold spaces (quoted, or words without ``=``)."""
+    if '"' in message:
+        return {key: value.strip('"') for key, value in _QUOTED.findall(message)}
+    pairs: dict[str, str] = {}
+    key = ""
+    for token in message.split(" "):
+        name, equals, value = token.partition("=")
+        if equals and name:
+            pairs[name] = value
+            key = name
+        elif key:
+            pairs[key] += " " + token
+    return pairs
+
+
+def size_bytes(text: str) -> float:
+    """``4gb`` -> 4 * 2**30; words are 8 bytes; no unit is bytes."""
+    match = _SIZE.fullmatch(text.strip())
+    if match is None:
+        raise ValueError(text)
+    number, prefix, unit = match.groups()
+    return float(number) * _SCALE[prefix.lower()] * (8 if (unit or "b").lower() == "w" else 1)
+
+
+def duration(text: str) -> float:
+    """``HH:MM:SS``, ``MM:SS``, seconds, or ``D:HH:MM:SS`` -> seconds."""
+    parts = text.strip().split(":")
+    if len(parts) > 4 or not parts[-1]:
+        raise ValueError(text)
+    seconds = 0.0
+    for unit, part in zip((86400, 3600, 60, 1)[4 - len(parts):], parts):
+        seconds += float(part) * unit
+    return seconds
+
+
+def exec_host_cpus(text: str) -> int:
+    """CPUs of ``n1/0-3+n2/0*8+n3/2,5`` (4 + 8 + 2); a host without ``/`` is one CPU."""
+    total = 0
+    for part in text.split("+"):
+        host, slash, slots = part.rpartition("/")
+        if not slash:
+            total += 1
+            continue
+        for item in slots.split(","):
+            index, star, count = item.partition("*")
+            if star:
+                total += int(count)
+            else:
+                low, dash, high = index.partition("-")
+                first = int(low)
+                total += int(high) - first + 1 if dash else 1
+    return total
+
+
+def _chunks(spec: str):
+    """``(count, {resource: value})`` of each ``+``-separated chunk of ``select``/``nodes``."""
+    for chunk in spec.split("+"):
+        parts = chunk.split(":")
+        count = int(parts[0]) if parts[0].isdigit() else 1
+        yield count, dict(p.partition("=")[::2] for p in parts if "=" in p)
+
+
+def requested_cpus(a: dict) -> int:
+    """CPUs the job asked for: ``select``, ``nodes`` (ppn), ``ncpus``, ``nodect``; 0 when none says."""
+    select = a.get("Resource_List.select")
+    if select:
+        return sum(count * int(res.get("ncpus", 1)) for count, res in _chunks(select))
+    nodes = a.get("Resource_List.nodes")
+    ncpus = int(a.get("Resource_List.ncpus", 0) or 0)
+    if nodes:
+        total = sum(count * int(res.get("ppn", 1)) for count, res in _chunks(nodes))
+        return total if "ppn=" in nodes else max(total, ncpus)
+    return ncpus or int(a.get("Resource_List.nodect", 0) or 0)
+
+
+def _cpus(a: dict, line: int, source: str) -> int:
+    for field in ("exec_host", "exec_vnode", "Resource_List"):
+        try:
+            if field == "exec_host" and a.get(field):
+                return exec_host_cpus(a[field])
+            if field == "exec_vnode" and a.get(field):
+                return sum(map(int, _NCPUS.findall(a[field]))) or a[field].count("(")
+            if field == "Resource_List":
+                return requested_cpus(a)
+        except ValueError:
+            raise TraceError(field if field != "Resource_List" else "Resource_List.select/nodes/ncpus",
+                             f"{a.get(field, '')!r} is not a CPU list PBS writes", source=source, line=line) from None
+    return 0
+
+
+def memory_per_cpu_mb(a: dict, cpus: int) -> float:
+    """Requested memory per CPU in MB: the job's ``mem``, the chunks' ``mem``, or ``pmem``; NaN when none."""
+    per_cpu = max(cpus, 1) * 2**20
+    if a.get("Resource_List.mem"):
+        return size_bytes(a["Resource_List.mem"]) / per_cpu
+    select = a.get("Resource_List.select", "")
+    if "mem=" in select:
+        return sum(count * size_bytes(res["mem"]) for count, res in _chunks(select) if "mem" in res) / per_cpu
+    if a.get("Resource_List.pmem"):
+        return size_bytes(a["Resource_List.pmem"]) / 2**20
+    return NAN
+
+
+def status(exit_code: int | None, run: float, limit: float, deleted: bool) -> str:
+    """``completed``, ``timeout`` (killed at its walltime), ``cancelled`` (deleted) or ``failed``."""
+    if exit_code == 0:
+        return "completed"
+    if exit_code in WALLTIME_EXITS or (limit > 0 and run >= limit):
+        return "timeout"
+    return "cancelled" if deleted else "failed"
+
+
+def _epoch(a: dict, field: str, line: int, source: str) -> float:
+    value = a.get(field, "")
+    if not value:
+        return NAN
+    try:
+        return float(int(value))
+    except ValueError:
+        raise TraceError(field, f"{value!r} is not a time in seconds since 1970", source=source, line=line) from None
+
+
+def _optional(a: dict, field: str, read, line: int, source: str) -> float:
+    value = a.get(field)
+    if not value:
+        return NAN
+    try:
+        return read(value)
+    except ValueError:
+        raise TraceError(field, f"{value!r} cannot be read", source=source, line=line) from None
+
+
+def _end_record(job: str, a: dict, line: int, source: str, deleted: bool) -> tuple:
+    submit = _epoch(a, "ctime", line, source)
+    start, end = _epoch(a, "start", line, source), _epoch(a, "end", line, source)
+    if not start > 0:
+        return (line, (job, submit), job, submit, NAN, end, 0, NAN, NAN, NAN, NAN, "cancelled",
+                a.get("user", ""), a.get("group", ""), a.get("queue", ""), "", a.get("account", ""))
+    cpus = _cpus(a, line, source)
+    limit = _optional(a, "Resource_List.walltime", duration, line, source)
+    try:
+        memory = memory_per_cpu_mb(a, cpus)
+    except (ValueError, KeyError):
+        raise TraceError("Resource_List.mem", "the requested memory cannot be read", source=source, line=line) from None
+    used = _optional(a, "resources_used.mem", size_bytes, line, source) / max(cpus, 1) / 2**20
+    cpu_time = _optional(a, "resources_used.cput", duration, line, source) / max(cpus, 1)
+    code = a.get("Exit_status", "")
+    try:
+        exit_code = int(code) if code else None
+    except ValueError:
+        raise TraceError("Exit_status", f"{code!r} is not a whole number", source=source, line=line) from None
+    project = a.get("project", "")
+    account = a.get("account") or ("" if project == "_pbs_project_default" else project)
+    return (line, (job, submit), job, submit, start, end, cpus, limit, memory, used, cpu_time,
+            status(exit_code, end - start, limit, deleted), a.get("user", ""), a.get("group", ""),
+            a.get("queue", ""), "", account)
+
+
+def parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool = False) -> Workload:
+    """The jobs of a PBS accounting file: one per ``E`` record (see the module docstring)."""
+    skips = Skips(source, skip_malformed)
+    rows: list[tuple] = []
+    other: dict[str, set] = {"Q": set(), "S": set(), "D": set(), "E": set()}
+    records = 0
+    for number, line in enumerate(text.split("\n"), start=1):
+        parts = line.rstrip("\r").split(";", 3)
+        if len(parts) < 4:
+            if line.strip():
+                skips.error("record", "not a PBS record (date time;type;job id;attributes)", number)
+            continue
+        kind, job = parts[1], parts[2].split(".", 1)[0]
+        if kind != "E":
+            if kind in other:
+                other[kind].add(job)
+            continue
+        records += 1
+        other["E"].add(job)
+        try:
+            rows.append(_end_record(job, attributes(parts[3]), number, source, job in other["D"]))
+        except TraceError as exc:
+            skips.error(exc.field, exc.message, number)
+    unfinished = (other["Q"] | other["S"]) - other["E"] - other["D"]
+    deleted = other["D"] - other["E"] - other["S"]
+    notes = (f"{len(unfinished):,} job(s) queued or running when the file ends (no E record): left out",) \
+        if unfinished else ()
+    return build_workload(rows, kind=KIND, fields=FIELDS, skips=skips, timezone=timezone,
+                          records=records + len(deleted), never_started=len(deleted), notes=notes)
