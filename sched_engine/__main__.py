@@ -11,6 +11,7 @@
     python -m sched_engine baseline (batch options) [--no-steps] [--steps-capacity log|log_p99] --out DIR
     python -m sched_engine audit --trace FILE [--machines FILE] --out DIR
     python -m sched_engine calibrate --trace FILE [--machines FILE] [--limits 0 4 16 ...] --out DIR
+    python -m sched_engine convert IN --out OUT.swf|OUT.machines|OUT.json [--timezone Z] [--anonymise] [--format KIND]
 
 ``run`` writes ``jobs.csv``, ``timeline.csv``, ``summary.csv`` and the
 normalised ``scenario.json`` into DIR and prints the summary; the files a
@@ -18,7 +19,9 @@ scenario names (``--trace`` and friends too) are hashed and referenced by
 content (``upload:<sha256>``), so ``scenario.json`` holds no local path; ``sweep`` runs
 a parameter sweep (``sched_engine.sweeps``; KIND alone takes its defaults)
 and writes ``sweep.csv``, ``summary.csv`` and ``spec.json``; ``baseline``, ``calibrate``, ``size`` and
-``compare`` are described in :mod:`sched_engine.analysis.commands`. Bad input exits
+``compare`` are described in :mod:`sched_engine.analysis.commands`, ``convert`` (a site's
+accounting log, slurm.conf or sshare dump as SWF, .machines or organisation JSON) in
+:mod:`sched_engine.logs.convert_command`. Bad input exits
 with status 2 and one line naming the file, line or field at fault.
 """
 
@@ -43,6 +46,7 @@ from .analysis.commands import (
 )
 from .core.errors import ScenarioError
 from .core.inputs import InputFiles, named_by_content
+from .logs.convert_command import add_convert_arguments, run_convert
 from .registry import REGISTRY
 from .runner import run_scenario
 from .sweeps import KINDS as SWEEP_KINDS
@@ -253,6 +257,10 @@ def main(argv: list[str] | None = None) -> int:
     add_calibrate_arguments(calibrate)
     calibrate.set_defaults(handler=lambda args: run_calibrate(calibrate_spec(args), args.out, workers=args.workers,
                                                               remote=_celery_executor("auto")))
+    convert = commands.add_parser("convert", help="a site's accounting log, slurm.conf or sshare dump as SWF, "
+                                                  ".machines or organisation JSON (chosen by --out's suffix)")
+    add_convert_arguments(convert)
+    convert.set_defaults(handler=run_convert)
     compare = commands.add_parser("compare", help="compare two runs of one workload job by job, with intervals")
     add_compare_arguments(compare)
     compare.set_defaults(handler=_compare)

@@ -1,0 +1,198 @@
+"""A workload written in the Standard Workload Format of the Parallel Workloads Archive.
+
+SWF (Chapin et al. 1999; Feitelson's archive, version 2.2): ``;`` header
+comments, then one line per job of 18 whole numbers, ``-1`` where unknown:
+
+ 1 job number (1, 2, ... in order of submission)   10 requested memory (KB per processor)
+ 2 submit time (s since ``UnixStartTime``)          11 status: 1 completed, 0 failed (also
+ 3 wait time (s)                                        killed at its limit), 5 cancelled
+ 4 run time (s)                                     12 user  13 group  (numbers of the legend)
+ 5 allocated processors                             14 executable (-1: not known)
+ 6 average CPU time used (s per processor)          15 queue  16 partition (numbers of the legend)
+ 7 used memory (KB per processor)                   17 preceding job  18 think time (-1)
+ 8 requested processors (the allocated ones)
+ 9 requested time (s)
+
+The header says ``UnixStartTime`` (the epoch of submit time 0) when the log's
+clock is known, ``TimeZoneString``, ``MaxProcs``/``MaxNodes`` when the
+hardware is, and the legend: ``; User: 3 alice`` and likewise ``Group``,
+``Queue`` and ``Partition`` lines, numbered in order of first appearance.
+With ``anonymise`` users, groups (and accounts) become ``u_<hash>`` /
+``g_<hash>``: an HMAC-SHA256 of the name under a salt the caller keeps, so
+one salt gives the same names in every file and the names cannot be listed
+back without it. Queues and partitions name the machine's setup and are kept.
+
+Lines are written in blocks of :data:`BLOCK` jobs, so a file of any size
+streams to its output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from datetime import datetime
+from datetime import timezone as utc_zone
+from typing import TextIO
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import numpy as np
+import pandas as pd
+
+from ..batch.traces import Workload
+
+BLOCK = 65536
+#: Legend kinds: the frame's column, its header key and the SWF field (1-based) it numbers.
+LEGEND = (("user", "User", 12), ("group", "Group", 13), ("queue", "Queue", 15), ("partition", "Partition", 16))
+#: Status words (a log reader's, sacct's states) and their SWF code; anything else is -1.
+STATUS_CODES = {
+    "completed": 1, "failed": 0, "timeout": 0, "node_fail": 0, "out_of_memory": 0, "boot_fail": 0,
+    "deadline": 0, "cancelled": 5, "preempted": 5,
+}
+ANONYMOUS_PREFIX = {"user": "u_", "group": "g_", "account": "a_"}
+
+
+def pseudonym(name: str, kind: str, salt: bytes) -> str:
+    """A stable stand-in for ``name``: the same salt, kind and name always give the same text."""
+    digest = hmac.new(salt, f"{kind}\0{name}".encode(), hashlib.sha256).hexdigest()[:12]
+    return f"{ANONYMOUS_PREFIX.get(kind, kind[:1] + '_')}{digest}"
+
+
+def anonymised(jobs: pd.DataFrame, salt: bytes) -> pd.DataFrame:
+    """``jobs`` with users, groups and accounts replaced by :func:`pseudonym` (empty names stay empty)."""
+    out = jobs.copy()
+    for kind in ANONYMOUS_PREFIX:
+        if kind not in out.columns:
+            continue
+        names = out[kind].astype("string").fillna("")
+        uniques = names.unique()
+        mapping = {name: pseudonym(name, kind, salt) if name else "" for name in uniques}
+        out[kind] = names.map(mapping).astype("string")
+    return out
+
+
+def _codes(jobs: pd.DataFrame, column: str) -> tuple[np.ndarray, list[str]]:
+    """1-based numbers of the column's names in order of first appearance (-1 when empty), and the names."""
+    if column not in jobs.columns:
+        return np.full(len(jobs), -1, dtype=np.int64), []
+    names = jobs[column].astype("string").fillna("").str.strip()
+    codes, uniques = pd.factorize(names.mask(names == ""), sort=False)
+    return np.where(codes >= 0, codes + 1, -1).astype(np.int64), [str(u) for u in uniques]
+
+
+def status_codes(jobs: pd.DataFrame) -> np.ndarray:
+    """SWF status of each job from a ``status`` column of words (the first word, any case); -1 without."""
+    if "status" not in jobs.columns:
+        return np.full(len(jobs), -1, dtype=np.int64)
+    words = jobs["status"].astype("string").fillna("").str.strip().str.split(" ").str[0].str.lower()
+    return words.map(STATUS_CODES).fillna(-1).to_numpy(dtype=np.int64)
+
+
+def _whole(values, scale: float = 1.0) -> np.ndarray:
+    """Rounded whole numbers, -1 where unknown (NaN) or negative."""
+    numbers = np.asarray(values, dtype=float) * scale
+    return np.where(np.isfinite(numbers) & (numbers >= 0), np.rint(np.nan_to_num(numbers)), -1).astype(np.int64)
+
+
+def _column(jobs: pd.DataFrame, name: str) -> np.ndarray:
+    return jobs[name].to_numpy(dtype=float) if name in jobs.columns else np.full(len(jobs), np.nan)
+
+
+def swf_fields(jobs: pd.DataFrame) -> tuple[np.ndarray, dict[str, list[str]]]:
+    """The 18 SWF fields of each job (an int64 matrix, jobs in submission order) and the legend's names."""
+    order = np.argsort(jobs["submit_time"].to_numpy(dtype=float), kind="stable")
+    jobs = jobs.iloc[order].reset_index(drop=True)
+    count = len(jobs)
+    submit = jobs["submit_time"].to_numpy(dtype=float)
+    procs = _whole(jobs["procs"])
+    unknown = np.full(count, -1, dtype=np.int64)
+    legend, numbered = {}, {}
+    for column, key, _ in LEGEND:
+        numbered[column], legend[key] = _codes(jobs, column)
+    fields = np.column_stack([
+        np.arange(1, count + 1), _whole(submit - (submit.min() if count else 0.0)), _whole(_column(jobs, "recorded_wait")),
+        _whole(jobs["run_time"]), procs, _whole(_column(jobs, "avg_cpu_time")),
+        _whole(_column(jobs, "used_memory_per_cpu_mb"), 1024), procs, _whole(_column(jobs, "requested_time")),
+        _whole(_column(jobs, "memory_per_cpu_mb"), 1024), status_codes(jobs), numbered["user"], numbered["group"],
+        unknown, numbered["queue"], numbered["partition"], unknown, unknown,
+    ]) if count else np.zeros((0, 18), dtype=np.int64)
+    return fields, legend
+
+
+def _start_epoch(workload: Workload) -> float | None:
+    """The epoch of the first submission, when the log's clock is known."""
+    jobs = workload.jobs
+    first = float(jobs["submit_time"].min()) if len(jobs) else 0.0
+    start = (workload.header or {}).get("UnixStartTime")
+    if isinstance(start, (int, float)) and not isinstance(start, bool):
+        return float(start) + first
+    return first if first > 3e8 else None   # epoch seconds already (after 1979)
+
+
+def header_lines(workload: Workload, legend: dict[str, list[str]], *, source: str, timezone: str,
+                 max_procs: int | None, max_nodes: int | None) -> list[str]:
+    """The ``;`` header: version, conversion, clock, hardware when known and the legend."""
+    jobs = workload.jobs
+    lines = ["; Version: 2.2", f"; Conversion: python -m sched_engine convert, from {source} ({workload.format})",
+             f"; MaxJobs: {len(jobs)}", f"; MaxRecords: {len(jobs)}"]
+    start = _start_epoch(workload)
+    if start is not None:
+        lines.append(f"; UnixStartTime: {int(np.floor(start))}")
+        try:
+            zone = ZoneInfo(timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            zone = utc_zone.utc
+        when = datetime.fromtimestamp(int(np.floor(start)), tz=zone)
+        lines.append(f"; StartTime: {when.strftime('%a %b %d %H:%M:%S %Z %Y')}")
+    lines.append(f"; TimeZoneString: {timezone}")
+    header = workload.header or {}
+    for key, value in (("MaxNodes", max_nodes), ("MaxProcs", max_procs)):
+        known = value if value is not None else header.get(key)
+        if isinstance(known, int) and known > 0:
+            lines.append(f"; {key}: {known}")
+    for _, key, field in LEGEND:
+        names = legend[key]
+        if names:
+            lines.append(f"; Max{key}s: {len(names)}" if key in ("Queue", "Partition") else
+                         f"; Note: field {field} numbers the {key.lower()}s of the '; {key}:' lines")
+        lines.extend(f"; {key}: {number} {name}" for number, name in enumerate(names, start=1))
+    lines.extend(f"; Note: {note}" for note in workload.notes)
+    return lines
+
+
+def write_swf(workload: Workload, out: TextIO, *, source: str = "log", timezone: str | None = None,
+              anonymise: bool = False, salt: bytes | None = None, max_procs: int | None = None,
+              max_nodes: int | None = None) -> int:
+    """Write ``workload`` to the text stream ``out`` as SWF; returns the number of jobs written.
+
+    ``timezone`` defaults to the header's ``TimeZoneString``, else UTC;
+    ``anonymise`` needs the ``salt``.
+    """
+    jobs = workload.jobs
+    if anonymise:
+        if not salt:
+            raise ValueError("anonymising needs a salt")
+        jobs = anonymised(jobs, salt)
+    zone = timezone or str((workload.header or {}).get("TimeZoneString") or "UTC")
+    fields, legend = swf_fields(jobs)
+    view = Workload(jobs=jobs, format=workload.format, header=workload.header, notes=workload.notes)
+    for line in header_lines(view, legend, source=source, timezone=zone, max_procs=max_procs, max_nodes=max_nodes):
+        out.write(line.replace("\n", " ").replace("\r", " ") + "\n")
+    pattern = " ".join(["%d"] * 18) + "\n"
+    for begin in range(0, len(fields), BLOCK):
+        out.write("".join(pattern % row for row in map(tuple, fields[begin:begin + BLOCK].tolist())))
+    return len(fields)
+
+
+def read_legend(text: str) -> dict[str, dict[int, str]]:
+    """The legend of an SWF header written here: ``{"User": {1: "alice"}, ...}``."""
+    legend: dict[str, dict[int, str]] = {key: {} for _, key, _ in LEGEND}
+    for line in text.split("\n"):
+        if not line.startswith(";"):
+            if line.strip():
+                break
+            continue
+        key, colon, rest = line[1:].strip().partition(":")
+        number, _, name = rest.strip().partition(" ")
+        if colon and key in legend and number.isdigit():
+            legend[key][int(number)] = name
+    return legend
