@@ -1,7 +1,7 @@
 """From the records a log reader accepted to a :class:`~sched_engine.batch.traces.Workload` (PBS, SGE, LSF).
 
-A reader walks its file and appends one tuple per accounting record in the
-order of :data:`ROW`, absolute times in seconds since 1970 (UTC). This module
+A reader walks its file and gathers, per accounting record, the values
+named in :data:`ROW` (tuples, or columns), absolute times in seconds since 1970 (UTC). This module
 does, vectorised and once for every reader, what is the same for all:
 
 * a record whose ``start`` is unknown or not positive is a job that never
@@ -21,6 +21,8 @@ Besides :data:`~sched_engine.batch.traces.JOB_COLUMNS` the frame holds
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,17 +73,60 @@ def _check(bad: np.ndarray, keep: np.ndarray, lines: np.ndarray, skips: Skips, f
     skips.first = first if skips.first is None else min(skips.first, first)
 
 
-def build_workload(rows: list[tuple], *, kind: str, fields: dict[str, str], skips: Skips, timezone: str,
+@contextmanager
+def paused_gc():
+    """The cyclic garbage collector paused while a reader builds millions of small objects, none cyclic.
+
+    Without it Python rescans the growing lists of fields again and again:
+    a reader runs about twice as fast.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def columns_of(rows: list[tuple]) -> dict[str, list]:
+    """Rows in :data:`ROW` order as one list per column."""
+    return dict(zip(ROW, map(list, zip(*rows)))) if rows else {name: [] for name in ROW}
+
+
+def clock_seconds(text: str) -> float:
+    """``HH:MM:SS``, ``MM:SS``, ``D:HH:MM:SS`` or plain seconds -> seconds (``ValueError`` otherwise)."""
+    parts = text.strip().split(":")
+    if len(parts) > 4 or not parts[-1]:
+        raise ValueError(text)
+    seconds = 0.0
+    for unit, part in zip((86400, 3600, 60, 1)[4 - len(parts):], parts):
+        seconds += float(part) * unit
+    return seconds
+
+
+class Memo(dict):
+    """``read(text)`` remembered per text: logs repeat their limits and requests on every record."""
+
+    def __init__(self, read):
+        super().__init__()
+        self.read = read
+
+    def __missing__(self, text):
+        value = self[text] = self.read(text)
+        return value
+
+
+def build_workload(columns: dict[str, list], *, kind: str, fields: dict[str, str], skips: Skips, timezone: str,
                    records: int | None = None, never_started: int = 0, notes: tuple[str, ...] = ()) -> Workload:
-    """The workload of ``rows`` (tuples in :data:`ROW` order).
+    """The workload of the records in ``columns`` (one list or array per name of :data:`ROW`).
 
     ``fields`` names the log's own field for ``submit``, ``start``, ``end``
     and ``procs`` (errors quote it); ``records`` is how many records of the
-    kind were read (default: ``len(rows)`` plus the malformed ones),
+    kind were read (default: the rows plus the malformed ones),
     ``never_started`` jobs the reader knows never started without a row
     (PBS ``D`` records), ``notes`` extra sentences (jobs still queued or running).
     """
-    columns = dict(zip(ROW, map(list, zip(*rows)))) if rows else {name: [] for name in ROW}
     lines = np.asarray(columns["line"], dtype=np.int64)
     submit, start, end = (np.asarray(columns[name], dtype=float) for name in ("submit", "start", "end"))
     procs = np.asarray(columns["procs"], dtype=float)
@@ -118,7 +163,7 @@ def build_workload(rows: list[tuple], *, kind: str, fields: dict[str, str], skip
     jobs["account"] = pd.Series(pick("account"), dtype="string")
     jobs["used_memory_per_cpu_mb"] = numbers("used_memory_per_cpu_mb")
     jobs["avg_cpu_time"] = numbers("avg_cpu_time")
-    total = len(rows) + parsed_skips if records is None else records
+    total = len(lines) + parsed_skips if records is None else records
     said = [f"{kind}, {_plural(len(jobs), 'job')} from {_plural(total, 'record')}"]
     said.append(f"{never:,} never started (not runs)")
     if duplicates:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from ..batch.traces import TraceError, Workload
-from .jobs_table import NAN, Skips, build_workload
+from .jobs_table import NAN, Skips, build_workload, clock_seconds, columns_of, paused_gc
 
 KIND = "pbs"
 _RECORD = re.compile(r"\d\d/\d\d/\d{4} \d\d:\d\d:\d\d;[A-Za-z];[^;\n]*;")
@@ -70,17 +70,6 @@ def size_bytes(text: str) -> float:
         raise ValueError(text)
     number, prefix, unit = match.groups()
     return float(number) * _SCALE[prefix.lower()] * (8 if (unit or "b").lower() == "w" else 1)
-
-
-def duration(text: str) -> float:
-    """``HH:MM:SS``, ``MM:SS``, seconds, or ``D:HH:MM:SS`` -> seconds."""
-    parts = text.strip().split(":")
-    if len(parts) > 4 or not parts[-1]:
-        raise ValueError(text)
-    seconds = 0.0
-    for unit, part in zip((86400, 3600, 60, 1)[4 - len(parts):], parts):
-        seconds += float(part) * unit
-    return seconds
 
 
 def exec_host_cpus(text: str) -> int:
@@ -187,13 +176,13 @@ def _end_record(job: str, a: dict, line: int, source: str, deleted: bool) -> tup
         return (line, (job, submit), job, submit, NAN, end, 0, NAN, NAN, NAN, NAN, "cancelled",
                 a.get("user", ""), a.get("group", ""), a.get("queue", ""), "", a.get("account", ""))
     cpus = _cpus(a, line, source)
-    limit = _optional(a, "Resource_List.walltime", duration, line, source)
+    limit = _optional(a, "Resource_List.walltime", clock_seconds, line, source)
     try:
         memory = memory_per_cpu_mb(a, cpus)
     except (ValueError, KeyError):
         raise TraceError("Resource_List.mem", "the requested memory cannot be read", source=source, line=line) from None
     used = _optional(a, "resources_used.mem", size_bytes, line, source) / max(cpus, 1) / 2**20
-    cpu_time = _optional(a, "resources_used.cput", duration, line, source) / max(cpus, 1)
+    cpu_time = _optional(a, "resources_used.cput", clock_seconds, line, source) / max(cpus, 1)
     code = a.get("Exit_status", "")
     try:
         exit_code = int(code) if code else None
@@ -208,6 +197,12 @@ def _end_record(job: str, a: dict, line: int, source: str, deleted: bool) -> tup
 
 def parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool = False) -> Workload:
     """The jobs of a PBS accounting file: one per ``E`` record (see the module docstring)."""
+    with paused_gc():
+        return _parse(text, source=source, timezone=timezone, skip_malformed=skip_malformed)
+
+
+def _parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool = False) -> Workload:
+    """The body of :func:`parse`."""
     skips = Skips(source, skip_malformed)
     rows: list[tuple] = []
     other: dict[str, set] = {"Q": set(), "S": set(), "D": set(), "E": set()}
@@ -233,5 +228,5 @@ def parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool
     deleted = other["D"] - other["E"] - other["S"]
     notes = (f"{len(unfinished):,} job(s) queued or running when the file ends (no E record): left out",) \
         if unfinished else ()
-    return build_workload(rows, kind=KIND, fields=FIELDS, skips=skips, timezone=timezone,
+    return build_workload(columns_of(rows), kind=KIND, fields=FIELDS, skips=skips, timezone=timezone,
                           records=records + len(deleted), never_started=len(deleted), notes=notes)
