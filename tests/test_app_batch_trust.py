@@ -47,9 +47,10 @@ def test_the_log_panel_states_the_gap_and_its_baseline(shown):
     assert max(log_cpus.y) == 10 and log_cpus.x[0] == 0
     assert {trace.type for trace in breakdown.data} == {"bar"}
     assert {trace.name for trace in why.data} == {"resources", "reservation"}
-    # One group (the log's group 1): its 247 s of waiting, 98 s for job 2's reservation, the rest for CPUs.
-    assert {trace.name: list(trace.x) for trace in by_group.data} == {"resources": [pytest.approx(100 * 149 / 247)],
-                                                                     "reservation": [pytest.approx(100 * 98 / 247)]}
+    # One group (the log's group 1): its 247 s of waiting, 1 s for job 2's reservation (until job 4 is
+    # backfilled and leaves job 3 too few CPUs), the rest for CPUs.
+    assert {trace.name: list(trace.x) for trace in by_group.data} == {"resources": [pytest.approx(100 * 246 / 247)],
+                                                                     "reservation": [pytest.approx(100 * 1 / 247)]}
     assert list(by_group.data[0].y) == ["1 · 0.1 h"]
 
 
@@ -141,10 +142,10 @@ def test_pending_csv_streams_from_the_download_route(shown, tmp_path):
     assert response.status_code == 200 and response.is_streamed
     assert f'filename="{name}"' in response.headers["Content-Disposition"]
     # EASY on the 4-job trace: job 2 waits for CPUs over [1, 100); job 3 first for job 2's reservation,
-    # then for CPUs.
+    # then (job 4 backfilled at 3) for CPUs.
     assert response.get_data(as_text=True).splitlines() == [
-        "job_id,from_time,to_time,reason,blocking_job", "2,1.0,100.0,resources,", "3,2.0,100.0,reservation,2",
-        "3,100.0,150.0,resources,"]
+        "job_id,from_time,to_time,reason,blocking_job", "2,1.0,100.0,resources,", "3,2.0,3.0,reservation,2",
+        "3,3.0,150.0,resources,"]
     # A run stored without the frame (an engine that records none) answers 404, as an unknown frame does.
     other, _ = cache.run({"engine": "fairshare", "policy": "drf",
                           "model": {"resources": [{"name": "cpu", "capacity": 2}],

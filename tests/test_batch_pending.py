@@ -35,14 +35,15 @@ def test_easy_names_the_reservation_a_fitting_job_would_delay():
     # 10 CPUs. Job 1 (6 CPUs, 0-100). Job 2 (8 CPUs) at 1 does not fit: reserved at 100.
     # Job 3 (4 CPUs, 200 s) at 2 fits in the 4 free CPUs but would hold them past 100,
     # and only 2 CPUs are spare then: it waits for job 2's reservation. Job 4 (2 CPUs,
-    # 300 s) at 3 fits in those 2 spare CPUs: backfilled at once. At 100 job 2 starts
-    # (8 of the 8 free CPUs); job 3 is now the oldest waiting job and lacks CPUs until 150.
+    # 300 s) at 3 fits in those 2 spare CPUs: backfilled at once, which leaves 2 free CPUs,
+    # fewer than job 3 needs: from 3 on it waits for resources. At 100 job 2 starts (8 of
+    # the 8 free CPUs); job 3 is now the oldest waiting job and lacks CPUs until 150.
     result = _run("easy", DATA / "pending_four.swf")
     assert list(result.jobs.start_time) == [0, 100, 150, 3]
     assert _rows(result) == [
         ("2", 1.0, 100.0, "resources", ""),
-        ("3", 2.0, 100.0, "reservation", "2"),
-        ("3", 100.0, 150.0, "resources", ""),
+        ("3", 2.0, 3.0, "reservation", "2"),
+        ("3", 3.0, 150.0, "resources", ""),
     ]
 
 

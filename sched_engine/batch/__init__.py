@@ -53,7 +53,7 @@ from .model import (
     normalize_model,
     workload_for,
 )
-from .pending import pending_frame
+from .pending import exact_table, pending_frame
 from .policies import EASY, FCFS, FCFSLB, Conservative, LocalSearch
 from .policies.alea_easy import ALEA_EASY_SCHEMA, AleaEASY
 from .policies.recorded import Recorded
@@ -94,7 +94,7 @@ def run(model: Mapping[str, Any], policy, rng: np.random.Generator, progress=Non
     """Engine entry point: ``(jobs, timeline, summary)`` frames, and ``{"pending": ...}`` (:mod:`.pending`)."""
     sim = simulate(model, policy, rng, progress)
     jobs = jobs_frame(sim)
-    return jobs, timeline(sim), summarise(sim, jobs), {"pending": pending_frame(sim.pending_rows, jobs["job_id"])}
+    return jobs, timeline(sim), summarise(sim, jobs), {"pending": pending_frame(exact_table(sim), jobs["job_id"])}
 
 
 def jobs_frame(sim: BatchSimulation) -> pd.DataFrame:

@@ -30,18 +30,19 @@ before it" read in queue order (rank, then arrival), and with user limits
 they skip the jobs their user's limit holds; the oldest waiting job is the
 one the policy reserves for or starts next.
 
-When a reason is decided: a job gets its first reason after the scheduling
-pass of the instant it arrives; it is looked at again after every pass in
-which the job its reason names left the queue (started or was cancelled)
-or stopped being the oldest waiting job, in which it became or stopped
-being the oldest waiting job, (the oldest waiting job only) in which
-machines failed or came back, in which one of its user's jobs started or
-ended (with user limits), and after every pass in which a job arrived
-ahead of others in queue order (all waiting jobs). Between those moments it keeps its
-reason. So only reason *changes* are recorded: a job waiting behind a long
-backlog costs a few intervals, not one per pass -- and a job that no longer
-fits after it was found to fit keeps ``reservation`` until the reserved job
-starts.
+How reasons are found: the run records each waiting job's *place* -- the
+oldest waiting job, behind the oldest waiting job's reservation, behind the
+job just before it (in-order policies), or held by its user's limit -- and
+when it changes: after the pass of the instant it arrives, and after every
+pass in which the job its place names left the queue or stopped being the
+oldest waiting job, in which it became or stopped being the oldest waiting
+job, in which one of its user's jobs started or ended (with user limits),
+and in which a job arrived ahead of others in queue order. Whether it fits
+is then read from the schedule itself (:mod:`.pending_exact`): a place's
+interval is split at every instant the free CPUs of the job's clusters rise
+to or fall below what it needs, the pieces where it does not fit named
+``resources``, ``failure`` or ``requirements``. So each reason holds at
+every instant of its interval, and only reason *changes* are rows.
 
 The frame: ``job_id, from_time, to_time, reason, blocking_job`` (empty when
 the reason names no job), one row per interval, sorted by job then time.
@@ -54,6 +55,7 @@ from itertools import chain
 import numpy as np
 import pandas as pd
 
+from .pending_exact import exact_rows
 from .waiting import UserIndex
 
 RESOURCES, RESERVATION, PRIORITY, FAILURE, REQUIREMENTS, USER_LIMIT = (
@@ -61,30 +63,14 @@ RESOURCES, RESERVATION, PRIORITY, FAILURE, REQUIREMENTS, USER_LIMIT = (
 REASONS = (RESOURCES, RESERVATION, PRIORITY, FAILURE, REQUIREMENTS, USER_LIMIT)
 COLUMNS = ("job_id", "from_time", "to_time", "reason", "blocking_job")
 _CODE = {reason: code for code, reason in enumerate(REASONS)}
-_RESOURCES, _RESERVATION, _PRIORITY, _USER_LIMIT = (_CODE[r] for r in (RESOURCES, RESERVATION, PRIORITY, USER_LIMIT))
-
-
-def no_room_reason(sim, job: int) -> str:
-    """Why ``job`` does not fit now: ``failure``, ``requirements`` or ``resources`` (see the module docstring)."""
-    need, clusters = sim.procs[job], sim.clusters
-    allowed = sim.candidates[job]
-    for c in allowed:
-        cluster = clusters[c]
-        if cluster.up_total < cluster.total and cluster.free_total + cluster.total - cluster.up_total >= need:
-            return FAILURE
-    if len(allowed) < len(clusters):
-        for cluster in clusters:
-            if cluster.index not in allowed and cluster.free_total >= need:
-                return REQUIREMENTS
-    return RESOURCES
+_RESERVATION, _PRIORITY, _USER_LIMIT = (_CODE[r] for r in (RESERVATION, PRIORITY, USER_LIMIT))
 
 
 class PendingRecorder:
     """Reason intervals of one event-driven run (the engine feeds it; see the module docstring).
 
     The engine appends to ``arrived`` the jobs that arrived at an instant,
-    to ``left`` the jobs it started or cancelled, sets ``capacity_changed``
-    when a machine failed or came back, adds to ``users_changed`` the users
+    to ``left`` the jobs it started or cancelled, adds to ``users_changed`` the users
     (with user limits) whose running jobs changed, and calls
     :meth:`after_pass` once the policy's pass of the instant is applied.
     """
@@ -95,7 +81,6 @@ class PendingRecorder:
         self.in_order = in_order
         self.arrived: list[int] = []
         self.left: list[int] = []
-        self.capacity_changed = False
         self.users_changed: set[int] = set()
         self.by_user: dict[int, list[int]] = {}   # with user limits: user -> jobs that waited (some left since)
         self.reasoned: dict[int, set[int]] = {}   # with user limits: user -> waiting jobs not held by the limit
@@ -114,8 +99,8 @@ class PendingRecorder:
         self.o_user = np.empty(1024, dtype=np.int64)
 
     def after_pass(self, now: float) -> None:
-        if not self.left and not self.arrived and not self.capacity_changed and not self.users_changed:
-            return   # nobody came or went, no machine changed: no reason can change (see the module docstring)
+        if not self.left and not self.arrived and not self.users_changed:
+            return   # nobody came or went: no place can change (see the module docstring)
         status, waiting, rank, limits = self.sim.status, self.waiting, self.sim.rank, self.sim.limits
         recheck: list[int] = []
         opened, rows, dependents = self.open, self.rows, self.dependents
@@ -157,29 +142,19 @@ class PendingRecorder:
         if limits is not None:
             position = self.first_allowed(position)
         head = order[position] if position < len(order) else -1
-        if head >= 0 and (head != self.head or self.capacity_changed):
+        if head >= 0 and head != self.head:
             recheck.append(head)
         if head != self.head and self.head >= 0 and status[self.head] == waiting:
             recheck.append(self.head)   # no longer the oldest: ahead of it came a job, or its user's limit held it
             recheck.extend(self.dependents.pop(self.head, ()))
-        self.head, self.capacity_changed = head, False
-        # The common case inline (a backfilling policy, no limits, every cluster up and usable by the job:
-        # "reservation" if it fits now, else "resources"); the others through classify().
-        sim = self.sim
-        procs, candidates, clusters = sim.procs, sim.candidates, sim.clusters
-        plain = not self.in_order and limits is None and all(c.up_total == c.total for c in clusters)
-        every = len(clusters)
+        self.head = head
+        # The common case inline (a backfilling policy, no limits: behind the head's reservation).
+        plain = not self.in_order and limits is None
         for job in recheck:
             if status[job] != waiting:
                 continue
-            allowed = candidates[job]
-            if plain and job != head and len(allowed) == every:
-                need = procs[job]
-                if every == 1:
-                    fits = clusters[allowed[0]].free_total >= need
-                else:
-                    fits = any(clusters[c].free_total >= need for c in allowed)
-                code, blocking = (_RESERVATION, head) if fits else (_RESOURCES, -1)
+            if plain and job != head:
+                code, blocking = _RESERVATION, head
             else:
                 code, blocking = self.classify(job, head)
             entry = opened.get(job)
@@ -247,20 +222,15 @@ class PendingRecorder:
         self.users.add(position, user, self.o_procs)
 
     def classify(self, job: int, head: int) -> tuple[int, int]:
-        """``(reason code, blocking job or -1)`` of a waiting job now."""
+        """``(place code, blocking job or -1)`` of a waiting job now (whether it fits: :mod:`.pending_exact`)."""
         sim = self.sim
-        need, clusters, allowed = sim.procs[job], sim.clusters, sim.candidates[job]
-        if sim.limits is not None and sim.limits.blocked(job, need):
+        if sim.limits is not None and sim.limits.blocked(job, sim.procs[job]):
             return _USER_LIMIT, -1
-        if len(allowed) == 1:
-            fits = clusters[allowed[0]].free_total >= need
-        else:
-            fits = any(clusters[c].free_total >= need for c in allowed)
         if job == head:
-            return (_PRIORITY, -1) if fits else (_CODE[no_room_reason(sim, job)], -1)
+            return _PRIORITY, -1
         if self.in_order:
             return _PRIORITY, self.predecessor(job)
-        return (_RESERVATION, head) if fits else (_CODE[no_room_reason(sim, job)], -1)
+        return _RESERVATION, head
 
     def predecessor(self, job: int) -> int:
         """The waiting job just before ``job`` in queue order (not held by its user's limit)."""
@@ -272,9 +242,20 @@ class PendingRecorder:
         return order[position] if position >= self.first else -1
 
 
+def exact_table(sim) -> np.ndarray:
+    """A finished run's reasons: its recorded places split by whether each job fit (:mod:`.pending_exact`)."""
+    return exact_rows(sim.pending_rows, sim, _CODE)
+
+
 def pending_frame(rows, job_ids: pd.Series) -> pd.DataFrame:
-    """The ``pending`` frame from ``(job, from, to, reason code, blocking job or -1)`` rows (job indices)."""
-    table = np.fromiter(chain.from_iterable(rows), dtype=float, count=5 * len(rows)).reshape(-1, 5)
+    """The ``pending`` frame from ``(job, from, to, reason code, blocking job or -1)`` rows (job indices).
+
+    ``rows``: a list of such tuples, or a table of them (:func:`exact_table`).
+    """
+    if isinstance(rows, np.ndarray):
+        table = rows.reshape(-1, 5)
+    else:
+        table = np.fromiter(chain.from_iterable(rows), dtype=float, count=5 * len(rows)).reshape(-1, 5)
     table = table[np.lexsort((table[:, 1], table[:, 0]))]
     ids = job_ids.astype("string").reset_index(drop=True)
     blocking = table[:, 4].astype(np.int64)

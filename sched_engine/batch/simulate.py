@@ -40,7 +40,7 @@ import numpy as np
 from ..core.events import Priority
 from ..core.loop import Simulation, scheduler_clock
 from .cluster import ClusterState
-from .pending import PRIORITY, REASONS, PendingRecorder, no_room_reason
+from .pending import PRIORITY, REASONS, PendingRecorder
 from .policies.decisions import Cancel, Decision, Preempt, Start, Wake
 from .queues import OVER_USER_CPUS, PREEMPTED, QueueInputs
 from .samples import samples_from_times
@@ -243,8 +243,6 @@ class BatchSimulation(Simulation):
         self.machine_changes.append((now, cluster_index, machine, 1))
         self.schedule(now + duration, Priority.DEPARTURE, "restart", (cluster_index, machine))
         self._changed.add(cluster_index)
-        if self._pending is not None:
-            self._pending.capacity_changed = True
         self._policy_step(self.policy.capacity_changed(cluster_index, now), now)
 
     def _restart(self, event) -> None:
@@ -253,8 +251,6 @@ class BatchSimulation(Simulation):
         down = 0 if self.clusters[cluster_index].up[machine] else 1   # overlapping failures
         self.machine_changes.append((now, cluster_index, machine, down))
         self._changed.add(cluster_index)
-        if self._pending is not None:
-            self._pending.capacity_changed = True
         self._policy_step(self.policy.capacity_changed(cluster_index, now), now)
 
     def _woken(self, event) -> None:
@@ -316,7 +312,7 @@ class BatchSimulation(Simulation):
                 now = submit[job]
             elif pending is not None and now > submit[job]:
                 pending.append((job, submit[job], now, _PRIORITY_CODE, previous))
-            previous, blocked = job, False
+            previous, head_since = job, now   # the oldest waiting job from now on
             while True:
                 while ends and ends[0][0] <= now:
                     end, ended = heappop(ends)
@@ -327,11 +323,9 @@ class BatchSimulation(Simulation):
                     fits = [c for c in allowed if clusters[c].free_total >= need]
                 if fits:
                     break
-                if pending is not None and not blocked:
-                    blocked, blocked_since, reason = True, now, _CODES[no_room_reason(self, job)]
                 now = ends[0][0]  # not empty: the job fits once its clusters are idle
-            if blocked:
-                pending.append((job, blocked_since, now, reason, -1))
+            if pending is not None and now > head_since:
+                pending.append((job, head_since, now, _PRIORITY_CODE, -1))   # split by fit: pending_exact
             end = occupy(job, choose(fits), now)
             if end is not None:
                 heappush(ends, (end, job))
