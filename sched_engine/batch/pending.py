@@ -64,6 +64,9 @@ REASONS = (RESOURCES, RESERVATION, PRIORITY, FAILURE, REQUIREMENTS, USER_LIMIT)
 COLUMNS = ("job_id", "from_time", "to_time", "reason", "blocking_job")
 _CODE = {reason: code for code, reason in enumerate(REASONS)}
 _RESERVATION, _PRIORITY, _USER_LIMIT = (_CODE[r] for r in (RESERVATION, PRIORITY, USER_LIMIT))
+#: The blocking job of a recorded place "behind the oldest waiting job's reservation": whoever is oldest
+#: at each instant (the recorder's ``heads``), so a new oldest job rewrites no waiting job's place.
+BEHIND_HEAD = -2
 
 
 class PendingRecorder:
@@ -89,6 +92,9 @@ class PendingRecorder:
         self.index_of: dict[int, int] = {}
         self.first = 0                    # position in ``order`` of the oldest waiting job
         self.head = -1
+        # (time, oldest waiting job or -1) at each pass it changed: a place "behind the oldest waiting job's
+        # reservation" is recorded as BEHIND_HEAD and named from this history (pending_exact).
+        self.heads: list[tuple[float, int]] = []
         self.open: dict[int, tuple[float, int, int]] = {}   # waiting job -> (from, reason code, blocking job)
         self.dependents: dict[int, list[int]] = {}          # job -> waiting jobs whose reason names it
         self.rows: list[tuple[int, float, float, int, int]] = []
@@ -147,14 +153,16 @@ class PendingRecorder:
         if head != self.head and self.head >= 0 and status[self.head] == waiting:
             recheck.append(self.head)   # no longer the oldest: ahead of it came a job, or its user's limit held it
             recheck.extend(self.dependents.pop(self.head, ()))
+        if head != self.head:
+            self.heads.append((now, head))
         self.head = head
-        # The common case inline (a backfilling policy, no limits: behind the head's reservation).
+        # The common case inline (a backfilling policy, no limits: behind the head's reservation, whoever it is).
         plain = not self.in_order and limits is None
         for job in recheck:
             if status[job] != waiting:
                 continue
             if plain and job != head:
-                code, blocking = _RESERVATION, head
+                code, blocking = _RESERVATION, BEHIND_HEAD
             else:
                 code, blocking = self.classify(job, head)
             entry = opened.get(job)
@@ -230,7 +238,7 @@ class PendingRecorder:
             return _PRIORITY, -1
         if self.in_order:
             return _PRIORITY, self.predecessor(job)
-        return _RESERVATION, head
+        return _RESERVATION, BEHIND_HEAD
 
     def predecessor(self, job: int) -> int:
         """The waiting job just before ``job`` in queue order (not held by its user's limit)."""
@@ -244,7 +252,8 @@ class PendingRecorder:
 
 def exact_table(sim) -> np.ndarray:
     """A finished run's reasons: its recorded places split by whether each job fit (:mod:`.pending_exact`)."""
-    return exact_rows(sim.pending_rows, sim, _CODE)
+    heads = sim.pending_heads if sim.pending_heads is not None else []
+    return exact_rows(sim.pending_rows, sim, _CODE, heads, BEHIND_HEAD)
 
 
 def pending_frame(rows, job_ids: pd.Series) -> pd.DataFrame:

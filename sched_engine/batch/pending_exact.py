@@ -31,21 +31,65 @@ import numpy as np
 _FITS = -1   # the piece's code while the job fits: its place's code (structural reason)
 
 
-def exact_rows(rows, sim, codes: dict[str, int]) -> np.ndarray:
+def exact_rows(rows, sim, codes: dict[str, int], heads=(), behind_head: int = -2) -> np.ndarray:
     """The ``(job, from, to, code, blocking)`` table of ``rows`` (a list of such tuples), split exactly.
 
     ``rows`` carry places (see the module docstring); ``sim`` is the
     finished run (``procs``, ``candidates``, ``clusters``, ``samples``);
-    ``codes`` maps reason names to codes.
+    ``codes`` maps reason names to codes. A place whose blocking job is
+    ``behind_head`` names, at each instant, the oldest waiting job of
+    ``heads`` (``(time, job)`` at each pass it changed).
     """
-    table = np.fromiter((v for row in rows for v in row), dtype=float, count=5 * len(rows)).reshape(-1, 5)
+    table = np.array(rows, dtype=float).reshape(-1, 5)
     if not len(table):
         return table
     placed = (table[:, 3] == codes["priority"]) | (table[:, 3] == codes["reservation"])
     kept, split = table[~placed], table[placed]
     if len(split):
         split = _split_by_fit(split, sim, codes)
+        behind = split[:, 4] == behind_head
+        if behind.any():
+            split = np.concatenate([split[~behind], _name_heads(split[behind], heads)])
     return _merged(np.concatenate([kept, split]))
+
+
+def _cut(begin: np.ndarray, end: np.ndarray, times: np.ndarray, values: np.ndarray):
+    """Each ``[begin, end)`` cut where the step series ``values`` (``values[k]`` from ``times[k]`` on) changes.
+
+    Returns ``(owner, start, stop, value)`` per piece: the row it cuts, its
+    bounds and the series' value on it. ``times[0] <= begin`` for every row.
+    """
+    change = np.flatnonzero(values[1:] != values[:-1]) + 1   # indices k where a new value begins
+    change_times = np.append(times[change], np.inf)           # a last cut no interval reaches
+    first = np.searchsorted(change_times, begin, side="right")    # changes strictly after the start
+    last = np.searchsorted(change_times, end, side="left")        # ... and strictly before the end
+    cuts = last - first
+    count = cuts + 1
+    owner = np.repeat(np.arange(len(begin)), count)
+    offset = np.arange(len(owner)) - np.repeat(np.cumsum(count) - count, count)
+    cut_index = np.repeat(first, count) + offset                  # the cut that ends piece `offset` of its row
+    start = np.where(offset == 0, begin[owner], change_times[cut_index - 1])
+    stop = np.where(offset == cuts[owner], end[owner], change_times[cut_index])
+    value = values[np.maximum(np.searchsorted(times, start, side="right") - 1, 0)]
+    return owner, start, stop, value
+
+
+def _pieces(rows: np.ndarray, owner, start, stop) -> np.ndarray:
+    out = np.empty((len(owner), 5))
+    out[:, 0] = rows[owner, 0]
+    out[:, 1] = start
+    out[:, 2] = stop
+    out[:, 3:] = rows[owner, 3:]
+    return out
+
+
+def _name_heads(rows: np.ndarray, heads) -> np.ndarray:
+    """Rows "behind the oldest waiting job" cut where that job changes, each naming it."""
+    series = np.array(heads, dtype=float).reshape(-1, 2)
+    owner, start, stop, head = _cut(rows[:, 1], rows[:, 2], series[:, 0], series[:, 1])
+    out = _pieces(rows, owner, start, stop)
+    out[:, 4] = head
+    return out
 
 
 def _cluster_series(sim) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -76,7 +120,8 @@ def _split_by_fit(table: np.ndarray, sim, codes: dict[str, int]) -> np.ndarray:
     jobs = table[:, 0].astype(np.int64)
     procs = np.asarray(sim.procs, dtype=np.int64)[jobs]
     shape_of: dict[tuple[int, ...], int] = {}
-    shapes = np.array([shape_of.setdefault(tuple(sim.candidates[j]), len(shape_of)) for j in jobs.tolist()])
+    shape_of_job = np.array([shape_of.setdefault(allowed, len(shape_of)) for allowed in sim.candidates])
+    shapes = shape_of_job[jobs]
     allowed_sets = [np.array(s, dtype=np.int64) for s in shape_of]
     key = shapes * (int(procs.max()) + 1) + procs
     order = np.argsort(key, kind="stable")
@@ -100,34 +145,14 @@ def _split_by_fit(table: np.ndarray, sim, codes: dict[str, int]) -> np.ndarray:
             if len(allowed) < count:
                 others = np.setdiff1d(np.arange(count), allowed)
                 state[room & (free[others, span] >= need).any(axis=0)] = requirements
-        pieces.append(_pieces(table[group], times[span], state))
+        rows = table[group]
+        owner, start, stop, piece_state = _cut(begin, end, times[span], state)
+        out = _pieces(rows, owner, start, stop)
+        no_room = piece_state != _FITS
+        out[no_room, 3] = piece_state[no_room]
+        out[no_room, 4] = -1
+        pieces.append(out)
     return np.concatenate(pieces)
-
-
-def _pieces(rows: np.ndarray, times: np.ndarray, state: np.ndarray) -> np.ndarray:
-    """Each row's interval cut where ``state`` (holding from ``times[k]`` to ``times[k + 1]``) changes."""
-    change = np.flatnonzero(state[1:] != state[:-1]) + 1     # indices k where a new state begins
-    change_times = np.append(times[change], np.inf)           # a last cut no interval reaches
-    begin, end = rows[:, 1], rows[:, 2]
-    first = np.searchsorted(change_times, begin, side="right")    # changes strictly after the start
-    last = np.searchsorted(change_times, end, side="left")        # ... and strictly before the end
-    cuts = last - first
-    count = cuts + 1
-    owner = np.repeat(np.arange(len(rows)), count)
-    offset = np.arange(len(owner)) - np.repeat(np.cumsum(count) - count, count)
-    cut_index = np.repeat(first, count) + offset                  # the cut that ends piece `offset` of its row
-    starts = np.where(offset == 0, begin[owner], change_times[cut_index - 1])
-    ends = np.where(offset == cuts[owner], end[owner], change_times[cut_index])
-    at = np.searchsorted(times, starts, side="right") - 1
-    piece_state = state[np.maximum(at, 0)]
-    out = np.empty((len(owner), 5))
-    out[:, 0] = rows[owner, 0]
-    out[:, 1] = starts
-    out[:, 2] = ends
-    fits = piece_state == _FITS
-    out[:, 3] = np.where(fits, rows[owner, 3], piece_state)
-    out[:, 4] = np.where(fits, rows[owner, 4], -1)
-    return out
 
 
 def _merged(table: np.ndarray) -> np.ndarray:

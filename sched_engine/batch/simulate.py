@@ -133,6 +133,7 @@ class BatchSimulation(Simulation):
         self.record_pending = record_pending
         self.pending_rows: list[tuple[int, float, float, int, int]] = []
         self._pending: PendingRecorder | None = None
+        self.pending_heads: list[tuple[float, int]] | None = None   # the recorder's history of the oldest job
 
     # --- applying the policy's decisions ----------------------------------------------------------
 
@@ -200,6 +201,7 @@ class BatchSimulation(Simulation):
         if self.record_pending:
             self._pending = PendingRecorder(self, getattr(self.policy, "starts_in_order", False), WAITING)
             self.pending_rows = self._pending.rows
+            self.pending_heads = self._pending.heads
         for cluster in self.clusters:
             self._sample(0.0, cluster)
         for job, time in enumerate(self.submit):
