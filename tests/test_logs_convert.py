@@ -154,6 +154,26 @@ def test_a_log_converted_to_swf_and_read_back_gives_the_same_jobs(jobs):
     assert [legend["Group"][int(g)] for g in b.group] == a.group.tolist()
 
 
+@pytest.mark.parametrize("kind", ["pbs", "sge", "lsf"])
+def test_each_readers_hand_made_log_reads_back_from_swf_as_the_same_jobs(kind):
+    from sched_engine.logs import reader
+    from tests import test_logs_lsf, test_logs_pbs, test_logs_sge
+
+    text = {"pbs": test_logs_pbs.LOG, "sge": test_logs_sge.LOG, "lsf": test_logs_lsf.LOG}[kind]
+    log = reader(kind).parse(text, source=kind)
+    stream = io.StringIO()
+    write_swf(log, stream, source=kind)
+    back = parse_workload(stream.getvalue(), source="out.swf")
+    assert back.header["UnixStartTime"] == log.header["UnixStartTime"]
+    for column in ("submit_time", "run_time", "procs", "recorded_wait"):
+        assert log.jobs[column].to_numpy(float).tolist() == back.jobs[column].to_numpy(float).tolist(), column
+    for column in ("requested_time", "memory_per_cpu_mb"):   # whole seconds and KB
+        assert np.allclose(log.jobs[column].to_numpy(float), back.jobs[column].to_numpy(float), atol=1 / 1024,
+                           equal_nan=True), column
+    legend = read_legend(stream.getvalue())
+    assert [legend["User"].get(int(u), "") for u in back.jobs.user] == log.jobs.user.tolist()
+
+
 def test_hardware_from_slurm_conf_is_written_as_machines(tmp_path, capsys):
     slurm_conf = pytest.importorskip("sched_engine.logs.slurm_conf",
                                      reason="slurm_conf.py (read_slurm_conf, read_sinfo) is another engineer's, not yet there")

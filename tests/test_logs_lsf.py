@@ -70,17 +70,17 @@ def workload():
 def test_each_hard_record_gives_the_job_worked_out_by_hand(workload):
     jobs = workload.jobs.set_index("job_id")
     assert list(workload.jobs.job_id) == ["101", "102", "103", "104", "300[7]"]
-    expected = {   # submit, wait, run, CPUs, run limit, memory per processor (MB), status
+    expected = {   # submit, wait, run, CPUs, run limit (-1: none), memory per processor (MB), status
         "101": (0, 20, 600, 4, 3600, 2000, "completed"),
-        "102": (10, 0, 60, 1, math.nan, math.nan, "completed"),
+        "102": (10, 0, 60, 1, -1, math.nan, "completed"),
         "103": (20, 10, 600, 2, 600, math.nan, "timeout"),
-        "104": (30, 10, 10, 1, math.nan, math.nan, "cancelled"),
-        "300[7]": (50, 5, 10, 1, math.nan, math.nan, "failed"),
+        "104": (30, 10, 10, 1, -1, math.nan, "cancelled"),
+        "300[7]": (50, 5, 10, 1, -1, math.nan, "failed"),
     }
     for job, (submit, wait, run, cpus, limit, memory, status) in expected.items():
         row = jobs.loc[job]
         assert (row.submit_time, row.recorded_wait, row.run_time, row.procs) == (submit, wait, run, cpus), job
-        assert row.requested_time == pytest.approx(limit, nan_ok=True), job
+        assert row.requested_time == limit, job
         assert row.memory_per_cpu_mb == pytest.approx(memory, nan_ok=True), job
         assert row.status == status, job
     assert jobs.loc["101", "used_memory_per_cpu_mb"] == 8192 / 1024 / 4 and jobs.loc["101", "avg_cpu_time"] == 30
@@ -133,4 +133,4 @@ def test_lists_and_free_text_leave_the_fields_after_them_in_place(asked, hosts, 
                     hosts=["hostZ"] * hosts, job_name=name, command=name, idx=2, run_limit=limit)
     job = lsf.parse(record + "\n", source="lsb.acct").jobs.iloc[0]
     assert (job.job_id, job.procs, job.run_time, job.recorded_wait) == ("9[2]", hosts, run, 3)
-    assert job.requested_time == pytest.approx(math.nan if limit is None else limit, nan_ok=True)
+    assert job.requested_time == (-1 if limit is None else limit)

@@ -65,18 +65,18 @@ def workload():
 def test_each_hard_record_gives_the_job_worked_out_by_hand(workload):
     jobs = workload.jobs.set_index("job_id")
     assert list(workload.jobs.job_id) == ["101", "102", "103", "107[3]", "108", "109"]   # by submission
-    expected = {   # submit (from T0), wait, run, CPUs, requested time, memory per CPU (MB), status
+    expected = {   # submit (from T0), wait, run, CPUs, requested time (-1: none), memory per CPU (MB), status
         "101": (0, 100, 1800, 8, 3600, 8192 / 8, "completed"),
         "102": (50, 150, 1800, 16, 1800, 2 * 16 * 1024 / 16, "timeout"),
         "103": (100, 200, 100, 4, 3600, 4000 / 4, "failed"),
-        "107[3]": (200, 60, 60, 1, math.nan, 512, "completed"),
+        "107[3]": (200, 60, 60, 1, -1, 512, "completed"),
         "108": (300, 10, 300, 4, 7200, math.nan, "cancelled"),
-        "109": (400, 0, 100, 8, math.nan, math.nan, "timeout"),
+        "109": (400, 0, 100, 8, -1, math.nan, "timeout"),
     }
     for job, (submit, wait, run, cpus, limit, memory, status) in expected.items():
         row = jobs.loc[job]
         assert (row.submit_time, row.recorded_wait, row.run_time, row.procs) == (submit, wait, run, cpus), job
-        assert row.requested_time == limit or (math.isnan(limit) and math.isnan(row.requested_time)), job
+        assert row.requested_time == limit, job
         assert row.memory_per_cpu_mb == pytest.approx(memory, nan_ok=True), job
         assert row.status == status, job
     assert jobs.loc["101", "used_memory_per_cpu_mb"] == 4096 / 8

@@ -61,16 +61,16 @@ def workload():
 def test_each_hard_record_gives_the_job_worked_out_by_hand(workload):
     jobs = workload.jobs.set_index("job_id")
     assert list(workload.jobs.job_id) == ["11", "12", "13", "15.3"]
-    expected = {   # submit, wait, run, slots, h_rt, memory per slot (MB), status
+    expected = {   # submit, wait, run, slots, h_rt (-1: none), memory per slot (MB), status
         "11": (0, 10, 100, 4, 3600, 2048, "completed"),
         "12": (5, 5, 7200, 2, 7200, 512, "timeout"),
-        "13": (20, 10, 60, 1, math.nan, math.nan, "failed"),
+        "13": (20, 10, 60, 1, -1, math.nan, "failed"),
         "15.3": (40, 0, 60, 1, 600, 1e9 / 2**20, "failed"),
     }
     for job, (submit, wait, run, slots, limit, memory, status) in expected.items():
         row = jobs.loc[job]
         assert (row.submit_time, row.recorded_wait, row.run_time, row.procs) == (submit, wait, run, slots), job
-        assert row.requested_time == pytest.approx(limit, nan_ok=True), job
+        assert row.requested_time == limit, job
         assert row.memory_per_cpu_mb == pytest.approx(memory, nan_ok=True), job
         assert row.status == status, job
     assert jobs.loc["11", "used_memory_per_cpu_mb"] == 4096 / 4 and jobs.loc["11", "avg_cpu_time"] == 100

@@ -10,6 +10,7 @@ does, vectorised and once for every reader, what is the same for all:
   :class:`~sched_engine.batch.traces.TraceError` naming the file, the line and
   the log's own field, or with ``skip_malformed`` drop that row and count it;
 * records with one ``key`` appear once (the last one read);
+* an unknown requested time is -1, as in SWF and the other readers;
 * jobs sorted by submission, times relative to the first one, whose epoch is
   the header's ``UnixStartTime`` (as in SWF), the zone ``TimeZoneString``.
 
@@ -117,6 +118,11 @@ class Memo(dict):
         return value
 
 
+def _known_or_minus_one(values: np.ndarray) -> np.ndarray:
+    """Requested times as the trace model writes them: -1 where the log says none (as SWF does)."""
+    return np.where(np.isfinite(values) & (values > 0), values, -1.0)
+
+
 def build_workload(columns: dict[str, list], *, kind: str, fields: dict[str, str], skips: Skips, timezone: str,
                    records: int | None = None, never_started: int = 0, notes: tuple[str, ...] = ()) -> Workload:
     """The workload of the records in ``columns`` (one list or array per name of :data:`ROW`).
@@ -155,7 +161,7 @@ def build_workload(columns: dict[str, list], *, kind: str, fields: dict[str, str
 
     jobs = _jobs_frame(
         pick("job_id"), submit[index] - base, end[index] - start[index], procs[index].astype(np.int64),
-        numbers("requested_time"), pick("user"), pick("queue"), [""] * index.size, [""] * index.size,
+        _known_or_minus_one(numbers("requested_time")), pick("user"), pick("queue"), [""] * index.size, [""] * index.size,
         {"recorded_wait": np.maximum(start[index] - submit[index], 0.0), "group": pick("group"),
          "partition": pick("partition"), "memory_per_cpu_mb": numbers("memory_per_cpu_mb")},
     )
