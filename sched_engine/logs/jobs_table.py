@@ -118,14 +118,25 @@ class Memo(dict):
         return value
 
 
+def _objects(values) -> np.ndarray:
+    """A column as a one-dimensional object array (a list of tuples stays a list of tuples)."""
+    if isinstance(values, np.ndarray) and values.dtype == object:
+        return values
+    if isinstance(values, pd.Series):
+        return values.to_numpy(dtype=object)
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
+
+
 def _known_or_minus_one(values: np.ndarray) -> np.ndarray:
     """Requested times as the trace model writes them: -1 where the log says none (as SWF does)."""
     return np.where(np.isfinite(values) & (values > 0), values, -1.0)
 
 
-def build_workload(columns: dict[str, list], *, kind: str, fields: dict[str, str], skips: Skips, timezone: str,
+def build_workload(columns: dict, *, kind: str, fields: dict[str, str], skips: Skips, timezone: str,
                    records: int | None = None, never_started: int = 0, notes: tuple[str, ...] = ()) -> Workload:
-    """The workload of the records in ``columns`` (one list or array per name of :data:`ROW`).
+    """The workload of the records in ``columns`` (one list, array or Series per name of :data:`ROW`).
 
     ``fields`` names the log's own field for ``submit``, ``start``, ``end``
     and ``procs`` (errors quote it); ``records`` is how many records of the
@@ -146,15 +157,14 @@ def build_workload(columns: dict[str, list], *, kind: str, fields: dict[str, str
     _check(~(procs >= 1), keep, lines, skips, fields["procs"], "the job ran on no CPU (a CPU count of 0)")
     _check(procs > 2**53, keep, lines, skips, fields["procs"], "the CPU count is too large")
     index = np.flatnonzero(keep)
-    last = {key: position for position, key in enumerate(columns["key"][i] for i in index)}
-    duplicates = len(index) - len(last)
-    index = index[np.fromiter(sorted(last.values()), dtype=np.int64, count=len(last))]
+    repeated = pd.Series(_objects(columns["key"])[index]).duplicated(keep="last").to_numpy(dtype=bool)
+    duplicates = int(repeated.sum())
+    index = index[~repeated]
     index = index[np.argsort(submit[index], kind="stable")]
     base = float(np.floor(submit[index].min())) if index.size else 0.0
 
-    def pick(name: str) -> list:
-        values = columns[name]
-        return [values[i] for i in index]
+    def pick(name: str) -> np.ndarray:
+        return _objects(columns[name])[index]
 
     def numbers(name: str) -> np.ndarray:
         return np.asarray(columns[name], dtype=float)[index] if index.size else np.zeros(0)

@@ -24,6 +24,7 @@ times come from the ``ctime`` (submission), ``start`` and ``end`` epochs.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..batch.traces import TraceError, Workload
 from .jobs_table import NAN, Skips, build_workload, clock_seconds, columns_of, paused_gc
@@ -36,6 +37,8 @@ _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([kmgtp]?)(b|w)?", re.IGNORECASE)
 _SCALE = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40, "p": 2**50}
 #: Exit statuses of a job the server killed at its walltime (TORQUE, PBS Pro).
 WALLTIME_EXITS = frozenset({-11, -29})
+#: Durations repeat from record to record (limits above all): each text is read once.
+seconds = lru_cache(maxsize=1 << 16)(clock_seconds)
 FIELDS = {"submit": "ctime", "start": "start", "end": "end", "procs": "exec_host"}
 
 
@@ -51,6 +54,10 @@ def attributes(message: str) -> dict[str, str]:
     """``key=value`` pairs of a record; a value may hold spaces (quoted, or words without ``=``)."""
     if '"' in message:
         return {key: value.strip('"') for key, value in _QUOTED.findall(message)}
+    try:   # the usual record: every word is one pair
+        return dict(token.split("=", 1) for token in message.split(" "))
+    except ValueError:
+        pass
     pairs: dict[str, str] = {}
     key = ""
     for token in message.split(" "):
@@ -63,6 +70,7 @@ def attributes(message: str) -> dict[str, str]:
     return pairs
 
 
+@lru_cache(maxsize=1 << 16)
 def size_bytes(text: str) -> float:
     """``4gb`` -> 4 * 2**30; words are 8 bytes; no unit is bytes."""
     match = _SIZE.fullmatch(text.strip())
@@ -176,13 +184,13 @@ def _end_record(job: str, a: dict, line: int, source: str, deleted: bool) -> tup
         return (line, (job, submit), job, submit, NAN, end, 0, NAN, NAN, NAN, NAN, "cancelled",
                 a.get("user", ""), a.get("group", ""), a.get("queue", ""), "", a.get("account", ""))
     cpus = _cpus(a, line, source)
-    limit = _optional(a, "Resource_List.walltime", clock_seconds, line, source)
+    limit = _optional(a, "Resource_List.walltime", seconds, line, source)
     try:
         memory = memory_per_cpu_mb(a, cpus)
     except (ValueError, KeyError):
         raise TraceError("Resource_List.mem", "the requested memory cannot be read", source=source, line=line) from None
     used = _optional(a, "resources_used.mem", size_bytes, line, source) / max(cpus, 1) / 2**20
-    cpu_time = _optional(a, "resources_used.cput", clock_seconds, line, source) / max(cpus, 1)
+    cpu_time = _optional(a, "resources_used.cput", seconds, line, source) / max(cpus, 1)
     code = a.get("Exit_status", "")
     try:
         exit_code = int(code) if code else None

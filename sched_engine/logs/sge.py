@@ -11,6 +11,8 @@ By position (1-based): 1 ``qname``, 2 ``hostname``, 3 ``group``, 4 ``owner``,
 * ``category`` is free text (``-l h_rt=01:00:00,h_vmem=2G -pe mpi 8``) and
   may hold colons: a record longer than the file's shortest has its extra
   fields in ``category``, and the fields after it are read that far on.
+  Records of the file's own width go through pandas' C tokenizer at once;
+  only the longer ones are split one by one.
 * Univa Grid Engine 8.2 and later write the three times in milliseconds:
   a time past the year 5000 in seconds is read as milliseconds, record by record.
 * CPUs are ``slots``; ``h_rt`` (the requested time) and ``h_vmem`` (memory
@@ -29,12 +31,15 @@ By position (1-based): 1 ``qname``, 2 ``hostname``, 3 ``group``, 4 ``owner``,
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 
 import numpy as np
+import pandas as pd
 
 from ..batch.traces import Workload
-from .jobs_table import NAN, Memo, Skips, build_workload, clock_seconds, paused_gc
+from .jobs_table import NAN, Skips, build_workload, clock_seconds, paused_gc
 
 KIND = "sge"
 NAMES = (
@@ -49,6 +54,9 @@ CATEGORY = NAMES.index("category")
 #: Fields read as numbers, by 0-based position (all before ``category``).
 NUMERIC = {name: NAMES.index(name) for name in (
     "job_number", "submission_time", "start_time", "end_time", "failed", "exit_status", "slots", "task_number", "cpu")}
+#: Fields read, by their position in a record without a colon in ``category``.
+READ = {name: NAMES.index(name) for name in (
+    "qname", "hostname", "group", "owner", "account", "project", *NUMERIC, "category", "pe_taskid", "maxvmem")}
 #: ``failed`` code of a job the master killed for passing a limit (h_rt, h_cpu, h_vmem).
 FAILED_LIMIT = 37
 MILLISECONDS_FROM = 1e11   # seconds past the year 5138: the clock is in milliseconds
@@ -83,41 +91,66 @@ def category_limits(category: str) -> tuple[float, float]:
     return seconds, megabytes
 
 
-def _width(lines: list[tuple[int, list[str]]]) -> int:
-    """The file's record width: the shortest record of at least :data:`WIDTH` fields."""
-    widths = [len(parts) for _, parts in lines if len(parts) >= WIDTH]
-    return min(widths) if widths else WIDTH
+def _table(texts: list[str], columns: int, numbers: bool) -> pd.DataFrame:
+    """The :data:`READ` fields at their usual places, through pandas' C tokenizer (numbers as floats if asked)."""
+    names = [name for name, _ in sorted(READ.items(), key=lambda item: item[1])]
+    if not texts:
+        return pd.DataFrame({name: pd.Series([], dtype=float if name in NUMERIC and numbers else object)
+                             for name in names})
+    kinds = {index: float if name in NUMERIC and numbers else object for name, index in READ.items()}
+    table = pd.read_csv(io.StringIO("\n".join(texts)), sep=":", header=None, names=range(columns),
+                        usecols=list(READ.values()), dtype=kinds, quoting=csv.QUOTE_NONE, lineterminator="\n",
+                        na_filter=False, engine="c")
+    return table.set_axis(names, axis=1)
 
 
-def _numbers(records: list[tuple[int, list[str]]], skips: Skips) -> tuple[np.ndarray, list[bool]]:
-    """The :data:`NUMERIC` fields as a float matrix; a row with a bad one is reported (or marked unusable)."""
-    block = np.full((len(records), len(NUMERIC)), np.nan)
-    usable = [True] * len(records)
-    columns = list(NUMERIC.values())
+def _after_category(text: str, width: int) -> tuple[str, str, str]:
+    """``category``, ``pe_taskid`` and ``maxvmem`` of a record longer than ``width``: its extra colons are ``category``'s."""
+    rest = text.split(":", CATEGORY)[CATEGORY].rsplit(":", width - CATEGORY - 1)
+    return rest[0], rest[2], rest[3]
+
+
+def _records(text: str, skips: Skips) -> tuple[pd.DataFrame, np.ndarray, int]:
+    """Every record's :data:`READ` fields (:data:`NUMERIC` ones as floats), their line numbers, and how many records."""
+    lines = text.split("\n")
+    numbers = [n for n, line in enumerate(lines, start=1) if line and line[0] != "#" and not line.isspace()]
+    texts = [lines[n - 1] for n in numbers]
+    del lines
+    counts = np.fromiter((t.count(":") + 1 for t in texts), dtype=np.int64, count=len(texts))
+    problems = [(numbers[i], NAMES[counts[i]], f"expected at least {WIDTH} fields, found {counts[i]}")
+                for i in np.flatnonzero(counts < WIDTH)]
+    usable = np.flatnonzero(counts >= WIDTH)
+    width = int(counts[usable].min()) if usable.size else WIDTH
+    kept = [texts[i] for i in usable]
+    columns = int(counts[usable].max()) if usable.size else WIDTH
     try:
-        block = np.array([[parts[i] for i in columns] for _, parts in records], dtype=float).reshape(-1, len(columns))
-        if np.isfinite(block).all():
-            return block, usable
-    except ValueError:
-        pass
-    for row, (number, parts) in enumerate(records):   # the careful pass: name the first bad field
-        for column, (name, index) in enumerate(NUMERIC.items()):
-            try:
-                block[row, column] = float(parts[index])
-                if not np.isfinite(block[row, column]):
-                    raise ValueError
-            except ValueError:
-                skips.error(name, f"{parts[index]!r} is not a number", number)
-                usable[row] = False
-                break
-    return block, usable
+        table = _table(kept, columns, numbers=True)
+        bad = np.zeros(len(table), dtype=bool)
+    except ValueError:   # a field that should be a number is not: find which, record by record
+        table = _table(kept, columns, numbers=False)
+        bad = np.zeros(len(table), dtype=bool)
+        for name in NUMERIC:
+            values = pd.to_numeric(table[name].astype(object), errors="coerce").to_numpy(dtype=float)
+            wrong = ~np.isfinite(values) & ~bad
+            problems += [(numbers[usable[i]], name, f"{table[name].iloc[i]!r} is not a number")
+                         for i in np.flatnonzero(wrong)]
+            bad |= wrong
+            table[name] = values
+    longer = np.flatnonzero(counts[usable] > width)
+    if longer.size:
+        fixed = pd.DataFrame([_after_category(kept[i], width) for i in longer],
+                             columns=["category", "pe_taskid", "maxvmem"], index=longer)
+        for name in fixed.columns:
+            table[name] = table[name].astype(object)
+            table.loc[longer, name] = fixed[name]
+    for number, field, message in sorted(problems):
+        skips.error(field, message, number)   # raises the first, unless malformed records are skipped
+    line = np.asarray(numbers, dtype=np.int64)[usable]
+    return table[~bad].reset_index(drop=True), line[~bad], len(texts)
 
 
-def _used_memory(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        return NAN
+def _text(values: np.ndarray) -> pd.Series:
+    return pd.Series(values.astype(np.int64)).astype(str)
 
 
 def parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool = False) -> Workload:
@@ -126,56 +159,38 @@ def parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool
         return _parse(text, source=source, timezone=timezone, skip_malformed=skip_malformed)
 
 
-def _parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool = False) -> Workload:
+def _parse(text: str, *, source: str, timezone: str, skip_malformed: bool) -> Workload:
     """The body of :func:`parse`."""
     skips = Skips(source, skip_malformed)
-    records: list[tuple[int, list[str]]] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line or line[0] == "#" or not line.strip():
-            continue
-        parts = line.rstrip("\r").split(":")
-        if len(parts) < WIDTH:
-            skips.error(NAMES[len(parts)], f"expected at least {WIDTH} fields, found {len(parts)}", number)
-            continue
-        records.append((number, parts))
-    short = skips.count
-    width = _width(records)
-    block, usable = _numbers(records, skips)
+    table, line, records = _records(text, skips)
     # Jobs only: a parallel task's record (pe_taskid set) belongs to its job's record.
-    tail = CATEGORY + 2 - width   # pe_taskid, counted from the end of each record
-    chosen = [row for row, (_, parts) in enumerate(records)
-              if usable[row] and parts[len(parts) + tail] in ("NONE", "")]
-    tasks = sum(usable) - len(chosen)
-    picked = [records[row] for row in chosen]
-    block = block[chosen]
-    number = {name: block[:, i] for i, name in enumerate(NUMERIC)}
-    times = {name: number[name] / np.where(number["submission_time"] > MILLISECONDS_FROM, 1000.0, 1.0)
-             for name in ("submission_time", "start_time", "end_time")}
-    limits = Memo(category_limits)
-    h_rt, h_vmem = np.array([limits[":".join(parts[CATEGORY:len(parts) + tail - 1])] for _, parts in picked],
-                            dtype=float).reshape(-1, 2).T
+    task_record = ~table["pe_taskid"].isin(["NONE", ""]).to_numpy(dtype=bool)
+    table, line = table[~task_record].reset_index(drop=True), line[~task_record]
+    number = {name: table[name].to_numpy(dtype=float) for name in NUMERIC}
+    scale = np.where(number["submission_time"] > MILLISECONDS_FROM, 1000.0, 1.0)
+    submit, start, end = (number[name] / scale for name in ("submission_time", "start_time", "end_time"))
+    codes, categories = pd.factorize(table["category"].astype(object))
+    limits = np.array([category_limits(c) for c in categories], dtype=float).reshape(-1, 2)
+    h_rt, h_vmem = (limits[codes, i] if len(codes) else np.zeros(0) for i in (0, 1))
     slots = number["slots"]
     per_slot = np.maximum(slots, 1)
     failed, code = number["failed"], number["exit_status"]
-    run = times["end_time"] - times["start_time"]
     status = np.where((failed == 0) & (code == 0), "completed",
-                      np.where((failed == FAILED_LIMIT) | ((h_rt > 0) & (run >= h_rt)), "timeout", "failed"))
-    jobs = number["job_number"].astype(np.int64).tolist()
-    tasks_of = number["task_number"].astype(np.int64).tolist()
+                      np.where((failed == FAILED_LIMIT) | ((h_rt > 0) & (end - start >= h_rt)), "timeout", "failed"))
+    job, task = _text(number["job_number"]), _text(number["task_number"])
+    has_task = number["task_number"] > 0
+    project, account = table["project"].astype(object), table["account"].astype(object)
     columns = {
-        "line": [line for line, _ in picked],
-        "key": [(parts[1], job, task, bad) for (_, parts), job, task, bad in zip(picked, jobs, tasks_of, failed.tolist())],
-        "job_id": [f"{job}.{task}" if task > 0 else str(job) for job, task in zip(jobs, tasks_of)],
-        "submit": times["submission_time"], "start": times["start_time"], "end": times["end_time"], "procs": slots,
-        "requested_time": h_rt, "memory_per_cpu_mb": h_vmem,
-        "used_memory_per_cpu_mb": np.array([_used_memory(parts[len(parts) + tail + 1]) for _, parts in picked],
-                                           dtype=float) / per_slot / 2**20,
-        "avg_cpu_time": number["cpu"] / per_slot, "status": status.tolist(),
-        "user": [parts[3] for _, parts in picked], "group": [parts[2] for _, parts in picked],
-        "queue": [parts[0] for _, parts in picked], "partition": [""] * len(picked),
-        "account": [parts[31] if parts[31] not in ("NONE", "") else "" if parts[6] == "sge" else parts[6]
-                    for _, parts in picked],
+        "line": line, "key": (table["hostname"].astype(object) + ":" + job + ":" + task + ":" + _text(failed)),
+        "job_id": np.where(has_task, (job + "." + task).to_numpy(dtype=object), job.to_numpy(dtype=object)),
+        "submit": submit, "start": start, "end": end, "procs": slots, "requested_time": h_rt, "memory_per_cpu_mb": h_vmem,
+        "used_memory_per_cpu_mb": pd.to_numeric(table["maxvmem"].astype(object), errors="coerce").to_numpy(dtype=float)
+        / per_slot / 2**20,
+        "avg_cpu_time": number["cpu"] / per_slot, "status": status.astype(object),
+        "user": table["owner"], "group": table["group"], "queue": table["qname"], "partition": [""] * len(table),
+        "account": np.where(~project.isin(["NONE", ""]), project, np.where(account == "sge", "", account)),
     }
+    tasks = int(task_record.sum())
     notes = (f"{tasks:,} record(s) of parallel tasks (pe_taskid) read as part of their job",) if tasks else ()
-    return build_workload(columns, kind=KIND, fields=FIELDS, skips=skips, timezone=timezone,
-                          records=len(records) + short, notes=notes)
+    return build_workload(columns, kind=KIND, fields=FIELDS, skips=skips, timezone=timezone, records=records,
+                          notes=notes)
