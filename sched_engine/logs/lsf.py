@@ -32,8 +32,10 @@ import csv
 import io
 import re
 
+import numpy as np
+
 from ..batch.traces import TraceError, Workload
-from .jobs_table import NAN, Skips, build_workload, columns_of, paused_gc
+from .jobs_table import NAN, Memo, Skips, build_workload, paused_gc
 
 KIND = "lsf"
 EVENT = "JOB_FINISH"
@@ -64,60 +66,112 @@ def _whole(row: list[str], index: int, field: str, line: int) -> int:
         raise TraceError(field, f"{row[index]!r} is not a whole number", line=line) from None
 
 
-def _number(row: list[str], index: int) -> float:
+#: Numbers of a record, in the order :func:`_texts` gives them; the first seven must be there.
+NUMBERS = ("eventTime", "jobId", "numProcessors", "submitTime", "startTime", "jStatus", "idx",
+           "exitInfo", "maxRMem", "ru_utime", "ru_stime", "runLimit")
+REQUIRED = 7
+
+
+def _texts(row: list[str]) -> tuple[str, ...]:
+    """The fields read from one record, as text: :data:`NUMBERS`, then user, queue, resReq, project, SAAP.
+
+    Raises ``IndexError`` or ``ValueError`` when the record is cut short or a list count is not a number.
+    """
+    exec_at = FIXED["numAskedHosts"] + 1 + int(row[FIXED["numAskedHosts"]])
+    at = exec_at + 1 + int(row[exec_at])
+    optional = row[at + AFTER_STATUS["exitInfo"]:at + AFTER_STATUS["chargedSAAP"] + 1]
     try:
-        value = float(row[index])
+        extra = at + AFTER_STATUS["numSubmitEXT"]
+        usage = extra + 1 + 2 * int(row[extra])          # submitEXT: count, then key/value pairs
+        limit = row[usage + 1 + 5 * int(row[usage]) + 1]  # host usage (host, mem, swap, utime, stime), options3, runLimit
     except (IndexError, ValueError):
-        return NAN
-    return value if value >= 0 else NAN
+        limit = ""
+    return (row[2], row[3], row[6], row[7], row[10], row[at], row[at + AFTER_STATUS["idx"]],
+            optional[0] if optional else "", row[at + AFTER_STATUS["maxRMem"]], row[at + 4], row[at + 5], limit,
+            row[FIXED["userName"]], row[FIXED["queue"]], row[FIXED["resReq"]], row[at + AFTER_STATUS["projectName"]],
+            optional[-1] if len(optional) > AFTER_STATUS["chargedSAAP"] - AFTER_STATUS["exitInfo"] else "")
 
 
-def run_limit(row: list[str], status_at: int) -> float:
-    """The ``runLimit`` after the ``submitEXT`` and host-usage lists (LSF 9+), NaN when absent or not a limit."""
+def _explain(row: list[str], line: int) -> TraceError:
+    """The error of a record :func:`_texts` could not read, naming its field."""
     try:
-        at = status_at + AFTER_STATUS["numSubmitEXT"]
-        at += 1 + 2 * int(row[at])          # submitEXT: count, then key/value pairs
-        at += 1 + 5 * int(row[at])          # host usage: count, then host, mem, swap, utime, stime
-        limit = float(row[at + 1])          # options3, then runLimit
-    except (IndexError, ValueError):
-        return NAN
-    return limit if limit > 0 else NAN
+        for name in ("eventTime", "jobId", "numProcessors", "submitTime", "startTime"):
+            _whole(row, FIXED[name], name, line)
+        exec_at = FIXED["numAskedHosts"] + 1 + _whole(row, FIXED["numAskedHosts"], "numAskedHosts", line)
+        at = exec_at + 1 + _whole(row, exec_at, "numExHosts", line)
+        _whole(row, at, "jStatus", line)
+        _whole(row, at + AFTER_STATUS["idx"], "idx", line)
+    except TraceError as exc:
+        return exc
+    return TraceError("record", "the record ends too soon", line=line)
 
 
-def status(j_status: int, reason: float, run: float, limit: float) -> str:
-    if j_status == DONE:
-        return "completed"
-    if reason == RUN_LIMIT_EXIT or (limit > 0 and run >= limit):
-        return "timeout"
-    return "cancelled" if reason in CANCEL_EXITS else "failed"
+def _numbers(column: tuple[str, ...], name: str, lines: list[int], problems: list, bad: np.ndarray) -> np.ndarray:
+    """A column of :data:`NUMBERS` as floats: a required one not a number is malformed, an optional one NaN."""
+    try:
+        return np.array(column, dtype=float)
+    except ValueError:
+        pass
+    values = np.full(len(column), np.nan)
+    for row, text in enumerate(column):
+        try:
+            values[row] = float(text)
+        except ValueError:
+            if NUMBERS.index(name) < REQUIRED and not bad[row]:
+                problems.append((lines[row], name, f"{text!r} is not a number"))
+                bad[row] = True
+    return values
 
 
-def _record(row: list[str], line: int) -> tuple:
-    end = float(_whole(row, FIXED["eventTime"], "eventTime", line))
-    job = _whole(row, FIXED["jobId"], "jobId", line)
-    cpus = _whole(row, FIXED["numProcessors"], "numProcessors", line)
-    submit = float(_whole(row, FIXED["submitTime"], "submitTime", line))
-    start = float(_whole(row, FIXED["startTime"], "startTime", line))
-    exec_at = FIXED["numAskedHosts"] + 1 + _whole(row, FIXED["numAskedHosts"], "numAskedHosts", line)
-    at = exec_at + 1 + _whole(row, exec_at, "numExHosts", line)
-    j_status = _whole(row, at, "jStatus", line)
-    index = _whole(row, at + AFTER_STATUS["idx"], "idx", line)
-    limit = run_limit(row, at)
-    memory = _MEMORY.search(row[FIXED["resReq"]])
-    used_kb = _number(row, at + AFTER_STATUS["maxRMem"])
-    rusage = at + AFTER_STATUS["rusage"]
-    cpu_time = sum(max(_number(row, rusage + i), 0.0) for i in (0, 1))
-    saap = row[at + AFTER_STATUS["chargedSAAP"]].strip("/").split("/") if len(row) > at + 41 else []
-    project = row[at + AFTER_STATUS["projectName"]]
-    job_id = f"{job}[{index}]" if index > 0 else str(job)
-    per_cpu = max(cpus, 1)
-    return (
-        line, (job, index, submit), job_id, submit, start, end, cpus, limit,
-        float(memory.group(1)) if memory else NAN, used_kb / 1024 / per_cpu, cpu_time / per_cpu,
-        status(j_status, _number(row, at + AFTER_STATUS["exitInfo"]), end - start, limit),
-        row[FIXED["userName"]], saap[-2] if len(saap) >= 2 else "", row[FIXED["queue"]], "",
-        "" if project == "default" else project,
-    )
+def status(j_status: np.ndarray, reason: np.ndarray, run: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    """``completed`` (DONE), ``timeout`` (TERM_RUNLIMIT or past the limit), ``cancelled`` (killed) or ``failed``."""
+    killed = np.isin(reason, list(CANCEL_EXITS))
+    at_limit = (reason == RUN_LIMIT_EXIT) | ((limit > 0) & (run >= limit))
+    return np.where(j_status == DONE, "completed", np.where(at_limit, "timeout", np.where(killed, "cancelled", "failed")))
+
+
+def _memory(res_req: str) -> float:
+    found = _MEMORY.search(res_req)
+    return float(found.group(1)) if found else NAN
+
+
+def _group(saap: str) -> str:
+    parts = saap.strip("/").split("/")
+    return parts[-2] if len(parts) >= 2 else ""
+
+
+def _columns(texts: list[tuple], lines: list[int], skips: Skips, problems: list) -> dict:
+    """The :data:`~.jobs_table.ROW` columns of the records read, numbers converted at once.
+
+    ``problems`` (line, field, message) of records already found unreadable
+    and of those found here are raised or counted in the order of the file.
+    """
+    fields = list(zip(*texts)) if texts else [()] * (len(NUMBERS) + 5)
+    bad = np.zeros(len(texts), dtype=bool)
+    number = {name: _numbers(fields[i], name, lines, problems, bad) for i, name in enumerate(NUMBERS)}
+    for line, field, message in sorted(problems):
+        skips.error(field, message, line)
+    good = ~bad
+    number = {name: values[good] for name, values in number.items()}
+    user, queue, res_req, project, saap = (np.asarray(column, dtype=object)[good] for column in fields[len(NUMBERS):])
+    cpus = number["numProcessors"]
+    per_cpu = np.maximum(cpus, 1)
+    limit = np.where(number["runLimit"] > 0, number["runLimit"], np.nan)
+    job, index = number["jobId"].astype(np.int64), number["idx"].astype(np.int64)
+    memory, group = Memo(_memory), Memo(_group)
+    return {
+        "line": np.asarray(lines, dtype=np.int64)[good], "key": list(zip(job.tolist(), index.tolist(),
+                                                                       number["submitTime"].tolist())),
+        "job_id": [f"{j}[{i}]" if i > 0 else str(j) for j, i in zip(job.tolist(), index.tolist())],
+        "submit": number["submitTime"], "start": number["startTime"], "end": number["eventTime"], "procs": cpus,
+        "requested_time": limit, "memory_per_cpu_mb": np.array([memory[r] for r in res_req], dtype=float),
+        "used_memory_per_cpu_mb": np.where(number["maxRMem"] >= 0, number["maxRMem"], np.nan) / 1024 / per_cpu,
+        "avg_cpu_time": (np.maximum(np.nan_to_num(number["ru_utime"]), 0)
+                         + np.maximum(np.nan_to_num(number["ru_stime"]), 0)) / per_cpu,
+        "status": status(number["jStatus"], number["exitInfo"], number["eventTime"] - number["startTime"], limit),
+        "user": user, "group": np.array([group[s] for s in saap], dtype=object), "queue": queue,
+        "partition": [""] * len(user), "account": np.where(project == "default", "", project),
+    }
 
 
 def parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool = False) -> Workload:
@@ -129,28 +183,27 @@ def parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool
 def _parse(text: str, *, source: str, timezone: str, skip_malformed: bool) -> Workload:
     """The body of :func:`parse`."""
     skips = Skips(source, skip_malformed)
-    rows, records, other = [], 0, 0
+    texts: list[tuple] = []
+    lines: list[int] = []
+    problems: list[tuple[int, str, str]] = []
+    records, other = 0, 0
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=" ", quotechar='"', doublequote=True, strict=True)
     first_line = 1
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            skips.error("record", f"not an lsb.acct record ({exc})", first_line)
-            break   # the quoting is broken: nothing after it can be trusted
-        line, first_line = first_line, reader.line_num + 1
-        if not row or row == [""]:
-            continue
-        if row[0] != EVENT:
-            other += 1
-            continue
-        records += 1
-        try:
-            rows.append(_record(row, line))
-        except TraceError as exc:
-            skips.error(exc.field, exc.message, line)
+    try:
+        for row in reader:
+            line, first_line = first_line, reader.line_num + 1
+            if not row or row[0] != EVENT:
+                other += bool(row) and row != [""]
+                continue
+            records += 1
+            try:
+                texts.append(_texts(row))
+                lines.append(line)
+            except (IndexError, ValueError):
+                error = _explain(row, line)
+                problems.append((line, error.field, error.message))
+    except csv.Error as exc:   # the quoting is broken: nothing after it can be trusted
+        problems.append((first_line, "record", f"not an lsb.acct record ({exc})"))
     notes = (f"{other:,} record(s) of other events (not JOB_FINISH) left out",) if other else ()
-    return build_workload(columns_of(rows), kind=KIND, fields=FIELDS, skips=skips, timezone=timezone,
-                          records=records, notes=notes)
+    return build_workload(_columns(texts, lines, skips, problems), kind=KIND, fields=FIELDS, skips=skips,
+                          timezone=timezone, records=records, notes=notes)
