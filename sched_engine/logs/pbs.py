@@ -177,6 +177,28 @@ def _optional(a: dict, field: str, read, line: int, source: str) -> float:
         raise TraceError(field, f"{value!r} cannot be read", source=source, line=line) from None
 
 
+def _quick_record(job: str, a: dict, line: int, deleted: bool) -> tuple:
+    """:func:`_end_record` for the usual record (``exec_host`` and plain numbers); ``ValueError`` otherwise."""
+    get = a.get
+    submit, start, end = float(get("ctime") or "nan"), float(get("start") or "nan"), float(get("end") or "nan")
+    host = get("exec_host")
+    if not (start > 0 and host):
+        raise ValueError("not the usual record")
+    cpus = exec_host_cpus(host)
+    per_cpu = cpus if cpus > 0 else 1
+    wall, mem, used, cput = get("Resource_List.walltime"), get("Resource_List.mem"), get("resources_used.mem"), \
+        get("resources_used.cput")
+    limit = seconds(wall) if wall else NAN
+    code = get("Exit_status")
+    exit_code = int(code) if code else None
+    project = get("project", "")
+    return (line, (job, submit), job, submit, start, end, cpus, limit,
+            size_bytes(mem) / per_cpu / 2**20 if mem else memory_per_cpu_mb(a, cpus),
+            size_bytes(used) / per_cpu / 2**20 if used else NAN, seconds(cput) / per_cpu if cput else NAN,
+            status(exit_code, end - start, limit, deleted), get("user", ""), get("group", ""), get("queue", ""), "",
+            get("account") or ("" if project == "_pbs_project_default" else project))
+
+
 def _end_record(job: str, a: dict, line: int, source: str, deleted: bool) -> tuple:
     submit = _epoch(a, "ctime", line, source)
     start, end = _epoch(a, "start", line, source), _epoch(a, "end", line, source)
@@ -228,10 +250,14 @@ def _parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: boo
             continue
         records += 1
         other["E"].add(job)
+        a = attributes(parts[3])
         try:
-            rows.append(_end_record(job, attributes(parts[3]), number, source, job in other["D"]))
-        except TraceError as exc:
-            skips.error(exc.field, exc.message, number)
+            rows.append(_quick_record(job, a, number, job in other["D"]))
+        except (ValueError, KeyError):
+            try:   # the careful reading names the field at fault
+                rows.append(_end_record(job, a, number, source, job in other["D"]))
+            except TraceError as exc:
+                skips.error(exc.field, exc.message, number)
     unfinished = (other["Q"] | other["S"]) - other["E"] - other["D"]
     deleted = other["D"] - other["E"] - other["S"]
     notes = (f"{len(unfinished):,} job(s) queued or running when the file ends (no E record): left out",) \
