@@ -20,7 +20,7 @@ from __future__ import annotations
 from importlib import import_module
 
 #: Reader modules of this package, tried in this order by :func:`sniff_log`.
-READERS: tuple[str, ...] = ("pbs", "sge", "lsf")
+READERS: tuple[str, ...] = ("slurm", "pbs", "sge", "lsf")
 
 
 def reader(kind: str):
