@@ -52,8 +52,9 @@ def test_a_higher_queue_jobs_start_before_earlier_jobs_of_a_lower_queue(policy, 
 def test_fcfs_names_the_higher_queue_job_that_went_ahead(tmp_path):
     # a (low) holds 6 of 10 CPUs until 100. x (8 CPUs, high) at 1 does not fit: resources until a ends.
     # b (2 CPUs, low) at 2 fits in the 4 free CPUs but waits behind x (priority, naming x); c (8 CPUs,
-    # high) at 3 goes ahead of b, which now waits behind c. At 100 x starts (2 CPUs left): c does not fit
-    # (resources until x ends at 150), b still fits behind c. At 150 c starts and b, now first, with it.
+    # high) at 3 goes ahead of b, which now waits behind c; c waits behind x. At 100 x starts (2 CPUs left):
+    # c, now first, does not fit (resources until x ends at 150); b waits behind c. At 150 c starts and b,
+    # now first, with it.
     trace = "a,0,100,6,low,u\nx,1,50,8,high,u\nb,2,50,2,low,u\nc,3,50,8,high,u\n"
     result = _run("fcfs", _trace(tmp_path, trace), queues={"priority": ["high", "low"]})
     assert list(result.jobs.start_time) == [0, 100, 150, 150]
@@ -61,7 +62,8 @@ def test_fcfs_names_the_higher_queue_job_that_went_ahead(tmp_path):
         ("x", 1.0, 100.0, "resources", ""),
         ("b", 2.0, 3.0, "priority", "x"),
         ("b", 3.0, 150.0, "priority", "c"),
-        ("c", 3.0, 150.0, "resources", ""),
+        ("c", 3.0, 100.0, "priority", "x"),
+        ("c", 100.0, 150.0, "resources", ""),
     ]
 
 

@@ -5,12 +5,15 @@ knows a waiting job's place: the oldest waiting job (``priority`` with no
 blocking job), behind the reservation of the oldest waiting job
 (``reservation`` naming it), behind the job just before it in arrival order
 (``priority`` naming it), or held by its user's limit (``user_limit``).
-Each of those holds while the job *fits*; whether it fits is a matter of
-the free CPUs only, and they are known at every instant from the run's
-timeline samples (per cluster, CPUs in use and up after each instant
-anything changed). :func:`exact_rows` splits every interval of a place at
-the instants its job starts or stops fitting, and names the no-room pieces
-(the vocabulary of :mod:`.pending`):
+Behind the job before it, an in-order policy's job waits for that job
+whatever the free CPUs (it cannot start first): ``priority`` holds. The
+oldest waiting job and a job behind a reservation wait for their place only
+while they *fit*; whether a job fits is a matter of the free CPUs only, and
+they are known at every instant from the run's timeline samples (per
+cluster, CPUs in use and up after each instant anything changed).
+:func:`exact_rows` splits every interval of those two places at the
+instants its job starts or stops fitting, and names the no-room pieces (the
+vocabulary of :mod:`.pending`):
 
 * ``failure`` -- no cluster it may use has the CPUs free, but one of them
   would if its machines that are down were up;
@@ -43,7 +46,8 @@ def exact_rows(rows, sim, codes: dict[str, int], heads=(), behind_head: int = -2
     table = np.array(rows, dtype=float).reshape(-1, 5)
     if not len(table):
         return table
-    placed = (table[:, 3] == codes["priority"]) | (table[:, 3] == codes["reservation"])
+    head = (table[:, 3] == codes["priority"]) & (table[:, 4] == -1)
+    placed = head | (table[:, 3] == codes["reservation"])
     kept, split = table[~placed], table[placed]
     if len(split):
         split = _split_by_fit(split, sim, codes)
