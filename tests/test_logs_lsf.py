@@ -134,3 +134,9 @@ def test_lists_and_free_text_leave_the_fields_after_them_in_place(asked, hosts, 
     job = lsf.parse(record + "\n", source="lsb.acct").jobs.iloc[0]
     assert (job.job_id, job.procs, job.run_time, job.recorded_wait) == ("9[2]", hosts, run, 3)
     assert job.requested_time == (-1 if limit is None else limit)
+
+
+def test_records_converted_in_blocks_give_the_same_jobs(workload, monkeypatch):
+    monkeypatch.setattr(lsf, "BLOCK", 2)
+    blocked = lsf.parse(LOG, source="lsb.acct", timezone="Asia/Tokyo")
+    assert blocked.jobs.equals(workload.jobs) and blocked.notes == workload.notes

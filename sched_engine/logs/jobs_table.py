@@ -118,7 +118,7 @@ class Memo(dict):
         return value
 
 
-def _objects(values) -> np.ndarray:
+def as_objects(values) -> np.ndarray:
     """A column as a one-dimensional object array (a list of tuples stays a list of tuples)."""
     if isinstance(values, np.ndarray) and values.dtype == object:
         return values
@@ -157,14 +157,14 @@ def build_workload(columns: dict, *, kind: str, fields: dict[str, str], skips: S
     _check(~(procs >= 1), keep, lines, skips, fields["procs"], "the job ran on no CPU (a CPU count of 0)")
     _check(procs > 2**53, keep, lines, skips, fields["procs"], "the CPU count is too large")
     index = np.flatnonzero(keep)
-    repeated = pd.Series(_objects(columns["key"])[index]).duplicated(keep="last").to_numpy(dtype=bool)
+    repeated = pd.Series(as_objects(columns["key"])[index]).duplicated(keep="last").to_numpy(dtype=bool)
     duplicates = int(repeated.sum())
     index = index[~repeated]
     index = index[np.argsort(submit[index], kind="stable")]
     base = float(np.floor(submit[index].min())) if index.size else 0.0
 
     def pick(name: str) -> np.ndarray:
-        return _objects(columns[name])[index]
+        return as_objects(columns[name])[index]
 
     def numbers(name: str) -> np.ndarray:
         return np.asarray(columns[name], dtype=float)[index] if index.size else np.zeros(0)

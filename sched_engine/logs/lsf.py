@@ -29,13 +29,12 @@ and, in LSF 9 and later after the ``submitEXT`` and host-usage lists, the
 from __future__ import annotations
 
 import csv
-import io
 import re
 
 import numpy as np
 
 from ..batch.traces import TraceError, Workload
-from .jobs_table import NAN, Memo, Skips, build_workload, paused_gc
+from .jobs_table import NAN, Memo, Skips, as_objects, build_workload, paused_gc
 
 KIND = "lsf"
 EVENT = "JOB_FINISH"
@@ -49,6 +48,8 @@ AFTER_STATUS = {"jStatus": 0, "rusage": 4, "projectName": 24, "exitStatus": 25, 
 RUN_LIMIT_EXIT = 5
 CANCEL_EXITS = frozenset({1, 8, 9, 14, 15, 23})
 DONE = 64
+#: Records converted at once from text to columns.
+BLOCK = 65536
 _MEMORY = re.compile(r"rusage\[[^\]]*?\bmem=([0-9.]+)")
 
 
@@ -140,11 +141,12 @@ def _group(saap: str) -> str:
     return parts[-2] if len(parts) >= 2 else ""
 
 
-def _columns(texts: list[tuple], lines: list[int], skips: Skips, problems: list) -> dict:
-    """The :data:`~.jobs_table.ROW` columns of the records read, numbers converted at once.
+def _columns(texts: list[tuple], lines: list[int], skips: Skips, problems: list, names: dict) -> dict:
+    """The :data:`~.jobs_table.ROW` columns of a block of records, numbers converted at once.
 
     ``problems`` (line, field, message) of records already found unreadable
-    and of those found here are raised or counted in the order of the file.
+    and of those found here are raised or counted in the order of the file;
+    ``names`` keeps one copy of each user, queue and project name.
     """
     fields = list(zip(*texts)) if texts else [()] * (len(NUMBERS) + 5)
     bad = np.zeros(len(texts), dtype=bool)
@@ -153,7 +155,8 @@ def _columns(texts: list[tuple], lines: list[int], skips: Skips, problems: list)
         skips.error(field, message, line)
     good = ~bad
     number = {name: values[good] for name, values in number.items()}
-    user, queue, res_req, project, saap = (np.asarray(column, dtype=object)[good] for column in fields[len(NUMBERS):])
+    user, queue, res_req, project, saap = (np.asarray([names.setdefault(text, text) for text in column],
+                                                      dtype=object)[good] for column in fields[len(NUMBERS):])
     cpus = number["numProcessors"]
     per_cpu = np.maximum(cpus, 1)
     limit = np.where(number["runLimit"] > 0, number["runLimit"], np.nan)
@@ -174,6 +177,16 @@ def _columns(texts: list[tuple], lines: list[int], skips: Skips, problems: list)
     }
 
 
+def _lines(text: str):
+    """The lines of ``text``, each with its ``\\n``, sliced one at a time (a StringIO would copy the whole text)."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end + 1
+        yield text[start:end]
+        start = end
+
+
 def parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool = False) -> Workload:
     """The jobs of an ``lsb.acct`` file (see the module docstring)."""
     with paused_gc():
@@ -187,7 +200,9 @@ def _parse(text: str, *, source: str, timezone: str, skip_malformed: bool) -> Wo
     lines: list[int] = []
     problems: list[tuple[int, str, str]] = []
     records, other = 0, 0
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=" ", quotechar='"', doublequote=True, strict=True)
+    blocks: list[dict] = []
+    names: dict[str, str] = {}
+    reader = csv.reader(_lines(text), delimiter=" ", quotechar='"', doublequote=True, strict=True)
     first_line = 1
     try:
         for row in reader:
@@ -202,8 +217,14 @@ def _parse(text: str, *, source: str, timezone: str, skip_malformed: bool) -> Wo
             except (IndexError, ValueError):
                 error = _explain(row, line)
                 problems.append((line, error.field, error.message))
+            if len(texts) == BLOCK:   # fields as text are bulky: convert them block by block
+                blocks.append(_columns(texts, lines, skips, problems, names))
+                texts, lines, problems = [], [], []
     except csv.Error as exc:   # the quoting is broken: nothing after it can be trusted
         problems.append((first_line, "record", f"not an lsb.acct record ({exc})"))
+    blocks.append(_columns(texts, lines, skips, problems, names))
+    columns = {name: np.concatenate([as_objects(block[name]) if isinstance(block[name], list) else block[name]
+                                     for block in blocks]) for name in blocks[0]}
     notes = (f"{other:,} record(s) of other events (not JOB_FINISH) left out",) if other else ()
-    return build_workload(_columns(texts, lines, skips, problems), kind=KIND, fields=FIELDS, skips=skips,
-                          timezone=timezone, records=records, notes=notes)
+    return build_workload(columns, kind=KIND, fields=FIELDS, skips=skips, timezone=timezone, records=records,
+                          notes=notes)
