@@ -57,6 +57,7 @@ import pandas as pd
 
 from ..core import inputs, validate
 from ..core.errors import ScenarioError
+from ..logs import KINDS as LOG_KINDS
 from .capacity import capacity_clusters, normalize_capacity
 from .cluster import ClusterState
 from .failures import SYNTHETIC_DEFAULTS, failure_events, synthetic_failures
@@ -65,7 +66,7 @@ from .queues import QueueInputs, normalize_queues, normalize_user_limits, queue_
 from .requirements import suitable_clusters, synthetic_requirements
 from .traces import TraceError, read_workload
 
-TRACE_FORMATS = ("auto", "swf", "swf-ext", "gwf", "csv")
+TRACE_FORMATS = ("auto", "swf", "swf-ext", "gwf", "csv", *LOG_KINDS)
 FAILURE_KINDS = ("none", "trace", "synthetic")
 ESTIMATES = ("perfect", "trace")
 ALLOCATIONS = ("cpus", "whole_nodes")

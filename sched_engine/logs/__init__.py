@@ -21,6 +21,8 @@ from importlib import import_module
 
 #: Reader modules of this package, tried in this order by :func:`sniff_log`.
 READERS: tuple[str, ...] = ("slurm", "pbs", "sge", "lsf")
+#: Their ``KIND`` names, in the same order (known without importing a reader; a test checks them).
+KINDS: tuple[str, ...] = ("sacct", "pbs", "sge", "lsf")
 
 
 def reader(kind: str):

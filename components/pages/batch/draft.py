@@ -130,6 +130,15 @@ def own_trace_settings(draft: dict, workload, settings: dict, uploads) -> tuple[
     return changes, notes
 
 
+def names_by_jobs(names: pd.Series, shown: int = 6) -> str:
+    """``"gpu (1,200 jobs), batch (300), … 4 more"``: the names with most jobs first."""
+    counts = names.value_counts()
+    parts = [f"{name} ({count:,} jobs)" if i == 0 else f"{name} ({count:,})"
+             for i, (name, count) in enumerate(counts.head(shown).items())]
+    more = len(counts) - shown
+    return ", ".join(parts) + (f", … {more:,} more" if more > 0 else "")
+
+
 def trace_info(workload, label: str) -> list:
     """What a person checks before running: jobs, span, users, sizes, notes about the file."""
     jobs = workload.jobs
@@ -151,6 +160,11 @@ def trace_info(workload, label: str) -> list:
         facts.append(("Dropped (no run time or size)", f"{workload.dropped:,}"))
     if workload.skipped_lines:
         facts.append(("Malformed lines skipped", f"{workload.skipped_lines:,} (first: line {workload.first_skipped_line})"))
+    facts += [(f"Read ({workload.format})", note) for note in workload.notes]
+    for column, title in (("partition", "Partitions"), ("group", "Groups / accounts")):
+        named = jobs[column].replace("", pd.NA).dropna() if column in jobs.columns else pd.Series(dtype="string")
+        if len(named):
+            facts.append((title, names_by_jobs(named)))
     return [html.Dl([item for key, value in facts for item in (html.Dt(key), html.Dd(value))], className="facts")]
 
 

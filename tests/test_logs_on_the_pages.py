@@ -1,0 +1,65 @@
+"""A resource manager's own log on the batch page: read through the same upload box, what was read said."""
+
+from __future__ import annotations
+
+import base64
+
+from components.pages import batch as batch_page
+from components.services.uploads import UploadStore
+from sched_engine import logs
+from sched_engine.batch.model import TRACE_FORMATS
+from sched_engine.runner import run_scenario
+
+SACCT = "\n".join([
+    "JobID|User|Group|Account|Partition|Submit|Start|End|NCPUS|State|Timelimit",
+    "10|alice|staff|phys|batch|2024-03-01T09:00:00|2024-03-01T09:01:40|2024-03-01T09:31:40|4|COMPLETED|01:00:00",
+    "10.batch||||||2024-03-01T09:01:40|2024-03-01T09:31:40|4|COMPLETED|",
+    "11|bob|staff|chem|gpu|2024-03-01T09:05:00|2024-03-01T09:05:00|2024-03-01T10:05:00|8|TIMEOUT|01:00:00",
+    "12|bob|staff|chem|gpu|2024-03-01T09:06:00|Unknown|2024-03-01T09:07:00|0|CANCELLED by 1001|01:00:00",
+    "13|carol|staff|phys|batch|2024-03-01T09:10:00|2024-03-01T09:12:00|2024-03-01T09:40:00|2|COMPLETED|30:00",
+]) + "\n"
+
+
+def _data_url(text: str) -> str:
+    return "data:application/octet-stream;base64," + base64.b64encode(text.encode()).decode()
+
+
+def _facts(children) -> dict[str, list[str]]:
+    """The trace panel's ``Dt``/``Dd`` pairs (a key may repeat)."""
+    items = children[0].children
+    facts: dict[str, list[str]] = {}
+    for term, value in zip(items[::2], items[1::2]):
+        facts.setdefault(term.children, []).append(value.children)
+    return facts
+
+
+def test_every_reader_kind_is_a_trace_format_the_model_knows():
+    assert logs.KINDS == logs.kinds()
+    assert set(logs.KINDS) <= set(TRACE_FORMATS)
+
+
+def test_an_sacct_upload_reads_and_says_what_was_left_out(tmp_path):
+    uploads = UploadStore(tmp_path / "uploads")
+    draft, message = batch_page.draft.apply_upload(batch_page.draft.initial_draft(), _data_url(SACCT), "jobs.sacct",
+                                                   "trace", uploads)
+    assert "jobs.sacct" in message
+    workload = batch_page.draft.parse_trace(draft["trace"], uploads)
+    assert workload.format == "sacct" and sorted(workload.jobs["job_id"]) == ["10", "11", "13"]
+    facts = _facts(batch_page.draft.trace_info(workload, "jobs.sacct"))
+    assert facts["File"] == ["jobs.sacct (sacct)"] and facts["Jobs"] == ["3"]
+    read = " ".join(facts["Read (sacct)"])
+    assert "1 job step record(s)" in read and "never started" in read
+    assert facts["Partitions"] == ["batch (2 jobs), gpu (1)"]
+
+
+def test_an_sacct_log_runs_on_the_machine_given_beside_it(tmp_path):
+    path = tmp_path / "jobs.sacct"
+    path.write_text(SACCT)
+    machines = tmp_path / "site.machines"
+    machines.write_text("0\tcluster\t2\t8\t1\t1048576\n")
+    result = run_scenario({"engine": "batch", "policy": "easy", "model": {
+        "trace": {"path": str(path)}, "machines_path": str(machines), "estimates": "trace"}})
+    jobs = result.jobs.set_index("job_id")
+    # 16 CPUs: 10 (4 CPUs) at 0, 11 (8 CPUs) at 300, 13 (2 CPUs) at 600, each at once.
+    assert jobs["start_time"].tolist() == [0.0, 300.0, 600.0]
+    assert jobs["status"].tolist() == ["finished"] * 3
