@@ -201,3 +201,15 @@ def test_cluster_labels_never_overlap_and_the_large_clusters_keep_theirs():
     assert positions == sorted(positions) and len(names) < len(sizes)
     few = {"a": 10, "b": 10}
     assert gantt.cluster_ticks(few, gantt._first_rows(few))[1] == ["a", "b"]
+
+
+def test_killed_jobs_with_none_killed_is_one_sentence_not_bare_axes():
+    none = timeline_frame([0.0, 50.0], ["all", "all"], ["killed_jobs", "killed_jobs"], [0.0, 0.0])
+    some = timeline_frame([0.0, 50.0], ["all", "all"], ["killed_jobs", "killed_jobs"], [0.0, 2.0])
+    said = figures.series_by_run([("EASY", none), ("FCFS", none)], "all", "killed_jobs", "Killed jobs", "jobs",
+                                 none="none in the runs shown.")
+    assert list(said.data) == [] and said.layout.height == 80
+    assert said.layout.annotations[0].text == "Killed jobs: none in the runs shown."
+    drawn = figures.series_by_run([("EASY", none), ("FCFS", some)], "all", "killed_jobs", "Killed jobs", "jobs",
+                                  none="none in the runs shown.")
+    assert [trace.name for trace in drawn.data] == ["EASY", "FCFS"]

@@ -111,25 +111,31 @@ def utilisation_over_time(timeline: pd.DataFrame, window=None) -> go.Figure:
 
 
 def series_by_run(runs: list[tuple[str, pd.DataFrame]], entity: str, metric: str, title: str, ytitle: str,
-                  window=None) -> go.Figure:
+                  window=None, *, none: str | None = None) -> go.Figure:
     """One step line per run for one timeline series (queue length, killed jobs...).
 
     Each line is reduced to the window's M4 points (:func:`.downsample.step_points`):
-    every bin's first, last, lowest and highest value, so peaks survive.
+    every bin's first, last, lowest and highest value, so peaks survive. With
+    ``none``, a series that is zero throughout in every run is that sentence
+    instead of a flat line on bare axes.
     """
     if not runs:
         return empty_figure("No run selected.")
     figure = go.Figure()
+    drawn = False
     for index, (label, timeline) in enumerate(runs):
         rows = _steps(timeline, entity, metric)
         if rows.empty:
             continue
+        drawn |= none is None or bool((rows["value"] != 0).any())
         times, values = step_points(rows["time"], rows["value"], window)
         figure.add_trace(go.Scatter(
             x=times / HOUR, y=values, mode="lines", line={"shape": "hv", "width": 1.5},
             name=label, marker_color=PALETTE[index % len(PALETTE)],
             hovertemplate=f"{label}<br>%{{x:.2f}} h: %{{y:.0f}}<extra></extra>",
         ))
+    if none is not None and not drawn:
+        return empty_figure(f"{title}: {none}", height=80)   # one line, not a frame of empty axes
     figure.update_layout(title=title, height=300, template="plotly_white",
                          xaxis={"title": "hours since first submission", "range": window_range(window)},
                          yaxis={"title": ytitle, "rangemode": "tozero"},
