@@ -59,8 +59,11 @@ def test_a_run_without_recorded_waits_says_so(tmp_path):
     result, _ = cache.run({"engine": "batch", "policy": "fcfs",
                            "model": {"trace": {"path": str(DATA / "pending_four.swf")}}})
     records = [{"scenario": "BASIC", "label": "FCFS", "seed": 1, "hash": result.scenario_hash}]
-    sentence, _, timeline, _, why, by_group = trust.log_panel(cache, records, "BASIC", "FCFS", None)
+    sentence, _, timeline, breakdown, why, by_group = trust.log_panel(cache, records, "BASIC", "FCFS", None)
     assert sentence.startswith("This log records no wait times")
+    # The sentence says it: no empty frames below it, and nothing to calibrate against.
+    assert all(not figure.data and figure.layout.height == trust.NOTHING_HEIGHT for figure in (timeline, breakdown))
+    assert trust.calibrate_link(cache, records, "BASIC", "FCFS") == (None, trust.HIDDEN)
     assert {trace.name for trace in why.data} == {"resources", "priority"}
     assert {trace.name for trace in by_group.data} == {"resources", "priority"}
 

@@ -44,6 +44,15 @@ def baseline_statement(record) -> str:
             + (f" on {record['hardware']}" if record.get("hardware") else ""))
 
 
+#: A chart with nothing to show where a sentence above it says why: Plotly's least height.
+NOTHING_HEIGHT = 10
+
+
+def records_waits(jobs) -> bool:
+    """Whether the run's log recorded any wait time (else nothing can be checked or calibrated against it)."""
+    return "recorded_wait" in jobs.columns and bool(jobs["recorded_wait"].notna().any())
+
+
 def log_panel(results, records, scenario, policy, window):
     """The headline sentence, the baseline named, log vs simulation over time, the error breakdown, why jobs
     waited over time and per group."""
@@ -55,10 +64,10 @@ def log_panel(results, records, scenario, policy, window):
     pending = result.extra("pending")
     pending = pending if pending is not None else PENDING_COLUMNS
     why = figures.why_waited(pending, window), figures.why_waited_by_group(pending, jobs, window)
-    if "recorded_wait" not in jobs.columns or not jobs["recorded_wait"].notna().any():
-        empty = figures.empty_figure("this log records no wait times: nothing to compare with")
+    if not records_waits(jobs):
+        nothing = figures.empty_figure("", NOTHING_HEIGHT)   # the sentence says it all: no frames to look at
         return ("This log records no wait times, so the simulation cannot be checked against it.",
-                baseline_statement(record), empty, empty, *why)
+                baseline_statement(record), nothing, nothing, *why)
     check = compare_with_log(jobs, jobs)
     sentence = headline(check)
     return (sentence[0].upper() + sentence[1:] + ".", baseline_statement(record),
@@ -74,13 +83,14 @@ HIDDEN = {"display": "none"}
 def calibrate_link(results, records, scenario, policy):
     """``(href, style)`` of the Calibrate link: the Sweeps page on ``calibrate`` with the shown run's trace.
 
-    Hidden while no run is shown, or while this build's sweep registry has
-    no ``calibrate`` kind. The trace is named by its reference (``sample:``
+    Hidden while no run is shown, while the shown run's log records no wait
+    times (nothing to fit), or while this build's sweep registry has no
+    ``calibrate`` kind. The trace is named by its reference (``sample:``
     or ``upload:``), never by a path of this machine: a trace given by path
     (the command line's) is left out of the link.
     """
     _, result = shown_run(results, records, scenario, policy)
-    if result is None or CALIBRATE not in sweeps.KINDS:
+    if result is None or CALIBRATE not in sweeps.KINDS or not records_waits(result.jobs):
         return None, HIDDEN
     trace = str(result.scenario.get("model", {}).get("trace", {}).get("path") or "")
     query = {"kind": CALIBRATE, **({"trace": trace} if is_reference(trace) else {})}
