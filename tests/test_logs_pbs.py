@@ -158,3 +158,9 @@ def test_any_exec_host_list_and_times_read_back(hosts, wait, run, ncpus):
             f"exec_host={spec} Resource_List.ncpus={ncpus}")
     job = pbs.parse(line, source="f").jobs.iloc[0]
     assert (job.procs, job.recorded_wait, job.run_time) == (cpus, wait, run)
+
+
+def test_records_kept_in_blocks_give_the_same_jobs(workload, monkeypatch):
+    monkeypatch.setattr(pbs, "BLOCK", 2)
+    blocked = pbs.parse(LOG, source="20231115", timezone="Europe/Prague")
+    assert blocked.jobs.equals(workload.jobs) and blocked.notes == workload.notes

@@ -95,6 +95,49 @@ def columns_of(rows: list[tuple]) -> dict[str, list]:
     return dict(zip(ROW, map(list, zip(*rows)))) if rows else {name: [] for name in ROW}
 
 
+#: Columns of :data:`ROW` holding numbers, and names (one copy of each kept by :func:`compact`).
+NUMBER_COLUMNS = frozenset(("submit", "start", "end", "procs", "requested_time", "memory_per_cpu_mb",
+                            "used_memory_per_cpu_mb", "avg_cpu_time"))
+NAME_COLUMNS = frozenset(("status", "user", "group", "queue", "partition", "account"))
+#: Records a reader keeps as tuples before :func:`compact` turns them into columns.
+BLOCK = 65536
+
+
+def text_lines(text: str, *, keep_ends: bool = False):
+    """The lines of ``text`` split at ``\\n`` only (a carriage return inside a field stays), one at a time.
+
+    Unlike ``text.split("\\n")`` no list of every line is built: a large log
+    costs its text and a line, not twice its text.
+    """
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        if end < 0:
+            yield text[start:]
+            return
+        yield text[start:end + 1] if keep_ends else text[start:end]
+        start = end + 1
+
+
+def compact(rows: list[tuple], names: dict[str, str]) -> dict[str, np.ndarray]:
+    """A block of rows (:data:`ROW` order) as arrays: numbers as floats, each name stored once in ``names``."""
+    columns = {}
+    for name, values in columns_of(rows).items():
+        if name in NUMBER_COLUMNS:
+            columns[name] = np.asarray(values, dtype=float)
+        elif name == "line":
+            columns[name] = np.asarray(values, dtype=np.int64)
+        else:
+            columns[name] = as_objects([names.setdefault(v, v) for v in values] if name in NAME_COLUMNS else values)
+    return columns
+
+
+def concatenated(blocks: list[dict]) -> dict[str, np.ndarray]:
+    """Blocks of columns (from :func:`compact`, or lists) joined end to end."""
+    return {name: np.concatenate([block[name] if isinstance(block[name], np.ndarray) else as_objects(block[name])
+                                  for block in blocks]) for name in blocks[0]}
+
+
 def clock_seconds(text: str) -> float:
     """``HH:MM:SS``, ``MM:SS``, ``D:HH:MM:SS`` or plain seconds -> seconds (``ValueError`` otherwise)."""
     parts = text.strip().split(":")

@@ -34,7 +34,7 @@ import re
 import numpy as np
 
 from ..batch.traces import TraceError, Workload
-from .jobs_table import NAN, Memo, Skips, as_objects, build_workload, paused_gc
+from .jobs_table import BLOCK, NAN, Memo, Skips, build_workload, concatenated, paused_gc, text_lines
 
 KIND = "lsf"
 EVENT = "JOB_FINISH"
@@ -48,8 +48,6 @@ AFTER_STATUS = {"jStatus": 0, "rusage": 4, "projectName": 24, "exitStatus": 25, 
 RUN_LIMIT_EXIT = 5
 CANCEL_EXITS = frozenset({1, 8, 9, 14, 15, 23})
 DONE = 64
-#: Records converted at once from text to columns.
-BLOCK = 65536
 _MEMORY = re.compile(r"rusage\[[^\]]*?\bmem=([0-9.]+)")
 
 
@@ -177,16 +175,6 @@ def _columns(texts: list[tuple], lines: list[int], skips: Skips, problems: list,
     }
 
 
-def _lines(text: str):
-    """The lines of ``text``, each with its ``\\n``, sliced one at a time (a StringIO would copy the whole text)."""
-    start = 0
-    while start < len(text):
-        end = text.find("\n", start)
-        end = len(text) if end < 0 else end + 1
-        yield text[start:end]
-        start = end
-
-
 def parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool = False) -> Workload:
     """The jobs of an ``lsb.acct`` file (see the module docstring)."""
     with paused_gc():
@@ -202,7 +190,7 @@ def _parse(text: str, *, source: str, timezone: str, skip_malformed: bool) -> Wo
     records, other = 0, 0
     blocks: list[dict] = []
     names: dict[str, str] = {}
-    reader = csv.reader(_lines(text), delimiter=" ", quotechar='"', doublequote=True, strict=True)
+    reader = csv.reader(text_lines(text, keep_ends=True), delimiter=" ", quotechar='"', doublequote=True, strict=True)
     first_line = 1
     try:
         for row in reader:
@@ -223,8 +211,7 @@ def _parse(text: str, *, source: str, timezone: str, skip_malformed: bool) -> Wo
     except csv.Error as exc:   # the quoting is broken: nothing after it can be trusted
         problems.append((first_line, "record", f"not an lsb.acct record ({exc})"))
     blocks.append(_columns(texts, lines, skips, problems, names))
-    columns = {name: np.concatenate([as_objects(block[name]) if isinstance(block[name], list) else block[name]
-                                     for block in blocks]) for name in blocks[0]}
+    columns = concatenated(blocks)
     notes = (f"{other:,} record(s) of other events (not JOB_FINISH) left out",) if other else ()
     return build_workload(columns, kind=KIND, fields=FIELDS, skips=skips, timezone=timezone, records=records,
                           notes=notes)

@@ -27,7 +27,17 @@ import re
 from functools import lru_cache
 
 from ..batch.traces import TraceError, Workload
-from .jobs_table import NAN, Skips, build_workload, clock_seconds, columns_of, paused_gc
+from .jobs_table import (
+    BLOCK,
+    NAN,
+    Skips,
+    build_workload,
+    clock_seconds,
+    compact,
+    concatenated,
+    paused_gc,
+    text_lines,
+)
 
 KIND = "pbs"
 _RECORD = re.compile(r"\d\d/\d\d/\d{4} \d\d:\d\d:\d\d;[A-Za-z];[^;\n]*;")
@@ -235,9 +245,11 @@ def _parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: boo
     """The body of :func:`parse`."""
     skips = Skips(source, skip_malformed)
     rows: list[tuple] = []
+    blocks: list[dict] = []
+    names: dict[str, str] = {}
     other: dict[str, set] = {"Q": set(), "S": set(), "D": set(), "E": set()}
     records = 0
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(text_lines(text), start=1):
         parts = line.rstrip("\r").split(";", 3)
         if len(parts) < 4:
             if line.strip():
@@ -258,9 +270,13 @@ def _parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: boo
                 rows.append(_end_record(job, a, number, source, job in other["D"]))
             except TraceError as exc:
                 skips.error(exc.field, exc.message, number)
+        if len(rows) == BLOCK:   # tuples are bulky: keep columns
+            blocks.append(compact(rows, names))
+            rows = []
     unfinished = (other["Q"] | other["S"]) - other["E"] - other["D"]
     deleted = other["D"] - other["E"] - other["S"]
     notes = (f"{len(unfinished):,} job(s) queued or running when the file ends (no E record): left out",) \
         if unfinished else ()
-    return build_workload(columns_of(rows), kind=KIND, fields=FIELDS, skips=skips, timezone=timezone,
+    blocks.append(compact(rows, names))
+    return build_workload(concatenated(blocks), kind=KIND, fields=FIELDS, skips=skips, timezone=timezone,
                           records=records + len(deleted), never_started=len(deleted), notes=notes)
