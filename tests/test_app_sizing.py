@@ -127,6 +127,8 @@ def test_the_figure_draws_probes_target_today_and_answer():
     running = figures.probes_figure(record, running=True)
     assert "searching" in running.layout.title.text and len(running.data) == 2   # no answer while it runs
     assert "appear here" in figures.probes_figure({**record, "probes": []}, running=True).layout.annotations[0].text
+    # Before any probe: one line of text, not a frame of nothing.
+    assert figures.probes_figure(None).layout.height == figures.NOTHING_YET_HEIGHT
 
 
 def test_sentences_of_a_target_not_met_and_of_a_scale_answer():

@@ -71,6 +71,10 @@ def sentence(record: dict | None) -> str:
     return text + "."
 
 
+#: The height of the chart before any probe: a line of text.
+NOTHING_YET_HEIGHT = 60
+
+
 def probes_figure(record: dict | None, running: bool = False) -> go.Figure:
     """The probes as they finish: size against the metric, the target line, today's size and the answer marked.
 
@@ -81,8 +85,9 @@ def probes_figure(record: dict | None, running: bool = False) -> go.Figure:
     """
     probes = (record or {}).get("probes") or []
     if not probes:
+        # One line, not a 360-px frame of nothing: the chart takes its room once a probe is in.
         return empty_figure("the search's probes appear here as they finish" if running
-                            else "choose a target and press Size", height=360)
+                            else "choose a target and press Size", height=NOTHING_YET_HEIGHT)
     metric, mode = record["metric"], record["mode"]
     sizes = [p["size"] for p in probes]
     values = [p["metric"] for p in probes]

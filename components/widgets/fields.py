@@ -25,16 +25,18 @@ def upload_box(component_id, text: str) -> dcc.Upload:
                       className="upload-box", multiple=False)
 
 
-def graph(component_id, placeholder: str = PLACEHOLDER, height: int | None = None) -> dcc.Graph:
+def graph(component_id, placeholder: str = PLACEHOLDER, height: int | None = None,
+          placeholder_height: int = 300) -> dcc.Graph:
     """A chart with the mode bar every chart shows (:data:`components.chart_config.GRAPH_CONFIG`).
 
-    Until a callback draws it, it shows ``placeholder`` instead of empty axes.
+    Until a callback draws it, it shows ``placeholder`` instead of empty axes
+    (``placeholder_height`` pixels tall).
     With ``height`` (pixels) its box is that tall whatever Plotly draws in it,
     and clips the rest: a plot laid out before its figure's height arrived
     (seen at 804 px) cannot spill over, or take the clicks of, what lies below.
     """
     if height is None:
-        return dcc.Graph(id=component_id, config=GRAPH_CONFIG, figure=blank(placeholder))
+        return dcc.Graph(id=component_id, config=GRAPH_CONFIG, figure=blank(placeholder, placeholder_height))
     return dcc.Graph(id=component_id, config=GRAPH_CONFIG, figure=blank(placeholder, height),
                      style={"height": f"{height}px", "overflow": "hidden"})
 

@@ -231,7 +231,7 @@ def section() -> html.Section:
                       html.Span(id=ids.SIZE_STATUS, className="hint")], className="button-row"),
             html.Div(id=ids.SIZE_MESSAGE, className="message"),
             html.P(id=ids.SIZE_SENTENCE, className="headline"),
-            graph(ids.SIZE_GRAPH),
+            graph(ids.SIZE_GRAPH, "choose a target and press Size", placeholder_height=figures.NOTHING_YET_HEIGHT),
         ],
         className="panel",
     )
