@@ -122,3 +122,9 @@ def test_any_number_of_colons_in_category_leaves_the_other_fields_in_place(colon
     ])
     job = sge.parse(text, source="accounting").jobs.set_index("job_id").loc["2"]
     assert (job.run_time, job.procs, job.recorded_wait, job.used_memory_per_cpu_mb) == (run, slots, 7, 1.0)
+
+
+def test_records_read_in_blocks_give_the_same_jobs(workload, monkeypatch):
+    monkeypatch.setattr(sge, "BLOCK", 2)
+    blocked = sge.parse(LOG, source="accounting", timezone="America/Chicago")
+    assert blocked.jobs.equals(workload.jobs) and blocked.notes == workload.notes

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ..batch.traces import Workload
-from .jobs_table import NAN, Skips, build_workload, clock_seconds, paused_gc
+from .jobs_table import BLOCK, NAN, Skips, build_workload, clock_seconds, paused_gc, text_lines
 
 KIND = "sge"
 NAMES = (
@@ -110,43 +110,67 @@ def _after_category(text: str, width: int) -> tuple[str, str, str]:
     return rest[0], rest[2], rest[3]
 
 
-def _records(text: str, skips: Skips) -> tuple[pd.DataFrame, np.ndarray, int]:
-    """Every record's :data:`READ` fields (:data:`NUMERIC` ones as floats), their line numbers, and how many records."""
-    lines = text.split("\n")
-    numbers = [n for n, line in enumerate(lines, start=1) if line and line[0] != "#" and not line.isspace()]
-    texts = [lines[n - 1] for n in numbers]
-    del lines
+def _is_record(line: str) -> bool:
+    return bool(line) and line[0] != "#" and not line.isspace()
+
+
+def _block(texts: list[str], numbers: list[int], width: int, problems: list) -> tuple[pd.DataFrame, np.ndarray]:
+    """A block of records at least :data:`WIDTH` fields long: their :data:`READ` fields and line numbers.
+
+    Numbers that are not numbers go to ``problems`` and their records are left out.
+    """
     counts = np.fromiter((t.count(":") + 1 for t in texts), dtype=np.int64, count=len(texts))
-    problems = [(numbers[i], NAMES[counts[i]], f"expected at least {WIDTH} fields, found {counts[i]}")
-                for i in np.flatnonzero(counts < WIDTH)]
-    usable = np.flatnonzero(counts >= WIDTH)
-    width = int(counts[usable].min()) if usable.size else WIDTH
-    kept = [texts[i] for i in usable]
-    columns = int(counts[usable].max()) if usable.size else WIDTH
+    columns = int(counts.max()) if len(texts) else WIDTH
+    bad = np.zeros(len(texts), dtype=bool)
     try:
-        table = _table(kept, columns, numbers=True)
-        bad = np.zeros(len(table), dtype=bool)
+        table = _table(texts, columns, numbers=True)
     except ValueError:   # a field that should be a number is not: find which, record by record
-        table = _table(kept, columns, numbers=False)
-        bad = np.zeros(len(table), dtype=bool)
+        table = _table(texts, columns, numbers=False)
         for name in NUMERIC:
             values = pd.to_numeric(table[name].astype(object), errors="coerce").to_numpy(dtype=float)
             wrong = ~np.isfinite(values) & ~bad
-            problems += [(numbers[usable[i]], name, f"{table[name].iloc[i]!r} is not a number")
-                         for i in np.flatnonzero(wrong)]
+            problems += [(numbers[i], name, f"{table[name].iloc[i]!r} is not a number") for i in np.flatnonzero(wrong)]
             bad |= wrong
             table[name] = values
-    longer = np.flatnonzero(counts[usable] > width)
+    longer = np.flatnonzero(counts > width)
     if longer.size:
-        fixed = pd.DataFrame([_after_category(kept[i], width) for i in longer],
+        fixed = pd.DataFrame([_after_category(texts[i], width) for i in longer],
                              columns=["category", "pe_taskid", "maxvmem"], index=longer)
         for name in fixed.columns:
             table[name] = table[name].astype(object)
             table.loc[longer, name] = fixed[name]
+    return table[~bad], np.asarray(numbers, dtype=np.int64)[~bad]
+
+
+def _records(text: str, skips: Skips) -> tuple[pd.DataFrame, np.ndarray, int]:
+    """Every record's :data:`READ` fields (:data:`NUMERIC` ones as floats), their line numbers, and how many records.
+
+    Two walks over the text, neither keeping its lines: the first finds the
+    file's record width, the second reads blocks of :data:`~.jobs_table.BLOCK` records.
+    """
+    widths = [line.count(":") + 1 for line in text_lines(text) if _is_record(line)]
+    width = min((w for w in widths if w >= WIDTH), default=WIDTH)
+    problems: list[tuple[int, str, str]] = []
+    tables, lines, texts, numbers = [], [], [], []
+    for number, line in enumerate(text_lines(text), start=1):
+        if not _is_record(line):
+            continue
+        count = line.count(":") + 1
+        if count < WIDTH:
+            problems.append((number, NAMES[count], f"expected at least {WIDTH} fields, found {count}"))
+            continue
+        texts.append(line)
+        numbers.append(number)
+        if len(texts) == BLOCK:
+            table, line_numbers = _block(texts, numbers, width, problems)
+            tables.append(table)
+            lines.append(line_numbers)
+            texts, numbers = [], []
+    table, line_numbers = _block(texts, numbers, width, problems)
     for number, field, message in sorted(problems):
         skips.error(field, message, number)   # raises the first, unless malformed records are skipped
-    line = np.asarray(numbers, dtype=np.int64)[usable]
-    return table[~bad].reset_index(drop=True), line[~bad], len(texts)
+    table = pd.concat([*tables, table], ignore_index=True) if tables else table.reset_index(drop=True)
+    return table, np.concatenate([*lines, line_numbers]), len(widths)
 
 
 def _text(values: np.ndarray) -> pd.Series:
