@@ -63,3 +63,28 @@ def test_an_sacct_log_runs_on_the_machine_given_beside_it(tmp_path):
     # 16 CPUs: 10 (4 CPUs) at 0, 11 (8 CPUs) at 300, 13 (2 CPUs) at 600, each at once.
     assert jobs["start_time"].tolist() == [0.0, 300.0, 600.0]
     assert jobs["status"].tolist() == ["finished"] * 3
+
+
+SLURM_CONF = """\
+ClusterName=tiny
+NodeName=DEFAULT RealMemory=64000
+NodeName=n[1-2] CPUs=4
+NodeName=g1 Sockets=2 CoresPerSocket=4 ThreadsPerCore=1
+PartitionName=batch Nodes=n[1-2] Default=YES
+PartitionName=gpu Nodes=g1
+"""
+
+
+def test_a_jobs_partition_holds_it_to_its_machines_and_a_partition_without_any_cancels_it(tmp_path):
+    log = SACCT + ("14|dave|staff|phys|debug|2024-03-01T09:20:00|2024-03-01T09:20:00|2024-03-01T09:21:00|1|"
+                   "COMPLETED|05:00\n")
+    path = tmp_path / "jobs.sacct"
+    path.write_text(log)
+    conf = tmp_path / "slurm.conf"
+    conf.write_text(SLURM_CONF)
+    result = run_scenario({"engine": "batch", "policy": "easy", "model": {
+        "trace": {"path": str(path)}, "machines_path": str(conf), "estimates": "trace"}})
+    jobs = result.jobs.set_index("job_id")
+    # batch: 2 machines x 4 CPUs; gpu: one of 2 x 4. Job 11 (gpu, 8 CPUs) fits only on g1.
+    assert jobs.loc[["10", "11", "13"], "cluster"].tolist() == ["batch", "gpu", "batch"]
+    assert jobs.loc["14", "status"] == "cancelled" and jobs.loc["14", "reason"] == "partition debug has no machine"

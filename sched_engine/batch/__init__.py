@@ -84,6 +84,7 @@ def simulate(model: Mapping[str, Any], policy, rng: np.random.Generator, progres
         progress=progress,
         record_pending=record_pending,
         queues=data.queues,
+        unsuitable=data.unsuitable,
     )
     sim.input = data   # before the run: the recorded policy reads the log's waits from it
     sim.run()

@@ -18,9 +18,22 @@ from ..core.io import FileError, read_text, text_number
 
 
 def read_machines(path: str | Path, *, source: str | None = None) -> list[dict]:
-    """Read an Alea ``.machines`` file into cluster dicts (see :func:`parse_machines`)."""
+    """Read an Alea ``.machines`` file into cluster dicts (see :func:`parse_machines`).
+
+    A Slurm ``slurm.conf`` or ``sinfo -N -o "%N %c %m %P"`` output is read
+    too, through :mod:`sched_engine.logs.slurm_conf` (its partitions become
+    clusters whose property ``partition=<name>`` the jobs' partitions follow).
+    """
+    from ..logs import slurm_conf
+
     name = source or Path(path).name
-    return parse_machines(read_text(path, source=name), source=name)
+    text = read_text(path, source=name)
+    head = text[: 1 << 16]
+    if slurm_conf.sniff_slurm_conf(name, head):
+        text = slurm_conf.read_slurm_conf(text, source=name)
+    elif slurm_conf.sniff_sinfo(name, head):
+        text = slurm_conf.read_sinfo(text, source=name)
+    return parse_machines(text, source=name)
 
 
 def parse_machines(text: str, *, source: str = "machines") -> list[dict]:

@@ -63,7 +63,7 @@ from .cluster import ClusterState
 from .failures import SYNTHETIC_DEFAULTS, failure_events, synthetic_failures
 from .machine_files import read_failures, read_machines
 from .queues import QueueInputs, normalize_queues, normalize_user_limits, queue_inputs
-from .requirements import suitable_clusters, synthetic_requirements
+from .requirements import both, partition_clusters, suitable_clusters, synthetic_requirements
 from .traces import TraceError, read_workload
 
 TRACE_FORMATS = ("auto", "swf", "swf-ext", "gwf", "csv", *LOG_KINDS)
@@ -277,6 +277,7 @@ class BatchInput:
     origin: float                 # epoch (or trace) time of the first submission
     info: dict                    # dropped / skipped / ignored-requirement counts
     queues: QueueInputs           # queue ranks, best-effort jobs, user limits (:mod:`.queues`)
+    unsuitable: dict[int, str]    # why a job has no cluster, where it is not "no suitable cluster" (its partition)
 
 
 def header_clusters(header: Mapping[str, Any], source: str) -> list[dict]:
@@ -368,6 +369,10 @@ def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> BatchInpu
         )
     else:
         suitable = [None] * len(jobs)
+    partitions = jobs["partition"].fillna("").astype(str).tolist() if "partition" in jobs.columns else [""] * len(jobs)
+    in_partition, unsuitable = partition_clusters(partitions, [c.properties for c in clusters])
+    if unsuitable or any(allowed is not None for allowed in in_partition):
+        suitable = [both(a, b) for a, b in zip(suitable, in_partition)]
     run_time = jobs["run_time"].to_numpy(dtype=float)
     if model["estimates"] == "trace":
         # The scheduler sees the user's requested time; a job never runs past
@@ -379,6 +384,7 @@ def load_inputs(model: Mapping[str, Any], rng: np.random.Generator) -> BatchInpu
         estimate = run_time.copy()
     return BatchInput(
         jobs=jobs, clusters=clusters, failures=events, suitable=suitable, estimate=estimate, origin=origin,
+        unsuitable=unsuitable,
         queues=queue_inputs(model, jobs), info={"dropped_jobs": workload.dropped, "skipped_lines": workload.skipped_lines,
               "jobs_with_ignored_properties": ignored},
     )

@@ -82,6 +82,42 @@ def suitable_clusters(
     return result, ignored_jobs
 
 
+#: How a ``.machines`` file says a cluster's machines belong to a partition (``sched_engine.logs.slurm_conf``).
+PARTITION_PROPERTY = "partition="
+
+
+def partition_clusters(partitions: Sequence[str], properties: Sequence[Sequence[str]]
+                       ) -> tuple[list[tuple[int, ...] | None], dict[int, str]]:
+    """Per job the clusters of its partition (``None``: any), and why a job has none.
+
+    Partitions are honoured only when the hardware names them (a cluster
+    property ``partition=<name>``); a job without a partition may use any
+    cluster. A job whose partition no cluster names gets no cluster, and the
+    returned dict says so for it (job index -> reason).
+    """
+    named = [frozenset(p[len(PARTITION_PROPERTY):] for p in props if p.startswith(PARTITION_PROPERTY))
+             for props in properties]
+    if not any(named):
+        return [None] * len(partitions), {}
+    by_name: dict[str, tuple[int, ...] | None] = {"": None}
+    result, missing = [], {}
+    for job, partition in enumerate(partitions):
+        if partition not in by_name:
+            by_name[partition] = tuple(index for index, names in enumerate(named) if partition in names)
+        clusters = by_name[partition]
+        if clusters == ():
+            missing[job] = f"partition {partition} has no machine"
+        result.append(clusters)
+    return result, missing
+
+
+def both(first: tuple[int, ...] | None, second: tuple[int, ...] | None) -> tuple[int, ...] | None:
+    """The clusters two restrictions allow together (``None``: no restriction)."""
+    if first is None or second is None:
+        return second if first is None else first
+    return tuple(index for index in first if index in second)
+
+
 def synthetic_requirements(
     requirements: list[str], properties: list[tuple[str, ...]], share: float, rng: np.random.Generator
 ) -> list[str]:

@@ -76,6 +76,7 @@ class BatchSimulation(Simulation):
         keep_decisions: bool = False,
         record_pending: bool = True,
         queues: QueueInputs | None = None,
+        unsuitable: dict[int, str] | None = None,
     ):
         super().__init__(progress=progress, total_work=len(submit))
         self.submit = list(map(float, submit))
@@ -105,6 +106,7 @@ class BatchSimulation(Simulation):
                 )
             self.candidates.append(by_set[allowed])
         self._failures = list(failures)
+        self.unsuitable = unsuitable or {}   # why a job no cluster may hold is cancelled, if not "no suitable cluster"
         queues = queues or QueueInputs()
         self.rank = None if queues.rank is None else queues.rank.tolist()
         self.best_effort = None if queues.best_effort is None else queues.best_effort.tolist()
@@ -228,7 +230,7 @@ class BatchSimulation(Simulation):
         job, now = event.payload, self.now
         self.queue_length += 1
         if not self.candidates[job] or all(self.procs[job] > self.clusters[c].total for c in self.candidates[job]):
-            self._cancel(job, now, NO_SUITABLE_CLUSTER)
+            self._cancel(job, now, self.unsuitable.get(job, NO_SUITABLE_CLUSTER))
             return
         if self.limits is not None and self.procs[job] > self.limits.max_cpus:
             self._cancel(job, now, OVER_USER_CPUS)
@@ -308,7 +310,7 @@ class BatchSimulation(Simulation):
             self.queue_length += 1
             need, allowed = procs[job], candidates[job]
             if need > capacity[allowed]:
-                cancel(job, submit[job], NO_SUITABLE_CLUSTER)
+                cancel(job, submit[job], self.unsuitable.get(job, NO_SUITABLE_CLUSTER))
                 continue
             if submit[job] > now:
                 now = submit[job]
