@@ -1,4 +1,4 @@
-"""From the records a log reader accepted to a :class:`~sched_engine.batch.traces.Workload` (PBS, SGE, LSF).
+"""From the records a resource-manager log reader accepted to a :class:`~sched_engine.batch.traces.Workload`.
 
 A reader walks its file and gathers, per accounting record, the values
 named in :data:`ROW` (tuples, or columns), absolute times in seconds since 1970 (UTC). This module
