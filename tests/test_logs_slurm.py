@@ -153,6 +153,7 @@ def test_times_are_read_in_the_sites_zone():
     (row("9", Timelimit="soon"), "Timelimit", 3),
     (row("9", ReqMem="lots"), "ReqMem", 3),
     ("9|9|truncated|batch", "Account", 3),
+    (row("9", State="COMPLETED|X"), "JobName", 3),   # a surplus field no free-text field can take
     (row("9", start="10:00:00", end="09:00:00"), "End", 3),
     (row("9", NCPUS="0"), "NCPUS", 3),
 ])

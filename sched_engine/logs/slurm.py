@@ -15,9 +15,7 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
 from functools import lru_cache
-from itertools import combinations_with_replacement, islice
 from operator import itemgetter
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -119,31 +117,32 @@ def tres_value(text: str, kind: str) -> float:
 
 
 @lru_cache(maxsize=64)
-def _rules(names: tuple[str, ...]) -> tuple[list[int], list[tuple[int, re.Pattern]]]:
-    """The free-text positions of a header and the pattern every other field it names must match."""
+def _rules(names: tuple[str, ...]) -> list[re.Pattern | None]:
+    """Per field of a header: None for free text, else the pattern it must match (any text without a newline)."""
     lower = [name.lower() for name in names]
-    return ([i for i, name in enumerate(lower) if name in FREE_TEXT],
-            [(i, re.compile(_CHECKS[name])) for i, name in enumerate(lower) if name in _CHECKS])
+    return [None if name in FREE_TEXT else re.compile(_CHECKS.get(name, r"[^\n]*")) for name in lower]
 
 
 def mend(record: str, names: tuple[str, ...]) -> list[str] | None:
-    """A record's fields, its surplus ``|`` given to free-text fields the first way (of a few thousand) in which
-    every field of a known form reads well and no newline is outside free text; None when no way does."""
+    """A record's fields, its surplus ``|`` (and newlines) in free-text fields so that every other field reads
+    well, the earliest free field taking what is left open; None when no way does. ``shifts[i]``: how far past
+    its own place field ``i`` can start, given the fields before it."""
     parts = record.split("|")
-    extra = len(parts) - len(names)
-    free, checks = _rules(names)
-    if extra < 0 or (extra and not free):
+    rules, extra = _rules(names), len(parts) - len(names)
+    if extra < 0:
         return None
-    for choice in islice(combinations_with_replacement(free, extra), 4000):
-        spread = Counter(choice)
-        fields, at = [], 0
-        for i in range(len(names)):
-            fields.append("|".join(parts[at:at + 1 + spread[i]]))
-            at += 1 + spread[i]
-        if all(pattern.fullmatch(fields[i]) for i, pattern in checks) and \
-                all("\n" not in field for i, field in enumerate(fields) if i not in free):
-            return fields
-    return None
+    shifts = [{0}]
+    for i, rule in enumerate(rules):
+        shifts.append({t for s in shifts[i] for t in range(s, extra + 1)} if rule is None else
+                      {s for s in shifts[i] if rule.fullmatch(parts[i + s])})
+    if extra not in shifts[-1]:
+        return None
+    fields, end = [], extra
+    for i in range(len(rules) - 1, -1, -1):   # back from the end: each free field takes as little as it can
+        start = end if rules[i] is not None else max(s for s in shifts[i] if s <= end)
+        fields.append("|".join(parts[i + start:i + end + 1]))
+        end = start
+    return fields[::-1]
 
 
 def _require(names: list[str], source: str, header_line: int | None) -> str:
