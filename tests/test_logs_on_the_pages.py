@@ -88,3 +88,33 @@ def test_a_jobs_partition_holds_it_to_its_machines_and_a_partition_without_any_c
     # batch: 2 machines x 4 CPUs; gpu: one of 2 x 4. Job 11 (gpu, 8 CPUs) fits only on g1.
     assert jobs.loc[["10", "11", "13"], "cluster"].tolist() == ["batch", "gpu", "batch"]
     assert jobs.loc["14", "status"] == "cancelled" and jobs.loc["14", "reason"] == "partition debug has no machine"
+
+
+# sshare -a -P: accounts, their users, raw shares (an account's users share its part).
+SSHARE = """\
+Account|User|RawShares|NormShares|RawUsage|EffectvUsage|FairShare
+root||||0|0.000000|
+ phys||3|0.750000|0|0.000000|
+  phys|alice|1|0.750000|0|0.000000|1.000000
+  phys|carol|1|0.750000|0|0.000000|1.000000
+ chem||1|0.250000|0|0.000000|
+  chem|bob|1|0.250000|0|0.000000|1.000000
+"""
+
+
+def test_an_sshare_file_uploaded_as_the_site_organisation_becomes_its_tree(tmp_path):
+    from components.pages.site import organisation
+    from components.pages.site.ids import EDITOR
+
+    uploads = UploadStore(tmp_path / "uploads")
+    payload = {"trace": None, "max_jobs": None, "weighting": "equal", "name": None, "weight": None, "group": None,
+               "choice": None, "item_name": None, "contents": _data_url(SSHARE), "filename": "shares.txt"}
+    out = organisation.edit(EDITOR.upload, None, None, payload, uploads)
+    tree = out["draft"]["tree"]
+    groups = {child["name"]: (child["weight"], sorted(leaf["user"] for leaf in child["children"]))
+              for child in tree["children"]}
+    assert groups == {"phys": (3.0, ["alice", "carol"]), "chem": (1.0, ["bob"])}
+    # A JSON tree still reads as before; a file that is neither says so and changes nothing.
+    bad = organisation.edit(EDITOR.upload, out["draft"], None, {**payload, "contents": _data_url("not a tree\n"),
+                                                                 "filename": "notes.txt"}, uploads)
+    assert "draft" not in bad and "notes.txt" in str(bad["item_msg"].children)

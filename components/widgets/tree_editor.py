@@ -252,14 +252,16 @@ def tree_elements(tree: dict, is_leaf: Callable[[dict], bool], leaf_class: str =
 # ---------------------------------------------------------------- the workspace
 
 def item_action(trigger, ids: Ids, draft, payload: dict, uploads, *, noun: str,
-                read: Callable[[dict, str], object], document: Callable[[object], dict] = lambda d: d) -> dict:
+                read: Callable[[dict, str], object], document: Callable[[object], dict] = lambda d: d,
+                parse: Callable[[bytes, str], dict] = parse_item) -> dict:
     """Open, save, upload or download the page's tree; returns the outputs that change, by name.
 
     ``payload``: ``choice`` (a saved item), ``name`` (to save under),
     ``contents`` and ``filename`` (an upload). ``read(document, source)``
     turns a saved or uploaded JSON object into the page's draft, raising
     :class:`ScenarioError` naming ``source`` and the field; ``document(draft)``
-    is what is saved and downloaded. Names returned: ``draft``, ``message``,
+    is what is saved and downloaded; ``parse(bytes, filename)`` reads an
+    upload into such an object (JSON by default). Names returned: ``draft``, ``message``,
     ``download``. On any error the draft stays as it was and the message
     says why.
     """
@@ -280,7 +282,7 @@ def item_action(trigger, ids: Ids, draft, payload: dict, uploads, *, noun: str,
                 return {}
             filename = payload.get("filename") or f"{kind}.json"
             data = data_url_bytes(payload["contents"], uploads.max_bytes, filename)
-            new = read(parse_item(data, filename), filename)
+            new = read(parse(data, filename), filename)
             label = filename.rsplit(".", 1)[0]
             save_item(uploads, kind, document(new), label)
             return {"draft": new, "message": html.Span(f"Loaded {filename} and saved it as {label!r}.",

@@ -19,6 +19,7 @@ from sched_engine import ScenarioError
 from sched_engine.site.organisation import GROUPING_COLUMNS, normalize_organisation, organisation_from_jobs
 
 from ...figures.site_compare import grouping
+from ...services.saved_items import parse_item
 from ...widgets import tree_editor
 from ..batch.clusters import first_jobs
 from ..batch.sources import parse_trace, trace_choice_ref
@@ -109,6 +110,20 @@ def without_empty(tree: dict) -> dict:
         return {**node, "children": children} if children else None
 
     return prune(tree) or {**tree, "children": []}
+
+
+def uploaded_document(data: bytes, filename: str) -> dict:
+    """An uploaded organisation: a JSON object, or a Slurm account tree (``sacctmgr``/``sshare``) read as one."""
+    from sched_engine.logs import accounts
+
+    head = data[: 1 << 16].decode("utf-8", errors="replace")
+    if not head.lstrip().startswith("{") and accounts.sniff_accounts(filename, head):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ScenarioError("", "not UTF-8 text", source=filename) from None
+        return {"tree": accounts.read_accounts(text, source=filename)}
+    return parse_item(data, filename)
 
 
 def read_document(document: dict, source: str) -> dict:
@@ -265,7 +280,8 @@ def edit(trigger, draft: dict | None, selected: str | None, payload: dict, uploa
         return {"tree_msg": html.Span(f"{str(exc).rstrip('.')}. The organisation on screen is unchanged.",
                                       className="error")}
     out = tree_editor.item_action(trigger, EDITOR, draft, {**payload, "name": payload.get("item_name")}, uploads,
-                                  noun="organisation", read=read_document, document=lambda d: d["tree"])
+                                  noun="organisation", read=read_document, document=lambda d: d["tree"],
+                                  parse=uploaded_document)
     return {"draft": out["draft"], "selected": None, **_item(out)} if "draft" in out else _item(out)
 
 
