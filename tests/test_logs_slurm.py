@@ -108,6 +108,8 @@ def test_each_hard_case_reads_as_worked_out_by_hand():
 def test_the_batch_reader_and_the_dispatcher_recognise_sacct_output():
     assert sniff_log("jobs.txt", LOG[:2000]) == "sacct"
     assert sniff_log("x", "2024-03-01 10:00:00;E;1.pbs;user=a") != "sacct"
+    assert sniff_log("x", "Submit|Start|End|NCPUS\n") == "sacct"   # the reader then says JobID is missing
+    assert sniff_log("x", "Account|User|RawShares|NormShares\n") is None   # sshare, not sacct
     assert len(parse_workload(LOG, source="jobs.sacct").jobs) == 9
 
 

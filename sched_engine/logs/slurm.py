@@ -63,12 +63,13 @@ def header_of(line: str, *, first: bool = False) -> list[str] | None:
 
 
 def sniff(name: str, head: str) -> bool:
-    """A header naming ``JobID`` among ``|`` fields, or a row of :data:`DEFAULT_FIELDS` with a job id and times."""
+    """A header of sacct's fields among ``|``, or a row of :data:`DEFAULT_FIELDS` with a job id and times."""
     for line in head.split("\n", 50)[:50]:
         if not line.strip():
             continue
-        if header_of(line) is not None:
-            return True
+        names = header_of(line, first=True)
+        if names is not None:   # a header, though it may lack a field the reader then names
+            return bool({"jobid", "submit", "start", "end", "ncpus"} & {name.lower() for name in names})
         parts = line.split("|")
         return (len(parts) >= len(DEFAULT_FIELDS) and re.fullmatch(_JOB_ID, parts[0]) is not None
                 and re.fullmatch(_TIME, parts[6]) is not None and re.fullmatch(_TIME, parts[7]) is not None)
