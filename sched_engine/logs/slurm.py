@@ -324,13 +324,12 @@ class _Reader:
         columns["nodes"] = read("number", "nnodes", "is not a node count")
         columns["limit"] = read("limit", "timelimit", "is not a time limit")
         columns["memory"] = read("memory", "reqmem", "is not a memory request (such as 4000Mc or 8Gn)")
-        per = self.memo["per"]
-        columns["per"] = _shared([per[v] for v in picked.get("reqmem", blank)])
+        columns["per"] = _shared(list(map(self.memo["per"].__getitem__, picked.get("reqmem", blank))))
         columns["tres_memory"] = np.array([self.memo["tres"][v] for v in picked.get("reqtres", blank)], dtype=float)
         used = np.array([self.memo["used"][v] if ":" in v else NAN for v in picked.get("totalcpu", blank)])
         columns["used_cpu"] = np.where(used == REFUSED, np.nan, used)
-        state = self.memo["state"]
-        columns["state"] = _shared([state[v] for v in picked.get("state", blank)])
+        self.memo["used"].clear()   # CPU times are mostly unique: remembered for one piece only
+        columns["state"] = _shared(list(map(self.memo["state"].__getitem__, picked.get("state", blank))))
         columns["assigned"] = np.array([v != "None assigned" for v in picked.get("nodelist", blank)], dtype=bool)
         for name in ("cluster", "partition", "account", "group", "user"):
             columns[name] = _shared(picked.get(name, blank))
