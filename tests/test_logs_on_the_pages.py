@@ -118,3 +118,21 @@ def test_an_sshare_file_uploaded_as_the_site_organisation_becomes_its_tree(tmp_p
     bad = organisation.edit(EDITOR.upload, out["draft"], None, {**payload, "contents": _data_url("not a tree\n"),
                                                                  "filename": "notes.txt"}, uploads)
     assert "draft" not in bad and "notes.txt" in str(bad["item_msg"].children)
+
+
+def test_a_slurm_conf_uploaded_as_the_site_hardware_fills_its_table(tmp_path):
+    from components.pages.site import hardware
+    from components.pages.site.ids import HW_UPLOAD
+
+    uploads = UploadStore(tmp_path / "uploads")
+    out = hardware.edit(HW_UPLOAD, None, [], uploads, None, upload=(_data_url(SLURM_CONF), "slurm.conf"))
+    rows = {row["name"]: row for row in out["rows"]}
+    assert set(rows) == {"batch", "gpu"} and out["draft"]["origin"] == "the table"
+    assert (rows["batch"]["machines"], rows["batch"]["cpus_per_machine"]) == (2, "4")
+    assert (rows["gpu"]["machines"], rows["gpu"]["cpus_per_machine"]) == (1, "8")
+    assert rows["gpu"]["memory_per_machine_mb"] == 64000.0
+    model = hardware.hardware_model(out["draft"]["rows"], 2048)
+    assert [cluster["name"] for cluster in model["clusters"]] == ["batch", "gpu"]
+    # A file that is no hardware description: said, the table unchanged.
+    bad = hardware.edit(HW_UPLOAD, out["draft"], out["rows"], uploads, None, upload=(_data_url("hello\n"), "x.txt"))
+    assert "draft" not in bad and "x.txt" in str(bad["message"].children)

@@ -24,19 +24,23 @@ def read_machines(path: str | Path, *, source: str | None = None) -> list[dict]:
     too, through :mod:`sched_engine.logs.slurm_conf` (its partitions become
     clusters whose property ``partition=<name>`` the jobs' partitions follow).
     """
+    name = source or Path(path).name
+    return parse_hardware(read_text(path, source=name), source=name)
+
+
+def parse_hardware(text: str, *, source: str = "machines", with_memory: bool = False) -> list[dict]:
+    """:func:`parse_machines` of a ``.machines`` text, or of a ``slurm.conf`` or ``sinfo`` text converted to one."""
     from ..logs import slurm_conf
 
-    name = source or Path(path).name
-    text = read_text(path, source=name)
     head = text[: 1 << 16]
-    if slurm_conf.sniff_slurm_conf(name, head):
-        text = slurm_conf.read_slurm_conf(text, source=name)
-    elif slurm_conf.sniff_sinfo(name, head):
-        text = slurm_conf.read_sinfo(text, source=name)
-    return parse_machines(text, source=name)
+    if slurm_conf.sniff_slurm_conf(source, head):
+        text = slurm_conf.read_slurm_conf(text, source=source)
+    elif slurm_conf.sniff_sinfo(source, head):
+        text = slurm_conf.read_sinfo(text, source=source)
+    return parse_machines(text, source=source, with_memory=with_memory)
 
 
-def parse_machines(text: str, *, source: str = "machines") -> list[dict]:
+def parse_machines(text: str, *, source: str = "machines", with_memory: bool = False) -> list[dict]:
     """Cluster descriptions in either of Alea's two layouts.
 
     * short (6 columns): id, name, machines, CPUs per machine, speed, memory;
@@ -47,6 +51,7 @@ def parse_machines(text: str, *, source: str = "machines") -> list[dict]:
     Each cluster becomes ``{name, machines, cpus_per_machine, speed,
     properties}`` with ``cpus_per_machine`` an int, or a list when machines
     differ; architecture and OS join the property list (lower case).
+    ``with_memory`` adds ``memory_mb``, each machine's memory (the file's KB / 1024; None when not above 0).
     """
     clusters = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -54,7 +59,7 @@ def parse_machines(text: str, *, source: str = "machines") -> list[dict]:
             continue
         tokens = line.split()
         if len(tokens) == 6:
-            _, name, machines, cpus, speed, _memory = tokens
+            _, name, machines, cpus, speed, memory = tokens
             cluster = {
                 "name": name,
                 "machines": int(text_number(machines, number, "machines", source, whole=True)),
@@ -63,7 +68,7 @@ def parse_machines(text: str, *, source: str = "machines") -> list[dict]:
                 "properties": [],
             }
         elif len(tokens) >= 10:
-            _, name, speed, _memory, arch, os_name, props, machines, cpus, per_machine = tokens[:10]
+            _, name, speed, memory, arch, os_name, props, machines, cpus, per_machine = tokens[:10]
             count = int(text_number(machines, number, "machines", source, whole=True))
             total = int(text_number(cpus, number, "cpus", source, whole=True))
             per = [int(text_number(v, number, "cpus_per_machine", source, whole=True))
@@ -87,6 +92,9 @@ def parse_machines(text: str, *, source: str = "machines") -> list[dict]:
                              source=source, line=number)
         if cluster["machines"] < 1:
             raise FileError("machines", "a cluster needs at least one machine", source=source, line=number)
+        if with_memory:
+            kb = text_number(memory, number, "memory", source)
+            cluster["memory_mb"] = kb / 1024.0 if kb > 0 else None
         clusters.append(cluster)
     if not clusters:
         raise FileError("", "no cluster descriptions in the file", source=source)

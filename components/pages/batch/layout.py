@@ -48,7 +48,8 @@ def layout() -> html.Div:
                             field("Sample or earlier upload",
                                    dcc.Dropdown(id=ids.SAMPLE, options=[], value=None, clearable=False,
                                                 placeholder="switch to a sample or an uploaded trace")),
-                            upload_box(ids.TRACE_UPLOAD, "Upload a trace: SWF, extended SWF, GWF, CSV (.gz too)"),
+                            upload_box(ids.TRACE_UPLOAD, "Upload a trace: SWF, GWF, CSV, or Slurm sacct, PBS, SGE, "
+                                                         "LSF accounting (.gz too)"),
                             html.Div(
                                 [dcc.Dropdown(id=ids.FORMAT, options=list(TRACE_FORMATS), value="auto", clearable=False,
                                               className="narrow", persistence=True),

@@ -37,7 +37,9 @@ def upload(uploads, contents, filename):
         workload = parse_trace(trace_choice_ref(value, uploads), uploads)
     except (UploadError, ScenarioError) as exc:
         return no_update, no_update, error(f"{filename}: {exc}")
-    return trace_choices(uploads), value, ok(f"{filename}: {len(workload.jobs):,} jobs")
+    # A resource manager's log says what it read in its notes (jobs from records, what was left out).
+    read = f"{filename}: " + ("; ".join(workload.notes) if workload.notes else f"{len(workload.jobs):,} jobs")
+    return trace_choices(uploads), value, ok(read)
 
 
 def upload_site(uploads, contents, filename):
@@ -115,8 +117,8 @@ def node_form(selected, draft):
             values["group"], {"display": "block" if groups else "none"})
 
 
-def hardware_edit(uploads, trace, _timestamp, _add, _header, draft, rows):
-    out = hardware.edit(ctx.triggered_id, draft, rows, uploads, trace)
+def hardware_edit(uploads, trace, _timestamp, _add, _header, contents, draft, rows, filename):
+    out = hardware.edit(ctx.triggered_id, draft, rows, uploads, trace, upload=(contents, filename))
     return out.get("draft", no_update), out.get("rows", no_update), out.get("message", "")
 
 
@@ -216,8 +218,8 @@ def register(app, services) -> None:
         lambda _, __: saved_choices(uploads, ORGANISATION))
     app.callback(Output(ids.HW, "data"), Output(ids.HW_TABLE, "data"), Output(ids.HW_MSG, "children"),
                  Input(ids.TRACE, "value"), Input(ids.HW_TABLE, "data_timestamp"), Input(ids.HW_ADD, "n_clicks"),
-                 Input(ids.HW_HEADER, "n_clicks"), State(ids.HW, "data"),
-                 State(ids.HW_TABLE, "data"))(partial(hardware_edit, uploads))
+                 Input(ids.HW_HEADER, "n_clicks"), Input(ids.HW_UPLOAD, "contents"), State(ids.HW, "data"),
+                 State(ids.HW_TABLE, "data"), State(ids.HW_UPLOAD, "filename"))(partial(hardware_edit, uploads))
     app.callback(Output(ids.HARDWARE, "children"), Input(ids.HW, "data"), Input(ids.DEFAULT_MEMORY, "value"),
                  Input(ids.MAX_JOBS, "value"), Input(ids.TRACE, "value"))(partial(hardware_text, uploads))
     app.callback(Output(ids.PANEL.summary, "data"), Output(ids.PANEL.summary, "columns"),

@@ -19,12 +19,14 @@ from dash import html
 
 from sched_engine import ScenarioError
 from sched_engine.batch import cluster_cpus, header_clusters
+from sched_engine.batch.machine_files import parse_hardware
 from sched_engine.site.model import DEFAULT_MEMORY_PER_CPU_MB
 
+from ...services.saved_items import data_url_bytes
 from ...widgets.fields import error
 from ..batch.clusters import cluster_rows, clusters_from_rows
 from ..batch.sources import parse_trace, trace_choice_ref
-from .ids import HW_ADD, HW_HEADER, HW_TABLE, TRACE
+from .ids import HW_ADD, HW_HEADER, HW_TABLE, HW_UPLOAD, TRACE
 
 COLUMNS = ("name", "machines", "cpus_per_machine", "memory_per_machine_mb")
 HEADER = "the trace header of "
@@ -125,14 +127,32 @@ def _cpus(cluster: dict) -> list[int]:
     return per if isinstance(per, list) else [per]
 
 
-def edit(trigger, draft: dict | None, rows, uploads, trace) -> dict:
+def uploaded_draft(contents: str, filename: str, uploads) -> dict:
+    """The table a hardware file describes: a ``.machines`` file, ``slurm.conf`` or ``sinfo`` output (each
+    partition, or set of partitions naming the same nodes, a cluster; memory per machine as the file says)."""
+    text = data_url_bytes(contents, uploads.max_bytes, filename).decode("utf-8", errors="strict")
+    clusters = parse_hardware(text, source=filename, with_memory=True)
+    rows = [{**row_of(row), "memory_per_machine_mb": cluster["memory_mb"]}
+            for row, cluster in zip(cluster_rows(clusters), clusters)]
+    return {"rows": rows, "origin": "the table"}
+
+
+def edit(trigger, draft: dict | None, rows, uploads, trace, upload=(None, None)) -> dict:
     """One action on the hardware table; returns ``draft`` (and ``rows``) when they change, ``message`` on error.
 
     ``trigger``: the trace (header rows unless the table was edited), the
-    table (edited), the add button (an empty row) or the header button.
+    table (edited), the add button (an empty row), the header button or a
+    hardware file uploaded (``upload``: its data URL and name), which then
+    stands as an edited table.
     """
     draft = draft or {"rows": [], "origin": "no trace"}
     try:
+        if trigger == HW_UPLOAD and upload[0]:
+            try:
+                new = uploaded_draft(upload[0], upload[1] or "hardware", uploads)
+            except UnicodeDecodeError:
+                raise ScenarioError("", "not UTF-8 text", source=upload[1] or "hardware") from None
+            return {"draft": new, "rows": new["rows"]}
         if (trigger in (None, TRACE) and draft.get("origin") != "the table") or trigger == HW_HEADER:
             new = header_draft(uploads, trace)
             return {"draft": new, "rows": new["rows"]}

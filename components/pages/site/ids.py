@@ -23,6 +23,7 @@ HW = "site-hardware-store"                 # {"rows": [...], "origin": ...}
 HW_TABLE = "site-hardware-table"
 HW_ADD = "site-hardware-add-button"
 HW_HEADER = "site-hardware-header-button"
+HW_UPLOAD = "site-hardware-upload"
 DEFAULT_MEMORY = "site-default-memory-input"
 POLICIES = "site-policies-checklist"
 BACKFILL = "site-backfill-radio"

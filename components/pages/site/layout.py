@@ -40,7 +40,7 @@ def _organisation() -> html.Section:
                 html.Button("Apply", id=editor.apply, className="primary"),
                 tree_editor.workspace_box(editor, "organisation",
                                           "Upload an organisation (JSON: a tree of groups over users, "
-                                          "or a site scenario)"),
+                                          "a site scenario, or Slurm's sshare -a -P / sacctmgr output)"),
             ]),
         ]),
         dash_table.DataTable(id=ids.ORGANISATION, page_size=10, sort_action="native", filter_action="native",
@@ -56,6 +56,7 @@ def _hardware() -> html.Section:
                              style_table={"maxWidth": "720px"}, style_cell={"fontFamily": "inherit", "padding": "3px"}),
         html.Div([html.Button("Add cluster", id=ids.HW_ADD), html.Button("From the trace header", id=ids.HW_HEADER)],
                  className="button-row"),
+        upload_box(ids.HW_UPLOAD, "Upload the hardware (slurm.conf, sinfo -N -o \"%N %c %m %P\", or .machines)"),
         field("Default memory per CPU (MB)", dcc.Input(id=ids.DEFAULT_MEMORY, type="number", min=1, value=2048,
                                                        debounce=True),
               "used for a cluster whose memory per machine is empty"),
@@ -119,7 +120,7 @@ def layout() -> html.Div:
             html.Div(className="form-column", children=[
                 html.H3("The site"),
                 field("Trace", dcc.Dropdown(id=ids.TRACE, value="hpc2n-excerpt.swf", clearable=False)),
-                upload_box(ids.UPLOAD, "Upload a trace (SWF, GWF or CSV, .gz too)"),
+                upload_box(ids.UPLOAD, "Upload a trace: SWF, GWF, CSV, or Slurm sacct, PBS, SGE, LSF accounting (.gz too)"),
                 html.Div(id=ids.UPLOAD_MSG),
                 field("First jobs only", dcc.Input(id=ids.MAX_JOBS, type="number", min=1, step=1, value=2000,
                                                    debounce=True), "empty: the whole trace"),
