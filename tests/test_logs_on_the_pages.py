@@ -136,3 +136,36 @@ def test_a_slurm_conf_uploaded_as_the_site_hardware_fills_its_table(tmp_path):
     # A file that is no hardware description: said, the table unchanged.
     bad = hardware.edit(HW_UPLOAD, out["draft"], out["rows"], uploads, None, upload=(_data_url("hello\n"), "x.txt"))
     assert "draft" not in bad and "x.txt" in str(bad["message"].children)
+
+
+def test_the_batch_pages_time_zone_rereads_a_log_in_the_sites_zone(tmp_path):
+    from components.pages.batch import ids
+
+    uploads = UploadStore(tmp_path / "uploads")
+    draft, _ = batch_page.draft.apply_upload(batch_page.draft.initial_draft(), _data_url(SACCT), "jobs.sacct",
+                                             "trace", uploads)
+    utc = batch_page.draft.parse_trace(draft["trace"], uploads).header["UnixStartTime"]
+    payload = {"format": "auto", "skip": False, "timezone": "Europe/Prague"}
+    out = batch_page.draft.edit_draft(ids.TIMEZONE, draft, payload, uploads)
+    trace = out["draft"]["trace"]
+    assert trace["timezone"] == "Europe/Prague"
+    # 09:00 in Prague in March (UTC+1) is 08:00 UTC: the log starts an hour earlier.
+    assert batch_page.draft.parse_trace(trace, uploads).header["UnixStartTime"] == utc - 3600
+    bad = batch_page.draft.edit_draft(ids.TIMEZONE, out["draft"], {**payload, "timezone": "Mars/Olympus"}, uploads)
+    assert "draft" not in bad and "Mars/Olympus" in str(bad["trace_msg"])
+
+
+def test_a_scenario_names_its_logs_time_zone_and_a_bad_one_is_refused(tmp_path):
+    import pytest
+
+    from sched_engine import ScenarioError
+
+    path = tmp_path / "jobs.sacct"
+    path.write_text(SACCT)
+    scenario = {"engine": "batch", "policy": "fcfs", "model": {"trace": {"path": str(path), "timezone": "Europe/Prague"},
+                                                               "clusters": [{"name": "c", "machines": 2,
+                                                                             "cpus_per_machine": 8}]}}
+    assert len(run_scenario(scenario).jobs) == 3
+    scenario["model"]["trace"]["timezone"] = "Nowhere/Land"
+    with pytest.raises(ScenarioError, match="trace.timezone"):
+        run_scenario(scenario)

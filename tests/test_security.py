@@ -475,7 +475,7 @@ def test_every_page_with_an_upload_is_checked(client):
     ids = {next(i["id"] for i in d["inputs"] if i["property"] == "contents") for d in upload_callbacks(client)}
     assert ids == {"fairshare-hierarchy-upload", "batch-trace-upload", "network-apps-upload", "elastic-trace-upload",
                    "workspace-scenario-upload", "site-trace-upload", "site-organisation-upload",
-                   "site-second-trace-upload"}
+                   "site-second-trace-upload", "site-hardware-upload"}
 
 
 @pytest.mark.parametrize("contents, filename", [({"a": 1}, "t.swf"), (42, "t.swf"), ([1], "t.swf"), (True, "t.swf"),

@@ -58,6 +58,7 @@ import pandas as pd
 from ..core import inputs, validate
 from ..core.errors import ScenarioError
 from ..logs import KINDS as LOG_KINDS
+from ..logs import checked_timezone
 from .capacity import capacity_clusters, normalize_capacity
 from .cluster import ClusterState
 from .failures import SYNTHETIC_DEFAULTS, failure_events, synthetic_failures
@@ -180,6 +181,8 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
         "max_jobs": max_jobs,
         "sha256": files.sha256(reference, "trace.path", label),
     }
+    if trace.get("timezone") not in (None, "UTC"):   # a log's local times (sacct, LSF...); UTC is the default
+        normalized_trace["timezone"] = checked_timezone(trace["timezone"])
 
     clusters = model.get("clusters") or []
     if model.get("machines_path"):
@@ -253,16 +256,17 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
 
 
 @lru_cache(maxsize=4)
-def _cached_workload(path: str, sha256: str, fmt: str, skip_malformed: bool, source: str):
+def _cached_workload(path: str, sha256: str, fmt: str, skip_malformed: bool, source: str, timezone: str = "UTC"):
     # Keyed by content hash: a changed file is read again. Callers never modify the frame.
-    return read_workload(path, fmt, source=source, skip_malformed=skip_malformed)
+    return read_workload(path, fmt, source=source, skip_malformed=skip_malformed, timezone=timezone)
 
 
 def workload_for(trace: Mapping[str, Any]):
     """The parsed workload of a normalised ``trace`` entry (memoised by content hash)."""
     files = inputs.current()
     return _cached_workload(str(files.path(trace["path"], "trace.path")), trace["sha256"], trace["format"],
-                            trace["skip_malformed"], trace.get("label") or files.name(trace["path"]))
+                            trace["skip_malformed"], trace.get("label") or files.name(trace["path"]),
+                            trace.get("timezone", "UTC"))
 
 
 @dataclass

@@ -132,15 +132,17 @@ def read_workload(
     source: str | None = None,
     skip_malformed: bool = False,
     max_decompressed: int | None = None,
+    timezone: str = "UTC",
 ) -> Workload:
     """Read a workload file in any supported format (``auto`` sniffs it); see :func:`read_text`."""
     name = source or Path(path).name
     text = read_text(path, source=name, max_decompressed=max_decompressed)
-    return parse_workload(text, fmt, source=name, skip_malformed=skip_malformed)
+    return parse_workload(text, fmt, source=name, skip_malformed=skip_malformed, timezone=timezone)
 
 
-def parse_workload(text: str, fmt: str = "auto", *, source: str = "trace", skip_malformed: bool = False) -> Workload:
-    """Parse workload text; see :func:`read_workload`."""
+def parse_workload(text: str, fmt: str = "auto", *, source: str = "trace", skip_malformed: bool = False,
+                   timezone: str = "UTC") -> Workload:
+    """Parse workload text; see :func:`read_workload`. ``timezone``: of a log's local times (:mod:`sched_engine.logs`)."""
     if fmt == "auto":
         fmt = sniff_format(source, text)
     if fmt == "swf":
@@ -155,7 +157,7 @@ def parse_workload(text: str, fmt: str = "auto", *, source: str = "trace", skip_
 
     log_reader = reader(fmt)
     if log_reader is not None:
-        return log_reader.parse(text, source=source, skip_malformed=skip_malformed)
+        return log_reader.parse(text, source=source, skip_malformed=skip_malformed, timezone=timezone)
     known = ", ".join(("swf", "swf-ext", "gwf", "csv", *kinds()))
     raise TraceError("format", f"unknown trace format {fmt!r} (known: {known})", source=source)
 

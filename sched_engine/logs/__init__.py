@@ -46,3 +46,17 @@ def sniff_log(name: str, head: str) -> str | None:
         if module.sniff(name, head):
             return module.KIND
     return None
+
+
+def checked_timezone(value, field: str = "trace.timezone") -> str:
+    """A tz database name (``UTC``, ``Europe/Prague``) for a log's local times; ScenarioError naming ``field``."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    from ..core.errors import ScenarioError
+
+    if not isinstance(value, str) or not value.strip():
+        raise ScenarioError(field, "name a time zone of the tz database, e.g. UTC or Europe/Prague")
+    try:
+        return ZoneInfo(value.strip()).key
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ScenarioError(field, f"unknown time zone {value!r} (a tz database name such as Europe/Prague)") from None

@@ -28,7 +28,8 @@ RUNS = ids.PANEL.runs
 #: The inputs that change the trace in use; a preset replaces the trace too.
 TRACE_INPUTS = {"complete": Input(ids.PRESET_COMPLETE, "n_clicks"), "cerit": Input(ids.PRESET_CERIT, "n_clicks"),
                 "sample": Input(ids.SAMPLE, "value"), "format": Input(ids.FORMAT, "value"),
-                "skip": Input(ids.SKIP_MALFORMED, "value"), "trace_contents": Input(ids.TRACE_UPLOAD, "contents")}
+                "skip": Input(ids.SKIP_MALFORMED, "value"), "timezone": Input(ids.TIMEZONE, "value"),
+                "trace_contents": Input(ids.TRACE_UPLOAD, "contents")}
 #: The inputs that change the clusters.
 CLUSTER_INPUTS = {"machines_contents": Input(ids.MACHINES_UPLOAD, "contents"),
                   "add_cluster": Input(ids.ADD_CLUSTER, "n_clicks"), "edited": Input(ids.CLUSTERS, "data_timestamp"),
@@ -50,6 +51,7 @@ EDIT_OUTPUTS = {"draft": Output(ids.DRAFT, "data"), "trace_msg": Output(ids.TRAC
                 "clusters_msg": Output(ids.CLUSTERS_MSG, "children"),
                 "failure_msg": Output(ids.FAILURE_MSG, "children"), "clusters": Output(ids.CLUSTERS, "data"),
                 "format": Output(ids.FORMAT, "value"), "skip": Output(ids.SKIP_MALFORMED, "value"),
+                "timezone": Output(ids.TIMEZONE, "value"),
                 **{name: Output(component, "value") for name, component in zip(draft.PRESET_FIELDS, (
                     ids.MAX_JOBS, ids.FAILURE_KIND, ids.REQ_SHARE, ids.LOAD_FACTOR, ids.POLICIES, ids.SCENARIOS,
                     ids.SEEDS))}}
@@ -62,6 +64,7 @@ def edit(uploads, model, rows, settings_now=None, **form) -> dict:
     sets the form's settings, and a new trace the format controls.
     """
     payload = {"sample": form["sample"], "format": form["format"], "skip": bool(form["skip"]),
+               "timezone": (form.get("timezone") or "UTC").strip() or "UTC",
                "trace_contents": form["trace_contents"], "trace_name": form["trace_name"],
                "machines_contents": form["machines_contents"], "machines_name": form["machines_name"],
                "failure_contents": form["failure_contents"], "failure_name": form["failure_name"],
@@ -78,7 +81,8 @@ def edit(uploads, model, rows, settings_now=None, **form) -> dict:
     # the page loads was shown as loaded while the page kept describing the old trace).
     trace = out["draft"]["trace"] if "draft" in out else None
     if trace and trace != model["trace"]:
-        changes.update(format=trace.get("format", "auto"), skip=["skip"] if trace.get("skip_malformed") else [])
+        changes.update(format=trace.get("format", "auto"), skip=["skip"] if trace.get("skip_malformed") else [],
+                       timezone=trace.get("timezone", "UTC"))
     return {**dict.fromkeys(EDIT_OUTPUTS, no_update), **changes}
 
 

@@ -13,6 +13,7 @@ from dash import html
 
 from sched_engine import ScenarioError
 from sched_engine.batch import TraceError, read_failures, read_machines
+from sched_engine.logs import checked_timezone
 
 from ...services.uploads import UploadError
 from ...widgets.fields import error
@@ -220,12 +221,14 @@ def edit_draft(trigger, draft: dict, payload: dict, uploads) -> dict:
             workload = parse_trace(ref, uploads)
             out = _trace_loaded(draft, adopt_trace(draft, ref, workload), workload)
             return _adapted(out, workload, payload, uploads) if ref["source"] == "upload" else out
-        if trigger in (ids.FORMAT, ids.SKIP_MALFORMED):
+        if trigger in (ids.FORMAT, ids.SKIP_MALFORMED, ids.TIMEZONE):
             current = draft.get("rejected") or draft["trace"]
-            if not draft.get("rejected") and (current.get("format", "auto"), bool(current.get("skip_malformed"))) \
-                    == (payload["format"], payload["skip"]):
+            wanted = (payload["format"], payload["skip"], payload.get("timezone", "UTC"))
+            if not draft.get("rejected") and (current.get("format", "auto"), bool(current.get("skip_malformed")),
+                                              current.get("timezone", "UTC")) == wanted:
                 return {}   # the trace in use is read that way already
-            ref = {**current, "format": payload["format"], "skip_malformed": payload["skip"]}
+            ref = {**current, "format": payload["format"], "skip_malformed": payload["skip"],
+                   "timezone": checked_timezone(wanted[2], "time zone")}
             try:
                 workload = parse_trace(ref, uploads)
             except ScenarioError as exc:

@@ -55,7 +55,10 @@ def layout() -> html.Div:
                                               className="narrow", persistence=True),
                                  dcc.Checklist(id=ids.SKIP_MALFORMED, options=[{"label": "skip malformed lines",
                                                                             "value": "skip"}], value=[],
-                                               persistence=True)],
+                                               persistence=True),
+                                 dcc.Input(id=ids.TIMEZONE, type="text", value="UTC", debounce=True, className="narrow",
+                                           title="the time zone of a resource manager log's local times "
+                                                 "(sacct, LSF); SWF and GWF times are relative")],
                                 className="button-row",
                             ),
                             html.Div(id=ids.TRACE_MSG, className="message"),

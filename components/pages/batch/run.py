@@ -38,7 +38,8 @@ def scenario_models(draft: dict, settings: dict, uploads) -> dict[str, dict]:
     trace = draft["trace"]
     base = {
         "trace": {"path": ref_path(trace, uploads), "label": trace["label"], "format": trace.get("format", "auto"),
-                  "skip_malformed": bool(trace.get("skip_malformed")), "max_jobs": settings.get("max_jobs") or None},
+                  "skip_malformed": bool(trace.get("skip_malformed")), "max_jobs": settings.get("max_jobs") or None,
+                  "timezone": trace.get("timezone", "UTC")},
         "clusters": clusters_from_rows(draft["clusters"]),
         "estimates": settings.get("estimates") or "perfect",
         "load_factor": settings.get("load_factor") or 1.0,

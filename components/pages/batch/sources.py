@@ -96,7 +96,8 @@ def parse_trace(ref: dict, uploads):
     """
     path = ref_path(ref, uploads)
     trace = {"path": path, "label": ref["label"], "format": ref.get("format", "auto"),
-             "skip_malformed": bool(ref.get("skip_malformed")), "sha256": file_sha256(Path(path).resolve(), "trace")}
+             "skip_malformed": bool(ref.get("skip_malformed")), "sha256": file_sha256(Path(path).resolve(), "trace"),
+             "timezone": ref.get("timezone", "UTC")}
     workload = workload_for(trace)
     if not len(workload.jobs):
         raise ScenarioError("trace", "the file holds no jobs (only comments or header lines), nothing to simulate",
