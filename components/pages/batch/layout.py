@@ -56,9 +56,11 @@ def layout() -> html.Div:
                                  dcc.Checklist(id=ids.SKIP_MALFORMED, options=[{"label": "skip malformed lines",
                                                                             "value": "skip"}], value=[],
                                                persistence=True),
-                                 dcc.Input(id=ids.TIMEZONE, type="text", value="UTC", debounce=True, className="narrow",
-                                           title="the time zone of a resource manager log's local times "
-                                                 "(sacct, LSF); SWF and GWF times are relative")],
+                                 # The zone of a resource manager log's local times (sacct, LSF); SWF and GWF
+                                 # times are relative to the log's start and need none.
+                                 html.Label(["log time zone ",
+                                             dcc.Input(id=ids.TIMEZONE, type="text", value="UTC", debounce=True,
+                                                       className="narrow", placeholder="UTC")])],
                                 className="button-row",
                             ),
                             html.Div(id=ids.TRACE_MSG, className="message"),
