@@ -50,6 +50,7 @@ def test_an_sacct_upload_reads_and_says_what_was_left_out(tmp_path):
     read = " ".join(facts["Read (sacct)"])
     assert "1 job step record(s)" in read and "never started" in read
     assert facts["Partitions"] == ["batch (2 jobs), gpu (1)"]
+    assert facts["Accounts"] == ["phys (2 jobs), chem (1)"]
 
 
 def test_an_sacct_log_runs_on_the_machine_given_beside_it(tmp_path):

@@ -86,3 +86,24 @@ def test_an_sacct_log_with_its_slurm_conf_and_sshare_runs_on_the_site_page(dash_
     dash_duo.driver.execute_script(f"document.getElementById('{page.ids.UPLOAD_MSG}').scrollIntoView()")
     save_screenshot(dash_duo.driver, "site-slurm-files.png")
     assert dash_duo.get_logs() == []
+
+
+def test_an_sacct_log_uploaded_on_the_batch_page_says_what_was_read(dash_duo, tmp_path):
+    from components.pages import batch as batch_page
+
+    dash_duo.start_server(create_app(tmp_path / "data"))
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/batch")
+    dash_duo.wait_for_contains_text(f"#{batch_page.ids.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
+    _upload(dash_duo, batch_page.ids.TRACE_UPLOAD, write_sacct(tmp_path / "jobs.sacct"))
+    dash_duo.wait_for_contains_text(f"#{batch_page.ids.TRACE_INFO}", "jobs.sacct (sacct)", timeout=TIMEOUT)
+    info = dash_duo.find_element(f"#{batch_page.ids.TRACE_INFO}").text
+    assert "120 job step record(s)" in info and "batch (120 jobs)" in info and "phys (80 jobs)" in info
+    # Its hardware: slurm.conf in the clusters' upload box.
+    conf = tmp_path / "slurm.conf"
+    conf.write_text(SLURM_CONF)
+    _upload(dash_duo, batch_page.ids.MACHINES_UPLOAD, conf)
+    dash_duo.wait_for_contains_text(f"#{batch_page.ids.HARDWARE}", "24 CPUs", timeout=TIMEOUT)
+    dash_duo.driver.set_window_size(1440, 1200)
+    dash_duo.driver.execute_script(f"document.getElementById('{batch_page.ids.TRACE_UPLOAD}').scrollIntoView()")
+    save_screenshot(dash_duo.driver, "batch-sacct-upload.png")
+    assert dash_duo.get_logs() == []

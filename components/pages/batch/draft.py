@@ -134,7 +134,7 @@ def own_trace_settings(draft: dict, workload, settings: dict, uploads) -> tuple[
 def names_by_jobs(names: pd.Series, shown: int = 6) -> str:
     """``"gpu (1,200 jobs), batch (300), … 4 more"``: the names with most jobs first."""
     counts = names.value_counts()
-    parts = [f"{name} ({count:,} jobs)" if i == 0 else f"{name} ({count:,})"
+    parts = [f"{name} ({count:,} job{'' if count == 1 else 's'})" if i == 0 else f"{name} ({count:,})"
              for i, (name, count) in enumerate(counts.head(shown).items())]
     more = len(counts) - shown
     return ", ".join(parts) + (f", … {more:,} more" if more > 0 else "")
@@ -162,7 +162,7 @@ def trace_info(workload, label: str) -> list:
     if workload.skipped_lines:
         facts.append(("Malformed lines skipped", f"{workload.skipped_lines:,} (first: line {workload.first_skipped_line})"))
     facts += [(f"Read ({workload.format})", note) for note in workload.notes]
-    for column, title in (("partition", "Partitions"), ("group", "Groups / accounts")):
+    for column, title in (("partition", "Partitions"), ("group", "Groups"), ("account", "Accounts")):
         named = jobs[column].replace("", pd.NA).dropna() if column in jobs.columns else pd.Series(dtype="string")
         if len(named):
             facts.append((title, names_by_jobs(named)))
