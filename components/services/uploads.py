@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import errno
 import hashlib
 import json
 import os
@@ -51,6 +52,9 @@ MAX_LINE_ENV = "SCHEDSCOPE_MAX_LINE_BYTES"
 #: How much of a plain (not gzip) upload the line check looks at in one step.
 CHECK_CHUNK = 2**20
 LF, CR = ord("\n"), ord("\r")
+#: A write failing with one of these is the disk's fault, not the file's: the user is told, the app carries on.
+DISK_TROUBLE = {errno.ENOSPC: "is full", errno.EDQUOT: "is over its disk quota", errno.EROFS: "is read-only"}
+
 STORED_NAME = re.compile(r"[0-9a-f]{64}\.(?:%s)" % "|".join(UPLOAD_KINDS))
 
 
@@ -176,13 +180,27 @@ class UploadStore:
             raise UploadError("the file is empty: a trace needs at least one job")
         self._check_text(data, label or "the upload")
         target = self.target(data, kind)
-        if not target.exists():
-            atomic_write(target, data)
-        if label:
-            meta = {"label": str(label)[:200], "kind": kind, "size": len(data),
-                    "uploaded": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-            atomic_write(target.with_name(target.name + ".meta.json"), json.dumps(meta).encode())
+        is_new = not target.exists()
+        try:
+            if is_new:
+                atomic_write(target, data)
+            if label:
+                meta = {"label": str(label)[:200], "kind": kind, "size": len(data),
+                        "uploaded": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+                atomic_write(target.with_name(target.name + ".meta.json"), json.dumps(meta).encode())
+        except OSError as exc:
+            if exc.errno not in DISK_TROUBLE:
+                raise
+            if is_new:
+                target.unlink(missing_ok=True)   # a file without its label is not what the user asked for
+            raise UploadError(self.disk_message(exc.errno, label or "the file")) from None
         return target
+
+    def disk_message(self, code: int, what: str) -> str:
+        """Why ``what`` was not stored: the store, its trouble, and that nothing stored earlier is lost."""
+        store = f"{self.directory.parent.name}/{self.directory.name}"
+        return (f"the upload store ({store}) {DISK_TROUBLE[code]}: {what} was not saved; "
+                f"earlier uploads and results are kept")
 
     def target(self, data: bytes, kind: str) -> Path:
         """Where :meth:`save` stores ``data`` (named by its sha256 and kind)."""

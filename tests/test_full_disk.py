@@ -1,0 +1,82 @@
+"""A full, over-quota or read-only data directory: the upload is refused with a message, nothing half-written stays."""
+
+from __future__ import annotations
+
+import base64
+import errno
+import os
+
+import pytest
+
+from components.services import storage
+from components.services.saved_items import HIERARCHY, save_item
+from components.services.uploads import UploadError, UploadStore
+from components.widgets.tree_editor import Ids, item_action
+
+TRACE = b"1 0 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n"
+
+
+@pytest.fixture
+def uploads(tmp_path):
+    return UploadStore(tmp_path / "data" / "uploads")
+
+
+def disk_fails(monkeypatch, code):
+    """Every file's bytes fail to reach the disk (at the fsync, once the temporary file exists) with ``code``."""
+    def refuse(fd):
+        raise OSError(code, os.strerror(code))
+    monkeypatch.setattr(storage.os, "fsync", refuse)
+
+
+def data_url(data: bytes) -> str:
+    return "data:text/plain;base64," + base64.b64encode(data).decode()
+
+
+def stored(uploads) -> list[str]:
+    return sorted(path.name for path in uploads.directory.iterdir())
+
+
+@pytest.mark.parametrize("code, trouble", [(errno.ENOSPC, "is full"), (errno.EROFS, "is read-only"),
+                                           (errno.EDQUOT, "is over its disk quota")])
+def test_an_upload_on_a_troubled_disk_is_refused_by_name(uploads, monkeypatch, code, trouble):
+    earlier = uploads.save_data_url(data_url(TRACE), "trace", "old.swf")
+    before = stored(uploads)
+    disk_fails(monkeypatch, code)
+    with pytest.raises(UploadError) as caught:
+        uploads.save_data_url(data_url(TRACE.replace(b"10", b"20")), "trace", "mine.swf")
+    assert str(caught.value) == (f"the upload store (data/uploads) {trouble}: mine.swf was not saved; "
+                                 "earlier uploads and results are kept")
+    assert stored(uploads) == before and earlier.read_bytes() == TRACE
+
+
+def test_a_label_that_cannot_be_written_takes_its_new_file_with_it(uploads, monkeypatch):
+    real = storage.atomic_write
+
+    def data_only(target, data):
+        if str(target).endswith(".meta.json"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(target, data)
+    monkeypatch.setattr("components.services.uploads.atomic_write", data_only)
+    with pytest.raises(UploadError, match="mine.swf was not saved"):
+        uploads.save_data_url(data_url(TRACE), "trace", "mine.swf")
+    assert stored(uploads) == []
+
+
+def test_other_os_errors_are_not_taken_for_a_full_disk(uploads, monkeypatch):
+    disk_fails(monkeypatch, errno.EIO)
+    with pytest.raises(OSError, match="Input/output error") as caught:
+        uploads.save_data_url(data_url(TRACE), "trace", "mine.swf")
+    assert not isinstance(caught.value, UploadError) and stored(uploads) == []
+
+
+def test_saving_an_item_on_a_full_disk_answers_the_page(uploads, monkeypatch):
+    kept = save_item(uploads, HIERARCHY, {"name": "root"}, "first")
+    disk_fails(monkeypatch, errno.ENOSPC)
+    with pytest.raises(UploadError, match=r"\(data/uploads\) is full: org was not saved"):
+        save_item(uploads, HIERARCHY, {"name": "other"}, "org")
+    out = item_action(Ids("fullpage").save, Ids("fullpage"), {"name": "other"}, {"name": "org"}, uploads,
+                      noun="hierarchy", read=lambda document, source: document)
+    message = out["message"].children
+    assert "the upload store (data/uploads) is full: org was not saved" in message
+    assert "unchanged" in message
+    assert stored(uploads) == [kept, kept + ".meta.json"]
