@@ -80,3 +80,41 @@ def test_saving_an_item_on_a_full_disk_answers_the_page(uploads, monkeypatch):
     assert "the upload store (data/uploads) is full: org was not saved" in message
     assert "unchanged" in message
     assert stored(uploads) == [kept, kept + ".meta.json"]
+
+
+def tiny_run(name: str) -> dict:
+    return {"engine": "fairshare", "policy": "drf", "name": name,
+            "model": {"resources": [{"name": "cpu", "capacity": 2}],
+                      "tree": {"name": "root", "children": [{"name": "a", "demand": {"cpu": 1}, "tasks": 1,
+                                                             "duration": 1}]}}}
+
+
+def test_a_result_store_on_a_full_disk_names_the_run_and_keeps_the_others(tmp_path, monkeypatch):
+    from components.services.runs import ResultCache, ResultStoreUnreachable
+
+    cache = ResultCache(tmp_path / "data" / "results")
+    earlier, _ = cache.run(tiny_run("first"))
+    files = sorted(p.name for p in (tmp_path / "data").rglob("*"))
+    disk_fails(monkeypatch, errno.ENOSPC)
+    fresh = ResultCache(tmp_path / "data" / "results")
+    with pytest.raises(ResultStoreUnreachable) as caught:
+        fresh.run({**tiny_run("second"), "seed": 7})
+    assert str(caught.value) == ("the result store (results/store) is full: the result of 'second' was not saved; "
+                                 "earlier uploads and results are kept")
+    assert sorted(p.name for p in (tmp_path / "data").rglob("*")) == files
+    assert fresh.get(earlier.scenario_hash) is not None
+
+
+def test_a_result_stored_but_not_indexed_is_removed(tmp_path, monkeypatch):
+    from components.services import result_store
+    from components.services.runs import ResultCache, ResultStoreUnreachable
+
+    cache = ResultCache(tmp_path / "data" / "results")
+
+    def index_fails(self, entry):
+        raise OSError(errno.EROFS, "Read-only file system")
+    monkeypatch.setattr(result_store.FileIndex, "add", index_fails)
+    with pytest.raises(ResultStoreUnreachable, match=r"is read-only: the result of 'first' was not saved"):
+        cache.run(tiny_run("first"))
+    left = [path.name for path in (tmp_path / "data" / "results" / "store").iterdir()]
+    assert left in ([], [".lock"])   # the pruning lock, never a result or a temporary

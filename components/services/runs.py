@@ -61,6 +61,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from sched_engine import SimulationResult, normalize_scenario, run_scenario
 
 from .result_store import FileIndex, FileStore, RedisIndex, RedisStore, is_scenario_hash, result_key
+from .uploads import DISK_TROUBLE
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +76,19 @@ class ResultStoreUnreachable(RedisConnectionError):
     def __init__(self, address: str):
         super().__init__(f"the result store (Redis at {address}) is unreachable")
         self.address = address
+
+
+class ResultStoreFull(ResultStoreUnreachable):
+    """The result store's disk is full, over quota or read-only: a finished run could not be kept.
+
+    A kind of :class:`ResultStoreUnreachable` so that the page shows its sentence the same way.
+    """
+
+    def __init__(self, directory: Path, code: int, run: str):
+        store = f"{directory.parent.name}/{directory.name}"
+        RedisConnectionError.__init__(self, f"the result store ({store}) {DISK_TROUBLE[code]}: the result of {run} "
+                                            f"was not saved; earlier uploads and results are kept")
+        self.address = store
 
 
 def redis_address(url: str) -> str:
@@ -149,12 +163,26 @@ class ResultCache:
 
     def put(self, result: SimulationResult) -> None:
         scenario = result.scenario
-        with self._reachable():
+        with self._reachable(), self._disk_trouble(result):
             self._store.write(result)
             self._index.add({"hash": result.scenario_hash, "engine": scenario["engine"], "policy": scenario["policy"],
                              "name": scenario.get("name", ""), "seed": scenario.get("seed", 0),
                              "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                              "wall_seconds": result.wall_seconds, "jobs": len(result.jobs)})
+
+    @contextmanager
+    def _disk_trouble(self, result: SimulationResult) -> Iterator[None]:
+        """A full or read-only disk under the file store becomes :class:`ResultStoreFull`, naming the run."""
+        kept = self._address is None and self._store.has(result.scenario_hash)
+        try:
+            yield
+        except OSError as exc:
+            if self._address or exc.errno not in DISK_TROUBLE:
+                raise
+            if not kept:   # stored but not indexed: not listed, so not kept either
+                self._store.path(result.scenario_hash).unlink(missing_ok=True)
+            run = repr(result.scenario.get("name")) if result.scenario.get("name") else "this run"
+            raise ResultStoreFull(self._store.directory, exc.errno, run) from None
 
     def skipped(self) -> list[tuple]:
         """``(file or key, reason)`` of what the store holds and cannot use (see :mod:`.data_check`)."""
