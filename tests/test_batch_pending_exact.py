@@ -92,6 +92,16 @@ def _csv_run(tmp_path: Path, policy: str, jobs: list[tuple[float, float, int, fl
         "trace": {"path": str(path)}, "machines_path": str(machines), "estimates": "trace"}})
 
 
+def _sample(name: str, policy: str) -> dict:
+    """A shipped sample scenario under ``policy``, its trace and machines named by path."""
+    scenario = json.loads((ROOT / "sample_traces" / f"{name}.scenario.json").read_text())
+    scenario["policy"] = policy
+    model = scenario["model"]
+    model["trace"]["path"] = str(ROOT / model["trace"]["path"])
+    model["machines_path"] = str(ROOT / model["machines_path"])
+    return scenario
+
+
 _JOB = st.tuples(st.integers(0, 60), st.integers(0, 40), st.integers(1, 8), st.integers(0, 30))
 
 
@@ -108,11 +118,8 @@ def test_every_reason_holds_at_every_instant_on_a_random_trace(policy, jobs, tmp
 @pytest.mark.parametrize("policy", ["fcfs", "easy", "cons"])
 def test_every_reason_holds_on_a_sample_whose_machines_fail(policy):
     # MetaCentrum's sample: several clusters, machines failing (the BASIC scenario: no requirements).
-    scenario = json.loads((ROOT / "sample_traces" / "batch-metacentrum.scenario.json").read_text())
-    scenario["policy"] = policy
+    scenario = _sample("batch-metacentrum", policy)
     model = scenario["model"]
-    model["trace"]["path"] = str(ROOT / model["trace"]["path"])
-    model["machines_path"] = str(ROOT / model["machines_path"])
     model["failures"]["path"] = str(ROOT / model["failures"]["path"])
     model["requirements"] = False
     model["load_factor"] = 8.0   # submissions 8x closer: a queue forms
@@ -123,10 +130,6 @@ def test_every_reason_holds_on_a_sample_whose_machines_fail(policy):
 
 @pytest.mark.parametrize("policy", ["fcfs", "easy", "cons"])
 def test_every_reason_holds_on_the_hpc2n_sample(policy):
-    scenario = json.loads((ROOT / "sample_traces" / "batch-hpc2n.scenario.json").read_text())
-    scenario["policy"] = policy
-    model = scenario["model"]
-    model["trace"]["path"] = str(ROOT / model["trace"]["path"])
-    model["machines_path"] = str(ROOT / model["machines_path"])
-    model["load_factor"] = 4.0
+    scenario = _sample("batch-hpc2n", policy)
+    scenario["model"]["load_factor"] = 4.0
     assert check_exact(run_scenario(scenario)) > 100

@@ -9,6 +9,7 @@ from app import create_app
 from clicks import click_when_clear
 from components.pages import site as page
 from screenshots import save_screenshot
+from tests.test_logs_on_the_pages import SSHARE
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 240
@@ -21,17 +22,6 @@ NodeName=DEFAULT RealMemory=64000
 NodeName=n[1-3] CPUs=8
 PartitionName=batch Nodes=n[1-3] Default=YES MaxTime=INFINITE
 """
-
-SSHARE = """\
-Account|User|RawShares|NormShares|RawUsage|EffectvUsage|FairShare
-root||||0|0.000000|
- phys||3|0.750000|0|0.000000|
-  phys|alice|1|0.750000|0|0.000000|1.000000
-  phys|carol|1|0.750000|0|0.000000|1.000000
- chem||1|0.250000|0|0.000000|
-  chem|bob|1|0.250000|0|0.000000|1.000000
-"""
-
 
 def write_sacct(path: Path, jobs: int = 120) -> Path:
     """``sacct -a -X --parsable2`` of a busy morning: a job a minute, 1 to 8 CPUs, each with a step row."""
