@@ -41,6 +41,7 @@ from ..figures import catalogue, headlines
 from ..figures.batch import PALETTE
 from ..figures.compare import SUM, overlay_figure
 from .image_export import browser_path
+from .pdf_title import with_title
 from .render_pool import shared_pool
 from .report import html_report
 from .result_store import is_scenario_hash
@@ -271,8 +272,9 @@ def brief_pdf(brief: Brief) -> bytes:
                                "the HTML brief works without it")
     try:
         os.environ.setdefault("BROWSER_PATH", path)   # where Kaleido finds it, as the chart export does
-        return shared_pool().render(brief_figure(brief).to_json(),
-                                    {"format": "pdf", "width": PAGE_WIDTH, "height": PAGE_HEIGHT, "scale": 1})
+        pdf = shared_pool().render(brief_figure(brief).to_json(),
+                                   {"format": "pdf", "width": PAGE_WIDTH, "height": PAGE_HEIGHT, "scale": 1})
+        return with_title(pdf, brief.title)   # not the renderer's own page title
     except RuntimeError as exc:   # RenderBusy, RenderTimeout, RenderFailed: each says what happened
         raise BriefUnavailable(f"the PDF was not drawn: {exc}") from None
 

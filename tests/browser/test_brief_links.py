@@ -10,6 +10,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from app import create_app
 from components.pages import batch as batch_page
 from screenshots import save_screenshot
+from tests.test_pdf_title import info_title
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 120
@@ -50,6 +51,8 @@ def test_the_brief_button_downloads_a_pdf_and_its_html_twin_carries_the_headline
     # (both renderings draw one Brief) and through the figure it is drawn from (tests/test_demo_brief.py).
     assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF") and len(data) > 20_000
     assert data.count(b"/Type /Page\n") + data.count(b"/Type /Page>") + data.count(b"/Type /Page ") == 1
+    # Its document title is the brief's, not the renderer's page ("Kaleido-fier"): UTF-16 text in hex.
+    assert info_title(data).startswith(b"<FEFF")
 
     dash_duo.find_element(f"#{PANEL.brief_html}").click()
     twin = _downloaded(dash_duo, "batch-brief-*.html")
