@@ -170,3 +170,15 @@ def test_a_scenario_names_its_logs_time_zone_and_a_bad_one_is_refused(tmp_path):
     scenario["model"]["trace"]["timezone"] = "Nowhere/Land"
     with pytest.raises(ScenarioError, match="trace.timezone"):
         run_scenario(scenario)
+
+
+def test_a_bad_trace_on_the_site_page_is_named_once_and_the_previous_one_stays(tmp_path):
+    from components.pages.site import callbacks
+
+    uploads = UploadStore(tmp_path / "uploads")
+    bad = 'job_id,submit_time,run_time,procs\n1,0,"10\n'
+    options, value, message = callbacks.upload(uploads, _data_url(bad), "garbage.csv")
+    said = message.children
+    assert options is value is callbacks.no_update
+    assert said.count("garbage.csv") == 1 and said.endswith("The previous trace stays.")
+    assert "C error" not in said and "not a readable CSV table" in said

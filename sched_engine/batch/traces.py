@@ -354,8 +354,8 @@ def _parse_csv(text: str, source: str) -> Workload:
     try:
         frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, skipinitialspace=True)
     except (ValueError, pd.errors.ParserError) as exc:
-        match = re.search(r"line (\d+)", str(exc))
-        raise TraceError("", f"not a readable CSV table ({exc})", source=source,
+        match, said = re.search(r"line (\d+)", str(exc)), re.sub(r"^.*C error: ", "", str(exc)).strip()
+        raise TraceError("", f"not a readable CSV table ({said})", source=source,
                          line=int(match.group(1)) if match else None) from None
     frame.columns = [str(c).strip() for c in frame.columns]
     missing = [c for c in CSV_REQUIRED if c not in frame.columns]

@@ -36,7 +36,9 @@ def upload(uploads, contents, filename):
         value = UPLOADED + path.name
         workload = parse_trace(trace_choice_ref(value, uploads), uploads)
     except (UploadError, ScenarioError) as exc:
-        return no_update, no_update, error(f"{filename}: {exc}")
+        # A reader's error names the file already; an upload store's may not.
+        said = str(exc) if filename and str(exc).startswith(str(filename)) else f"{filename}: {exc}"
+        return no_update, no_update, error(f"{said.rstrip('.')}. The previous trace stays.")
     # A resource manager's log says what it read in its notes (jobs from records, what was left out).
     read = f"{filename}: " + ("; ".join(workload.notes) if workload.notes else f"{len(workload.jobs):,} jobs")
     return trace_choices(uploads), value, ok(read)
