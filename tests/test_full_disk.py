@@ -118,3 +118,21 @@ def test_a_result_stored_but_not_indexed_is_removed(tmp_path, monkeypatch):
         cache.run(tiny_run("first"))
     left = [path.name for path in (tmp_path / "data" / "results" / "store").iterdir()]
     assert left in ([], [".lock"])   # the pruning lock, never a result or a temporary
+
+
+def test_a_full_result_store_is_said_as_not_saved_and_what_to_do(tmp_path, monkeypatch):
+    import errno
+    from types import SimpleNamespace
+
+    from components.services import jobs
+    from components.services.runs import ResultStoreFull, ResultStoreUnreachable
+
+    outputs = [{"id": "batch-run-message", "property": "children"}, {"id": "batch-runs-store", "property": "data"}]
+    monkeypatch.setattr(jobs, "callback_context", SimpleNamespace(outputs_list=outputs))
+    full = ResultStoreFull(tmp_path / "results" / "store", errno.ENOSPC, "'EASY'")
+    message, store = jobs.report_lost_job(full)
+    assert message.children.startswith("Not saved: the result store (results/store) is full")
+    assert "Free space in the data directory" in message.children and store is jobs.no_update
+    # Redis down still reads as before.
+    message, _ = jobs.report_lost_job(ResultStoreUnreachable("127.0.0.1:6379"))
+    assert message.children.startswith("Cannot run or show results:") and "Try again once it is back" in message.children

@@ -70,7 +70,7 @@ from dash.exceptions import BackgroundCallbackError
 from .login import JOB_USER, current_user
 from .run_cap import ClientCap, RunRefused
 from .run_limits import STOPPED, limited, niced, run_cpu_seconds, run_memory_mb, run_niceness
-from .runs import ResultStoreUnreachable
+from .runs import ResultStoreFull, ResultStoreUnreachable
 from .storage import atomic_write
 
 log = logging.getLogger(__name__)
@@ -114,6 +114,10 @@ def report_lost_job(error: Exception):
         message = html.Span(sentence, className="error")
     elif isinstance(error, RunRefused):   # the client's cap of runs at once (components.services.run_cap)
         message = html.Span(str(error), className="error")
+    elif isinstance(unreachable, ResultStoreFull):   # the store answers, its disk does not take the result
+        log.warning("callback failed: %s", unreachable)
+        message = html.Span(f"Not saved: {unreachable}. Free space in the data directory (or make it writable) "
+                            "and run again.", className="error")
     elif unreachable is not None:
         log.warning("callback failed: %s", unreachable)
         message = html.Span(f"Cannot run or show results: {unreachable}. Try again once it is back.",
