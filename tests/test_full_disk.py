@@ -136,3 +136,24 @@ def test_a_full_result_store_is_said_as_not_saved_and_what_to_do(tmp_path, monke
     # Redis down still reads as before.
     message, _ = jobs.report_lost_job(ResultStoreUnreachable("127.0.0.1:6379"))
     assert message.children.startswith("Cannot run or show results:") and "Try again once it is back" in message.children
+
+
+def test_a_scenario_uploaded_to_a_full_workspace_is_refused_by_name(tmp_path, monkeypatch):
+    import json
+    from pathlib import Path
+
+    from components.pages.workspace.lists import save_uploaded_scenario
+    from components.services.workspace import ScenarioStore
+    from sched_engine import ScenarioError
+
+    store = ScenarioStore(tmp_path / "data" / "scenarios")
+    root = Path(__file__).resolve().parents[1]
+    scenario = json.loads((root / "sample_traces" / "fairshare-fig4.scenario.json").read_text())
+    store.save(scenario, "kept")
+    before = sorted(p.name for p in store.directory.iterdir())
+    disk_fails(monkeypatch, errno.ENOSPC)
+    contents = "data:application/json;base64," + base64.b64encode(json.dumps({**scenario, "name": "new"}).encode()).decode()
+    with pytest.raises(ScenarioError) as caught:
+        save_uploaded_scenario(contents, "new.json", store)
+    assert "the scenario store (data/scenarios) is full: 'new' was not saved" in str(caught.value)
+    assert sorted(p.name for p in store.directory.iterdir()) == before

@@ -25,6 +25,7 @@ from sched_engine.batch.model import resolve_path
 from sched_engine.core.inputs import is_reference, with_references
 
 from .storage import atomic_write
+from .uploads import DISK_TROUBLE
 
 HASH = re.compile(r"[0-9a-f]{64}")
 SAMPLE_TRACES = Path(__file__).resolve().parents[2] / "sample_traces"
@@ -91,7 +92,14 @@ class ScenarioStore:
         normal = self._normal(scenario, name, source)
         entry = {"hash": normal.content_hash(), "name": normal.name,
                  "saved": datetime.now(timezone.utc).isoformat(timespec="seconds"), "scenario": normal.to_dict()}
-        atomic_write(self.directory / f"{entry['hash']}.json", json.dumps(entry, sort_keys=True).encode())
+        try:
+            atomic_write(self.directory / f"{entry['hash']}.json", json.dumps(entry, sort_keys=True).encode())
+        except OSError as exc:   # a full, over-quota or read-only disk: said, not a 500 (atomic_write leaves nothing)
+            if exc.errno not in DISK_TROUBLE:
+                raise
+            store = f"{self.directory.parent.name}/{self.directory.name}"
+            raise ScenarioError("", f"the scenario store ({store}) {DISK_TROUBLE[exc.errno]}: {normal.name!r} was not "
+                                    "saved; earlier scenarios and results are kept", source=source) from None
         return entry
 
     def get(self, scenario_hash: str) -> dict | None:
