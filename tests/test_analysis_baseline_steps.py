@@ -22,8 +22,8 @@ TWO_CPUS = [{"name": "c", "machines": 2, "cpus_per_machine": 1, "speed": 1.0, "p
 # like a) started at 100, as a ended. EASY on 2 CPUs: a at 0, b at 100 (head), c at 200 (no room before):
 # mean wait 100 against the log's (0 + 10 + 100) / 3. On the log's 4 CPUs: a and b at 0, c at 100 (33.3).
 # Queue q2 (b, recorded mean 10) ranks before q1 (a and c, 50): b, then a start at 0, c at 100 still. Each
-# user had one job running at once (a ends at 100 as c starts): a limit of 1 holds c until 100 anyway.
-# c's requested time (1,000 s) changes nothing either.
+# user had one job running at once (a ends at 100 as c starts): u's own limit of 1 job (and 2 CPUs) holds c
+# until 100 anyway. No idle period of an hour: no down time. c's requested time (1,000 s) changes nothing.
 LOG = ("job_id,submit_time,recorded_wait,run_time,procs,user,queue,requested_time\n"
        "a,0,0,100,2,u,q1,100\nb,0,10,100,2,v,q2,100\nc,0,100,10,1,u,q1,1000\n")
 
@@ -39,15 +39,16 @@ def test_each_step_is_a_run_and_a_number_on_a_hand_computed_log(tmp_path):
     table = steps.table.set_index("step")
     assert list(table.index) == list(STEPS)
     recorded = 110 / 3
-    assert table["recorded_mean_wait_s"].tolist() == pytest.approx([recorded] * 5)
-    assert table["simulated_mean_wait_s"].tolist() == pytest.approx([100, 100 / 3, 100 / 3, 100 / 3, 100 / 3])
-    assert table["change_s"].iloc[1:].tolist() == pytest.approx([-200 / 3, 0, 0, 0])
+    assert table["recorded_mean_wait_s"].tolist() == pytest.approx([recorded] * 6)
+    assert table["simulated_mean_wait_s"].tolist() == pytest.approx([100] + [100 / 3] * 5)
+    assert table["change_s"].iloc[1:].tolist() == pytest.approx([-200 / 3, 0, 0, 0, 0])
     assert table.loc["hardware", "gap_share"] == pytest.approx(100 / recorded - 1)
-    assert table["cpus"].tolist() == [2, 4, 4, 4, 4]
+    assert table["cpus"].tolist() == [2, 4, 4, 4, 4, 4]
     assert table.loc["capacity", "setting"] == "1 cluster of 4 CPUs (the recorded peak of CPUs in use)"
     assert table.loc["queues", "setting"].startswith("queues in order q2 > q1")
-    assert table.loc["user_limits", "setting"].startswith("at most 1 running jobs per user")
-    assert table["ran"].all()
+    assert table.loc["user_limits", "setting"].startswith("each of 2 users at most the running jobs and CPUs")
+    assert steps.findings.users == {"u": {"running_jobs": 1, "cpus": 2}, "v": {"running_jobs": 1, "cpus": 2}}
+    assert table["ran"].tolist() == [True] * 4 + [False, True]      # no down time: the step repeats the one before
     # Spearman of simulated (0, 0, 100) and recorded (0, 10, 100) waits: ranks (1.5, 1.5, 3) vs (1, 2, 3).
     assert table.loc["estimates", "wait_rank_correlation"] == pytest.approx(1.5 / 3 ** 0.5)
     assert goal(steps.table) == (True, True)
@@ -73,7 +74,8 @@ def test_the_steps_on_a_sample_log_are_runs_compared_with_the_log():
     assert np.nansum(table["change_s"]) == pytest.approx(table["simulated_mean_wait_s"].iloc[-1]
                                                          - table["simulated_mean_wait_s"].iloc[0])
     assert steps.results[-1].scenario["model"]["estimates"] == "trace"
-    assert steps.results[-1].scenario["model"]["user_limits"] == {"running_jobs": steps.findings.running_jobs}
+    assert steps.results[-1].scenario["model"]["user_limits"] == {"users": steps.findings.users}
+    assert max(limit["running_jobs"] for limit in steps.findings.users.values()) == steps.findings.running_jobs
 
 
 def test_the_settings_come_from_the_log_and_its_header():
@@ -87,6 +89,7 @@ def test_the_settings_come_from_the_log_and_its_header():
     assert found.queues == {"priority": ["4", "2", "1"], "best_effort": ["3"]}
     # x ran 1 over [50, 60), 2 over [5, 15) and 4 over [5, 15): two at once; y never more than one.
     assert (found.running_jobs, found.running_jobs_user) == (2, "x")
+    assert found.users == {"x": {"running_jobs": 2, "cpus": 2}, "y": {"running_jobs": 1, "cpus": 1}}
     assert not found.has_estimates
     one = find_settings(jobs.assign(queue="1"), [])
     assert one.queues is None and one.queues_text == "the log names one queue: nothing to order"
@@ -114,7 +117,7 @@ def test_the_baseline_command_writes_the_steps(tmp_path, capsys):
                  "--out", str(out)]) == 0
     steps = pd.read_csv(out / "steps.csv")
     assert steps["step"].tolist() == list(STEPS)
-    assert steps["simulated_mean_wait_s"].tolist() == pytest.approx([100, 100 / 3, 100 / 3, 100 / 3, 100 / 3])
+    assert steps["simulated_mean_wait_s"].tolist() == pytest.approx([100] + [100 / 3] * 5)
     assert "the step that moved it most is on the capacity the log used" in capsys.readouterr().out
     assert main(["baseline", "--trace", str(trace), "--machines", str(machines), "--policy", "easy", "--no-steps",
                  "--out", str(tmp_path / "plain")]) == 0

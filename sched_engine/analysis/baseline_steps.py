@@ -12,16 +12,22 @@ thing the log itself says about the site than the step before
     replayed schedule's peak, or ``log_p99``; :mod:`sched_engine.batch.capacity`),
     the hardware kept where it holds the log;
 ``queues``
-    with the log's queues (:mod:`sched_engine.batch.queues`): the queues the
-    header calls interactive first, then the others by their recorded mean
-    wait, shortest first; the queues it calls best-effort or preemptible
-    preemptible and last (SWF ``; Queue:`` lines,
-    :func:`~.audit_workload.described_queues`). A log naming one queue or
-    none has nothing to add: the step repeats the run before it;
+    with the log's queues (:mod:`sched_engine.batch.queues`, the order of
+    :mod:`.baseline_findings`). A log naming one queue or none has nothing
+    to add: the step repeats the run before it;
 ``user_limits``
-    at most as many running jobs per user as the busiest user had at once
-    in the recorded schedule (:func:`~.audit_schedule.user_peaks`: the most
-    running jobs any one user had at once);
+    each user at most the running jobs and the CPUs that user had at once in
+    the recorded schedule (the model's ``user_limits.users``, found by
+    :func:`~.baseline_findings.find_settings`);
+``downtime``
+    the CPUs the log left idle while jobs waited held back over those
+    periods (:mod:`.baseline_downtime`: reservation jobs in a queue ranked
+    above every other, a drain that never kills a job). The step runs on
+    the log's jobs with the reservations added, written to
+    :data:`DOWNTIME_FILE` (a CSV workload in the run's clock, its jobs cut
+    and sized as the steps before ran them) on the clusters the step before
+    ran on, given explicitly; a log with no such period repeats the run
+    before;
 ``estimates``
     with the users' requested times as the scheduler's estimates (the
     model's ``estimates: "trace"``); a log with none repeats the run before.
@@ -30,7 +36,8 @@ Every step is compared with the log by
 :func:`~.baseline.compare_with_log`: the simulated and recorded mean waits
 over the jobs with a recorded wait that started, the gap ``simulated -
 recorded`` and its share of the recorded mean, the change from the step
-before, and Spearman's rank correlation of the per-job waits. :func:`sentence`
+before, Spearman's rank correlation of the per-job waits, and the jobs a
+failure killed. :func:`sentence`
 names the step that moved the mean wait most and what is left unexplained
 after the last one; :func:`goal` checks it against issue 36's goal (within
 ±25% of the recorded mean wait, rank correlation >= 0.5).
@@ -38,28 +45,33 @@ after the last one; :func:`goal` checks it against issue 36's goal (within
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
 
 from ..batch.capacity import LOG, LOG_P99
-from ..batch.model import workload_for
+from ..batch.model import load_inputs
 from ..core import inputs as input_files
 from ..core.errors import ScenarioError
 from ..runner import normalize_scenario, run_scenario
-from .audit_schedule import recorded_schedule, user_peaks
-from .audit_workload import described_queues, read_header_lines
+from .audit_workload import read_header_lines
 from .baseline import compare_with_log
+from .baseline_downtime import DOWN_QUEUE, DownTime, down_time, with_reservations, write_workload
+from .baseline_findings import Findings, find_settings
 
-STEPS = ("hardware", "capacity", "queues", "user_limits", "estimates")
+STEPS = ("hardware", "capacity", "queues", "user_limits", "downtime", "estimates")
 LABELS = {"hardware": "on the hardware", "capacity": "on the capacity the log used",
-          "queues": "with the log's queues", "user_limits": "with the per-user limit found in the log",
-          "estimates": "with the users' estimates"}
+          "queues": "with the log's queues", "user_limits": "with each user's limits found in the log",
+          "downtime": "with the down times found in the log", "estimates": "with the users' estimates"}
 STEP_COLUMNS = ("step", "label", "setting", "ran", "simulated_mean_wait_s", "recorded_mean_wait_s", "gap_s",
                 "gap_share", "change_s", "wait_rank_correlation", "share_within_10min", "compared_jobs", "cpus",
-                "wall_s")
+                "killed_jobs", "wall_s")
+#: The down-time step's workload (the log's jobs and the reservations), in the folder the steps write to.
+DOWNTIME_FILE = "downtime.csv"
 #: Issue 36's goal: the explained baseline within this share of the recorded mean wait ...
 GOAL_GAP_SHARE = 0.25
 #: ... and at least this per-job rank correlation of simulated and recorded waits.
@@ -68,69 +80,25 @@ CAPACITY_TEXT = {LOG: "the recorded peak of CPUs in use", LOG_P99: "the time-wei
 
 
 @dataclass(frozen=True)
-class Findings:
-    """What the log says about its site, read before any run (the settings the steps add)."""
-
-    queues: dict | None          # the model's ``queues`` field, None: nothing to add
-    queues_text: str
-    running_jobs: int | None     # the most running jobs any one user had at once, None: no recorded schedule
-    running_jobs_user: str
-    has_estimates: bool
-
-
-@dataclass(frozen=True)
 class BaselineSteps:
     table: pd.DataFrame          # STEP_COLUMNS, one row per step
     findings: Findings
     results: list                # the run of each step (a repeated step repeats the object)
+    downtime: DownTime | None = None
 
 
-def _queue_setting(jobs: pd.DataFrame, header_lines) -> tuple[dict | None, str]:
-    """The log's queues as the model's ``queues`` field (see the module docstring), and what it says."""
-    names = jobs["queue"].fillna("").astype(str).str.strip() if "queue" in jobs.columns else pd.Series("", index=jobs.index)
-    present = sorted(set(names) - {""})
-    described = described_queues(header_lines)
-    kinds = {queue: kind for queue, _, kind in described.itertuples(index=False) if queue}
-    best_effort = [q for q in present if "best-effort" in kinds.get(q, "") or "preemptible" in kinds.get(q, "")]
-    if len(present) < 2 and not best_effort:
-        return None, f"the log names {'one queue' if present else 'no queue'}: nothing to order"
-    waits = pd.to_numeric(jobs["recorded_wait"], errors="coerce") if "recorded_wait" in jobs.columns else \
-        pd.Series(np.nan, index=jobs.index)
-    means = waits.where(waits >= 0).groupby(names).mean()
-    interactive = [q for q in present if "interactive" in kinds.get(q, "") and q not in best_effort]
-    others = sorted((q for q in present if q not in best_effort and q not in interactive),
-                    key=lambda q: (np.isnan(means.get(q, np.nan)), means.get(q, np.nan), q))
-    priority = interactive + others
-    order = "interactive first, then by recorded mean wait" if interactive else "by recorded mean wait"
-    text = f"queues in order {' > '.join(priority)} ({order}, shortest first)"
-    if best_effort:
-        text += "; best-effort (preemptible, last): " + ", ".join(best_effort)
-    return {"priority": priority, "best_effort": best_effort}, text
-
-
-def find_settings(jobs: pd.DataFrame, header_lines=()) -> Findings:
-    """The steps' settings from a workload's jobs (in run order, cut as the run cuts them) and its header lines."""
-    queues, queues_text = _queue_setting(jobs, header_lines)
-    schedule, _ = recorded_schedule(jobs)
-    peaks = user_peaks(schedule)
-    running, user = (int(peaks["running_jobs"].iloc[0]), str(peaks["user"].iloc[0])) if len(peaks) else (None, "")
-    requested = jobs["requested_time"].to_numpy(float) if "requested_time" in jobs.columns else np.zeros(0)
-    return Findings(queues, queues_text, running, user, bool((requested > 0).any()))
-
-
-def _log_jobs(model: dict) -> tuple[pd.DataFrame, list[str]]:
-    """The jobs a run of ``model`` replays (sorted by submission, cut to ``max_jobs``) and the trace's header lines."""
+def _log_inputs(model: dict, capacity: str, seed):
+    """The jobs a run of ``model`` on ``capacity`` replays (its clock, as the engine cuts and sizes them), the
+    clusters it runs on, and the trace's header lines."""
+    batch = load_inputs({**model, "capacity": capacity}, np.random.default_rng(seed))
     trace = model["trace"]
-    workload = workload_for(trace)
-    jobs = workload.jobs.sort_values(["submit_time"], kind="stable")
-    if trace["max_jobs"]:
-        jobs = jobs.iloc[: trace["max_jobs"]]
     files = input_files.current()
     lines = read_header_lines(files.path(trace["path"], "trace.path"), source=trace.get("label"))
-    return jobs.reset_index(drop=True), lines
+    return batch, lines
 
 
-def _step_models(model: dict, findings: Findings, capacity: str) -> list[tuple[str, dict | None, str]]:
+def _step_models(model: dict, findings: Findings, capacity: str,
+                 downtime: dict | None) -> list[tuple[str, dict | None, str]]:
     """``(step, model or None to repeat the step before, setting)`` for each step, cumulative."""
     base = {key: value for key, value in model.items() if key not in ("capacity", "queues", "user_limits")}
     base["estimates"] = "perfect"
@@ -142,12 +110,19 @@ def _step_models(model: dict, findings: Findings, capacity: str) -> list[tuple[s
         steps.append(("queues", current, findings.queues_text))
     else:
         steps.append(("queues", None, findings.queues_text))
-    if findings.running_jobs is not None:
-        current = {**current, "user_limits": {"running_jobs": findings.running_jobs}}
-        steps.append(("user_limits", current, f"at most {findings.running_jobs:,} running jobs per user (user "
-                                              f"{findings.running_jobs_user} had that many at once)"))
+    if findings.users:
+        current = {**current, "user_limits": {"users": findings.users}}
+        steps.append(("user_limits", current, findings.limits_text()))
     else:
-        steps.append(("user_limits", None, "the log records no waits: no running jobs to count"))
+        steps.append(("user_limits", None, findings.limits_text()))
+    if downtime is not None:
+        queues = current.get("queues") or {"priority": [], "best_effort": []}
+        current = {key: value for key, value in current.items() if key not in ("capacity", "machines_path")}
+        current.update(downtime, queues={**queues, "priority": [DOWN_QUEUE, *queues["priority"]]}, load_factor=1.0)
+        steps.append(("downtime", current, ""))
+    else:
+        steps.append(("downtime", None, "no period of an hour or more when a waiting job fit in the idle CPUs and "
+                                        "none started"))
     if findings.has_estimates:
         current = {**current, "estimates": "trace"}
         steps.append(("estimates", current, "the requested times as estimates"))
@@ -156,11 +131,27 @@ def _step_models(model: dict, findings: Findings, capacity: str) -> list[tuple[s
     return steps
 
 
-def explain(scenario: dict, *, capacity: str = LOG, inputs=None, first=None,
+def _downtime_model(batch, found: DownTime, label: str, folder: Path) -> dict | None:
+    """The down-time step's ``trace`` and ``clusters`` (module docstring), None when nothing is held back."""
+    if found.reservations.empty:
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / DOWNTIME_FILE
+    write_workload(with_reservations(batch.jobs, found), path)
+    clusters = [{"name": c.name, "machines": len(c.cpus),
+                 "cpus_per_machine": c.cpus[0] if len(set(c.cpus)) == 1 else list(c.cpus), "speed": c.speed,
+                 "properties": list(c.properties)} for c in batch.clusters]
+    return {"trace": {"path": str(path), "label": f"{label} with its down time", "format": "csv"},
+            "clusters": clusters}
+
+
+def explain(scenario: dict, *, capacity: str = LOG, inputs=None, first=None, folder=None,
             run: Callable[..., Any] = run_scenario, progress: Callable[[str], None] | None = None) -> BaselineSteps:
     """Run the steps of the module docstring for a batch scenario (its files local paths or references).
 
     ``first``: a result already run for the first step's scenario, used instead of running it again.
+    ``folder``: where the down-time step's failure trace is written (:data:`DOWNTIME_FILE`; a temporary
+    folder, removed afterwards, when None).
     """
     if capacity not in CAPACITY_TEXT:
         raise ScenarioError("capacity", f"must be one of {', '.join(CAPACITY_TEXT)}, got {capacity!r}")
@@ -168,10 +159,20 @@ def explain(scenario: dict, *, capacity: str = LOG, inputs=None, first=None,
     if base.engine != "batch":
         raise ScenarioError("engine", f"the baseline steps replay a batch log, not a {base.engine} model")
     with input_files.using(inputs):
-        jobs, lines = _log_jobs(base.model)
-    findings = find_settings(jobs, lines)
+        batch, lines = _log_inputs(base.model, capacity, base.seed)
+    findings = find_settings(batch.jobs, lines)
+    found = down_time(batch.jobs, batch.clusters)
+    if folder is None:
+        with tempfile.TemporaryDirectory(prefix="baseline-") as temporary:
+            return _explain(base, findings, found, batch, capacity, Path(temporary), inputs, first, run, progress)
+    return _explain(base, findings, found, batch, capacity, Path(folder), inputs, first, run, progress)
+
+
+def _explain(base, findings: Findings, found: DownTime, batch, capacity: str, folder: Path, inputs, first,
+             run, progress) -> BaselineSteps:
+    downtime = _downtime_model(batch, found, base.model["trace"]["label"], folder)
     rows, results, previous = [], [], None
-    for step, model, setting in _step_models(base.model, findings, capacity):
+    for step, model, setting in _step_models(base.model, findings, capacity, downtime):
         if model is None:
             result, ran = results[-1], False
         else:
@@ -180,12 +181,14 @@ def explain(scenario: dict, *, capacity: str = LOG, inputs=None, first=None,
             checked = normalize_scenario(data, inputs=inputs)
             reuse = first is not None and first.scenario_hash == checked.content_hash()
             result, ran = (first, True) if reuse else (run(checked, inputs=inputs), True)
+        if step == "downtime" and ran:
+            setting = found.text()
         results.append(result)
         rows.append(_row(step, setting, ran, result, previous))
         previous = rows[-1]
         if progress:
             progress(f"{LABELS[step]}: simulated mean wait {rows[-1]['simulated_mean_wait_s']:,.0f} s")
-    return BaselineSteps(pd.DataFrame(rows, columns=list(STEP_COLUMNS)), findings, results)
+    return BaselineSteps(pd.DataFrame(rows, columns=list(STEP_COLUMNS)), findings, results, found)
 
 
 def _row(step: str, setting: str, ran: bool, result, previous: dict | None) -> dict:
@@ -207,7 +210,8 @@ def _row(step: str, setting: str, ran: bool, result, previous: dict | None) -> d
         "change_s": simulated - previous["simulated_mean_wait_s"] if previous else float("nan"),
         "wait_rank_correlation": values["wait_rank_correlation"],
         "share_within_10min": values["share_within_10min"], "compared_jobs": int(values["compared_jobs"]),
-        "cpus": cpus, "wall_s": result.wall_seconds if ran else 0.0,
+        "cpus": cpus, "killed_jobs": int((result.jobs["status"] == "killed").sum()),
+        "wall_s": result.wall_seconds if ran else 0.0,
     }
 
 
@@ -247,10 +251,9 @@ def _share(share: float) -> str:
 
 def run_steps(scenario: dict, out, *, capacity: str = LOG, inputs=None, first=None,
               log: Callable[[str], None] = print) -> BaselineSteps:
-    """The ``baseline`` command's steps: run them, write ``steps.csv`` into ``out``, print the sentence."""
-    from pathlib import Path
-
-    steps = explain(scenario, capacity=capacity, inputs=inputs, first=first, progress=log)
+    """The ``baseline`` command's steps: run them, write ``steps.csv`` (and the down-time step's failure trace)
+    into ``out``, print the sentence."""
+    steps = explain(scenario, capacity=capacity, inputs=inputs, first=first, folder=out, progress=log)
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     steps.table.to_csv(folder / "steps.csv", index=False)

@@ -4,7 +4,8 @@ Two optional model fields; absent, the engine runs as before (and the
 model's content hash is unchanged)::
 
     "queues": {"priority": ["2", "1"], "best_effort": ["besteffort"]},
-    "user_limits": {"running_jobs": 4, "cpus": 64}
+    "user_limits": {"running_jobs": 4, "cpus": 64,
+                    "users": {"alice": {"running_jobs": 2}, "bob": {"cpus": 512}}}
 
 ``queues.priority`` lists the log's queue names (the SWF queue field,
 GWF ``QueueNumber``, a CSV ``queue`` column), highest priority first, or is
@@ -34,7 +35,13 @@ start would break its user's limit is not eligible: the policy passes over
 it as if it were not in the queue (it neither blocks later jobs nor gets a
 reservation), as batch schedulers skip jobs held by an account limit; it
 waits with the pending reason ``user_limit``. A job asking more CPUs than
-``cpus`` is cancelled on arrival. Queue-ordered policies only, as above.
+``cpus`` is cancelled on arrival. ``users`` gives some users limits of
+their own (a site's per-account limits, or the most each user had at once
+in a log, :mod:`sched_engine.analysis.baseline_steps`): a user's own
+``running_jobs`` or ``cpus`` replaces the one for all (a user's own
+``cpus`` may not be above it), and a user's own ``cpus`` is raised to that
+user's largest job, so that a limit of one's own holds a job back but
+never for ever. Queue-ordered policies only, as above.
 Cost: a pass finds the first job a limit lets start through a per-user
 index of the waiting jobs (:class:`~sched_engine.batch.waiting.UserIndex`:
 each user's positions, and a heap of the first position of every user not
@@ -89,10 +96,29 @@ def normalize_user_limits(value: Any) -> dict | None:
     """The canonical ``user_limits`` field (None: no limit)."""
     if value is None:
         return None
-    data = validate.mapping(value, "user_limits", ("running_jobs", "cpus"))
-    limits = {name: validate.whole(data[name], f"user_limits.{name}", minimum=1)
-              for name in ("running_jobs", "cpus") if data.get(name) is not None}
+    data = validate.mapping(value, "user_limits", ("running_jobs", "cpus", "users"))
+    limits: dict = _limits(data, "user_limits")
+    users = data.get("users")
+    if users is not None:
+        if not isinstance(users, Mapping):
+            raise ScenarioError("user_limits.users", "must be an object: a user's name -> its own limits")
+        own = {}
+        for name in sorted(users, key=str):
+            field = f"user_limits.users.{name}"
+            entry = _limits(validate.mapping(users[name], field, ("running_jobs", "cpus")), field)
+            if entry.get("cpus", 0) > limits.get("cpus", float("inf")):
+                raise ScenarioError(f"{field}.cpus", f"{entry['cpus']} is above the limit for all "
+                                                     f"({limits['cpus']} CPUs): no user holds more")
+            if entry:
+                own[str(name)] = entry
+        if own:
+            limits["users"] = own
     return limits or None
+
+
+def _limits(data: Mapping, field: str) -> dict:
+    return {name: validate.whole(data[name], f"{field}.{name}", minimum=1)
+            for name in ("running_jobs", "cpus") if data.get(name) is not None}
 
 
 def queue_ranks(queues: pd.Series, recorded_wait: pd.Series, setting: Mapping[str, Any]) -> np.ndarray:
@@ -133,8 +159,16 @@ def queue_inputs(model: Mapping[str, Any], jobs: pd.DataFrame) -> QueueInputs:
             inputs.best_effort = queues.fillna("").astype(str).str.strip().isin(setting["best_effort"]).to_numpy()
     limits = model.get("user_limits")
     if limits:
-        codes, _ = pd.factorize(jobs["user"].astype(str), use_na_sentinel=False)
-        inputs.limits = UserLimits(codes, limits.get("running_jobs"), limits.get("cpus"))
+        codes, names = pd.factorize(jobs["user"].astype(str), use_na_sentinel=False)
+        own = limits.get("users", {})
+        job_caps = cpu_caps = None
+        if own:
+            largest = np.zeros(len(names))
+            np.maximum.at(largest, codes, jobs["procs"].to_numpy(float))
+            job_caps = [own.get(name, {}).get("running_jobs") for name in names]
+            cpu_caps = [max(own[name]["cpus"], int(largest[code])) if "cpus" in own.get(name, {}) else None
+                        for code, name in enumerate(names)]
+        inputs.limits = UserLimits(codes, limits.get("running_jobs"), limits.get("cpus"), job_caps, cpu_caps)
     return inputs
 
 
@@ -150,32 +184,41 @@ class UserLimits:
     place, the policy's and the pending-reasons recorder's alike). A job may start iff its user is not held
     and it asks at most ``room`` CPUs -- exactly when :meth:`blocked` is false,
     since every job asks at least one CPU.
+
+    ``max_jobs`` and ``max_cpus`` are the limits for all (infinite where
+    absent; the simulation cancels a job asking more than ``max_cpus`` on
+    arrival); ``job_caps`` and ``cpu_caps``, one entry per user code (None:
+    the limit for all), a user's own limits; ``job_cap`` and ``cpu_cap`` are
+    the limits in force for each user.
     """
 
-    __slots__ = ("user", "max_jobs", "max_cpus", "jobs", "cpus", "held", "room", "releases")
+    __slots__ = ("user", "max_jobs", "max_cpus", "job_cap", "cpu_cap", "jobs", "cpus", "held", "room", "releases")
 
-    def __init__(self, user: np.ndarray, max_jobs: int | None, max_cpus: int | None):
+    def __init__(self, user: np.ndarray, max_jobs: int | None, max_cpus: int | None,
+                 job_caps: list | None = None, cpu_caps: list | None = None):
         self.user = user.tolist()
         users = int(user.max()) + 1 if len(user) else 0
         self.max_jobs = max_jobs if max_jobs is not None else float("inf")
         self.max_cpus = max_cpus if max_cpus is not None else float("inf")
+        self.job_cap = [self.max_jobs if cap is None else cap for cap in (job_caps or [None] * users)]
+        self.cpu_cap = [self.max_cpus if cap is None else cap for cap in (cpu_caps or [None] * users)]
         self.jobs = [0] * users
         self.cpus = [0] * users
         self.held = np.zeros(users, dtype=bool)
-        self.room = np.full(users, float(self.max_cpus))
+        self.room = np.array(self.cpu_cap, dtype=float)
         self.releases: list[int] = []
 
     def blocked(self, job: int, procs: int) -> bool:
         """Whether starting ``job`` (``procs`` CPUs) now would break its user's limit."""
         user = self.user[job]
-        return self.jobs[user] >= self.max_jobs or self.cpus[user] + procs > self.max_cpus
+        return self.jobs[user] >= self.job_cap[user] or self.cpus[user] + procs > self.cpu_cap[user]
 
     def started(self, job: int, procs: int) -> None:
         user = self.user[job]
         self.jobs[user] += 1
         self.cpus[user] += procs
         self.room[user] -= procs
-        if self.jobs[user] >= self.max_jobs or self.room[user] < 1:
+        if self.jobs[user] >= self.job_cap[user] or self.room[user] < 1:
             self.held[user] = True
 
     def ended(self, job: int, procs: int) -> None:
@@ -183,7 +226,7 @@ class UserLimits:
         self.jobs[user] -= 1
         self.cpus[user] -= procs
         self.room[user] += procs
-        if self.held[user] and self.jobs[user] < self.max_jobs and self.room[user] >= 1:
+        if self.held[user] and self.jobs[user] < self.job_cap[user] and self.room[user] >= 1:
             self.held[user] = False
             self.releases.append(user)
 
