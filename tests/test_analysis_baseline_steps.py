@@ -122,3 +122,15 @@ def test_the_baseline_command_writes_the_steps(tmp_path, capsys):
     assert main(["baseline", "--trace", str(trace), "--machines", str(machines), "--policy", "easy", "--no-steps",
                  "--out", str(tmp_path / "plain")]) == 0
     assert not (tmp_path / "plain" / "steps.csv").exists()
+
+
+def test_what_is_left_is_placed_in_the_size_class_holding_most_of_it():
+    from sched_engine.analysis.baseline_steps import gap_most_in
+
+    # 1-CPU jobs: 2 jobs 100 s late each (+200 in all); 2-4 CPUs: 1 job 50 s early. The gap is (200 - 50) / 3 = 50 s
+    # per job, 150 in all: the 1-CPU class holds 200 / 150 = 133% of it (the other class gives some back).
+    by_size = pd.DataFrame({"size_class": ["1 CPU", "2-4 CPUs"], "jobs": [2, 1], "recorded_mean_wait_s": [50.0, 100],
+                            "simulated_mean_wait_s": [150.0, 50], "mean_error_s": [100.0, -50]})
+    assert gap_most_in(by_size, 50.0) == ("jobs of 1 CPU (133% of the gap: 2 jobs waiting 150 s against 50 s "
+                                          "recorded)")
+    assert gap_most_in(by_size, 0.0) == "" and gap_most_in(by_size.iloc[:0], 10.0) == ""

@@ -39,7 +39,7 @@ recorded`` and its share of the recorded mean, the change from the step
 before, Spearman's rank correlation of the per-job waits, and the jobs a
 failure killed. :func:`sentence`
 names the step that moved the mean wait most and what is left unexplained
-after the last one; :func:`goal` checks it against issue 36's goal (within
+after the last one (and the size class most of it is in, :func:`gap_most_in`); :func:`goal` checks it against issue 36's goal (within
 ±25% of the recorded mean wait, rank correlation >= 0.5).
 """
 
@@ -69,7 +69,7 @@ LABELS = {"hardware": "on the hardware", "capacity": "on the capacity the log us
           "downtime": "with the down times found in the log", "estimates": "with the users' estimates"}
 STEP_COLUMNS = ("step", "label", "setting", "ran", "simulated_mean_wait_s", "recorded_mean_wait_s", "gap_s",
                 "gap_share", "change_s", "wait_rank_correlation", "share_within_10min", "compared_jobs", "cpus",
-                "killed_jobs", "wall_s")
+                "killed_jobs", "gap_most_in", "wall_s")
 #: The down-time step's workload (the log's jobs and the reservations), in the folder the steps write to.
 DOWNTIME_FILE = "downtime.csv"
 #: Issue 36's goal: the explained baseline within this share of the recorded mean wait ...
@@ -211,8 +211,20 @@ def _row(step: str, setting: str, ran: bool, result, previous: dict | None) -> d
         "wait_rank_correlation": values["wait_rank_correlation"],
         "share_within_10min": values["share_within_10min"], "compared_jobs": int(values["compared_jobs"]),
         "cpus": cpus, "killed_jobs": int((result.jobs["status"] == "killed").sum()),
+        "gap_most_in": gap_most_in(check.by["size_class"], simulated - recorded),
         "wall_s": result.wall_seconds if ran else 0.0,
     }
+
+
+def gap_most_in(by_size: pd.DataFrame, gap: float) -> str:
+    """The size class holding most of the gap (the largest summed error of the gap's sign), in words."""
+    if not len(by_size) or not np.isfinite(gap) or gap == 0:
+        return ""
+    summed = by_size["mean_error_s"] * by_size["jobs"]
+    share = summed / (gap * by_size["jobs"].sum())
+    top = by_size.loc[share.idxmax()]
+    return (f"jobs of {top['size_class']} ({share.max():.0%} of the gap: {int(top['jobs']):,} jobs waiting "
+            f"{top['simulated_mean_wait_s']:,.0f} s against {top['recorded_mean_wait_s']:,.0f} s recorded)")
 
 
 def goal(table: pd.DataFrame) -> tuple[bool, bool]:
@@ -242,6 +254,8 @@ def sentence(table: pd.DataFrame) -> str:
              f" ({'within' if within else 'outside'} ±{GOAL_GAP_SHARE:.0%}), and the per-job waits rank "
              f"{last['wait_rank_correlation']:.2f} alike (Spearman; the goal is {GOAL_RANK_CORRELATION:.1f}"
              f"{', met' if ranked else ', not met'})")
+    if isinstance(last.get("gap_most_in"), str) and last["gap_most_in"]:
+        text += f"; most of what is left is in {last['gap_most_in']}"
     return text + "."
 
 
