@@ -20,8 +20,9 @@ from sched_engine.site.keyed_easy import after_head
 from sched_engine.site.keys import HDRFKeys
 from sched_engine.site.machines import SiteCluster
 from sched_engine.site.order import BACKFILLING, ORDERS, DRFOrder, FCFSOrder, HDRFOrder, MCHOrder, WeightedDRFOrder
+from sched_engine.site.policy import SitePolicy
 from sched_engine.site.reservation import shadow
-from sched_engine.site.simulate import SiteSimulation
+from sched_engine.site.simulate import site_simulation
 from sched_engine.site.size_index import SizeIndex
 from sched_engine.site.waiting import ArrivalQueue, ClassPositions
 
@@ -52,7 +53,7 @@ def _organisation(users: int, groups: int) -> dict:
 
 
 def site_run(cluster_specs, job_specs, failure_specs, order, *, groups=1, use_requirements=False, memory=True,
-             elastic=None, observer=None, simulation=SiteSimulation, organisation=None):
+             elastic=None, observer=None, policy_class=SitePolicy, organisation=None):
     job_specs = sorted(job_specs, key=lambda j: j[0])
     organisation = organisation or _organisation(6, groups)
     tree, group_of_leaf, names, weights, paths = _share_tree(organisation)
@@ -62,12 +63,12 @@ def site_run(cluster_specs, job_specs, failure_specs, order, *, groups=1, use_re
     preference = sorted(range(len(clusters)), key=lambda c: (-clusters[c].speed, -clusters[c].total, c))
     candidates = [tuple(c for c in preference if j[3] >> c & 1) if use_requirements else tuple(preference)
                   for j in job_specs]
-    sim = simulation(
+    sim = site_simulation(
         submit=[j[0] for j in job_specs], run_time=[j[1] for j in job_specs],
         estimate=[j[1] + j[4] for j in job_specs], procs=[j[2] for j in job_specs],
         memory_per_cpu=[j[6] if memory else 0 for j in job_specs],
         leaf=[user_leaf[f"u{j[5]}"] for j in job_specs], group_of_leaf=group_of_leaf, tree=tree,
-        clusters=clusters, candidates=candidates,
+        clusters=clusters, suitable=candidates, policy_class=policy_class,
         failures=_failures(failure_specs, [m for m, *_ in cluster_specs]), order=order,
         elastic=elastic or {"enabled": False, "min_fraction": 0.5, "penalty": {"kind": "step", "factor": 2.0}},
     )
@@ -214,13 +215,13 @@ def test_easy_walk_read_by_key_examines_what_the_order_generated_pick_by_pick_do
                      groups=groups, use_requirements=requirements, elastic=penalty,
                      organisation=_three_levels(6, three_levels) if three_levels else None)
             for kind in (order, _picked_one_by_one(order))]
-    assert runs[0].keyed is not None and runs[1].keyed is None
+    assert runs[0].policy.keyed is not None and runs[1].policy.keyed is None
     for field in ("status", "start_time", "end_time", "cluster_of", "memory_fraction"):
         np.testing.assert_array_equal(np.asarray(getattr(runs[0], field)), np.asarray(getattr(runs[1], field)))
 
 
 # Never a reservation that spares no more than the last one: every walk reads the whole order after the head.
-WalksEveryPass = type("WalksEveryPass", (SiteSimulation,), {"_spares": lambda self, kept: False})
+WalksEveryPass = type("WalksEveryPass", (SitePolicy,), {"spares": lambda self, kept: False})
 
 
 # A backlog behind long jobs, and small jobs arriving (several at once, one user's or more) while nothing ends.
@@ -253,8 +254,8 @@ def test_a_walk_after_a_settled_one_with_nothing_freed_starts_only_newcomers(
     """A pass that examines only its newcomers after a settled walk (nothing freed since, the reservation sparing
     no more) starts the jobs, machines and times that walking the whole order does."""
     runs = [site_run(clusters, jobs, failures, order(backfill="easy", half_life_s=half_life, backfill_depth=depth),
-                     groups=groups, use_requirements=requirements, simulation=simulation)
-            for simulation in (SiteSimulation, WalksEveryPass)]
+                     groups=groups, use_requirements=requirements, policy_class=policy_class)
+            for policy_class in (SitePolicy, WalksEveryPass)]
     for field in ("status", "start_time", "end_time", "cluster_of"):
         np.testing.assert_array_equal(np.asarray(getattr(runs[0], field)), np.asarray(getattr(runs[1], field)))
 
@@ -271,21 +272,23 @@ def _three_levels(users: int, scale: float = 1.0) -> dict:
         for d in range(2)]}
 
 
-def _three_level_site(jobs, usage, kind, scale: float = 1.0) -> SiteSimulation:
+def _three_level_site(jobs, usage, kind, scale: float = 1.0):
     """A site of one cluster (8 machines of 8 CPUs, 16,000 MB) under ``kind`` on :func:`_three_levels`' eight
-    users, for ``jobs`` (CPUs, memory per CPU, user), none arrived yet, each user holding ``usage`` (CPUs, MB)."""
+    users, for ``jobs`` (CPUs, memory per CPU, user), none arrived yet, each user holding ``usage`` (CPUs, MB); its
+    policy bound (``sim.policy``), as a run's is when it starts."""
     tree, group_of_leaf, _, _, paths = _share_tree(_three_levels(8, scale))
     user_leaf = {p.split("/")[-1]: i for i, p in enumerate(paths)}
-    sim = SiteSimulation(
+    sim = site_simulation(
         submit=[0.0] * len(jobs), run_time=[10.0] * len(jobs), estimate=[10.0] * len(jobs),
         procs=[p for p, _, _ in jobs], memory_per_cpu=[m for _, m, _ in jobs],
         leaf=[user_leaf[f"u{u}"] for _, _, u in jobs], group_of_leaf=group_of_leaf, tree=tree,
-        clusters=[SiteCluster(0, "c0", [8] * 8, [16000.0] * 8)], candidates=[(0,)] * len(jobs),
+        clusters=[SiteCluster(0, "c0", [8] * 8, [16000.0] * 8)], suitable=[(0,)] * len(jobs),
         order=kind(backfill="easy", backfill_depth=0),
         elastic={"enabled": False, "min_fraction": 0.5, "penalty": {"kind": "step", "factor": 2.0}})
     for user, (cpus, memory) in enumerate(usage):   # running jobs' usage, as shares to start from
-        sim.leaf_cpus[user_leaf[f"u{user}"]] = cpus
-        sim.leaf_memory[user_leaf[f"u{user}"]] = memory
+        sim.usage.leaf_cpus[user_leaf[f"u{user}"]] = cpus
+        sim.usage.leaf_memory[user_leaf[f"u{user}"]] = memory
+    sim.policy.bind(sim)
     return sim
 
 
@@ -311,11 +314,11 @@ def test_hdrf_order_read_by_key_is_the_order_picked_one_by_one_whatever_the_jobs
         for arriving in (range(min(later, len(jobs))), range(min(later, len(jobs)), len(jobs))):
             for job in arriving:
                 sim._arrive(SimpleNamespace(payload=job))
-            if sim.keyed is not None:
-                sim.keyed.begin_pass()
-            passes.append(list(sim._order()))
+            if sim.policy.keyed is not None:
+                sim.policy.keyed.begin_pass()
+            passes.append(list(sim.policy.in_order()))
         orders.append(passes)
-    assert sim.keyed is None and sorted(orders[1][-1]) == list(range(len(jobs)))
+    assert sim.policy.keyed is None and sorted(orders[1][-1]) == list(range(len(jobs)))
     assert orders[0] == orders[1]
 
 
@@ -340,14 +343,14 @@ def test_easy_walk_by_key_after_any_head_reads_the_orders_jobs_meeting_the_condi
     that meet the condition, in the order's sequence (here the condition: at most ``most`` CPUs, and an odd job
     number if ``odd``); its dominant shares computed for ``stretch`` slots first, then further as it reads on."""
     sim = _three_level_site(jobs, usage, HDRFOrder)
-    sim.keyed.DOMINANT_FIRST = stretch
+    sim.policy.keyed.DOMINANT_FIRST = stretch
     for job in range(len(jobs)):
         sim._arrive(SimpleNamespace(payload=job))
-    sim.keyed.begin_pass()
-    order = list(sim._order())
+    sim.policy.keyed.begin_pass()
+    order = list(sim.policy.in_order())
     head = order[head % len(order)]
     for job in order[: order.index(head)]:   # the jobs ahead of the head leave the queue, as a pass's starts do
-        sim.cancel_waiting(job, "ahead of the head")
+        sim.cancel(job, 0.0, "ahead of the head")
 
     def meets(job: int) -> bool:
         return sim.procs[job] <= most and (job % 2 == 1 or not odd)
@@ -355,7 +358,7 @@ def test_easy_walk_by_key_after_any_head_reads_the_orders_jobs_meeting_the_condi
     def first(queue, low: int) -> int:
         return next((p for p in range(low, len(queue.jobs)) if not queue.gone[p] and meets(queue.jobs[p])), -1)
 
-    assert list(after_head(sim.keyed, head, first)) == [job for job in order[order.index(head) + 1:] if meets(job)]
+    assert list(after_head(sim.policy.keyed, head, first)) == [job for job in order[order.index(head) + 1:] if meets(job)]
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -377,12 +380,12 @@ def test_a_pass_reads_its_order_by_its_starting_keys_while_the_jobs_it_read_leav
         sim = _three_level_site(jobs, usage, HDRFOrder)
         for job in range(len(jobs)):
             sim._arrive(SimpleNamespace(payload=job))
-        sim.keyed.begin_pass()
+        sim.policy.keyed.begin_pass()
         order = []
-        for job in sim._order():
+        for job in sim.policy.in_order():
             order.append(job)
             if starts and len(order) <= leaving:
-                sim.cancel_waiting(job, "started")
+                sim.cancel(job, 0.0, "started")
         orders.append(order)
     assert orders[0] == orders[1]
 
@@ -421,7 +424,7 @@ def test_a_clusters_totals_kept_between_changes_are_those_computed_afresh(machin
 
     for kind, number, per_cpu in steps:
         if kind == "allocate" and cluster.fits(number, per_cpu):
-            cluster.allocate(job, number, per_cpu, float(job // 2))   # two jobs per end
+            cluster.allocate(job, number, float(job // 2), per_cpu)   # two jobs per end
             held.append(job)
             job += 1
         elif kind == "release" and held:

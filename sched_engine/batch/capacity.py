@@ -72,7 +72,7 @@ def recorded_wait_of(jobs: pd.DataFrame) -> np.ndarray:
 def cpus_in_use(jobs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """CPUs in use over the replayed schedule, a step function (ends before starts at one instant).
 
-    Zero-length jobs hold no CPUs (as in the engine, :meth:`~.simulate.BatchSimulation._occupy`).
+    Zero-length jobs hold no CPUs (as in the engine, :meth:`~.simulate.BatchSimulation.occupy`).
     """
     start = replay_starts(jobs["submit_time"].to_numpy(float), recorded_wait_of(jobs))
     run = jobs["run_time"].to_numpy(float)

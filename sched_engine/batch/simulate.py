@@ -12,7 +12,7 @@ policy hook returns decisions as data (``Start``, ``Cancel``, ``Reserve``,
 carries out; policies never call the simulation. Policies that start jobs
 in arrival order only (FCFS, FCFS-LB) run, when no machine can fail, through
 a loop with one step per job and the same results
-(:meth:`BatchSimulation._run_in_order`).
+(:func:`.in_order.run_in_order`).
 
 Policies read the simulation through a narrow surface: job arrays
 (``procs``, ``estimate``, ``submit``, ``candidates``, ``status``),
@@ -32,22 +32,35 @@ the jobs a policy's ``Preempt`` names.
 
 from __future__ import annotations
 
-from heapq import heappop, heappush
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Protocol, Sequence
 
 import numpy as np
 
 from ..core.events import Priority
 from ..core.loop import Simulation, scheduler_clock
 from .cluster import ClusterState
-from .pending import PRIORITY, REASONS, PendingRecorder
+from .in_order import run_in_order
+from .pending import PendingRecorder
 from .policies.decisions import Cancel, Decision, Preempt, Start, Wake
 from .queues import OVER_USER_CPUS, PREEMPTED, QueueInputs
-from .samples import samples_from_times
 
 WAITING, RUNNING, FINISHED, KILLED, CANCELLED = range(5)
-_CODES = {reason: code for code, reason in enumerate(REASONS)}
-_PRIORITY_CODE = _CODES[PRIORITY]
+
+
+class JobObserver(Protocol):
+    """What a run tells an observer of its jobs (the site engine's usage per user and its queue order's indexes).
+
+    For each job, in this order: ``queued`` once it entered the queue (not if cancelled on arrival);
+    ``left_queue`` when it starts or is cancelled; ``started`` once it holds its CPUs (a zero-length job holds
+    none); ``finished`` when it gave them back (ended, killed or preempted). ``advance(time)``: time passes to
+    ``time``, before that instant's events.
+    """
+
+    def queued(self, job: int) -> None: ...
+    def left_queue(self, job: int) -> None: ...
+    def started(self, job: int) -> None: ...
+    def finished(self, job: int) -> None: ...
+    def advance(self, time: float) -> None: ...
 STATUS_NAMES = ("waiting", "running", "finished", "killed", "cancelled")
 NO_SUITABLE_CLUSTER = "no suitable cluster"
 
@@ -77,12 +90,28 @@ class BatchSimulation(Simulation):
         record_pending: bool = True,
         queues: QueueInputs | None = None,
         unsuitable: dict[int, str] | None = None,
+        memory_per_cpu: Sequence[float] | None = None,
+        stretch: Callable[[float, float], float] | None = None,
+        observers: Sequence[JobObserver] = (),
+        sample_clusters: bool = True,
     ):
         super().__init__(progress=progress, total_work=len(submit))
         self.submit = list(map(float, submit))
         self.run_time = list(map(float, run_time))
         self.estimate = list(map(float, estimate))
         self.procs = list(map(int, procs))
+        # The cluster model: CPUs only (memory_per_cpu None), or CPUs and memory per machine, each job holding
+        # memory_per_cpu[j] MB on each of its CPUs (a share of it when started memory-elastic: its run time then is
+        # stretch(share, run time), and the scheduler plans with its estimate stretched alike).
+        self.memory_per_cpu = None if memory_per_cpu is None else list(map(float, memory_per_cpu))
+        self.stretch = stretch
+        self.memory_fraction = [1.0] * len(self.submit)
+        self.actual_run = self.run_time if stretch is None else list(self.run_time)   # what each job ran
+        self.planned = self.estimate if stretch is None else list(self.estimate)      # what the scheduler planned
+        self.elastic_starts = 0
+        # Job observers (:class:`JobObserver`): told as jobs enter and leave the queue, start and end.
+        self.observers = tuple(observers)
+        self.sample_clusters = sample_clusters
         self.clusters = clusters
         self.rng = rng
         self.policy = policy
@@ -147,9 +176,9 @@ class BatchSimulation(Simulation):
                 log.append((now, decision))
             kind = type(decision)
             if kind is Start:
-                self._start(decision.job, decision.cluster, now)
+                self._start(decision.job, decision.cluster, now, decision.fraction)
             elif kind is Cancel:
-                self._cancel(decision.job, now, decision.reason)
+                self.cancel(decision.job, now, decision.reason)
             elif kind is Wake:
                 self._wake(decision.time)
             elif kind is Preempt:
@@ -162,16 +191,22 @@ class BatchSimulation(Simulation):
         self.apply(decisions, now)
         self.scheduler_seconds += scheduler_clock() - started
 
-    def _start(self, job: int, cluster_index: int, now: float) -> None:
+    def _start(self, job: int, cluster_index: int, now: float, fraction: float = 1.0) -> None:
         if self._pending is not None:
             self._pending.left.append(job)
-        end = self._occupy(job, cluster_index, now)
+        for observer in self.observers:
+            observer.left_queue(job)
+        end = self.occupy(job, cluster_index, now, fraction)
         if end is not None:
             self.events.push(end, Priority.COMPLETION, "end", job)
 
-    def _cancel(self, job: int, now: float, reason: str) -> None:
+    def cancel(self, job: int, now: float, reason: str, queued: bool = True) -> None:
+        """Cancel ``job`` for ``reason``; ``queued``: it had entered the queue (the observers heard so)."""
         if self._pending is not None:
             self._pending.left.append(job)
+        if queued:
+            for observer in self.observers:
+                observer.left_queue(job)
         self.status[job] = CANCELLED
         self.end_time[job] = now
         self.reason[job] = reason
@@ -180,7 +215,7 @@ class BatchSimulation(Simulation):
 
     def _preempt(self, job: int, now: float) -> None:
         """Kill a running best-effort job for good (:mod:`.queues`: it is not resubmitted)."""
-        self._changed.add(self._finish(job, now, KILLED))
+        self._changed.add(self.finish(job, now, KILLED))
         self.reason[job] = PREEMPTED
         self.preempted += 1
 
@@ -198,14 +233,15 @@ class BatchSimulation(Simulation):
         for cluster in self.clusters:
             cluster.track_running = not in_order  # an in-order policy never looks ahead
         if in_order:
-            self._run_in_order()
+            run_in_order(self)
             return
         if self.record_pending:
             self._pending = PendingRecorder(self, getattr(self.policy, "starts_in_order", False), WAITING)
             self.pending_rows = self._pending.rows
             self.pending_heads = self._pending.heads
-        for cluster in self.clusters:
-            self._sample(0.0, cluster)
+        if self.sample_clusters:
+            for cluster in self.clusters:
+                self._sample(0.0, cluster)
         for job, time in enumerate(self.submit):
             self.schedule(time, Priority.ARRIVAL, "arrive", job)
         for time, cluster, machine, duration in self._failures:
@@ -216,34 +252,38 @@ class BatchSimulation(Simulation):
 
     def advance(self, time: float) -> None:
         self._changed: set[int] = set()
+        for observer in self.observers:
+            observer.advance(time)
 
     def _end(self, event) -> None:
         job, now = event.payload, self.now
         if self.status[job] != RUNNING:
             return  # killed earlier; its completion is void
-        cluster_index = self._finish(job, now, FINISHED)
+        cluster_index = self.finish(job, now, FINISHED)
         self._changed.add(cluster_index)
         # a job's end is not counted as scheduler time (the measure as it was)
-        self.apply(self.policy.job_ended(cluster_index, now, now < self.start_time[job] + self.estimate[job]), now)
+        self.apply(self.policy.job_ended(cluster_index, now, now < self.start_time[job] + self.planned[job]), now)
 
     def _arrive(self, event) -> None:
         job, now = event.payload, self.now
         self.queue_length += 1
         if not self.candidates[job] or all(self.procs[job] > self.clusters[c].total for c in self.candidates[job]):
-            self._cancel(job, now, self.unsuitable.get(job, NO_SUITABLE_CLUSTER))
+            self.cancel(job, now, self.unsuitable.get(job, NO_SUITABLE_CLUSTER), queued=False)
             return
         if self.limits is not None and self.procs[job] > self.limits.max_cpus:
-            self._cancel(job, now, OVER_USER_CPUS)
+            self.cancel(job, now, OVER_USER_CPUS, queued=False)
             return
         if self._pending is not None:
             self._pending.arrived.append(job)
+        for observer in self.observers:
+            observer.queued(job)
         self._policy_step(self.policy.arrive(job, now), now)
 
     def _fail(self, event) -> None:
         (cluster_index, machine, duration), now = event.payload, self.now
         cluster = self.clusters[cluster_index]
         for job in sorted(cluster.fail(machine)):
-            self._finish(job, now, KILLED)
+            self.finish(job, now, KILLED)
         self.machine_changes.append((now, cluster_index, machine, 1))
         self.schedule(now + duration, Priority.DEPARTURE, "restart", (cluster_index, machine))
         self._changed.add(cluster_index)
@@ -265,98 +305,35 @@ class BatchSimulation(Simulation):
         self._policy_step(self.policy.schedule(now), now)
         if self._pending is not None:
             self._pending.after_pass(now)
-        changed = self._changed
-        for index, cluster in enumerate(self.clusters):
-            if index in changed or cluster.free_total != before[index]:
-                self.samples.append((now, index, cluster.up_total - cluster.free_total, cluster.up_total))
-        self.samples.append((now, -1, self.queue_length, 0))
+        if self.sample_clusters:
+            changed = self._changed
+            for index, cluster in enumerate(self.clusters):
+                if index in changed or cluster.free_total != before[index]:
+                    self.samples.append((now, index, cluster.up_total - cluster.free_total, cluster.up_total))
+            self.samples.append((now, -1, self.queue_length, 0))
         self.progress.update(self.done)
 
-    def _run_in_order(self) -> None:
-        """FCFS-like policies on clusters that never fail: one step per job instead of per event.
-
-        A policy with ``starts_in_order`` (FCFS, FCFS-LB) starts only the
-        oldest waiting job, as soon as it fits now on one of its clusters,
-        and is asked only which of those clusters to use (``policy.choose``).
-        So job ``j`` (in arrival order: submission time, then index) starts
-        at the first ``t >= max(submit[j], start of the job before)`` at which
-        it fits once every job ending by ``t`` has released its CPUs; while
-        it does not fit, ``t`` moves to the next completion. This gives the
-        results of the kernel's loop because
-
-        * there the head is re-examined after the completions of every
-          instant and only then (arrivals free nothing), and jobs ending at
-          one instant release their CPUs in any order with the same outcome;
-        * without failures ``up_total == total``: a job that no candidate
-          cluster can hold is cancelled on arrival, and any other job fits
-          once its clusters are empty, so a waiting job is never cancelled.
-
-        The timeline samples are built afterwards from the start and end
-        times (:func:`.samples.samples_from_times`).
-        """
-        submit, procs, candidates, clusters = self.submit, self.procs, self.candidates, self.clusters
-        if submit and min(submit) < 0:
-            raise ValueError(f"cannot schedule an event at {min(submit)} before now (0.0)")  # as the event loop
-        choose, occupy, finish, cancel = self.policy.choose, self._occupy, self._finish, self._cancel
-        capacity = {allowed: max((clusters[c].total for c in allowed), default=-1) for allowed in set(candidates)}
-        total = len(submit)
-        report = self.progress.callback is not None  # one check per job, not a call
-        ends: list[tuple[float, int]] = []  # heap of (completion time, job) of running jobs
-        now = float("-inf")  # start time of the previous job
-        pending = self.pending_rows if self.record_pending else None
-        previous = -1  # the previous job that was not cancelled: it starts first (reason "priority")
-        started = scheduler_clock()
-        for count, job in enumerate(sorted(range(total), key=submit.__getitem__), start=1):
-            self.queue_length += 1
-            need, allowed = procs[job], candidates[job]
-            if need > capacity[allowed]:
-                cancel(job, submit[job], self.unsuitable.get(job, NO_SUITABLE_CLUSTER))
-                continue
-            if submit[job] > now:
-                now = submit[job]
-            elif pending is not None and now > submit[job]:
-                pending.append((job, submit[job], now, _PRIORITY_CODE, previous))
-            previous, head_since = job, now   # the oldest waiting job from now on
-            while True:
-                while ends and ends[0][0] <= now:
-                    end, ended = heappop(ends)
-                    finish(ended, end, FINISHED)
-                if len(allowed) == 1:
-                    fits = allowed if clusters[allowed[0]].free_total >= need else ()
-                else:
-                    fits = [c for c in allowed if clusters[c].free_total >= need]
-                if fits:
-                    break
-                now = ends[0][0]  # not empty: the job fits once its clusters are idle
-            if pending is not None and now > head_since:
-                pending.append((job, head_since, now, _PRIORITY_CODE, -1))   # split by fit: pending_exact
-            end = occupy(job, choose(fits), now)
-            if end is not None:
-                heappush(ends, (end, job))
-            if report:
-                self.progress.update(count)  # jobs placed so far; the rest only end
-        while ends:
-            end, ended = heappop(ends)
-            finish(ended, end, FINISHED)
-        # The whole loop is the policy's work here: there is nothing else to do.
-        self.scheduler_seconds += scheduler_clock() - started
-        self.samples = samples_from_times(self)
-        self.progress.finish()
-
-    def _occupy(self, job: int, cluster_index: int, now: float) -> float | None:
-        """Start ``job`` on a cluster at ``now``; returns its completion time, or None if it is done already."""
+    def occupy(self, job: int, cluster_index: int, now: float, fraction: float = 1.0) -> float | None:
+        """Start ``job`` on a cluster at ``now`` (with ``fraction`` of its memory); returns its completion time, or
+        None if it is done already."""
         self.start_time[job] = now
         self.cluster_of[job] = cluster_index
         self.queue_length -= 1
-        run_time = self.run_time[job]
+        if fraction != 1.0:
+            self._stretched(job, fraction)
+        run_time = self.actual_run[job]
         if run_time <= 0:
             # A zero-length job holds no CPUs: it completes as it starts.
             self.status[job] = FINISHED
             self.end_time[job] = now
             self.done += 1
             return None
-        est_end = now + self.estimate[job]
-        held = self.clusters[cluster_index].allocate(job, self.procs[job], est_end)
+        est_end = now + self.planned[job]
+        if self.memory_per_cpu is None:
+            held = self.clusters[cluster_index].allocate(job, self.procs[job], est_end)
+        else:
+            held = self.clusters[cluster_index].allocate(job, self.procs[job], est_end,
+                                                         self.memory_per_cpu[job] * fraction)
         if self.limits is not None:
             self.limits.started(job, self.procs[job])
             if self._pending is not None:
@@ -366,9 +343,19 @@ class BatchSimulation(Simulation):
         self.allocation[job] = (cluster_index, held, est_end)
         self.machines_of[job] = held
         self.status[job] = RUNNING
+        for observer in self.observers:
+            observer.started(job)
         return now + run_time
 
-    def _finish(self, job: int, now: float, status: int) -> int:
+    def _stretched(self, job: int, fraction: float) -> None:
+        """A memory-elastic start with ``fraction`` of the job's memory: it runs longer, by the penalty model."""
+        self.memory_fraction[job] = fraction
+        run = self.run_time[job]
+        self.actual_run[job] = self.stretch(fraction, run)
+        self.planned[job] = self.estimate[job] * (self.actual_run[job] / run if run > 0 else 1.0)
+        self.elastic_starts += 1
+
+    def finish(self, job: int, now: float, status: int) -> int:
         cluster_index, held, est_end = self.allocation.pop(job)
         self.clusters[cluster_index].release(job, est_end, held)
         if self.limits is not None:
@@ -382,6 +369,8 @@ class BatchSimulation(Simulation):
         self.done += 1
         if status == KILLED:
             self.reason[job] = "machine failure"
+        for observer in self.observers:
+            observer.finished(job)
         return cluster_index
 
     def _sample(self, now: float, cluster: ClusterState) -> None:

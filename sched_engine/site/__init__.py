@@ -42,7 +42,7 @@ from .machines import SiteCluster
 from .model import BATCH_FIELDS, normalize_model
 from .order import ORDERS, SCHEMA, DRFOrder, FCFSOrder, HDRFOrder, MCHOrder, NaiveHDRFOrder, WeightedDRFOrder
 from .organisation import assign_jobs, leaves, organisation_from_jobs
-from .simulate import STATUS_NAMES, SiteSimulation
+from .simulate import STATUS_NAMES, site_simulation
 
 ENGINE_NAME = "site"
 RAN = ("finished", "killed")
@@ -74,8 +74,8 @@ def _share_tree(organisation: Mapping) -> tuple[Tree, list[int], list[str], list
     return tree, group_of_leaf, names, weights, paths
 
 
-def simulate(model: Mapping[str, Any], order, rng: np.random.Generator, progress=None) -> SiteSimulation:
-    """Run a normalised model under a queue order; returns the finished simulation."""
+def simulate(model: Mapping[str, Any], order, rng: np.random.Generator, progress=None):
+    """Run a normalised model under a queue order; returns the finished run (:func:`.simulate.site_simulation`)."""
     data = load_inputs({k: model[k] for k in BATCH_FIELDS if k in model}, rng)
     jobs = data.jobs
     organisation, leaf, other = assign_jobs(organisation_for(model, jobs), jobs["user"])
@@ -90,19 +90,17 @@ def simulate(model: Mapping[str, Any], order, rng: np.random.Generator, progress
         else:
             memory = [per_machine] * len(state.cpus)
         clusters.append(SiteCluster(state.index, state.name, state.cpus, memory, state.speed))
-    preference = sorted(range(len(clusters)), key=lambda c: (-clusters[c].speed, -clusters[c].total, c))
-    candidates = [tuple(preference) if allowed is None else tuple(c for c in preference if c in set(allowed))
-                  for allowed in data.suitable]
     recorded = jobs["memory_per_cpu_mb"].to_numpy(dtype=float)
     without = ~(recorded > 0)
     memory = np.where(without, model["job_memory_per_cpu_mb"], recorded)
-    sim = SiteSimulation(
+    sim = site_simulation(
         submit=jobs["submit_time"].to_numpy(), run_time=jobs["run_time"].to_numpy(), estimate=data.estimate,
         procs=jobs["procs"].to_numpy(), memory_per_cpu=memory, leaf=leaf, group_of_leaf=group_of_leaf, tree=tree,
-        clusters=clusters, candidates=candidates, failures=data.failures, order=order,
-        elastic=model["memory_elastic"], progress=progress,
+        clusters=clusters, suitable=data.suitable, unsuitable=data.unsuitable, failures=data.failures, order=order,
+        elastic=model["memory_elastic"], progress=progress, rng=rng,
     )
     sim.run()
+    sim.usage.sample_until(sim.now + sim.usage.sample_step)
     sim.input = data
     sim.site = {"groups": groups, "weights": weights, "paths": paths, "organisation": organisation,
                 "other_users_jobs": other, "memory_assumed": assumed, "jobs_without_memory": int(without.sum())}
@@ -117,7 +115,7 @@ def run(model: Mapping[str, Any], order, rng: np.random.Generator, progress=None
     return jobs, frame, summarise(sim, jobs, frame)
 
 
-def jobs_frame(sim: SiteSimulation) -> pd.DataFrame:
+def jobs_frame(sim) -> pd.DataFrame:
     data = sim.input.jobs
     names = [c.name for c in sim.clusters]
     start = np.asarray(sim.start_time, dtype=float)
@@ -140,8 +138,8 @@ def jobs_frame(sim: SiteSimulation) -> pd.DataFrame:
         "estimate": np.asarray(sim.planned, dtype=float),
         "wait_time": start - data["submit_time"].to_numpy(dtype=float),
         "user": data["user"].astype("string").to_numpy(),
-        "group": pd.Series([groups[sim.group_of_leaf[leaf]] for leaf in sim.leaf], dtype="string"),
-        "leaf": pd.Series([paths[leaf] for leaf in sim.leaf], dtype="string"),
+        "group": pd.Series([groups[sim.usage.group_of_leaf[leaf]] for leaf in sim.usage.leaf], dtype="string"),
+        "leaf": pd.Series([paths[leaf] for leaf in sim.usage.leaf], dtype="string"),
         "memory_mb": procs * np.asarray(sim.memory_per_cpu, dtype=float) * fraction,
         "memory_fraction": fraction,
         "elastic_penalty": penalty,
@@ -154,15 +152,17 @@ def _series(parts: list, times, entity: str, metric: str, values) -> None:
     parts.append((times, np.full(len(times), entity, dtype=object), np.full(len(times), metric, dtype=object), values))
 
 
-def timeline(sim: SiteSimulation, jobs: pd.DataFrame) -> pd.DataFrame:
+def timeline(sim, jobs: pd.DataFrame) -> pd.DataFrame:
     groups, weights = sim.site["groups"], np.asarray(sim.site["weights"], dtype=float)
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # (time, entity, metric, value)
-    if sim.samples:
-        times = np.array([s[0] for s in sim.samples])
-        cpus = np.array([s[1] for s in sim.samples]) / max(sim.total_cpus, 1.0)
-        memory = np.array([s[2] for s in sim.samples]) / sim.total_memory
-        running = np.array([s[3] for s in sim.samples]) > 0
-        waiting_counts = np.array([s[4] for s in sim.samples])
+    usage = sim.usage
+    samples = usage.samples
+    if samples:
+        times = np.array([s[0] for s in samples])
+        cpus = np.array([s[1] for s in samples]) / max(usage.total_cpus, 1.0)
+        memory = np.array([s[2] for s in samples]) / usage.total_memory
+        running = np.array([s[3] for s in samples]) > 0
+        waiting_counts = np.array([s[4] for s in samples])
         waiting = waiting_counts > 0
         received = np.maximum(cpus, memory)
         active = running | waiting
@@ -175,15 +175,15 @@ def timeline(sim: SiteSimulation, jobs: pd.DataFrame) -> pd.DataFrame:
         isolation = isolation_guarantee(times, received, running, waiting, weights, groups)
         for entity, rows in isolation.groupby("entity", sort=False):
             _series(parts, rows["time"].to_numpy(), entity, "isolation_guarantee", rows["value"].to_numpy())
-        used, up = np.array([s[5] for s in sim.samples], float), np.array([s[6] for s in sim.samples], float)
-        used_memory, up_memory = (np.array([s[7] for s in sim.samples], float),
-                                  np.array([s[8] for s in sim.samples], float))
+        used, up = np.array([s[5] for s in samples], float), np.array([s[6] for s in samples], float)
+        used_memory, up_memory = (np.array([s[7] for s in samples], float),
+                                  np.array([s[8] for s in samples], float))
         with np.errstate(divide="ignore", invalid="ignore"):
             _series(parts, times, "cpu", "utilisation", np.where(up > 0, used / up, 0.0))
             _series(parts, times, "memory", "utilisation", np.where(up_memory > 0, used_memory / up_memory, 0.0))
         started = jobs[jobs["start_time"].notna()]
         if len(started):
-            bins = np.floor(started["start_time"].to_numpy(float) / sim.sample_step) * sim.sample_step
+            bins = np.floor(started["start_time"].to_numpy(float) / usage.sample_step) * usage.sample_step
             medians = started.assign(bin=bins).groupby(["group", "bin"], sort=True)["wait_time"].median()
             parts.append((medians.index.get_level_values("bin").to_numpy(float),
                           medians.index.get_level_values("group").to_numpy(object),
@@ -197,7 +197,7 @@ def timeline(sim: SiteSimulation, jobs: pd.DataFrame) -> pd.DataFrame:
     return timeline_frame(*(np.concatenate(column) for column in zip(*parts)))
 
 
-def summarise(sim: SiteSimulation, jobs: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
+def summarise(sim, jobs: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
     """Objectives and counts of one run (see ``docs/results.md``)."""
     ran = metrics.with_status(jobs, RAN)
     done = metrics.with_status(jobs, ["finished"])
@@ -212,8 +212,8 @@ def summarise(sim: SiteSimulation, jobs: pd.DataFrame, frame: pd.DataFrame) -> p
         ("groups", len(sim.site["groups"]), "groups"),
         ("users", sim.tree.leaf_count, "users"),
         ("clusters", len(sim.clusters), "clusters"),
-        ("cpus", sim.total_cpus, "CPUs"),
-        ("memory_mb", sim.total_memory, "MB"),
+        ("cpus", sim.usage.total_cpus, "CPUs"),
+        ("memory_mb", sim.usage.total_memory, "MB"),
         ("memory_assumed", sim.site["memory_assumed"], "clusters"),
         ("jobs", len(jobs), "jobs"),
         ("finished", len(done), "jobs"),
@@ -226,8 +226,8 @@ def summarise(sim: SiteSimulation, jobs: pd.DataFrame, frame: pd.DataFrame) -> p
         ("mean_response_s", metrics.mean_response(done), "s"),
         ("mean_bounded_slowdown_tau10", metrics.mean_bounded_slowdown(done), "ratio"),
         ("makespan_s", span, "s"),
-        ("utilisation", metrics.utilisation(ran, sim.total_cpus, span), "share"),
-        ("memory_utilisation", held / (sim.total_memory * span) if span > 0 else 0.0, "share"),
+        ("utilisation", metrics.utilisation(ran, sim.usage.total_cpus, span), "share"),
+        ("memory_utilisation", held / (sim.usage.total_memory * span) if span > 0 else 0.0, "share"),
         ("mean_min_isolation", isolation, "share"),
         ("failures", len(sim.input.failures), "machine failures"),
         ("scheduler_cpu_s", sim.scheduler_seconds, "s"),

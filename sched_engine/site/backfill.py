@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 
+from ..batch.policies.decisions import Start
 from ..elastic import penalty as penalties
 from . import keyed_easy
 from .keyed import KeyedWalk
@@ -50,13 +51,14 @@ from .size_index import SizeIndex
 from .waiting import WAITING
 
 
-def backfill_easy(sim, candidates, now: float) -> int:
+def backfill_easy(sim, candidates, now: float):
     """Walk ``candidates`` (the rest of the queue order; ``None``: every waiting job after the head in arrival
     order, read by class from :class:`~.waiting.ArrivalQueue`; a :class:`~.keyed.KeyedWalk`: the rest of a fair
     order, only its jobs meeting the condition, read by key; a tuple: the only jobs that may start, after a
     settled walk) and start what EASY allows; keeps the reservation's CPUs and memory left over at the shadow
-    time up to date in ``sim.reservation``. Returns the jobs examined (more than ``backfill_depth`` if it cut the
-    walk short)."""
+    time up to date in ``sim.reservation``. A generator of its ``Start`` decisions (the kernel applies each before
+    the walk goes on); its value is the jobs examined (more than ``backfill_depth`` if it cut the walk short).
+    ``sim``: the site's policy (:class:`~.policy.SitePolicy`)."""
     head, shadow, reserved, extra, extra_memory = sim.reservation
     alone = isinstance(candidates, tuple)
     depth = sim.order.backfill_depth if candidates is not None and not alone else 0
@@ -187,7 +189,7 @@ def backfill_easy(sim, candidates, now: float) -> int:
             if counted:
                 passed.add(need, memory, estimate_of[job])
         else:
-            sim.start_job(job, *fit)
+            yield Start(job, *fit)
             max_free, max_memory, any_length, givable, remaining = condition(counted)
     sim.reservation = (head, shadow, reserved, extra, extra_memory)
     return examined

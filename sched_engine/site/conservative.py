@@ -23,7 +23,7 @@ otherwise; memory-elastic starts do not apply.
 
 from __future__ import annotations
 
-from ..batch.policies import Cancel, Conservative, Reserve, Wake
+from ..batch.policies import Cancel, Conservative, Reserve, Start, Wake
 from ..batch.profile import Profile, ResourceProfiles
 from .waiting import WAITING
 
@@ -47,8 +47,9 @@ class SiteConservative(Conservative):
         return sim.procs[job], sim.procs[job] * sim.memory_per_cpu[job] * (1.0 - MEMORY_SLACK)
 
 
-def backfill_conservative(sim, candidates, now: float) -> None:
-    """Plan the waiting jobs in the order ``candidates`` gives them and start those planned for now that fit."""
+def backfill_conservative(sim, candidates, now: float):
+    """Plan the waiting jobs in the order ``candidates`` gives them and start those planned for now that fit (a
+    generator of the decisions; ``sim``: the site's policy, :class:`~.policy.SitePolicy`)."""
     planner = SiteConservative()
     planner.bind(sim)
     depth = sim.order.backfill_depth
@@ -63,9 +64,10 @@ def backfill_conservative(sim, candidates, now: float) -> None:
         for decision in planner.arrive(job, now):
             kind = type(decision)
             if kind is Cancel:
-                sim.cancel_waiting(job, decision.reason)
+                yield decision
             elif kind is Reserve:
                 if decision.start <= now and clusters[decision.cluster].fits(sim.procs[job], sim.memory_per_cpu[job]):
-                    sim.start_job(job, decision.cluster, 1.0)
+                    yield Start(job, decision.cluster)
             elif kind is Wake and decision.time > now:
-                sim.wake(decision.time)
+                sim.wakes.add(decision.time)
+                yield decision

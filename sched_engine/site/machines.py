@@ -53,6 +53,10 @@ class SiteCluster:
         # machine -> the jobs running on it: built from ``held`` at the first failure, kept from then on (a run
         # without failures never asks).
         self.machine_jobs: list[set[int]] | None = None
+        # The batch kernel's switches (ClusterState): running jobs are always kept here, machines' jobs from the
+        # first failure on.
+        self.track_running = True
+        self.track_jobs = False
         # Invariant: the lists hold free_cpus and free_memory value for value (first fit walks them machine by
         # machine: a job mostly takes one or two), and ``avail`` the machines with a CPU free, ascending.
         self._free_cpus: list[int] = self.free_cpus.tolist()
@@ -190,8 +194,9 @@ class SiteCluster:
 
     # --- taking and giving back -------------------------------------------------------------------
 
-    def allocate(self, job: int, procs: int, memory_per_cpu: float, est_end: float) -> list[int]:
-        """First fit of ``procs`` CPUs with ``memory_per_cpu`` MB each; returns the machines held."""
+    def allocate(self, job: int, procs: int, est_end: float, memory_per_cpu: float = 0.0) -> list[int]:
+        """First fit of ``procs`` CPUs with ``memory_per_cpu`` MB each; returns the machines held (the batch
+        kernel's cluster interface, :meth:`sched_engine.batch.cluster.ClusterState.allocate`, with memory)."""
         free_cpus, free_memory, avail = self._free_cpus, self._free_memory, self.avail
         taken, counts = [], []
         needed, scanned = procs, 0
@@ -253,8 +258,9 @@ class SiteCluster:
         self.running_cpus.insert(at, procs)
         return taken
 
-    def release(self, job: int, est_end: float) -> None:
-        """Give back a job's CPUs and memory (those of failed machines stay unavailable)."""
+    def release(self, job: int, est_end: float, held=None) -> None:
+        """Give back a job's CPUs and memory (those of failed machines stay unavailable); ``held``, what
+        :meth:`allocate` returned, is kept here by job and not needed."""
         machines, counts, _, memory_per_cpu = self.held.pop(job)
         at = bisect_left(self.running, (est_end, job))
         del self.running[at]

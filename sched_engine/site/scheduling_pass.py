@@ -1,12 +1,14 @@
 """The site engine's scheduling pass: the queue order's heads, EASY's reservation and walk, or CONS's plans.
 
-A function of the simulation's state (:class:`~.simulate.SiteSimulation`),
-called once after the events of each instant; it starts and cancels jobs
-through the simulation's own methods.
+A generator over the site policy's state (:class:`~.policy.SitePolicy`),
+run once after the events of each instant; it yields its decisions
+(``Start``, ``Cancel``, ``Wake``), which the batch kernel applies before it
+goes on.
 """
 
 from __future__ import annotations
 
+from ..batch.policies.decisions import Cancel
 from .backfill import backfill_easy
 from .conservative import backfill_conservative
 from .waiting import WAITING
@@ -14,12 +16,12 @@ from .waiting import WAITING
 NO_RESERVATION = "no reservation possible on the machines that are up"
 
 
-def scheduling_pass(sim, now: float) -> None:
-    """One scheduling pass of ``sim`` (a :class:`~.simulate.SiteSimulation`) at ``now``, after an instant's events.
+def scheduling_pass(sim, now: float):
+    """One scheduling pass of ``sim`` (a :class:`~.policy.SitePolicy`) at ``now``, after an instant's events.
 
     Starts the order's jobs while they fit, then (EASY) reserves for the
     first that does not and backfills around it, or (CONS) plans every job;
-    the module docstring of :mod:`.simulate` states the rules.
+    the module docstring of :mod:`.policy` states the rules.
     """
     settled, sim.settled = sim.settled, False
     if not sim.waiting:
@@ -31,7 +33,7 @@ def scheduling_pass(sim, now: float) -> None:
     if order.backfill == "cons":
         if sim.resources_changed or sim.new_arrivals:
             sim.resources_changed = False
-            backfill_conservative(sim, sim._order(), now)
+            yield from backfill_conservative(sim, sim.in_order(), now)
         return
     kept, fitting = sim.reservation, None
     full = sim.resources_changed or sim.reservation is None or not order.in_arrival_order
@@ -41,19 +43,19 @@ def scheduling_pass(sim, now: float) -> None:
         candidates = iter([job for job in sim.new_arrivals if sim.status[job] == WAITING])
     else:
         if not order.in_arrival_order and not sim.resources_changed and sim.reservation is not None:
-            fitting = [job for job in sim.new_arrivals if sim.status[job] == WAITING and sim._fit_now(job)]
+            fitting = [job for job in sim.new_arrivals if sim.status[job] == WAITING and sim.fit_now(job)]
             if not fitting:
                 # Nothing was freed and no newcomer fits now: the jobs the last pass left waiting still cannot
                 # start (the order moves only by the newcomers' place in it), so the pass is skipped. A
                 # newcomer may still be examined by a later walk: the bound on what one examines grows.
                 sim.settled, sim.settled_examined = settled, sim.settled_examined + len(sim.new_arrivals)
                 return
-        candidates = sim._order()
-        running = len(sim.est_end)
-        head = sim._start_heads(candidates)
+        candidates = sim.in_order()
+        running = sim.running_count()
+        head = yield from sim.start_heads(candidates)
         # Under a fair order a job ahead of a head kept from an earlier pass may start now and hold CPUs past
         # the head's shadow time: the reservation is computed again (in arrival order no job overtakes a head).
-        sim.reservation_stale |= len(sim.est_end) != running
+        sim.reservation_stale |= sim.running_count() != running
         if head is None:
             sim.reservation = None
             sim.resources_changed = False
@@ -64,12 +66,12 @@ def scheduling_pass(sim, now: float) -> None:
         if sim.reservation_stale or sim.reservation is None or sim.reservation[0] != head:
             sim.reservation = None
         while sim.reservation is None:
-            sim.reservation = sim._reserve(head)
+            sim.reservation = sim.reserve(head)
             if sim.reservation is not None:
                 sim.reservation_stale = False
                 break
-            sim._cancel(head, NO_RESERVATION)
-            head = sim._start_heads(candidates)
+            yield Cancel(head, NO_RESERVATION)
+            head = yield from sim.start_heads(candidates)
             if head is None:
                 sim.resources_changed = False
                 return
@@ -78,7 +80,7 @@ def scheduling_pass(sim, now: float) -> None:
     sim.resources_changed = False
     if easy and sim.reservation is not None:
         newcomers = None
-        if settled and fitting is not None and not sim.elastic["enabled"] and sim._spares(kept):
+        if settled and fitting is not None and not sim.elastic["enabled"] and sim.spares(kept):
             newcomers = tuple(job for job in fitting if sim.status[job] == WAITING)
             depth = order.backfill_depth
             if len({sim.leaf[job] for job in newcomers}) > 1 or \
@@ -88,10 +90,10 @@ def scheduling_pass(sim, now: float) -> None:
             # The last walk was settled, nothing was freed since and the reservation spares no more than
             # it did: of the waiting jobs only the newcomers that fit may start, one user's, whose order is
             # their arrival order (backfill_easy's docstring).
-            examined = sim.settled_examined + (backfill_easy(sim, newcomers, now) if newcomers else 0)
+            examined = sim.settled_examined + ((yield from backfill_easy(sim, newcomers, now)) if newcomers else 0)
         else:
             if sim.keyed is not None:
                 candidates = sim.keyed   # the rest of the order read by key (sched_engine/site/keyed.py)
-            examined = backfill_easy(sim, candidates, now)
+            examined = yield from backfill_easy(sim, candidates, now)
         # A walk cut short examined more than backfill_depth: the bound keeps the next pass from the newcomers.
         sim.settled, sim.settled_examined = True, examined

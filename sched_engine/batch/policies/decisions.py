@@ -13,10 +13,12 @@ from typing import NamedTuple, Union
 
 
 class Start(NamedTuple):
-    """Start ``job`` now on cluster ``cluster`` (it fits there now)."""
+    """Start ``job`` now on cluster ``cluster`` (it fits there now), holding ``fraction`` of its memory (below 1: a
+    memory-elastic start, which runs longer by the run's penalty model)."""
 
     job: int
     cluster: int
+    fraction: float = 1.0
 
 
 class Cancel(NamedTuple):
