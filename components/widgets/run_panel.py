@@ -75,6 +75,9 @@ CANCELLED = "Cancelled after {seconds} s; nothing was saved. The previous result
 # run's latest progress report, so an empty bar set only on Cancel would be overwritten by it.
 EMPTY_PROGRESS = ["0", "100"]
 
+#: The fold button's label when the inputs are open (False) and folded away (True).
+FOLD_LABELS = {False: "▾ Inputs (hide)", True: "▸ Inputs: show to change them"}
+
 
 class Ids:
     """The ids of one page's run panel, all derived from the page's name."""
@@ -92,6 +95,8 @@ class Ids:
         self.download = f"{page}-download"
         self.brief_pdf = f"{page}-brief-pdf-button"
         self.brief_html = f"{page}-brief-html-button"
+        self.inputs = f"{page}-inputs-box"          # the page's inputs, folded away after a run
+        self.inputs_toggle = f"{page}-inputs-button"
 
     def export_button(self, frame: str) -> dict:
         return {"type": self.export, "frame": frame}
@@ -204,6 +209,16 @@ def brief_links_row(ids: Ids) -> list:
                    title=tip + " (HTML, opens offline)")]
 
 
+def inputs(ids: Ids, children: Sequence) -> html.Div:
+    """The page's inputs (its form), folded away after each run so the results sit under Run.
+
+    One click on the button above them opens them again (see :func:`register_fold`); nothing in them is
+    reset by folding, and they are never squeezed into a scroll box of their own.
+    """
+    return html.Div([html.Button(FOLD_LABELS[False], id=ids.inputs_toggle, className="inputs-toggle", n_clicks=0),
+                     html.Div(list(children), id=ids.inputs, className="inputs")], className="inputs-fold")
+
+
 def headline(ids: Ids) -> html.P:
     """The sentence that says what the page's results mean (see :func:`register_headline`)."""
     return html.P(id=ids.headline, className="headline result-headline")
@@ -254,6 +269,7 @@ def register(app, ids: Ids, results, plan: Callable[..., list[Planned]], states:
     ``noun``, ``timed`` and ``refused_note`` shape the message (see :func:`on_run`).
     """
     register_cancel_feedback(app, ids)
+    register_fold(app, ids)
     briefs.register(app.server, results)   # the brief's routes, once for every page
     app.callback(Output(ids.brief_pdf, "href"), Output(ids.brief_html, "href"), Output(ids.brief_pdf, "className"),
                  Output(ids.brief_html, "className"), Input(ids.runs, "data"))(partial(brief_links, ids.page))
@@ -294,6 +310,28 @@ def register_headline(app, ids: Ids, results, sentence: Callable[[list], str]) -
     """Keep the panel's headline in step with its runs; ``sentence`` is one of :mod:`components.figures.headlines`."""
     app.callback(Output(ids.headline, "children"), Input(ids.runs, "data"))(
         partial(headline_text, results, sentence))
+
+
+def register_fold(app, ids: Ids) -> None:
+    """Fold the inputs away when runs arrive (a run, or the page opened on earlier runs); the button flips them.
+
+    In the browser, no round trip: a page's form is never reset by it.
+    """
+    app.clientside_callback(
+        f"""function(records, clicks, current) {{
+            const triggered = (window.dash_clientside.callback_context.triggered || []).map(t => t.prop_id);
+            const wasFolded = (current || '').includes('folded');
+            const folded = triggered.includes('{ids.runs}.data') ? (records || []).length > 0 || wasFolded
+                                                                   : !wasFolded;
+            const labels = {json.dumps({str(k).lower(): v for k, v in FOLD_LABELS.items()}, ensure_ascii=False)};
+            // Opened again: charts and the tree drawn while hidden take their size from the window's resize.
+            if (wasFolded && !folded) {{ setTimeout(() => window.dispatchEvent(new Event('resize')), 0); }}
+            return [folded ? 'inputs folded' : 'inputs', labels[String(folded)]];
+        }}""",
+        Output(ids.inputs, "className"), Output(ids.inputs_toggle, "children"),
+        Input(ids.runs, "data"), Input(ids.inputs_toggle, "n_clicks"), State(ids.inputs, "className"),
+        prevent_initial_call=True,
+    )
 
 
 def register_cancel_feedback(app, ids: Ids) -> None:

@@ -45,3 +45,17 @@ def click_when_clear(dash_duo, selector: str, timeout: float = 60) -> None:
             save_screenshot(dash_duo.driver, "covered-" + selector.strip("#.") + ".png")
             raise AssertionError(f"{selector} stayed covered for {timeout} s by {cover}")
         time.sleep(0.2)
+
+
+def show_inputs(dash_duo, panel, timeout: float = 60) -> None:
+    """Open a page's inputs again after a run folded them away (``panel``: the page's ``run_panel.Ids``).
+
+    The fold follows the run's records by a moment (a callback in the browser): wait briefly for it, then
+    click the button above the inputs once, as a person would.
+    """
+    deadline = time.monotonic() + 3
+    while not dash_duo.find_elements(f"#{panel.inputs}.folded") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if dash_duo.find_elements(f"#{panel.inputs}.folded"):
+        click_when_clear(dash_duo, f"#{panel.inputs_toggle}", timeout)
+    dash_duo.wait_for_element(f"#{panel.inputs}:not(.folded)", timeout=timeout)

@@ -9,6 +9,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from zoom import zoom_until_shown
 
 from app import create_app
+from clicks import show_inputs
 from components.pages import batch as page
 from downloads import downloaded
 from screenshots import save_screenshot
@@ -72,6 +73,7 @@ def test_preset_matrix_runs_and_charts_link(dash_duo, tmp_path):
 def test_a_bad_upload_says_where_and_keeps_trace_and_results(dash_duo, tmp_path):
     _start(dash_duo, tmp_path)
     run_easy_basic(dash_duo, TIMEOUT)
+    show_inputs(dash_duo, page.ids.PANEL)   # folded away after the run
     bad = tmp_path / "broken.swf"
     bad.write_text("1 0 -1 10 2 -1 -1 2 10 -1 1 1 -1 -1 -1 -1 -1 -1\n2 5 -1 ten 2 -1 -1 2 10 -1 1 1 -1 -1 -1 -1 -1 -1\n")
     _upload(dash_duo, page.ids.TRACE_UPLOAD, bad)

@@ -7,7 +7,7 @@ from selenium.webdriver.common.keys import Keys
 from zoom import zoom_until_shown
 
 from app import create_app
-from clicks import click_when_clear
+from clicks import click_when_clear, show_inputs
 from components.pages import elastic as page
 from sched_engine import run_scenario
 from sched_engine.elastic.presets import two_job_model
@@ -105,6 +105,7 @@ def _wait_for_range(dash_duo, graph: str, expected: list[float]) -> None:
 def test_bad_input_says_why_and_keeps_the_results(dash_duo, tmp_path):
     _start(dash_duo, tmp_path)
     _run_two_job_preset(dash_duo)
+    show_inputs(dash_duo, page.ids.PANEL)   # folded away after the run
     _type(dash_duo, page.ids.CORES, "0")
     dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_INFO}", "Cores per node: must be at least 1, got 0",
                                     timeout=TIMEOUT)

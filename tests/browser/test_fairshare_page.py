@@ -7,6 +7,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from app import create_app
+from clicks import show_inputs
 from components.pages import fairshare as page
 
 pytestmark = pytest.mark.browser
@@ -88,6 +89,7 @@ def test_adding_a_job_in_the_tree_editor_shows_up_after_a_rerun(dash_duo, tmp_pa
 def test_invalid_capacity_is_explained_and_keeps_earlier_results(dash_duo, tmp_path):
     _start(dash_duo, tmp_path)
     _run(dash_duo, "2 run(s)")
+    show_inputs(dash_duo, page.ids.PANEL)   # folded away after the run
     cell = dash_duo.find_element(f"#{page.ids.CAPACITY} td[data-dash-column='capacity']")
     cell.click()
     ActionChains(dash_duo.driver).send_keys("-5", Keys.ENTER).perform()

@@ -4,6 +4,7 @@ import pytest
 from dash.testing.wait import until
 
 from app import create_app
+from clicks import show_inputs
 from components.pages import network as page
 from screenshots import save_screenshot
 
@@ -87,6 +88,7 @@ def test_bad_input_says_where_and_keeps_earlier_results(dash_duo, tmp_path):
     dash_duo.find_element(f"#{page.ids.PRESET_FIG1}").click()
     dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
     dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.summary}", "Libra", timeout=TIMEOUT)
+    show_inputs(dash_duo, page.ids.PANEL)   # folded away after the run
     # A negative uplink in the generator.
     _choose(dash_duo, page.ids.MACHINE_MODE, "generate")
     uplink = dash_duo.find_element(f"#{page.ids.MACHINE_GEN_BOX} label:nth-child(4) input")

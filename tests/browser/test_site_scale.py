@@ -16,6 +16,7 @@ from flask import request
 from selenium.webdriver.common.keys import Keys
 
 from app import create_app
+from clicks import show_inputs
 from components.pages import batch as page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]   # a 200,000-job trace
@@ -87,6 +88,7 @@ def test_an_uploaded_trace_runs_on_its_header_machine_unless_clusters_were_chose
     dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
     dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.summary}", "1 cluster, 512 CPUs (the trace header of site.swf)",
                                     timeout=TIMEOUT)
+    show_inputs(dash_duo, page.ids.PANEL)   # folded away after the run
     # An explicit choice of clusters is kept for the next upload, and the page says how they differ.
     dash_duo.select_dcc_dropdown(f"#{page.ids.CLUSTER_CHOICE}", "metacentrum-2009.machines")
     dash_duo.wait_for_contains_text(f"#{page.ids.HARDWARE}", "from metacentrum-2009.machines", timeout=TIMEOUT)

@@ -40,7 +40,7 @@ def layout() -> html.Div:
                 ],
                 className="page-head",
             ),
-            html.Div(
+            run_panel.inputs(ids.PANEL, [html.Div(
                 [
                     html.Section(
                         [
@@ -153,14 +153,15 @@ def layout() -> html.Div:
                     ),
                 ],
                 className="editor-grid four",
-            ),
+            )]),
+            # After a run the inputs fold away and the results follow Run: headline (beside Run), runs, objectives,
+            # over time, the log vs the simulation, why jobs waited, sizing; then the log's audit.
+            _runs_table(),
             html.Section(
                 [html.H3("Objectives per policy and scenario (Klusáček & Rudová, Fig. 2 layout)"),
                  graph(ids.OBJECTIVES)],
                 className="panel",
             ),
-            # The log's audit follows the first results: Run and the first chart stay on the first screen.
-            audit_panel.section(audit_panel.Ids(ids.PAGE)),
             html.Section(
                 [
                     html.Div(
@@ -183,18 +184,23 @@ def layout() -> html.Div:
             ),
             trust.section(),
             sizing.section(),
-            html.Section(
-                [
-                    html.H3("Runs"),
-                    run_panel.summary_table(ids.PANEL, sort_action="native", style_table={"overflowX": "auto"}),
-                    run_panel.export_row(
-                        ids.PANEL, ("matrix", "report"), {"report": "report.html"},
-                        before=[html.Span("Export the run shown above:", className="hint"),
-                                *[html.A(f"{name}.csv", id={"type": ids.FRAME_LINKS, "frame": name}, className="button",
-                                         download=f"{name}.csv") for name in FRAMES]]),
-                ],
-                className="panel",
-            ),
+            audit_panel.section(audit_panel.Ids(ids.PAGE)),
         ],
         className="batch-page",
+    )
+
+
+def _runs_table() -> html.Section:
+    """The runs, one row per policy, scenario and seed, with the exports."""
+    return html.Section(
+        [
+            html.H3("Runs"),
+            run_panel.summary_table(ids.PANEL, sort_action="native", style_table={"overflowX": "auto"}),
+            run_panel.export_row(
+                ids.PANEL, ("matrix", "report"), {"report": "report.html"},
+                before=[html.Span("Export the run shown in 'Over time':", className="hint"),
+                        *[html.A(f"{name}.csv", id={"type": ids.FRAME_LINKS, "frame": name}, className="button",
+                                 download=f"{name}.csv") for name in FRAMES]]),
+        ],
+        className="panel",
     )

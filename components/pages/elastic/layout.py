@@ -48,7 +48,7 @@ def layout() -> html.Div:
                 ],
                 className="page-head",
             ),
-            html.Div(
+            run_panel.inputs(ids.PANEL, [html.Div(
                 [
                     html.Section(
                         [
@@ -114,7 +114,7 @@ def layout() -> html.Div:
                     ),
                 ],
                 className="editor-grid four",
-            ),
+            )]),
             html.Section(
                 [
                     html.H3("Run"),

@@ -39,7 +39,7 @@ def layout() -> html.Div:
                 ],
                 className="page-head",
             ),
-            html.Div(
+            run_panel.inputs(ids.PANEL, [html.Div(
                 [
                     html.Section(
                         [
@@ -87,14 +87,20 @@ def layout() -> html.Div:
                             dcc.Checklist(id=ids.POLICIES, options=REGISTRY.options(ids.ENGINE), value=DEFAULT_POLICIES,
                                           className="checklist"),
                             html.P(MCH_EXACTNESS, className="hint"),
-                            run_panel.summary_table(ids.PANEL, style_table={"overflowX": "auto"}),
-                            run_panel.export_row(ids.PANEL, FRAMES, before=[
-                                dcc.Dropdown(id=ids.EXPORT_RUN, placeholder="Run to export", clearable=False)]),
                         ],
-                        className="panel run-panel",
+                        className="panel",
                     ),
                 ],
                 className="editor-grid",
+            )]),
+            html.Section(
+                [
+                    html.H3("Runs"),
+                    run_panel.summary_table(ids.PANEL, style_table={"overflowX": "auto"}),
+                    run_panel.export_row(ids.PANEL, FRAMES, before=[
+                        dcc.Dropdown(id=ids.EXPORT_RUN, placeholder="Run to export", clearable=False)]),
+                ],
+                className="panel",
             ),
             html.Section(
                 [

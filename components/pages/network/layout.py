@@ -54,7 +54,7 @@ def layout() -> html.Div:
                 ],
                 className="page-head",
             ),
-            html.Div(
+            run_panel.inputs(ids.PANEL, [html.Div(
                 [
                     html.Section(
                         [
@@ -130,7 +130,7 @@ def layout() -> html.Div:
                     ),
                 ],
                 className="editor-grid",
-            ),
+            )]),
             html.Section(
                 [
                     html.H3("Schemes compared"),

@@ -76,7 +76,6 @@ def _policies() -> html.Section:
         field("Failures", dcc.RadioItems(id=ids.FAILURES, options=FAILURES, value="none")),
         dcc.Checklist(id=ids.ELASTIC, value=[], options=[
             {"label": "memory-elastic starts (spill penalty, at least half the memory)", "value": "on"}]),
-        *run_panel.controls(ids.PANEL),
     ])
 
 
@@ -115,8 +114,11 @@ def layout() -> html.Div:
         html.H2("Site study"),
         html.P("One site's trace through its organisation's fair share, backfilling, failures and memory: "
                "which policy gives each group its share?"),
-        html.Div(id=ids.STAKEHOLDERS, className="stakeholders"),
-        html.Div(className="form-row", children=[
+        # Run, its message and what the runs mean, on the first screen; the inputs fold away after a run and the
+        # results follow: runs, charts over time, the log's audit, a second site.
+        html.Div([*run_panel.controls(ids.PANEL), html.Div(id=ids.STAKEHOLDERS, className="stakeholders")],
+                 className="page-run"),
+        run_panel.inputs(ids.PANEL, [html.Div(className="form-row", children=[
             html.Div(className="form-column", children=[
                 html.H3("The site"),
                 field("Trace", dcc.Dropdown(id=ids.TRACE, value="hpc2n-excerpt.swf", clearable=False)),
@@ -128,11 +130,13 @@ def layout() -> html.Div:
             html.Div(className="form-column", children=[_policies()]),
         ]),
         _organisation(),
-        _hardware(),
-        audit_panel.section(audit_panel.Ids(ids.PAGE)),
-        run_panel.summary_table(ids.PANEL),
-        run_panel.export_row(ids.PANEL, ("jobs", "timeline", "summary")),
+        _hardware()]),
+        html.Section(className="panel", children=[
+            html.H3("Runs"),
+            run_panel.summary_table(ids.PANEL, style_table={"overflowX": "auto"}),
+            run_panel.export_row(ids.PANEL, ("jobs", "timeline", "summary"))]),
         html.Div([html.Span(id=ids.GROUP_MSG), html.Button("Whole run", id=ids.RESET_WINDOW)]),
         graph(ids.SHARES), graph(ids.ISOLATION), graph(ids.UTILISATION), graph(ids.WAITS), graph(ids.KILLED),
+        audit_panel.section(audit_panel.Ids(ids.PAGE)),
         _comparison(),
     ])
