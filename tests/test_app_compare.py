@@ -147,3 +147,30 @@ def test_seed_percentages_read_as_the_headline_does():
     from components.pages.compare.seeds import percent
 
     assert [percent(v) for v in (-0.123, 0.004, 0.5, None, float("nan"))] == ["\u221212%", "0%", "+50%", "n/a", "n/a"]
+
+
+def _entry(name, hash_, finished, policy="easy"):
+    return {"name": name, "hash": hash_ * 64, "engine": "batch", "policy": policy, "seed": 1, "jobs": 100,
+            "wall_seconds": 0.5, "finished": finished}
+
+
+PROBES_AND_RUNS = [
+    _entry("sizing probe: pool of 400 CPUs · mine", "a", "2026-01-02T10:05:00"),
+    _entry("sizing probe: pool of 300 CPUs · mine", "b", "2026-01-02T10:04:00"),
+    _entry("mine", "c", "2026-01-02T10:00:00"),
+    _entry("other", "d", "2026-01-01T09:00:00", policy="fcfs"),
+]
+
+
+def test_sizing_probes_are_listed_under_their_search_after_the_runs():
+    from components.pages.workspace import lists
+
+    options = page.run_options(PROBES_AND_RUNS)
+    assert [o["value"] for o in options[:2]] == ["c" * 64, "d" * 64]          # the runs first
+    heading, *probes = options[2:]
+    assert heading["disabled"] and "Sizing search from mine" in heading["label"] and "2 probe(s)" in heading["label"]
+    assert [p["value"] for p in probes] == ["a" * 64, "b" * 64]
+    assert "pool of 400 CPUs" in probes[0]["label"]
+    rows = lists.run_rows(PROBES_AND_RUNS)
+    assert len(rows) == 3 and rows[2]["run"].startswith("Sizing search from mine, 2 probe(s): [pool of 400 CPUs]")
+    assert rows[2]["wall (s)"] == 1.0

@@ -215,3 +215,32 @@ def loaded_runs(results: ResultCache, records) -> list[tuple[dict, SimulationRes
     """``(record, result)`` for every run record (a dict with its ``hash``) whose result is still in the cache."""
     pairs = [(record, results.get(record["hash"])) for record in records or []]
     return [(record, result) for record, result in pairs if result is not None]
+
+
+#: How a sizing search names each of its probe runs (components/pages/batch/sizing.py, ``probe_name``):
+#: ``sizing probe: <what it varies> · <the name of the run it sized>``.
+PROBE_PREFIX = "sizing probe: "
+
+
+def runs_and_searches(entries: list[dict]) -> tuple[list[dict], list[dict]]:
+    """Index entries split into runs and sizing searches, so a search's probes never crowd out the runs.
+
+    Returns ``(runs, searches)`` in the entries' order (newest first). A
+    search is ``{"label", "engine", "policy", "seed", "finished", "probes"}``:
+    the probes of one search share the sized run's name, engine, policy
+    and seed; each probe is its entry with ``"varied"`` (e.g. ``pool of 349
+    CPUs``); ``finished`` is its newest probe's.
+    """
+    runs, searches = [], {}
+    for entry in entries:
+        name = entry.get("name") or ""
+        if not name.startswith(PROBE_PREFIX):
+            runs.append(entry)
+            continue
+        varied, _, sized = name[len(PROBE_PREFIX):].partition(" · ")
+        key = (sized, entry["engine"], entry["policy"], entry["seed"])
+        search = searches.setdefault(key, {"label": sized or "a run", "engine": entry["engine"],
+                                           "policy": entry["policy"], "seed": entry["seed"],
+                                           "finished": entry["finished"], "probes": []})
+        search["probes"].append({**entry, "varied": varied})
+    return runs, list(searches.values())

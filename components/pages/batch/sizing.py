@@ -28,6 +28,7 @@ from ...figures import catalogue
 from ...figures import sizing as figures
 from ...services.csv_export import send_csv
 from ...services.progress import POLL_MS, TRANSIENT_ERRORS
+from ...services.runs import PROBE_PREFIX
 from ...widgets.fields import error, field, graph, ok
 from . import ids, trust
 
@@ -114,7 +115,7 @@ def probe_name(scenario: dict, mode: str) -> str:
         cpus = sum(sum(c["cpus_per_machine"]) if isinstance(c["cpus_per_machine"], list)
                    else c["machines"] * c["cpus_per_machine"] for c in model.get("clusters") or [])
         what = f"{'pool of' if mode == 'pool' else 'clusters scaled to'} {cpus:,} CPUs"
-    return " · ".join(part for part in (f"sizing probe: {what}", scenario.get("name")) if part)
+    return " · ".join(part for part in (f"{PROBE_PREFIX}{what}", scenario.get("name")) if part)
 
 
 def today_size(result, mode: str) -> float:

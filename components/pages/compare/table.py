@@ -8,6 +8,7 @@ import pandas as pd
 from ...figures import catalogue
 from ...figures.compare import SUM
 from ...services.report import summary_table
+from ...services.runs import runs_and_searches
 
 HIGHLIGHT_PERCENT = 1.0
 
@@ -20,8 +21,21 @@ def run_label(entry: dict) -> str:
 
 
 def run_options(entries: list[dict]) -> list[dict]:
-    return [{"label": f"{run_label(e)} — {e['finished'].replace('T', ' ')[:16]}", "value": e["hash"]}
-            for e in entries]
+    """The picker's choices: the runs, newest first; then each sizing search, a heading with its probes under it."""
+    runs, searches = runs_and_searches(entries)
+    options = [{"label": f"{run_label(e)} — {_when(e)}", "value": e["hash"]} for e in runs]
+    for search in searches:
+        probes = search["probes"]
+        options.append({"label": f"Sizing search from {search['label']} · "
+                                 f"{catalogue.policy_label(search['engine'], search['policy'])}: "
+                                 f"{len(probes)} probe(s) — {_when(search)}",
+                        "value": f"search:{probes[0]['hash']}", "disabled": True})
+        options += [{"label": f"    probe: {p['varied']} [{p['hash'][:6]}]", "value": p["hash"]} for p in probes]
+    return options
+
+
+def _when(entry: dict) -> str:
+    return entry["finished"].replace("T", " ")[:16]
 
 
 def comparison_table(runs: list[tuple[str, object]]) -> tuple[pd.DataFrame, list[str]]:

@@ -14,6 +14,7 @@ from dash import html
 
 from sched_engine import ScenarioError
 
+from ...services.runs import runs_and_searches
 from ...services.workspace import parse_scenario_upload, permalink
 
 BEFORE_SIGN_IN = " (made before sign-in)"
@@ -34,10 +35,20 @@ def scenario_rows(entries: list[dict], before: set[str] = frozenset()) -> list[d
 
 
 def run_rows(entries: list[dict], before: set[str] = frozenset()) -> list[dict]:
-    return [{"run": markdown_link(_marked(e.get("name") or e["hash"][:12], e["hash"], before), e["hash"]),
+    """The runs, newest first; then one row per sizing search, its probes linked in it (never a row each)."""
+    runs, searches = runs_and_searches(entries)
+    rows = [{"run": markdown_link(_marked(e.get("name") or e["hash"][:12], e["hash"], before), e["hash"]),
              "engine": e["engine"], "policy": e["policy"], "seed": e["seed"], "jobs": e["jobs"],
              "wall (s)": round(e["wall_seconds"], 3), "finished": e["finished"].replace("T", " ")[:16]}
-            for e in entries]
+            for e in runs]
+    for search in searches:
+        probes = search["probes"]
+        links = ", ".join(markdown_link(p["varied"], p["hash"]) for p in probes)
+        rows.append({"run": f"Sizing search from {search['label']}, {len(probes)} probe(s): {links}",
+                     "engine": search["engine"], "policy": search["policy"], "seed": search["seed"],
+                     "jobs": probes[0]["jobs"], "wall (s)": round(sum(p["wall_seconds"] for p in probes), 3),
+                     "finished": search["finished"].replace("T", " ")[:16]})
+    return rows
 
 
 def upload_rows(entries: list[dict], before: set[str] = frozenset()) -> list[dict]:
