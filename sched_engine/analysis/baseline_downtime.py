@@ -14,7 +14,8 @@ a queue ranked above every other (:data:`DOWN_QUEUE`).
 
 A reservation is a drain, not a failure: when its CPUs are busy in the
 simulation it waits at the head of the queue (EASY reserves them, backfilling
-only what ends in time), and it never kills a running job. Machine failures
+only what ends in time), and it never kills a running job (save a best-effort
+one, as any job of a higher queue may, :mod:`sched_engine.batch.queues`). Machine failures
 (:mod:`sched_engine.batch.failures`) were tried first and rejected: a
 failure kills the jobs running where the log had idle CPUs, and the work
 they lose makes the run *less* loaded (on HPC2N, 309 of 3,145 jobs killed
