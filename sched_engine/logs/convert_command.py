@@ -29,6 +29,7 @@ from ..batch.traces import Workload, parse_workload, sniff_format
 from ..core.errors import ScenarioError
 from ..core.io import read_text
 from . import kinds, reader
+from .stream import read_log_path
 from .swf_writer import write_swf
 
 SALT_FILE = "anonymise.salt"
@@ -104,9 +105,14 @@ def _write_atomically(path: Path, write: Callable) -> None:
 
 def convert_log(source_path: Path, out: Path, args: argparse.Namespace, log: Callable[[str], None]) -> int:
     name = source_path.name
-    text = read_text(source_path, source=name)
-    workload = read_log(text, args.format, source=name, timezone=_checked_zone(args.timezone),
-                        skip_malformed=args.skip_malformed)
+    zone = _checked_zone(args.timezone)
+    workload = None
+    if args.format == "auto" or reader(args.format) is not None:   # a log streams from its file
+        workload = read_log_path(source_path, args.format, source=name, timezone=zone,
+                                 skip_malformed=args.skip_malformed, compact=True)
+    if workload is None:
+        workload = read_log(read_text(source_path, source=name), args.format, source=name, timezone=zone,
+                            skip_malformed=args.skip_malformed)
     if workload.jobs.empty:
         said = "; ".join(workload.notes) or f"{workload.dropped:,} jobs never ran"
         raise ScenarioError("", f"nothing to convert: no job in the file ran ({said})", source=name)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..batch.traces import TraceError, Workload, _jobs_frame
+from ..batch.traces import TraceError, Workload
 
 #: One record as a reader appends it.
 ROW = ("line", "key", "job_id", "submit", "start", "end", "procs", "requested_time", "memory_per_cpu_mb",
@@ -95,7 +95,7 @@ def columns_of(rows: list[tuple]) -> dict[str, list]:
     return dict(zip(ROW, map(list, zip(*rows)))) if rows else {name: [] for name in ROW}
 
 
-#: Columns of :data:`ROW` holding numbers, and names (one copy of each kept by :func:`compact`).
+#: Columns of :data:`ROW` holding numbers, and names (kept as codes of :class:`Names`).
 NUMBER_COLUMNS = frozenset(("submit", "start", "end", "procs", "requested_time", "memory_per_cpu_mb",
                             "used_memory_per_cpu_mb", "avg_cpu_time"))
 NAME_COLUMNS = frozenset(("status", "user", "group", "queue", "partition", "account"))
@@ -103,39 +103,123 @@ NAME_COLUMNS = frozenset(("status", "user", "group", "queue", "partition", "acco
 BLOCK = 65536
 
 
-def text_lines(text: str, *, keep_ends: bool = False):
-    """The lines of ``text`` split at ``\\n`` only (a carriage return inside a field stays), one at a time.
+class Names:
+    """The names of a log (users, groups, queues, states...) each kept once: a column holds their int32 codes.
 
-    Unlike ``text.split("\\n")`` no list of every line is built: a large log
-    costs its text and a line, not twice its text.
+    Code 0 is the empty name.
     """
-    start = 0
-    while start < len(text):
-        end = text.find("\n", start)
-        if end < 0:
-            yield text[start:]
-            return
-        yield text[start:end + 1] if keep_ends else text[start:end]
-        start = end + 1
+
+    def __init__(self):
+        self.code: dict[str, int] = {"": 0}
+        self.names: list[str] = [""]
+
+    def encode(self, values) -> np.ndarray:
+        """Codes of a sequence of names."""
+        if not len(values):
+            return np.zeros(0, dtype=np.int32)
+        codes, uniques = pd.factorize(as_objects(values))
+        table = np.fromiter(map(self.add, uniques.tolist()), dtype=np.int32, count=len(uniques))
+        return table.astype(np.uint16)[codes] if len(self.names) <= 1 << 16 else table[codes]
+
+    def add(self, name: str) -> int:
+        code = self.code.get(name)
+        if code is None:
+            code = self.code[name] = len(self.names)
+            self.names.append(name)
+        return code
+
+    def decode(self, codes: np.ndarray) -> np.ndarray:
+        """The names of codes, as an object array sharing one string per name."""
+        return as_objects(self.names)[codes]
 
 
-def compact(rows: list[tuple], names: dict[str, str]) -> dict[str, np.ndarray]:
-    """A block of rows (:data:`ROW` order) as arrays: numbers as floats, each name stored once in ``names``."""
+def line_numbers(values) -> np.ndarray:
+    """Line numbers as int32 while they fit (a file of fewer than 2**31 lines), else int64."""
+    numbers = np.asarray(values, dtype=np.int64)
+    return numbers.astype(np.int32) if not numbers.size or numbers.max() < 2**31 else numbers
+
+
+def job_ids(values) -> np.ndarray:
+    """Job ids as a bytes array (UTF-8): a tenth of the memory of as many Python strings."""
+    try:
+        return np.array(values, dtype="S") if len(values) else np.zeros(0, dtype="S1")
+    except UnicodeEncodeError:
+        return np.array([value.encode() for value in values], dtype="S")
+
+
+def key_hash(*parts) -> np.ndarray:
+    """One 64-bit hash per record of the columns ``parts`` that make its key (records with one key count once)."""
+    frame = pd.DataFrame({str(i): as_objects(part) if not isinstance(part, np.ndarray) else part
+                          for i, part in enumerate(parts)})
+    return pd.util.hash_pandas_object(frame, index=False).to_numpy(dtype=np.uint64)
+
+
+def compact(rows: list[tuple], names: Names) -> dict[str, np.ndarray]:
+    """A block of rows (:data:`ROW` order, ``key`` a tuple of the key's parts) as arrays, names as codes."""
     columns = {}
     for name, values in columns_of(rows).items():
         if name in NUMBER_COLUMNS:
             columns[name] = np.asarray(values, dtype=float)
         elif name == "line":
-            columns[name] = np.asarray(values, dtype=np.int64)
+            columns[name] = line_numbers(values)
+        elif name in NAME_COLUMNS:
+            columns[name] = names.encode(values)
+        elif name == "job_id":
+            columns[name] = job_ids(values)
         else:
-            columns[name] = as_objects([names.setdefault(v, v) for v in values] if name in NAME_COLUMNS else values)
+            columns[name] = key_hash(*zip(*values)) if values else np.zeros(0, dtype=np.uint64)
     return columns
 
 
+class Columns:
+    """Columns that grow block by block, each in one array with room to spare.
+
+    Joining thousands of small blocks at the end would hold every column twice
+    (and the small blocks' memory is seldom given back); an array grown by half
+    again when full is one large allocation whose spare room is never touched.
+    """
+
+    def __init__(self):
+        self.arrays: dict[str, np.ndarray] = {}
+        self.size = 0
+
+    def append(self, block: dict[str, np.ndarray], count: int) -> None:
+        """Add ``count`` rows; a float column a block lacks (or that starts late) is NaN there."""
+        for name in self.arrays.keys() - block.keys():
+            block[name] = np.full(count, np.nan)
+        for name, values in block.items():
+            values = np.asarray(values)
+            array = self.arrays.get(name)
+            if array is None:
+                array = np.empty(max(self.size + count, 1024), dtype=values.dtype)
+                if self.size:
+                    array[:self.size] = np.nan
+            kind = np.result_type(array.dtype, values.dtype)
+            if self.size + count > len(array) or kind != array.dtype:
+                grown = np.empty(max(self.size + count, len(array) * 3 // 2) if self.size + count > len(array)
+                                 else len(array), dtype=kind)
+                grown[:self.size] = array[:self.size]
+                array = grown
+            array[self.size:self.size + count] = values
+            self.arrays[name] = array
+        self.size += count
+
+    def pop(self, name: str) -> np.ndarray:
+        return self.arrays.pop(name)[:self.size]
+
+    def result(self, names=()) -> dict[str, np.ndarray]:
+        """Every column, as long as what was appended (the object is emptied); ``names`` never given are NaN."""
+        return {**{name: np.broadcast_to(np.float64(np.nan), (self.size,)) for name in names},
+                **{name: self.pop(name) for name in list(self.arrays)}}
+
+
 def concatenated(blocks: list[dict]) -> dict[str, np.ndarray]:
-    """Blocks of columns (from :func:`compact`, or lists) joined end to end."""
-    return {name: np.concatenate([block[name] if isinstance(block[name], np.ndarray) else as_objects(block[name])
-                                  for block in blocks]) for name in blocks[0]}
+    """Blocks of columns (from :func:`compact`) joined end to end; each block is emptied as it goes."""
+    columns = Columns()
+    for block in blocks:
+        columns.append(block, len(block["line"]))
+    blocks.clear()
+    return columns.result()
 
 
 def clock_seconds(text: str) -> float:
@@ -177,19 +261,48 @@ def _known_or_minus_one(values: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(values) & (values > 0), values, -1.0)
 
 
-def build_workload(columns: dict, *, kind: str, fields: dict[str, str], skips: Skips, timezone: str,
-                   records: int | None = None, never_started: int = 0, notes: tuple[str, ...] = ()) -> Workload:
-    """The workload of the records in ``columns`` (one list, array or Series per name of :data:`ROW`).
+def repeated_keys(key: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Rows whose key comes again later (the last one counts), a hash match confirmed by the job id."""
+    repeated = pd.Series(key).duplicated(keep="last").to_numpy(dtype=bool, copy=True)
+    rows = np.flatnonzero(repeated)
+    if rows.size:
+        last = pd.Series(np.arange(key.size)).groupby(key).transform("last").to_numpy()[rows]
+        repeated[rows[ids[rows] != ids[last]]] = False
+    return repeated
 
-    ``fields`` names the log's own field for ``submit``, ``start``, ``end``
-    and ``procs`` (errors quote it); ``records`` is how many records of the
-    kind were read (default: the rows plus the malformed ones),
-    ``never_started`` jobs the reader knows never started without a row
-    (PBS ``D`` records), ``notes`` extra sentences (jobs still queued or running).
+
+def _whole(values: np.ndarray, scale: float = 1.0) -> np.ndarray:
+    """Whole numbers as SWF writes them (rounded, -1 where unknown or negative): int32 while they fit."""
+    numbers = np.asarray(values, dtype=float) * scale
+    whole = np.where(np.isfinite(numbers) & (numbers >= 0), np.rint(np.nan_to_num(numbers)), -1)
+    return whole.astype(np.int32) if not whole.size or whole.max() < 2**31 else whole.astype(np.int64)
+
+
+def _names(codes: np.ndarray, names: Names, compact: bool):
+    """A name column of the frame: strings, or a categorical over the log's names when ``compact``."""
+    if compact:
+        return pd.Categorical.from_codes(codes.astype(np.int32), categories=pd.Index(names.names, dtype=object))
+    return pd.Series(names.decode(codes), dtype="string")
+
+
+def build_workload(columns: dict, *, kind: str, fields: dict[str, str], skips: Skips, timezone: str, names: Names,
+                   records: int | None = None, never_started: int = 0, notes: tuple[str, ...] = (),
+                   compact: bool = False) -> Workload:
+    """The workload of the records in ``columns`` (one array per name of :data:`ROW`; the dict is emptied).
+
+    Names are codes of ``names``; ``key`` a hash per record (:func:`key_hash`),
+    ``job_id`` bytes (:func:`job_ids`). ``fields`` names the log's own field for
+    ``submit``, ``start``, ``end`` and ``procs`` (errors quote it); ``records``
+    is how many records of the kind were read (default: the rows plus the
+    malformed ones), ``never_started`` jobs the reader knows never started
+    without a row (PBS ``D`` records), ``notes`` extra sentences (jobs still
+    queued or running); ``key`` None: every record is its own job. ``compact``
+    (for a conversion): names as categoricals, numbers the whole numbers SWF
+    writes (memory as ``*_kb``: KB per CPU) and no ``job_id``, a fraction of the memory.
     """
-    lines = np.asarray(columns["line"], dtype=np.int64)
-    submit, start, end = (np.asarray(columns[name], dtype=float) for name in ("submit", "start", "end"))
-    procs = np.asarray(columns["procs"], dtype=float)
+    lines = columns.pop("line")
+    submit, start, end = (np.asarray(columns.pop(name), dtype=float) for name in ("submit", "start", "end"))
+    procs = np.asarray(columns.pop("procs"), dtype=float)
     keep = np.ones(len(lines), dtype=bool)
     parsed_skips = skips.count
     _check(~(submit >= 0), keep, lines, skips, fields["submit"], "the submission time is missing or negative")
@@ -199,30 +312,43 @@ def build_workload(columns: dict, *, kind: str, fields: dict[str, str], skips: S
     _check(~(end >= start), keep, lines, skips, fields["end"], "the job ends before it starts (or has no end)")
     _check(~(procs >= 1), keep, lines, skips, fields["procs"], "the job ran on no CPU (a CPU count of 0)")
     _check(procs > 2**53, keep, lines, skips, fields["procs"], "the CPU count is too large")
+    total = len(lines) + parsed_skips if records is None else records
+    del lines
     index = np.flatnonzero(keep)
-    repeated = pd.Series(as_objects(columns["key"])[index]).duplicated(keep="last").to_numpy(dtype=bool)
+    del keep
+    ids = columns.pop("job_id")
+    key = columns.pop("key")
+    repeated = repeated_keys(key[index], ids[index]) if key is not None else np.zeros(index.size, dtype=bool)
+    del key
     duplicates = int(repeated.sum())
     index = index[~repeated]
     index = index[np.argsort(submit[index], kind="stable")]
     base = float(np.floor(submit[index].min())) if index.size else 0.0
-
-    def pick(name: str) -> np.ndarray:
-        return as_objects(columns[name])[index]
-
-    def numbers(name: str) -> np.ndarray:
-        return np.asarray(columns[name], dtype=float)[index] if index.size else np.zeros(0)
-
-    jobs = _jobs_frame(
-        pick("job_id"), submit[index] - base, end[index] - start[index], procs[index].astype(np.int64),
-        _known_or_minus_one(numbers("requested_time")), pick("user"), pick("queue"), [""] * index.size, [""] * index.size,
-        {"recorded_wait": np.maximum(start[index] - submit[index], 0.0), "group": pick("group"),
-         "partition": pick("partition"), "memory_per_cpu_mb": numbers("memory_per_cpu_mb")},
-    )
-    jobs["status"] = pd.Series(pick("status"), dtype="string")
-    jobs["account"] = pd.Series(pick("account"), dtype="string")
-    jobs["used_memory_per_cpu_mb"] = numbers("used_memory_per_cpu_mb")
-    jobs["avg_cpu_time"] = numbers("avg_cpu_time")
-    total = len(lines) + parsed_skips if records is None else records
+    number = _whole if compact else (lambda values, scale=1.0: values)
+    relative = submit[index] - base
+    frame = {"submit_time": number(relative - relative.min() if compact and index.size else relative)}
+    del relative
+    frame["run_time"] = number(end[index] - start[index])
+    frame["procs"] = procs[index].astype(np.int64)
+    frame["requested_time"] = number(_known_or_minus_one(np.asarray(columns.pop("requested_time"), float)[index]))
+    frame["recorded_wait"] = number(np.maximum(start[index] - submit[index], 0.0))
+    del submit, start, end, procs
+    text = {name: _names(columns.pop(name)[index], names, compact) for name in sorted(NAME_COLUMNS)}
+    blank = _names(np.zeros(index.size, np.uint16), names, compact)
+    jobs = {} if compact else {"job_id": pd.Series([value.decode() for value in ids[index].tolist()], dtype="string")}
+    del ids
+    jobs.update({"submit_time": frame["submit_time"], "run_time": frame["run_time"], "procs": frame["procs"],
+                 "requested_time": frame["requested_time"], "user": text["user"], "queue": text["queue"],
+                 "requirement": blank, "site": blank, "recorded_wait": frame["recorded_wait"], "group": text["group"],
+                 "partition": text["partition"]})
+    for name in ("memory_per_cpu_mb", "status", "account", "used_memory_per_cpu_mb", "avg_cpu_time"):
+        if name in text:
+            jobs[name] = text[name]
+        elif compact and name.endswith("_mb"):   # whole KB per CPU, as SWF writes them
+            jobs[name.replace("_mb", "_kb")] = _whole(np.asarray(columns.pop(name), dtype=float)[index], 1024)
+        else:
+            jobs[name] = number(np.asarray(columns.pop(name), dtype=float)[index])
+    jobs = pd.DataFrame(jobs, copy=False)
     said = [f"{kind}, {_plural(len(jobs), 'job')} from {_plural(total, 'record')}"]
     said.append(f"{never:,} never started (not runs)")
     if duplicates:

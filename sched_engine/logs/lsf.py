@@ -34,7 +34,20 @@ import re
 import numpy as np
 
 from ..batch.traces import TraceError, Workload
-from .jobs_table import BLOCK, NAN, Memo, Skips, build_workload, concatenated, paused_gc, text_lines
+from .jobs_table import (
+    BLOCK,
+    NAN,
+    Memo,
+    Names,
+    Skips,
+    as_objects,
+    build_workload,
+    concatenated,
+    job_ids,
+    key_hash,
+    paused_gc,
+)
+from .stream import ended_lines, text_pieces
 
 KIND = "lsf"
 EVENT = "JOB_FINISH"
@@ -108,7 +121,7 @@ def _explain(row: list[str], line: int) -> TraceError:
 def _numbers(column: tuple[str, ...], name: str, lines: list[int], problems: list, bad: np.ndarray) -> np.ndarray:
     """A column of :data:`NUMBERS` as floats: a required one not a number is malformed, an optional one NaN."""
     try:
-        return np.array(column, dtype=float)
+        return np.fromiter(map(float, column), dtype=float, count=len(column))
     except ValueError:
         pass
     values = np.full(len(column), np.nan)
@@ -139,12 +152,12 @@ def _group(saap: str) -> str:
     return parts[-2] if len(parts) >= 2 else ""
 
 
-def _columns(texts: list[tuple], lines: list[int], skips: Skips, problems: list, names: dict) -> dict:
+def _columns(texts: list[tuple], lines: list[int], skips: Skips, problems: list, names: Names) -> dict:
     """The :data:`~.jobs_table.ROW` columns of a block of records, numbers converted at once.
 
     ``problems`` (line, field, message) of records already found unreadable
     and of those found here are raised or counted in the order of the file;
-    ``names`` keeps one copy of each user, queue and project name.
+    names become codes of ``names``.
     """
     fields = list(zip(*texts)) if texts else [()] * (len(NUMBERS) + 5)
     bad = np.zeros(len(texts), dtype=bool)
@@ -153,44 +166,50 @@ def _columns(texts: list[tuple], lines: list[int], skips: Skips, problems: list,
         skips.error(field, message, line)
     good = ~bad
     number = {name: values[good] for name, values in number.items()}
-    user, queue, res_req, project, saap = (np.asarray([names.setdefault(text, text) for text in column],
-                                                      dtype=object)[good] for column in fields[len(NUMBERS):])
+    user, queue, res_req, project, saap = (as_objects(column)[good] for column in fields[len(NUMBERS):])
     cpus = number["numProcessors"]
     per_cpu = np.maximum(cpus, 1)
     limit = np.where(number["runLimit"] > 0, number["runLimit"], np.nan)
     job, index = number["jobId"].astype(np.int64), number["idx"].astype(np.int64)
     memory, group = Memo(_memory), Memo(_group)
     return {
-        "line": np.asarray(lines, dtype=np.int64)[good], "key": list(zip(job.tolist(), index.tolist(),
-                                                                       number["submitTime"].tolist())),
-        "job_id": [f"{j}[{i}]" if i > 0 else str(j) for j, i in zip(job.tolist(), index.tolist())],
+        "line": np.asarray(lines, dtype=np.int64)[good], "key": key_hash(job, index, number["submitTime"]),
+        "job_id": job_ids([f"{j}[{i}]" if i > 0 else str(j) for j, i in zip(job.tolist(), index.tolist())]),
         "submit": number["submitTime"], "start": number["startTime"], "end": number["eventTime"], "procs": cpus,
         "requested_time": limit, "memory_per_cpu_mb": np.array([memory[r] for r in res_req], dtype=float),
         "used_memory_per_cpu_mb": np.where(number["maxRMem"] >= 0, number["maxRMem"], np.nan) / 1024 / per_cpu,
         "avg_cpu_time": (np.maximum(np.nan_to_num(number["ru_utime"]), 0)
                          + np.maximum(np.nan_to_num(number["ru_stime"]), 0)) / per_cpu,
-        "status": status(number["jStatus"], number["exitInfo"], number["eventTime"] - number["startTime"], limit),
-        "user": user, "group": np.array([group[s] for s in saap], dtype=object), "queue": queue,
-        "partition": [""] * len(user), "account": np.where(project == "default", "", project),
+        "status": names.encode(status(number["jStatus"], number["exitInfo"], number["eventTime"]
+                                      - number["startTime"], limit).astype(object)),
+        "user": names.encode(user), "group": names.encode([group[s] for s in saap]), "queue": names.encode(queue),
+        "partition": np.zeros(len(user), dtype=np.int32),
+        "account": names.encode(np.where(project == "default", "", project).astype(object)),
     }
 
 
 def parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool = False) -> Workload:
     """The jobs of an ``lsb.acct`` file (see the module docstring)."""
+    return read(text_pieces(text), source=source, timezone=timezone, skip_malformed=skip_malformed)
+
+
+def read(pieces, *, source: str, timezone: str = "UTC", skip_malformed: bool = False,
+         compact: bool = False) -> Workload:
+    """:func:`parse` of a text given in pieces that end at a line break (:mod:`.stream`)."""
     with paused_gc():
-        return _parse(text, source=source, timezone=timezone, skip_malformed=skip_malformed)
+        return _read(pieces, source=source, timezone=timezone, skip_malformed=skip_malformed, compact=compact)
 
 
-def _parse(text: str, *, source: str, timezone: str, skip_malformed: bool) -> Workload:
-    """The body of :func:`parse`."""
+def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact: bool) -> Workload:
+    """The body of :func:`read`."""
     skips = Skips(source, skip_malformed)
     texts: list[tuple] = []
     lines: list[int] = []
     problems: list[tuple[int, str, str]] = []
     records, other = 0, 0
     blocks: list[dict] = []
-    names: dict[str, str] = {}
-    reader = csv.reader(text_lines(text, keep_ends=True), delimiter=" ", quotechar='"', doublequote=True, strict=True)
+    names = Names()
+    reader = csv.reader(ended_lines(pieces), delimiter=" ", quotechar='"', doublequote=True, strict=True)
     first_line = 1
     try:
         for row in reader:
@@ -213,5 +232,5 @@ def _parse(text: str, *, source: str, timezone: str, skip_malformed: bool) -> Wo
     blocks.append(_columns(texts, lines, skips, problems, names))
     columns = concatenated(blocks)
     notes = (f"{other:,} record(s) of other events (not JOB_FINISH) left out",) if other else ()
-    return build_workload(columns, kind=KIND, fields=FIELDS, skips=skips, timezone=timezone, records=records,
-                          notes=notes)
+    return build_workload(columns, kind=KIND, fields=FIELDS, skips=skips, timezone=timezone, names=names,
+                          records=records, notes=notes, compact=compact)

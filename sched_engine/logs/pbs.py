@@ -27,17 +27,9 @@ import re
 from functools import lru_cache
 
 from ..batch.traces import TraceError, Workload
-from .jobs_table import (
-    BLOCK,
-    NAN,
-    Skips,
-    build_workload,
-    clock_seconds,
-    compact,
-    concatenated,
-    paused_gc,
-    text_lines,
-)
+from .jobs_table import BLOCK, NAN, Names, Skips, build_workload, clock_seconds, concatenated, paused_gc
+from .jobs_table import compact as compact_rows
+from .stream import line_blocks, text_pieces
 
 KIND = "pbs"
 _RECORD = re.compile(r"\d\d/\d\d/\d{4} \d\d:\d\d:\d\d;[A-Za-z];[^;\n]*;")
@@ -237,46 +229,53 @@ def _end_record(job: str, a: dict, line: int, source: str, deleted: bool) -> tup
 
 def parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool = False) -> Workload:
     """The jobs of a PBS accounting file: one per ``E`` record (see the module docstring)."""
+    return read(text_pieces(text), source=source, timezone=timezone, skip_malformed=skip_malformed)
+
+
+def read(pieces, *, source: str, timezone: str = "UTC", skip_malformed: bool = False,
+         compact: bool = False) -> Workload:
+    """:func:`parse` of a text given in pieces that end at a line break (:mod:`.stream`)."""
     with paused_gc():
-        return _parse(text, source=source, timezone=timezone, skip_malformed=skip_malformed)
+        return _read(pieces, source=source, timezone=timezone, skip_malformed=skip_malformed, compact=compact)
 
 
-def _parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool = False) -> Workload:
-    """The body of :func:`parse`."""
+def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact: bool) -> Workload:
+    """The body of :func:`read`."""
     skips = Skips(source, skip_malformed)
     rows: list[tuple] = []
     blocks: list[dict] = []
-    names: dict[str, str] = {}
+    names = Names()
     other: dict[str, set] = {"Q": set(), "S": set(), "D": set(), "E": set()}
     records = 0
-    for number, line in enumerate(text_lines(text), start=1):
-        parts = line.rstrip("\r").split(";", 3)
-        if len(parts) < 4:
-            if line.strip():
-                skips.error("record", "not a PBS record (date time;type;job id;attributes)", number)
-            continue
-        kind, job = parts[1], parts[2].split(".", 1)[0]
-        if kind != "E":
-            if kind in other:
-                other[kind].add(job)
-            continue
-        records += 1
-        other["E"].add(job)
-        a = attributes(parts[3])
-        try:
-            rows.append(_quick_record(job, a, number, job in other["D"]))
-        except (ValueError, KeyError):
-            try:   # the careful reading names the field at fault
-                rows.append(_end_record(job, a, number, source, job in other["D"]))
-            except TraceError as exc:
-                skips.error(exc.field, exc.message, number)
-        if len(rows) == BLOCK:   # tuples are bulky: keep columns
-            blocks.append(compact(rows, names))
-            rows = []
+    for first, lines in line_blocks(pieces):
+        for number, line in enumerate(lines, start=first):
+            parts = line.rstrip("\r").split(";", 3)
+            if len(parts) < 4:
+                if line.strip():
+                    skips.error("record", "not a PBS record (date time;type;job id;attributes)", number)
+                continue
+            kind, job = parts[1], parts[2].split(".", 1)[0]
+            if kind != "E":
+                if kind in other:
+                    other[kind].add(job)
+                continue
+            records += 1
+            other["E"].add(job)
+            a = attributes(parts[3])
+            try:
+                rows.append(_quick_record(job, a, number, job in other["D"]))
+            except (ValueError, KeyError):
+                try:   # the careful reading names the field at fault
+                    rows.append(_end_record(job, a, number, source, job in other["D"]))
+                except TraceError as exc:
+                    skips.error(exc.field, exc.message, number)
+            if len(rows) == BLOCK:   # tuples are bulky: keep columns
+                blocks.append(compact_rows(rows, names))
+                rows = []
     unfinished = (other["Q"] | other["S"]) - other["E"] - other["D"]
     deleted = other["D"] - other["E"] - other["S"]
     notes = (f"{len(unfinished):,} job(s) queued or running when the file ends (no E record): left out",) \
         if unfinished else ()
-    blocks.append(compact(rows, names))
-    return build_workload(concatenated(blocks), kind=KIND, fields=FIELDS, skips=skips, timezone=timezone,
-                          records=records + len(deleted), never_started=len(deleted), notes=notes)
+    blocks.append(compact_rows(rows, names))
+    return build_workload(concatenated(blocks), kind=KIND, fields=FIELDS, skips=skips, timezone=timezone, names=names,
+                          records=records + len(deleted), never_started=len(deleted), notes=notes, compact=compact)

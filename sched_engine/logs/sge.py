@@ -39,7 +39,8 @@ import numpy as np
 import pandas as pd
 
 from ..batch.traces import Workload
-from .jobs_table import BLOCK, NAN, Skips, build_workload, clock_seconds, paused_gc, text_lines
+from .jobs_table import BLOCK, NAN, Names, Skips, build_workload, clock_seconds, job_ids, key_hash, paused_gc
+from .stream import Pieces, line_blocks
 
 KIND = "sge"
 NAMES = (
@@ -142,35 +143,49 @@ def _block(texts: list[str], numbers: list[int], width: int, problems: list) -> 
     return table[~bad], np.asarray(numbers, dtype=np.int64)[~bad]
 
 
-def _records(text: str, skips: Skips) -> tuple[pd.DataFrame, np.ndarray, int]:
+def _records(pieces, skips: Skips) -> tuple[pd.DataFrame, np.ndarray, int]:
     """Every record's :data:`READ` fields (:data:`NUMERIC` ones as floats), their line numbers, and how many records.
 
-    Two walks over the text, neither keeping its lines: the first finds the
-    file's record width, the second reads blocks of :data:`~.jobs_table.BLOCK` records.
+    Two walks over the pieces (read again), neither keeping the text: the first finds
+    the file's record width, the second reads blocks of :data:`~.jobs_table.BLOCK` records.
     """
-    widths = [line.count(":") + 1 for line in text_lines(text) if _is_record(line)]
-    width = min((w for w in widths if w >= WIDTH), default=WIDTH)
+    width, records = None, 0
+    for _, lines in line_blocks(pieces):
+        widths = [line.count(":") + 1 for line in lines if _is_record(line)]
+        records += len(widths)
+        shortest = min((w for w in widths if w >= WIDTH), default=None)
+        if shortest is not None:
+            width = shortest if width is None else min(width, shortest)
+    width = width or WIDTH
     problems: list[tuple[int, str, str]] = []
-    tables, lines, texts, numbers = [], [], [], []
-    for number, line in enumerate(text_lines(text), start=1):
-        if not _is_record(line):
-            continue
-        count = line.count(":") + 1
-        if count < WIDTH:
-            problems.append((number, NAMES[count], f"expected at least {WIDTH} fields, found {count}"))
-            continue
-        texts.append(line)
-        numbers.append(number)
-        if len(texts) == BLOCK:
-            table, line_numbers = _block(texts, numbers, width, problems)
-            tables.append(table)
-            lines.append(line_numbers)
-            texts, numbers = [], []
+    tables, lines_read, texts, numbers = [], [], [], []
+    for first, lines in line_blocks(pieces):
+        for number, line in enumerate(lines, start=first):
+            if not _is_record(line):
+                continue
+            count = line.count(":") + 1
+            if count < WIDTH:
+                problems.append((number, NAMES[count], f"expected at least {WIDTH} fields, found {count}"))
+                continue
+            texts.append(line)
+            numbers.append(number)
+            if len(texts) == BLOCK:
+                table, line_numbers = _block(texts, numbers, width, problems)
+                tables.append(_compact(table))
+                lines_read.append(line_numbers)
+                texts, numbers = [], []
     table, line_numbers = _block(texts, numbers, width, problems)
     for number, field, message in sorted(problems):
         skips.error(field, message, number)   # raises the first, unless malformed records are skipped
-    table = pd.concat([*tables, table], ignore_index=True) if tables else table.reset_index(drop=True)
-    return table, np.concatenate([*lines, line_numbers]), len(widths)
+    table = pd.concat([*tables, _compact(table)], ignore_index=True)
+    return table, np.concatenate([*lines_read, line_numbers]), records
+
+
+def _compact(table: pd.DataFrame) -> pd.DataFrame:
+    """A block's fields with each name kept once (categoricals) and numbers as floats."""
+    table = table.astype({name: "category" for name in table.columns if name not in NUMERIC and name != "maxvmem"})
+    table["maxvmem"] = pd.to_numeric(table["maxvmem"].astype(object), errors="coerce").astype(float)
+    return table
 
 
 def _text(values: np.ndarray) -> pd.Series:
@@ -179,14 +194,20 @@ def _text(values: np.ndarray) -> pd.Series:
 
 def parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool = False) -> Workload:
     """The jobs of a Grid Engine accounting file (see the module docstring)."""
+    return read(Pieces(text=text), source=source, timezone=timezone, skip_malformed=skip_malformed)
+
+
+def read(pieces, *, source: str, timezone: str = "UTC", skip_malformed: bool = False,
+         compact: bool = False) -> Workload:
+    """:func:`parse` of a text given in pieces that end at a line break (:mod:`.stream`), iterated over twice."""
     with paused_gc():
-        return _parse(text, source=source, timezone=timezone, skip_malformed=skip_malformed)
+        return _read(pieces, source=source, timezone=timezone, skip_malformed=skip_malformed, compact=compact)
 
 
-def _parse(text: str, *, source: str, timezone: str, skip_malformed: bool) -> Workload:
-    """The body of :func:`parse`."""
+def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact: bool) -> Workload:
+    """The body of :func:`read`."""
     skips = Skips(source, skip_malformed)
-    table, line, records = _records(text, skips)
+    table, line, records = _records(pieces, skips)
     # Jobs only: a parallel task's record (pe_taskid set) belongs to its job's record.
     task_record = ~table["pe_taskid"].isin(["NONE", ""]).to_numpy(dtype=bool)
     table, line = table[~task_record].reset_index(drop=True), line[~task_record]
@@ -204,17 +225,20 @@ def _parse(text: str, *, source: str, timezone: str, skip_malformed: bool) -> Wo
     job, task = _text(number["job_number"]), _text(number["task_number"])
     has_task = number["task_number"] > 0
     project, account = table["project"].astype(object), table["account"].astype(object)
+    names = Names()
     columns = {
-        "line": line, "key": (table["hostname"].astype(object) + ":" + job + ":" + task + ":" + _text(failed)),
-        "job_id": np.where(has_task, (job + "." + task).to_numpy(dtype=object), job.to_numpy(dtype=object)),
+        "line": line, "key": key_hash(table["hostname"].astype(object).to_numpy(), number["job_number"],
+                                      number["task_number"], failed),
+        "job_id": job_ids(np.where(has_task, (job + "." + task).to_numpy(dtype=object), job.to_numpy(dtype=object))),
         "submit": submit, "start": start, "end": end, "procs": slots, "requested_time": h_rt, "memory_per_cpu_mb": h_vmem,
-        "used_memory_per_cpu_mb": pd.to_numeric(table["maxvmem"].astype(object), errors="coerce").to_numpy(dtype=float)
-        / per_slot / 2**20,
-        "avg_cpu_time": number["cpu"] / per_slot, "status": status.astype(object),
-        "user": table["owner"], "group": table["group"], "queue": table["qname"], "partition": [""] * len(table),
-        "account": np.where(~project.isin(["NONE", ""]), project, np.where(account == "sge", "", account)),
+        "used_memory_per_cpu_mb": table["maxvmem"].to_numpy(dtype=float) / per_slot / 2**20,
+        "avg_cpu_time": number["cpu"] / per_slot, "status": names.encode(status.astype(object)),
+        "user": names.encode(table["owner"]), "group": names.encode(table["group"]),
+        "queue": names.encode(table["qname"]), "partition": np.zeros(len(table), dtype=np.int32),
+        "account": names.encode(np.where(~project.isin(["NONE", ""]), project, np.where(account == "sge", "", account))),
     }
+    del table
     tasks = int(task_record.sum())
     notes = (f"{tasks:,} record(s) of parallel tasks (pe_taskid) read as part of their job",) if tasks else ()
-    return build_workload(columns, kind=KIND, fields=FIELDS, skips=skips, timezone=timezone, records=records,
-                          notes=notes)
+    return build_workload(columns, kind=KIND, fields=FIELDS, skips=skips, timezone=timezone, names=names,
+                          records=records, notes=notes, compact=compact)

@@ -15,43 +15,51 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from operator import itemgetter
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import numpy as np
-import pandas as pd
 
 from ..batch.traces import TraceError, Workload
-from .jobs_table import NAN, Memo, Skips, build_workload, paused_gc
+from .jobs_table import (
+    NAN,
+    Columns,
+    Memo,
+    Names,
+    Skips,
+    build_workload,
+    job_ids,
+    key_hash,
+    line_numbers,
+    paused_gc,
+    repeated_keys,
+)
+from .slurm_values import (  # noqa: F401 -- duration_seconds and request_memory are the module's own API too
+    _JOB_ID,
+    _NAME,
+    _TIME,
+    ABSENT,
+    FREE_TEXT,
+    REFUSED,
+    STATUS,
+    _number,
+    _reads,
+    _seconds,
+    duration_seconds,
+    mend,
+    request_memory,
+    tres_value,
+)
+from .stream import line_blocks, text_pieces
 
 KIND = "sacct"
 #: The fields of a file without a header: those of the documented command, in its order.
 DEFAULT_FIELDS = ("JobID", "Cluster", "Partition", "Account", "Group", "User", "Submit", "Start", "End", "State",
                   "NNodes", "NCPUS", "ReqMem", "ReqTRES", "Timelimit", "NodeList", "JobName")
-#: Fields of free text, where a ``|`` or a newline of the user's own may stand.
-FREE_TEXT = frozenset({"jobname", "constraints", "submitline", "comment", "admincomment", "systemcomment", "workdir",
-                       "wckey", "container", "stdin", "stdout", "stderr", "extra", "mcslabel", "reservation",
-                       "reason", "qosreq"})
 #: Fields read, by the lower-case name of the header (first present wins for ``ncpus``/``timelimit``).
 WANTED = ("jobid", "cluster", "partition", "account", "group", "user", "submit", "start", "end", "state", "nnodes",
           "ncpus", "alloccpus", "alloctres", "reqmem", "reqtres", "timelimit", "timelimitraw", "nodelist", "totalcpu")
-ABSENT = frozenset({"", "Unknown", "None", "N/A"})
-STATUS = {"COMPLETED": "completed", "TIMEOUT": "timeout", "DEADLINE": "timeout", "CANCELLED": "cancelled",
-          "PREEMPTED": "cancelled", "REQUEUED": "cancelled", "REVOKED": "cancelled"}
-NO_LIMIT = frozenset({"", "UNLIMITED", "Partition_Limit", "NONE", "INVALID"})
-_JOB_ID = r"\d+(?:_\d+|_\[[0-9,\-%]*\]|\+\d+)?(?:\.[\w\-]+)?"
-_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d|Unknown|None|"
-_CHECKS = {"jobid": _JOB_ID, "submit": _TIME, "start": _TIME, "end": _TIME, "eligible": _TIME, "ncpus": r"\d*",
-           "alloccpus": r"\d*", "reqcpus": r"\d*", "nnodes": r"\d*", "uid": r"\d*", "gid": r"\d*",
-           "elapsedraw": r"\d*", "state": r"[A-Z_]*(?: by \d+)?"}
-_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-_REQMEM = re.compile(r"(\d+(?:\.\d+)?)([KMGTP]?)([cn]?)")
-_TRES = {"cpu": re.compile(r"(?:^|,)cpu=(\d+)"), "mem": re.compile(r"(?:^|,)mem=(\d+(?:\.\d+)?)([KMGTP]?)")}
-_MB = {"K": 2.0**-10, "": 1.0, "M": 1.0, "G": 2.0**10, "T": 2.0**20, "P": 2.0**30}
-REFUSED = float("-inf")   # what a memoised reader gives for a value it cannot read
-PIECE = 1 << 23   # characters of text split into lines at a time
-_UNLIMITED_TIME = re.compile(r"(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+(?:\.\d+)?))?")
+PIECE = 1 << 23   # characters of text read into lines at a time
 
 
 def header_of(line: str, *, first: bool = False) -> list[str] | None:
@@ -76,76 +84,6 @@ def sniff(name: str, head: str) -> bool:
     return False
 
 
-def duration_seconds(text: str) -> float:
-    """``D-HH:MM:SS``, ``D-HH:MM``, ``D-HH``, ``HH:MM:SS``, ``MM:SS`` or minutes -> seconds; NaN without a limit."""
-    text = text.strip()
-    if text in NO_LIMIT:
-        return NAN
-    match = _UNLIMITED_TIME.fullmatch(text)
-    if match is None:
-        raise ValueError(text)
-    days, first, second, third = match.groups()
-    if days is not None:   # D-HH[:MM[:SS]]
-        return int(days) * 86400 + int(first) * 3600 + int(second or 0) * 60 + float(third or 0)
-    if third is not None:
-        return int(first) * 3600 + int(second) * 60 + float(third)
-    return int(first) * 60 + (float(second) if second is not None else 0.0)
-
-
-def request_memory(text: str) -> tuple[float, str]:
-    """``ReqMem`` as ``(MB, per)`` with ``per`` ``c`` (CPU), ``n`` (node) or ``t`` (the job); NaN when not asked."""
-    text = text.strip()
-    if text in ABSENT:
-        return NAN, "t"
-    match = _REQMEM.fullmatch(text)
-    if match is None:
-        raise ValueError(text)
-    number, unit, per = match.groups()
-    megabytes = float(number) * _MB[unit]
-    for flag in (2.0**63, 2.0**31):   # Slurm's MEM_PER_CPU bit, left in the number by some releases
-        if megabytes >= flag:
-            megabytes, per = megabytes - flag, "c"
-            break
-    return (megabytes if megabytes > 0 else NAN), per or "t"
-
-
-def tres_value(text: str, kind: str) -> float:
-    """``cpu=`` (a count) or ``mem=`` (MB) of a TRES list such as ``billing=4,cpu=4,mem=16G,node=1``; NaN if absent."""
-    match = _TRES[kind].search(text)
-    if match is None:
-        return NAN
-    return float(match.group(1)) * (_MB[match.group(2)] if kind == "mem" else 1.0)
-
-
-@lru_cache(maxsize=64)
-def _rules(names: tuple[str, ...]) -> list[re.Pattern | None]:
-    """Per field of a header: None for free text, else the pattern it must match (any text without a newline)."""
-    lower = [name.lower() for name in names]
-    return [None if name in FREE_TEXT else re.compile(_CHECKS.get(name, r"[^\n]*")) for name in lower]
-
-
-def mend(record: str, names: tuple[str, ...]) -> list[str] | None:
-    """A record's fields, its surplus ``|`` (and newlines) in free-text fields so that every other field reads
-    well, the earliest free field taking what is left open; None when no way does. ``shifts[i]``: how far past
-    its own place field ``i`` can start, given the fields before it."""
-    parts = record.split("|")
-    rules, extra = _rules(names), len(parts) - len(names)
-    if extra < 0:
-        return None
-    shifts = [{0}]
-    for i, rule in enumerate(rules):
-        shifts.append({t for s in shifts[i] for t in range(s, extra + 1)} if rule is None else
-                      {s for s in shifts[i] if rule.fullmatch(parts[i + s])})
-    if extra not in shifts[-1]:
-        return None
-    fields, end = [], extra
-    for i in range(len(rules) - 1, -1, -1):   # back from the end: each free field takes as little as it can
-        start = end if rules[i] is not None else max(s for s in shifts[i] if s <= end)
-        fields.append("|".join(parts[i + start:i + end + 1]))
-        end = start
-    return fields[::-1]
-
-
 def _require(names: list[str], source: str, header_line: int | None) -> str:
     """The log's spelling of its CPU field; a needed field the header lacks is an error of the whole file."""
     spelled = {name.lower(): name for name in names}
@@ -168,56 +106,6 @@ def _zone(timezone: str, source: str) -> str | None:
                          source=source) from None
 
 
-def _seconds(values, zone: str | None) -> tuple[np.ndarray, np.ndarray]:
-    """Seconds since 1970 of local times (NaN where absent) and a mask of values that are no time at all."""
-    try:   # numpy reads ISO times in C; a value it refuses sends the piece through pandas to find it
-        stamps = pd.DatetimeIndex(np.array([v if v[:1].isdigit() else "NaT" for v in values], dtype="M8[s]"))
-        bad = np.zeros(len(values), dtype=bool)
-    except ValueError:
-        stamps = pd.DatetimeIndex(pd.to_datetime(pd.Series(values, dtype=object), format="%Y-%m-%dT%H:%M:%S",
-                                                 errors="coerce"))
-        bad = stamps.isna() & ~np.fromiter((v in ABSENT for v in values), dtype=bool, count=len(values))
-    if zone is not None:
-        stamps = stamps.tz_localize(zone, ambiguous=np.ones(len(stamps), dtype=bool), nonexistent="shift_forward")
-    seconds = stamps.as_unit("s").asi8.astype(float)
-    seconds[stamps.isna()] = np.nan
-    return seconds, bad
-
-
-def _number(text: str) -> float:
-    return NAN if text in ABSENT else float(int(text))
-
-
-def _reads(read, part: int | None = None):
-    """``read`` of a text (its ``part`` when it gives a tuple) remembered per text; :data:`REFUSED` when it refuses it."""
-    def safely(text: str):
-        try:
-            value = read(text)
-        except (ValueError, OverflowError):
-            return REFUSED
-        return value if part is None else value[part]
-    return Memo(safely)
-
-
-def _shared(values) -> np.ndarray:
-    """Texts as an object array in which equal texts are one object (a log repeats its names a million times)."""
-    codes, uniques = pd.factorize(np.array(values, dtype=object))
-    return uniques[codes] if len(codes) else np.zeros(0, dtype=object)
-
-
-def _lines(text: str):
-    """``(number of its first line, lines)`` for pieces of ``text`` of about :data:`PIECE` characters."""
-    position, number = 0, 1
-    while position <= len(text):
-        end = text.find("\n", position + PIECE) % (len(text) + 1)   # -1 (no more line ends): the whole rest
-        piece = text[position:end]
-        lines = piece.split("\n")
-        if "\r" in piece:   # CRLF files; a carriage return inside a job name stays
-            lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-        yield number, lines
-        number, position = number + len(lines), end + 1
-
-
 class _Reader:
     """Records of sacct output, read piece by piece into numeric and text columns (only those the jobs need)."""
 
@@ -225,7 +113,8 @@ class _Reader:
         self.source, self.skips, self.zone = source, skips, zone
         self.spelled: dict[str, str] = {}
         self.carry: tuple[int, list[str]] = (1, [])
-        self.parts: dict[str, list] = {}
+        self.parts = Columns()
+        self.vocabulary = Names()
         self.records = self.steps = 0
         self.memo = {"number": _reads(_number), "limit": _reads(duration_seconds), "used": _reads(duration_seconds),
                      "memory": _reads(request_memory, 0), "per": _reads(request_memory, 1),
@@ -307,7 +196,7 @@ class _Reader:
                 format(self.memo["cpu"][v], "g").replace("nan", "") for v in picked["alloctres"]]
         picked.setdefault("timelimit", picked.get("timelimitraw", blank))
         valid = np.ones(len(rows), dtype=bool)
-        columns = {"line": np.array(numbers, dtype=np.int64)}
+        columns = {"line": line_numbers(numbers)}
 
         def read(memo: str, field: str, why: str) -> np.ndarray:
             values = picked.get(field, blank)
@@ -320,23 +209,33 @@ class _Reader:
             columns[name], bad = _seconds(picked.get(name, blank), self.zone)
             for row in np.flatnonzero(bad):
                 self.report(valid, row, numbers, name, picked[name][row], "is not a time (YYYY-MM-DDTHH:MM:SS)")
-        columns["procs"] = read("number", "ncpus", "is not a CPU count")
-        columns["nodes"] = read("number", "nnodes", "is not a node count")
+        procs = columns["procs"] = read("number", "ncpus", "is not a CPU count")
+        nodes = read("number", "nnodes", "is not a node count")
         columns["limit"] = read("limit", "timelimit", "is not a time limit")
-        columns["memory"] = read("memory", "reqmem", "is not a memory request (such as 4000Mc or 8Gn)")
-        columns["per"] = _shared(list(map(self.memo["per"].__getitem__, picked.get("reqmem", blank))))
-        columns["tres_memory"] = np.array([self.memo["tres"][v] for v in picked.get("reqtres", blank)], dtype=float)
-        used = np.array([self.memo["used"][v] if ":" in v else NAN for v in picked.get("totalcpu", blank)])
-        columns["used_cpu"] = np.where(used == REFUSED, np.nan, used)
+        memory = read("memory", "reqmem", "is not a memory request (such as 4000Mc or 8Gn)")
+        per = np.array(list(map(self.memo["per"].__getitem__, picked.get("reqmem", blank))), dtype="U1")
+        tres = np.array([self.memo["tres"][v] for v in picked.get("reqtres", blank)], dtype=float)
+        used = np.array([self.memo["used"][v] if ":" in v else NAN for v in picked["totalcpu"]], dtype=float) \
+            if "totalcpu" in picked else None   # the documented command asks for no CPU time: nothing kept
         self.memo["used"].clear()   # CPU times are mostly unique: remembered for one piece only
-        columns["state"] = _shared(list(map(self.memo["state"].__getitem__, picked.get("state", blank))))
+        per_cpu = np.maximum(np.nan_to_num(procs), 1.0)
+        memory = np.where(per == "n", memory * np.where(nodes >= 1, nodes, 1.0), memory)
+        memory = np.where(per == "c", memory, memory / per_cpu)
+        columns["memory"] = np.where(np.isnan(memory), tres / per_cpu, memory)
+        columns["cpu_time"] = None if used is None else np.where(used == REFUSED, np.nan, used) / per_cpu
+        states = list(map(self.memo["state"].__getitem__, picked.get("state", blank)))
+        columns["status"] = self.vocabulary.encode([STATUS.get(state, "failed") for state in states])
+        columns["pending"] = np.array([state == "PENDING" for state in states], dtype=bool)
         columns["assigned"] = np.array([v != "None assigned" for v in picked.get("nodelist", blank)], dtype=bool)
         for name in ("cluster", "partition", "account", "group", "user"):
-            columns[name] = _shared(picked.get(name, blank))
-        columns["jobid"] = np.array(picked.get("jobid", blank), dtype=object)
+            columns[name] = self.vocabulary.encode(picked.get(name, blank))
+        columns["group"] = np.where(columns["group"] != 0, columns["group"], columns["account"])
+        columns["jobid"] = job_ids(picked.get("jobid", blank))
+        columns["hash"] = key_hash(columns["jobid"]) if rows else np.zeros(0, dtype=np.uint64)
         columns["valid"] = valid
-        for name, values in columns.items():
-            self.parts.setdefault(name, []).append(values)
+        if used is None:
+            del columns["cpu_time"]
+        self.parts.append(columns, len(rows))
 
     def report(self, valid: np.ndarray, row: int, numbers: list[int], field: str, value: str, why: str) -> None:
         """One bad value: raised, or its record counted and left out with ``skip_malformed``."""
@@ -345,55 +244,62 @@ class _Reader:
             valid[row] = False
 
     def columns(self) -> dict[str, np.ndarray]:
-        if not self.parts:
+        if not self.parts.arrays:
             self.take([], [])
-        return {name: np.concatenate(parts) for name, parts in self.parts.items()}
+        return self.parts.result(names=("cpu_time",))
 
 
 def parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool = False) -> Workload:
     """The jobs of ``sacct --parsable2`` output (see the module docstring)."""
+    return read(text_pieces(text, PIECE), source=source, timezone=timezone, skip_malformed=skip_malformed)
+
+
+def read(pieces, *, source: str, timezone: str = "UTC", skip_malformed: bool = False,
+         compact: bool = False) -> Workload:
+    """:func:`parse` of a text given in pieces that end at a line break (:mod:`.stream`)."""
     reader = _Reader(source, Skips(source, skip_malformed), _zone(timezone, source))
     with paused_gc():
-        for number, lines in _lines(text):
+        for number, lines in line_blocks(pieces):
             reader.feed(number, lines)
         reader.feed(reader.carry[0], [], final=True)
-        return _workload(reader, timezone)
+        return _workload(reader, timezone, compact)
 
 
-def _workload(reader: _Reader, timezone: str) -> Workload:
+def _workload(reader: _Reader, timezone: str, compact: bool) -> Workload:
     """One job per key from the columns read: what never ran or is still to run counted, not kept."""
     c = reader.columns()
-    started = ~np.isnan(c["start"]) & c["assigned"].astype(bool)
-    pending = (c["state"] == "PENDING") & ~started
+    started = ~np.isnan(c["start"]) & c["assigned"]
     ended = started & ~np.isnan(c["end"])
-    waiting = pending | (started & ~ended)
-    several = len(set(c["cluster"].tolist()) - {""}) > 1
-    keys = np.array([f"{a}:{b}" for a, b in zip(c["cluster"], c["jobid"])], dtype=object) if several else c["jobid"]
-    order = np.flatnonzero(c["valid"].astype(bool))
+    waiting = (c.pop("pending") & ~started) | (started & ~ended)
+    cluster = c.pop("cluster")
+    several = np.unique(cluster[cluster != 0]).size > 1
+    keys = c.pop("hash") ^ (cluster.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) if several else c.pop("hash")
+    order = np.flatnonzero(c.pop("valid"))
     order = order[np.argsort(ended[order], kind="stable")]   # per key: the last record that ended, else the last
-    chosen = np.sort(order[~pd.Series(keys[order], dtype=object).duplicated(keep="last").to_numpy()])
+    ids = c.pop("jobid")
+    chosen = np.sort(order[~repeated_keys(keys[order], ids[order])])
+    del keys
     repeated = order.size - chosen.size
     unfinished = int(waiting[chosen].sum())
     chosen = chosen[~waiting[chosen]]
-    per_cpu = np.maximum(np.nan_to_num(c["procs"]), 1.0)
-    nodes = np.where(c["nodes"] >= 1, c["nodes"], 1.0)
-    memory = np.where(c["per"] == "n", c["memory"] * nodes, c["memory"])
-    memory = np.where(c["per"] == "c", memory, memory / per_cpu)
-    memory = np.where(np.isnan(memory), c["tres_memory"] / per_cpu, memory)
-    group = np.where(c["group"] != "", c["group"], c["account"])
+    if several:
+        names = reader.vocabulary.names
+        ids = job_ids([f"{names[a]}:{b.decode()}" for a, b in zip(cluster[chosen].tolist(), ids[chosen].tolist())])
+    else:
+        ids = ids[chosen]
     columns = {
-        "line": c["line"][chosen], "key": chosen, "job_id": keys[chosen], "submit": c["submit"][chosen],
-        "start": np.where(started, c["start"], np.nan)[chosen], "end": c["end"][chosen], "procs": c["procs"][chosen],
-        "requested_time": c["limit"][chosen], "memory_per_cpu_mb": memory[chosen],
-        "used_memory_per_cpu_mb": np.full(chosen.size, np.nan), "avg_cpu_time": (c["used_cpu"] / per_cpu)[chosen],
-        "status": np.array([STATUS.get(state, "failed") for state in c["state"][chosen]], dtype=object),
-        "user": c["user"][chosen], "group": group[chosen], "queue": c["partition"][chosen],
-        "partition": c["partition"][chosen], "account": c["account"][chosen],
+        "line": c.pop("line")[chosen], "key": None, "job_id": ids,
+        "submit": c.pop("submit")[chosen], "start": np.where(started, c.pop("start"), np.nan)[chosen],
+        "end": c.pop("end")[chosen], "procs": c.pop("procs")[chosen], "requested_time": c.pop("limit")[chosen],
+        "memory_per_cpu_mb": c.pop("memory")[chosen], "used_memory_per_cpu_mb": np.full(chosen.size, np.nan),
+        "avg_cpu_time": c.pop("cpu_time")[chosen], "status": c.pop("status")[chosen], "user": c.pop("user")[chosen],
+        "group": c.pop("group")[chosen], "queue": c["partition"][chosen], "partition": c["partition"][chosen],
+        "account": c.pop("account")[chosen],
     }
     notes = tuple(note for count, note in (
         (reader.steps, f"{reader.steps:,} job step record(s) (123.batch, 123.0) dropped: a job is its allocation"),
         (repeated, f"{repeated:,} repeated record(s) of one job (requeued, or listed twice) read once"),
         (unfinished, f"{unfinished:,} job(s) pending or running when the log was written: left out")) if count)
     fields = {name: reader.spelled.get(name, name.capitalize()) for name in ("submit", "start", "end")}
-    return build_workload(columns, kind=KIND, fields={**fields, "procs": reader.cpu_name},
-                          skips=reader.skips, timezone=timezone, records=reader.records, notes=notes)
+    return build_workload(columns, kind=KIND, fields={**fields, "procs": reader.cpu_name}, skips=reader.skips,
+                          timezone=timezone, names=reader.vocabulary, records=reader.records, notes=notes, compact=compact)

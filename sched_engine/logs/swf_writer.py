@@ -59,9 +59,13 @@ def pseudonym(name: str, kind: str, salt: bytes) -> str:
 
 def anonymised(jobs: pd.DataFrame, salt: bytes) -> pd.DataFrame:
     """``jobs`` with users, groups and accounts replaced by :func:`pseudonym` (empty names stay empty)."""
-    out = jobs.copy()
+    out = jobs.copy(deep=False)
     for kind in ANONYMOUS_PREFIX:
         if kind not in out.columns:
+            continue
+        if isinstance(out[kind].dtype, pd.CategoricalDtype):   # each name once
+            stand_in = [pseudonym(name, kind, salt) if name else "" for name in out[kind].cat.categories]
+            out[kind] = pd.Categorical.from_codes(out[kind].cat.codes, categories=pd.Index(stand_in, dtype=object))
             continue
         names = out[kind].astype("string").fillna("")
         uniques = names.unique()
@@ -70,11 +74,22 @@ def anonymised(jobs: pd.DataFrame, salt: bytes) -> pd.DataFrame:
     return out
 
 
-def _codes(jobs: pd.DataFrame, column: str) -> tuple[np.ndarray, list[str]]:
-    """1-based numbers of the column's names in order of first appearance (-1 when empty), and the names."""
+def _codes(jobs: pd.DataFrame, column: str, order: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """1-based numbers of the column's names (jobs in ``order``) in order of first appearance (-1 when empty)."""
     if column not in jobs.columns:
         return np.full(len(jobs), -1, dtype=np.int64), []
-    names = jobs[column].astype("string").fillna("").str.strip()
+    values = jobs[column]
+    if isinstance(values.dtype, pd.CategoricalDtype):   # a name per category: number the categories, not the jobs
+        names = pd.Index(values.cat.categories.astype(str)).str.strip()
+        named, uniques = pd.factorize(pd.Series(names).mask(names == ""), sort=False)
+        category = np.append(named, -1)[values.cat.codes.to_numpy()[order]]
+        first, seen = pd.factorize(category, sort=False, use_na_sentinel=False)   # names in order of appearance
+        kept = seen[seen >= 0]
+        ranks = np.full(len(seen), -1)
+        ranks[seen >= 0] = np.arange(kept.size)
+        codes = ranks[first]
+        return np.where(codes >= 0, codes + 1, -1).astype(np.int64), [str(uniques[c]) for c in kept]
+    names = values.iloc[order].astype("string").fillna("").str.strip()
     codes, uniques = pd.factorize(names.mask(names == ""), sort=False)
     return np.where(codes >= 0, codes + 1, -1).astype(np.int64), [str(u) for u in uniques]
 
@@ -83,7 +98,12 @@ def status_codes(jobs: pd.DataFrame) -> np.ndarray:
     """SWF status of each job from a ``status`` column of words (the first word, any case); -1 without."""
     if "status" not in jobs.columns:
         return np.full(len(jobs), -1, dtype=np.int64)
-    words = jobs["status"].astype("string").fillna("").str.strip().str.split(" ").str[0].str.lower()
+    values = jobs["status"]
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        words = pd.Series(values.cat.categories.astype(str)).str.strip().str.split(" ").str[0].str.lower()
+        table = np.append(words.map(STATUS_CODES).fillna(-1).to_numpy(dtype=np.int64), -1)
+        return table[values.cat.codes.to_numpy()]
+    words = values.astype("string").fillna("").str.strip().str.split(" ").str[0].str.lower()
     return words.map(STATUS_CODES).fillna(-1).to_numpy(dtype=np.int64)
 
 
@@ -97,25 +117,43 @@ def _column(jobs: pd.DataFrame, name: str) -> np.ndarray:
     return jobs[name].to_numpy(dtype=float) if name in jobs.columns else np.full(len(jobs), np.nan)
 
 
-def swf_fields(jobs: pd.DataFrame) -> tuple[np.ndarray, dict[str, list[str]]]:
-    """The 18 SWF fields of each job (an int64 matrix, jobs in submission order) and the legend's names."""
+def _kilobytes(jobs: pd.DataFrame, name: str, rows: np.ndarray) -> np.ndarray:
+    """KB per CPU of the jobs ``rows``: a ``*_kb`` column (a log reader's compact frame) or ``*_mb`` times 1024."""
+    if f"{name}_kb" in jobs.columns:
+        return _whole(jobs[f"{name}_kb"].to_numpy()[rows])
+    return _whole(_column(jobs, f"{name}_mb")[rows], 1024)
+
+
+def swf_blocks(jobs: pd.DataFrame, block: int = BLOCK):
+    """The legend's names, and the 18 SWF fields of the jobs in submission order in blocks (int64 matrices)."""
     order = np.argsort(jobs["submit_time"].to_numpy(dtype=float), kind="stable")
-    jobs = jobs.iloc[order].reset_index(drop=True)
-    count = len(jobs)
-    submit = jobs["submit_time"].to_numpy(dtype=float)
-    procs = _whole(jobs["procs"])
-    unknown = np.full(count, -1, dtype=np.int64)
     legend, numbered = {}, {}
     for column, key, _ in LEGEND:
-        numbered[column], legend[key] = _codes(jobs, column)
-    fields = np.column_stack([
-        np.arange(1, count + 1), _whole(submit - (submit.min() if count else 0.0)), _whole(_column(jobs, "recorded_wait")),
-        _whole(jobs["run_time"]), procs, _whole(_column(jobs, "avg_cpu_time")),
-        _whole(_column(jobs, "used_memory_per_cpu_mb"), 1024), procs, _whole(_column(jobs, "requested_time")),
-        _whole(_column(jobs, "memory_per_cpu_mb"), 1024), status_codes(jobs), numbered["user"], numbered["group"],
-        unknown, numbered["queue"], numbered["partition"], unknown, unknown,
-    ]) if count else np.zeros((0, 18), dtype=np.int64)
-    return fields, legend
+        numbered[column], legend[key] = _codes(jobs, column, order)
+    numbered["status"] = status_codes(jobs)
+    submit = jobs["submit_time"].to_numpy(dtype=float)
+    first = submit.min() if len(submit) else 0.0
+
+    def blocks():
+        for begin in range(0, len(order), block):
+            rows = order[begin:begin + block]
+            procs = _whole(jobs["procs"].to_numpy()[rows])
+            unknown = np.full(rows.size, -1, dtype=np.int64)
+            yield np.column_stack([
+                np.arange(begin + 1, begin + rows.size + 1), _whole(submit[rows] - first),
+                _whole(_column(jobs, "recorded_wait")[rows]), _whole(_column(jobs, "run_time")[rows]), procs,
+                _whole(_column(jobs, "avg_cpu_time")[rows]), _kilobytes(jobs, "used_memory_per_cpu", rows),
+                procs, _whole(_column(jobs, "requested_time")[rows]), _kilobytes(jobs, "memory_per_cpu", rows),
+                numbered["status"][rows],
+                numbered["user"][begin:begin + block], numbered["group"][begin:begin + block], unknown,
+                numbered["queue"][begin:begin + block], numbered["partition"][begin:begin + block], unknown, unknown])
+    return legend, blocks()
+
+
+def swf_fields(jobs: pd.DataFrame) -> tuple[np.ndarray, dict[str, list[str]]]:
+    """The 18 SWF fields of each job (an int64 matrix, jobs in submission order) and the legend's names."""
+    legend, blocks = swf_blocks(jobs)
+    return np.concatenate([*blocks, np.zeros((0, 18), dtype=np.int64)]), legend
 
 
 def _start_epoch(workload: Workload) -> float | None:
@@ -173,14 +211,14 @@ def write_swf(workload: Workload, out: TextIO, *, source: str = "log", timezone:
             raise ValueError("anonymising needs a salt")
         jobs = anonymised(jobs, salt)
     zone = timezone or str((workload.header or {}).get("TimeZoneString") or "UTC")
-    fields, legend = swf_fields(jobs)
+    legend, blocks = swf_blocks(jobs)
     view = Workload(jobs=jobs, format=workload.format, header=workload.header, notes=workload.notes)
     for line in header_lines(view, legend, source=source, timezone=zone, max_procs=max_procs, max_nodes=max_nodes):
         out.write(line.replace("\n", " ").replace("\r", " ") + "\n")
     pattern = " ".join(["%d"] * 18) + "\n"
-    for begin in range(0, len(fields), BLOCK):
-        out.write("".join(pattern % row for row in map(tuple, fields[begin:begin + BLOCK].tolist())))
-    return len(fields)
+    for fields in blocks:
+        out.write("".join(pattern % row for row in map(tuple, fields.tolist())))
+    return len(jobs)
 
 
 def read_legend(text: str) -> dict[str, dict[int, str]]:
