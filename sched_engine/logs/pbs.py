@@ -26,9 +26,12 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+import numpy as np
+
 from ..batch.traces import TraceError, Workload
-from .jobs_table import BLOCK, NAN, Names, Skips, build_workload, clock_seconds, concatenated, paused_gc
+from .jobs_table import BLOCK, NAN, Columns, Names, Skips, build_workload, clock_seconds, concatenated, paused_gc
 from .jobs_table import compact as compact_rows
+from .pbs_layout import LayoutReader
 from .stream import line_blocks, text_pieces
 
 KIND = "pbs"
@@ -240,42 +243,75 @@ def read(pieces, *, source: str, timezone: str = "UTC", skip_malformed: bool = F
 
 
 def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact: bool) -> Workload:
-    """The body of :func:`read`."""
+    """The body of :func:`read`: ``E`` records :data:`BLOCK` at a time, by layout (:mod:`.pbs_layout`) or one by one."""
     skips = Skips(source, skip_malformed)
-    rows: list[tuple] = []
-    blocks: list[dict] = []
+    columns = Columns()
     names = Names()
+    layouts = LayoutReader(names, seconds, size_bytes, exec_host_cpus, memory_per_cpu_mb, WALLTIME_EXITS)
     other: dict[str, set] = {"Q": set(), "S": set(), "D": set(), "E": set()}
     records = 0
+    block = _Block()
+    deleted = other["D"]
     for first, lines in line_blocks(pieces):
-        for number, line in enumerate(lines, start=first):
-            parts = line.rstrip("\r").split(";", 3)
+        for number, parts in enumerate([line.split(";", 3) for line in lines], start=first):
             if len(parts) < 4:
+                line = ";".join(parts)
                 if line.strip():
-                    skips.error("record", "not a PBS record (date time;type;job id;attributes)", number)
+                    block.problems.append((number, "record", "not a PBS record (date time;type;job id;attributes)"))
                 continue
-            kind, job = parts[1], parts[2].split(".", 1)[0]
+            kind, job = parts[1], parts[2].partition(".")[0]
             if kind != "E":
                 if kind in other:
                     other[kind].add(job)
                 continue
-            records += 1
-            other["E"].add(job)
-            a = attributes(parts[3])
-            try:
-                rows.append(_quick_record(job, a, number, job in other["D"]))
-            except (ValueError, KeyError):
-                try:   # the careful reading names the field at fault
-                    rows.append(_end_record(job, a, number, source, job in other["D"]))
-                except TraceError as exc:
-                    skips.error(exc.field, exc.message, number)
-            if len(rows) == BLOCK:   # tuples are bulky: keep columns
-                blocks.append(compact_rows(rows, names))
-                rows = []
+            message = parts[3]
+            block.numbers.append(number)
+            block.jobs.append(job)
+            block.messages.append(message.rstrip("\r") if message.endswith("\r") else message)
+            block.deleted.append(job in deleted)
+            if len(block.numbers) == BLOCK:
+                records += block.read(layouts, columns, skips, names, source, other["E"])
+        records += block.read(layouts, columns, skips, names, source, other["E"])
     unfinished = (other["Q"] | other["S"]) - other["E"] - other["D"]
     deleted = other["D"] - other["E"] - other["S"]
     notes = (f"{len(unfinished):,} job(s) queued or running when the file ends (no E record): left out",) \
         if unfinished else ()
-    blocks.append(compact_rows(rows, names))
-    return build_workload(concatenated(blocks), kind=KIND, fields=FIELDS, skips=skips, timezone=timezone, names=names,
+    if not columns.arrays:
+        columns.append(compact_rows([], names), 0)
+    return build_workload(columns.result(), kind=KIND, fields=FIELDS, skips=skips, timezone=timezone, names=names,
                           records=records + len(deleted), never_started=len(deleted), notes=notes, compact=compact)
+
+
+class _Block:
+    """``E`` records gathered to be read together, and the problems met on their lines."""
+
+    def __init__(self):
+        self.numbers, self.jobs, self.messages, self.deleted, self.problems = [], [], [], [], []
+
+    def read(self, layouts: LayoutReader, columns: Columns, skips: Skips, names: Names, source: str,
+             ended: set) -> int:
+        """Read the records into ``columns`` in the order of the file (their jobs into ``ended``); problems raised or
+        counted in that order. Returns how many records there were."""
+        numbers, jobs, deleted = self.numbers, self.jobs, self.deleted
+        ended.update(jobs)
+        blocks, alone = layouts.read(numbers, jobs, self.messages, deleted)
+        rows = []
+        for i in alone:
+            a = attributes(self.messages[i])
+            try:
+                rows.append(_quick_record(jobs[i], a, numbers[i], deleted[i]))
+            except (ValueError, KeyError):
+                try:   # the careful reading names the field at fault
+                    rows.append(_end_record(jobs[i], a, numbers[i], source, deleted[i]))
+                except TraceError as exc:
+                    self.problems.append((numbers[i], exc.field, exc.message))
+        for number, field, message in sorted(self.problems):
+            skips.error(field, message, number)
+        if rows:
+            blocks.append(compact_rows(rows, names))
+        if blocks:
+            piece = concatenated(blocks)
+            order = np.argsort(piece["line"], kind="stable")
+            columns.append({name: values[order] for name, values in piece.items()}, order.size)
+        self.__init__()
+        return len(numbers)
