@@ -32,35 +32,21 @@ the jobs a policy's ``Preempt`` names.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Protocol, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
 from ..core.events import Priority
 from ..core.loop import Simulation, scheduler_clock
-from .cluster import ClusterState
 from .in_order import run_in_order
 from .pending import PendingRecorder
 from .policies.decisions import Cancel, Decision, Preempt, Start, Wake
+from .protocols import BatchPolicy, ClusterModel, JobObserver
 from .queues import OVER_USER_CPUS, PREEMPTED, QueueInputs
 
 WAITING, RUNNING, FINISHED, KILLED, CANCELLED = range(5)
 
 
-class JobObserver(Protocol):
-    """What a run tells an observer of its jobs (the site engine's usage per user and its queue order's indexes).
-
-    For each job, in this order: ``queued`` once it entered the queue (not if cancelled on arrival);
-    ``left_queue`` when it starts or is cancelled; ``started`` once it holds its CPUs (a zero-length job holds
-    none); ``finished`` when it gave them back (ended, killed or preempted). ``advance(time)``: time passes to
-    ``time``, before that instant's events.
-    """
-
-    def queued(self, job: int) -> None: ...
-    def left_queue(self, job: int) -> None: ...
-    def started(self, job: int) -> None: ...
-    def finished(self, job: int) -> None: ...
-    def advance(self, time: float) -> None: ...
 STATUS_NAMES = ("waiting", "running", "finished", "killed", "cancelled")
 NO_SUITABLE_CLUSTER = "no suitable cluster"
 
@@ -81,9 +67,9 @@ class BatchSimulation(Simulation):
         estimate: Sequence[float],
         procs: Sequence[int],
         suitable: Sequence[tuple[int, ...] | None],
-        clusters: list[ClusterState],
+        clusters: list[ClusterModel],
         failures: Sequence[tuple[float, int, int, float]] = (),
-        policy,
+        policy: BatchPolicy,
         rng: np.random.Generator,
         progress: Callable[[float], None] | None = None,
         keep_decisions: bool = False,
@@ -229,7 +215,9 @@ class BatchSimulation(Simulation):
         """Run to the end: the kernel's loop, or the in-order loop (the kernel's one exemption, see below)."""
         self.policy.bind(self)
         plain = self.rank is None and self.limits is None   # no queue order, best-effort queue or limit
-        in_order = getattr(self.policy, "starts_in_order", False) and not self._failures and plain
+        # (the in-order loop tells no observer of its jobs: with one, every event goes through the kernel's loop)
+        in_order = (getattr(self.policy, "starts_in_order", False) and not self._failures and plain
+                    and not self.observers)
         for cluster in self.clusters:
             cluster.track_running = not in_order  # an in-order policy never looks ahead
         if in_order:
@@ -373,5 +361,5 @@ class BatchSimulation(Simulation):
             observer.finished(job)
         return cluster_index
 
-    def _sample(self, now: float, cluster: ClusterState) -> None:
+    def _sample(self, now: float, cluster: ClusterModel) -> None:
         self.samples.append((now, cluster.index, cluster.up_total - cluster.free_total, cluster.up_total))
