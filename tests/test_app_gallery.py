@@ -90,7 +90,7 @@ def test_the_chart_puts_the_papers_number_beside_ours_and_colours_a_miss():
     assert ours_b.xaxis == "x2" and figure.layout.yaxis2.title.text == "Time (s)"
     assert [a.text for a in figure.layout.annotations] == ["paper: ≤ 100"]
     empty = gallery_figures.paper_vs_ours([])
-    assert not empty.data and empty.layout.annotations[0].text.startswith("Run the card")
+    assert not empty.data and empty.layout.annotations[0].text.startswith("The paper's numbers and ours")
 
 
 def test_a_disagreement_is_shown_not_hidden():
@@ -129,3 +129,23 @@ def _walk(component):
     for child in children if isinstance(children, (list, tuple)) else [children] if children is not None else []:
         if hasattr(child, "to_plotly_json"):
             yield from _walk(child)
+
+
+def test_a_card_opens_from_the_cache_or_says_it_is_computed_in_the_background(tmp_path, monkeypatch):
+    from dash.exceptions import PreventUpdate
+
+    from components.pages.gallery import warm
+    from components.services.runs import ResultCache
+
+    started = []
+    monkeypatch.setattr(warm, "start", started.append)   # no thread here: the runs below are the background's
+    results = ResultCache(tmp_path / "results")
+    card = next(card for card in CARDS if card.key == "yarn-me-two-jobs")
+    button = {"type": "gallery-run-button", "card": card.key}
+    rows, status, *_ = gallery_page.card_shown(results, None, None, button, [])
+    assert status.children == gallery_page.COMPUTING and started == [results]
+    run_card(card, results)   # what the background does
+    rows, status, *_ = gallery_page.card_shown(results, None, 3, button, [])
+    assert rows and status.endswith("all from the cache")
+    with pytest.raises(PreventUpdate):   # shown: a poll leaves it as it is
+        gallery_page.card_shown(results, None, 4, button, rows)

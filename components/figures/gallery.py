@@ -50,7 +50,7 @@ def paper_vs_ours(points: Sequence[Point], references: Sequence[Reference] = (),
     panels = list(dict.fromkeys([p.panel for p in points] + [r.panel for r in references]))
     if not panels:
         figure = go.Figure()
-        figure.add_annotation(text="Run the card to draw the paper's numbers beside ours.", showarrow=False,
+        figure.add_annotation(text="The paper's numbers and ours, once the card's runs are done.", showarrow=False,
                               x=0.5, y=0.5, xref="paper", yref="paper", font={"color": "#5b6b7b"})
         figure.update_layout(height=HEIGHT, xaxis={"visible": False}, yaxis={"visible": False},
                              template="plotly_white", margin={"l": 10, "r": 10, "t": 10, "b": 10})

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from functools import partial
 
-from dash import ALL, MATCH, Input, Output, State, dcc, html
+from dash import ALL, MATCH, Input, Output, State, ctx, dcc, html, no_update
+from dash.exceptions import PreventUpdate
 
-from . import ids
+from . import ids, warm
 from .cards import CARDS, READING_DIFFERS, chart, run_card
+
+BY_KEY = {card.key: card for card in CARDS}
+COMPUTING = ("Computing in the background: the Gallery's runs are computed once and kept, and this card fills in "
+             "by itself when its runs are done (or press Run again to compute it now).")
 
 
 def status_text(rows: list[dict], cached: int, runs: int, seconds: float) -> str:
@@ -44,10 +49,31 @@ def reasons(rows: list[dict]) -> list:
 
 def run(results, _, button):
     """Run (or fetch from the cache) one card's scenarios: its rows, status, chart and the why of each NO."""
-    card = {card.key: card for card in CARDS}[button["card"]]
+    card = BY_KEY[button["card"]]
     outcome, cached, seconds = run_card(card, results)
     rows = outcome.rows
     return rows, status_text(rows, cached, len(card.scenarios), seconds), chart(card, outcome), reasons(rows)
+
+
+def card_shown(results, clicks, _polls, button, rows):
+    """A card as the page opens (and while the background computes): from the cache, else the background's note.
+
+    Run again computes the card now (:func:`run`); a card already shown is left as it is between polls.
+    """
+    if clicks and ctx.triggered_id == button:
+        return run(results, clicks, button)
+    if rows:
+        raise PreventUpdate
+    card = BY_KEY[button["card"]]
+    if warm.cached(card, results):
+        return run(results, clicks, button)
+    warm.start(results)
+    return no_update, html.Span(COMPUTING, className="hint"), no_update, no_update
+
+
+def polling(tables) -> bool:
+    """Whether the page stops looking for cards computed in the background: once every card is shown."""
+    return all(tables)
 
 
 def run_all(_, clicks):
@@ -60,9 +86,10 @@ def register(app, services) -> None:
     app.callback(
         Output({"type": ids.TABLE, "card": MATCH}, "data"), Output({"type": ids.STATUS, "card": MATCH}, "children"),
         Output({"type": ids.CHART, "card": MATCH}, "figure"), Output({"type": ids.WHY, "card": MATCH}, "children"),
-        Input({"type": ids.RUN, "card": MATCH}, "n_clicks"), State({"type": ids.RUN, "card": MATCH}, "id"),
-        prevent_initial_call=True,
-    )(partial(run, services.results))
+        Input({"type": ids.RUN, "card": MATCH}, "n_clicks"), Input(ids.POLL, "n_intervals"),
+        State({"type": ids.RUN, "card": MATCH}, "id"), State({"type": ids.TABLE, "card": MATCH}, "data"),
+    )(partial(card_shown, services.results))
+    app.callback(Output(ids.POLL, "disabled"), Input({"type": ids.TABLE, "card": ALL}, "data"))(polling)
     app.callback(
         Output({"type": ids.RUN, "card": ALL}, "n_clicks"), Input(ids.RUN_ALL, "n_clicks"),
         State({"type": ids.RUN, "card": ALL}, "n_clicks"), prevent_initial_call=True,

@@ -6,7 +6,7 @@ from dash import dash_table, dcc, html
 
 from ...chart_config import GRAPH_CONFIG
 from ...figures.gallery import paper_vs_ours
-from . import ids
+from . import ids, warm
 from .cards import CARDS, READING_DIFFERS
 
 COLUMNS = [{"name": name, "id": key} for key, name in
@@ -23,8 +23,9 @@ AGREEMENT_STYLE = [
 def card_section(card) -> html.Section:
     return html.Section(
         [
-            html.Div([html.H3(card.title), html.Button("Run", id={"type": ids.RUN, "card": card.key},
-                                                       className="primary")], className="button-row"),
+            html.Div([html.H3(card.title), html.Button("Run again", id={"type": ids.RUN, "card": card.key},
+                                                       title="Compute this card's runs again (or read them from the "
+                                                             "cache)")], className="button-row"),
             html.P(card.source, className="hint"),
             *([html.P(dcc.Link(card.link[0], href=card.link[1], className="card-link"))] if card.link else []),
             dcc.Loading(html.Div([
@@ -43,7 +44,7 @@ def card_section(card) -> html.Section:
                     ),
                 ], className="gallery-card-body"),
                 html.Div(id={"type": ids.WHY, "card": card.key}, className="gallery-why"),
-            ])),
+            ]), delay_show=800),   # a look at the cache (every poll) shows no spinner
         ],
         className="panel",
     )
@@ -54,8 +55,9 @@ def layout() -> html.Div:
         [
             html.Div([html.H2("Gallery"),
                       html.P("The papers' headline results, computed by our engines. Quantities on the paper side "
-                             "are quoted from the papers; ours are computed now (or read from the cache)."),
-                      html.Button("Run all", id=ids.RUN_ALL, className="preset")], className="page-head"),
+                             "are quoted from the papers; ours are computed by our engines, once, and kept in the results cache."),
+                      html.Button("Run all again", id=ids.RUN_ALL, className="preset")], className="page-head"),
+            dcc.Interval(id=ids.POLL, interval=warm.POLL_MS, max_intervals=warm.MAX_POLLS),
             *[card_section(card) for card in CARDS],
         ],
         className="gallery-page",
