@@ -157,3 +157,58 @@ def test_a_scenario_uploaded_to_a_full_workspace_is_refused_by_name(tmp_path, mo
         save_uploaded_scenario(contents, "new.json", store)
     assert "the scenario store (data/scenarios) is full: 'new' was not saved" in str(caught.value)
     assert sorted(p.name for p in store.directory.iterdir()) == before
+
+
+def test_a_sweep_table_on_a_full_disk_is_refused_by_name(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from components.pages.sweeps.store import SweepStore
+    from sched_engine import ScenarioError
+
+    store = SweepStore(tmp_path / "data" / "sweeps")
+    store.directory.mkdir(parents=True)
+    run = type("Run", (), {"table": pd.DataFrame({"x": [1.0, 2.0]}), "spec": {"kind": "k"}, "executor": "serial",
+                           "workers": 1, "wall_seconds": 0.1})()
+    disk_fails(monkeypatch, errno.ENOSPC)
+    with pytest.raises(ScenarioError) as caught:
+        store.put("a" * 64, run)
+    assert str(caught.value).startswith("the sweep store (data/sweeps) is full: the table of this sweep (2 points) "
+                                        "was not saved; earlier sweeps and results are kept")
+    assert list(store.directory.iterdir()) == []
+
+
+def test_an_access_record_on_a_read_only_disk_refuses_the_item_by_name(tmp_path, monkeypatch):
+    from components.services.access import RUN, UPLOAD, AccessRecordsFull, open_access
+    from components.services.scoped import UserUploads
+
+    access = open_access(tmp_path / "data")
+    disk_fails(monkeypatch, errno.EROFS)
+    with pytest.raises(AccessRecordsFull, match=r"^the access records \(data/access\) is read-only: who owns this "
+                                                r"run could not be written, so the run was not saved"):
+        access.own(RUN, "b" * 64, "ada")
+    uploads = UploadStore(tmp_path / "data" / "uploads")
+    view = UserUploads(uploads, access, user=lambda: "ada")
+    with pytest.raises(UploadError, match=r"^mine.swf was not saved: the access records \(data/access\) is "
+                                          r"read-only: who owns this upload"):
+        view.save_data_url(data_url(TRACE), "trace", "mine.swf")
+    assert stored(uploads) == [] and access.grant(UPLOAD, "c" * 64).owners == ()
+
+
+def test_a_prepared_download_on_a_full_disk_answers_why_instead_of_an_address(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from components.services.prepared import NOT_SAVED, PreparedFiles
+
+    prepared = PreparedFiles(tmp_path / "data" / "prepared")
+    kept = prepared.put("earlier", "old.csv")
+    real = Path.write_bytes
+
+    def full(path, data):
+        if path.name.endswith(".tmp"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(path, data)
+    monkeypatch.setattr(Path, "write_bytes", full)
+    answer = prepared.put("x" * 100, "batch-report.html")
+    assert answer == (f"{NOT_SAVED}The prepared-download store (data/prepared) is full: batch-report.html was not saved. "
+                      "Free space in the data directory (or make it writable) and export it again.")
+    assert [p.name for p in prepared.directory.iterdir()] == [kept.split("/")[2]]

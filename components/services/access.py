@@ -42,9 +42,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from sched_engine import ScenarioError
+
 from .data_check import report_once
 from .runs import REDIS_CONNECT_TIMEOUT_S, reachable, redis_address
 from .storage import atomic_write
+from .uploads import DISK_TROUBLE
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +103,20 @@ def _check(kind: str, key: str) -> None:
         raise ValueError(f"no item {kind}:{str(key)[:80]}")
 
 
+class AccessRecordsFull(ScenarioError):
+    """The access records could not be written (full, over quota, read-only): the item was not saved either.
+
+    A :class:`~sched_engine.ScenarioError`, so a run or a saved scenario is refused with it as with any other
+    reason; the stores' views (:mod:`.scoped`) turn it into their own refusal (an upload's
+    :class:`~components.services.uploads.UploadError`).
+    """
+
+    def __init__(self, store: str, code: int, kind: str):
+        super().__init__("", f"the access records ({store}) {DISK_TROUBLE[code]}: who owns this {kind} could not be "
+                             f"written, so the {kind} was not saved; earlier items and results are kept. Free space in "
+                             "the data directory (or make it writable) and try again")
+
+
 class FileGrants:
     """Grants as files, ``<directory>/<kind>/<key>.json``; updates under one exclusive ``flock``."""
 
@@ -144,9 +161,15 @@ class FileGrants:
             os.close(descriptor)   # closing releases the lock
 
     def update(self, kind: str, key: str, change: Callable[[Grant], Grant]) -> Grant:
-        with self._locked():
-            grant = change(self.read(kind, [key]).get(key, Grant()))
-            atomic_write(self._path(kind, key), grant.to_json().encode())
+        """Write the changed grant; a full, over-quota or read-only disk raises :class:`AccessRecordsFull`."""
+        try:
+            with self._locked():
+                grant = change(self.read(kind, [key]).get(key, Grant()))
+                atomic_write(self._path(kind, key), grant.to_json().encode())
+        except OSError as exc:
+            if exc.errno not in DISK_TROUBLE:
+                raise
+            raise AccessRecordsFull(f"{self.directory.parent.name}/{self.directory.name}", exc.errno, kind) from None
         return grant
 
 

@@ -30,11 +30,14 @@ from dash import ClientsideFunction, Input, Output, html
 from flask import Response, abort
 
 from .image_export import safe_filename
+from .uploads import DISK_TROUBLE
 
 ROUTE = "/prepared/<token>/<name>"
 KEEP_S = 3600.0
 TOKEN = re.compile(r"[0-9a-f]{64}")
 MIME = {".html": "text/html", ".csv": "text/csv", ".json": "application/json"}
+#: What :meth:`PreparedFiles.put` answers, followed by why, instead of an address when the disk refuses the file.
+NOT_SAVED = "not-saved:"
 
 
 class PreparedFiles:
@@ -51,15 +54,31 @@ class PreparedFiles:
         return self.directory / f"user-{hashlib.sha256(owner.encode('utf-8')).hexdigest()[:32]}"
 
     def put(self, text: str, name: str, owner: str | None = None) -> str:
-        """Store ``text`` as a download named ``name`` (for ``owner`` alone, with a login); returns its address."""
+        """Store ``text`` as a download named ``name`` (for ``owner`` alone, with a login); returns its address.
+
+        When the disk refuses the file the answer is :data:`NOT_SAVED` and why instead, which the page's
+        link (:func:`link`) shows rather than fetches.
+        """
         folder = self._folder(owner)
-        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            if exc.errno not in DISK_TROUBLE:
+                raise
         self._prune()
         data = text.encode("utf-8")
         token = hashlib.sha256(data + secrets.token_bytes(16)).hexdigest()
         scratch = folder / f".{token}.tmp"
-        scratch.write_bytes(data)
-        scratch.replace(folder / token)   # whole or absent: a reader never sees half a file
+        try:
+            scratch.write_bytes(data)
+            scratch.replace(folder / token)   # whole or absent: a reader never sees half a file
+        except OSError as exc:   # a full, over-quota or read-only disk: the page says so (NOT_SAVED), never a 500
+            scratch.unlink(missing_ok=True)
+            if exc.errno not in DISK_TROUBLE:
+                raise
+            store = f"{self.directory.parent.name}/{self.directory.name}"
+            return (f"{NOT_SAVED}The prepared-download store ({store}) {DISK_TROUBLE[exc.errno]}: {safe_filename(name)} "
+                    "was not saved. Free space in the data directory (or make it writable) and export it again.")
         return f"/prepared/{token}/{safe_filename(name)}"
 
     def path(self, token: str, owner: str | None = None) -> Path | None:
@@ -92,12 +111,19 @@ def register(server, prepared: PreparedFiles) -> None:
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
-def link(component_id: str) -> html.A:
-    """The hidden anchor a page's export callback points at a prepared file (see :func:`register_link`)."""
-    return html.A(id=component_id, href="", download="", hidden=True, className="prepared-download")
+def link(component_id: str) -> html.Span:
+    """The hidden anchor a page's export callback points at a prepared file (see :func:`register_link`), and the
+    message shown instead when the file could not be saved (:data:`NOT_SAVED`)."""
+    return html.Span([html.A(id=component_id, href="", download="", hidden=True, className="prepared-download"),
+                      html.Span(id=message_id(component_id), className="message error")])
+
+
+def message_id(component_id: str) -> str:
+    return f"{component_id}-message"
 
 
 def register_link(app, component_id: str) -> None:
     """Click ``component_id`` in the browser whenever an export callback gives it a new address."""
     app.clientside_callback(ClientsideFunction("schedscope", "downloadPrepared"),
-                            Output(component_id, "title"), Input(component_id, "href"), prevent_initial_call=True)
+                            Output(component_id, "title"), Output(message_id(component_id), "children"),
+                            Input(component_id, "href"), prevent_initial_call=True)

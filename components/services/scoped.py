@@ -48,7 +48,7 @@ from sched_engine import ScenarioError, normalize_scenario
 from sched_engine.batch.model import resolve_path
 from sched_engine.core.inputs import STORED_FILE, UPLOAD, stored_reference
 
-from .access import RUN, SCENARIO, SWEEP, Access
+from .access import RUN, SCENARIO, SWEEP, Access, AccessRecordsFull
 from .access import UPLOAD as UPLOAD_KIND
 from .login import current_user
 from .uploads import UploadError
@@ -151,7 +151,10 @@ class UserUploads(_View):
 
     def save(self, data: bytes, kind: str, label: str | None = None) -> Path:
         target = self._store.target(data, kind)
-        self._access.own(UPLOAD_KIND, target.name.partition(".")[0], self._user(), existed=target.is_file())
+        try:
+            self._access.own(UPLOAD_KIND, target.name.partition(".")[0], self._user(), existed=target.is_file())
+        except AccessRecordsFull as exc:   # said as any refused upload is, naming the file
+            raise UploadError(f"{label or 'the file'} was not saved: {exc.message}") from None
         return self._store.save(data, kind, label)
 
     def save_data_url(self, contents: str, kind: str, label: str | None = None) -> Path:

@@ -27,7 +27,7 @@ def layout() -> html.Div:
             run_panel.store(ids.PANEL),
             dcc.Store(id=ids.WINDOW, data=None),
             dcc.Store(id=ids.DRAWN, data=None),   # what the detail charts show now (FigureMemo.key)
-            run_panel.download(ids.PANEL), prepared.link(ids.REPORT_LINK),
+            run_panel.download(ids.PANEL),
             html.Div(
                 [
                     html.H2("Batch & failures"),
@@ -201,6 +201,7 @@ def _runs_table() -> html.Section:
                 before=[html.Span("Export the run shown in 'Over time':", className="hint"),
                         *[html.A(f"{name}.csv", id={"type": ids.FRAME_LINKS, "frame": name}, className="button",
                                  download=f"{name}.csv") for name in FRAMES]]),
+            prepared.link(ids.REPORT_LINK),   # report.html, fetched once prepared (or why it could not be)
         ],
         className="panel",
     )

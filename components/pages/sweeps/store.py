@@ -21,6 +21,7 @@ from sched_engine.sweeps import KINDS, normalize_spec, spec_hash
 
 from ...scaleout.sweep_executor import run_sweep
 from ...services.storage import atomic_write
+from ...services.uploads import DISK_TROUBLE
 from .form import explain, spec_from_form
 
 STORE_KEY = re.compile(r"[0-9a-f]{64}")
@@ -62,7 +63,15 @@ class SweepStore:
         record = {"spec": run.spec, "table": {"columns": list(table.columns), "rows": rows},
                   "executor": run.executor, "workers": run.workers, "wall_seconds": run.wall_seconds,
                   "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-        atomic_write(self._path(key), json.dumps(record).encode())
+        try:
+            atomic_write(self._path(key), json.dumps(record).encode())
+        except OSError as exc:   # a full, over-quota or read-only disk: said on the page, never a 500
+            if exc.errno not in DISK_TROUBLE:
+                raise
+            store = f"{self.directory.parent.name}/{self.directory.name}"
+            raise ScenarioError("", f"the sweep store ({store}) {DISK_TROUBLE[exc.errno]}: the table of this sweep "
+                                    f"({len(rows)} points) was not saved; earlier sweeps and results are kept. Free "
+                                    "space in the data directory (or make it writable) and run it again") from None
 
     def run(self, spec, progress) -> tuple[str, dict, bool]:
         """Run ``spec`` unless its table is stored; ``(key, record, from cache)``."""
