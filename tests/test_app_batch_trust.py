@@ -173,3 +173,12 @@ def test_the_calibrate_link_opens_the_sweeps_page_on_the_shown_trace_when_the_ki
     assert trust.calibrate_link(cache, records, "BASIC", "EASY") == (
         f"/sweeps?kind=calibrate&trace={quote('sample:hpc2n-excerpt.swf', safe='')}", {})
     assert trust.calibrate_link(cache, records, "BASIC", "FCFS") == (None, trust.HIDDEN)   # no run shown
+
+
+def test_a_reason_without_a_blocking_job_says_none_in_its_tooltip():
+    pending = pd.DataFrame({"job_id": ["a", "a"], "from_time": [0.0, 50.0], "to_time": [50.0, 100.0],
+                            "reason": ["resources", "reservation"], "blocking_job": ["", "b"]})
+    figure = figures.job_reasons(pending, "a")
+    tips = {trace.name: list(trace.customdata[:, 2]) for trace in figure.data}
+    assert tips == {"resources": [""], "reservation": ["<br>blocking job b"]}
+    assert all("blocking job" not in trace.hovertemplate for trace in figure.data)

@@ -213,3 +213,17 @@ def test_killed_jobs_with_none_killed_is_one_sentence_not_bare_axes():
     drawn = figures.series_by_run([("EASY", none), ("FCFS", some)], "all", "killed_jobs", "Killed jobs", "jobs",
                                   none="none in the runs shown.")
     assert [trace.name for trace in drawn.data] == ["EASY", "FCFS"]
+
+
+def test_the_per_job_chart_colours_each_users_jobs_and_outlines_every_bar():
+    jobs = jobs_frame(["a", "b", "c"], [0.0, 0.0, 5.0], [5.0, 4.0, 9.0], [1, 1, 1], ["0", "1", "0"])
+    jobs["user"] = pd.Series(["u2", "u1", "u2"], dtype="string")
+    figure = gantt.gantt(jobs, timeline_frame([0.0], ["c"], ["up_cpus"], [2.0]))
+    [bars] = [trace for trace in figure.data if trace.name == "finished"]
+    colours = dict(zip(bars.customdata[:, 0], bars.marker.color))
+    assert colours["a"] == colours["c"] != colours["b"]          # one user, one colour
+    assert bars.marker.line.width > 0 and "colour: user" in figure.layout.title.text
+    assert "user %{customdata[6]}" in bars.hovertemplate
+    jobs["user"] = "u1"                                          # one user only: one colour, nothing said
+    figure = gantt.gantt(jobs, timeline_frame([0.0], ["c"], ["up_cpus"], [2.0]))
+    assert "colour" not in figure.layout.title.text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
 
 import pytest
@@ -132,3 +133,15 @@ def test_every_page_with_a_run_panel_offers_the_brief():
 
     links = str(scenario_layout.found("ef" * 32))
     assert f"/brief/{'ef' * 32}.pdf" in links and f"/brief/{'ef' * 32}.html" in links
+
+
+def test_a_long_fact_wraps_between_words_on_the_pdf_page(loaded):
+    brief = briefs.page_brief(loaded, headlines.batch, "http://host", "now")
+    workload = ("51,859 jobs (gaia.swf) on 2,004 CPUs of 8 clusters, read from the trace header of "
+                "gaia.cleaned.swf.gz with its queue lines and requested times")
+    long = dataclasses.replace(brief, facts=(("Workload", workload), *brief.facts[1:]))
+    text = _texts(briefs.brief_figure(long))
+    line = text[text.index("<b>Workload</b>"):].split("<b>", 2)[1]
+    words = line.replace("<br>", " ").replace("Workload</b>:", "").split()
+    assert all(word in workload.split() or word == "…" for word in words), words
+    assert "gaia.clea " not in line.replace("<br>", " ") + " "

@@ -117,7 +117,7 @@ def jobs_that_ran(jobs: pd.DataFrame, window=None) -> pd.DataFrame:
     keep = jobs["status"].isin(["finished", "killed"]).to_numpy(dtype=bool, na_value=False) & (stop > start)
     if window:
         keep &= (stop >= window[0]) & (start <= window[1])
-    return jobs.loc[keep, list(RAN_COLUMNS)]
+    return jobs.loc[keep, [*RAN_COLUMNS, *(c for c in OWNER_COLUMNS if c in jobs.columns)]]
 
 
 def gantt(jobs: pd.DataFrame, timeline: pd.DataFrame, window=None, highlight: str | None = None) -> go.Figure:
@@ -153,7 +153,9 @@ def gantt(jobs: pd.DataFrame, timeline: pd.DataFrame, window=None, highlight: st
     else:
         _add_down_bars(figure, down, offsets)
         _add_job_bars(figure, ran, machines, counts, offsets, highlight)
-        title = "Machines × time" + ("; shaded: machine down" if not down.empty else "")
+        key = colour_key(ran)
+        title = ("Machines × time" + (f"; colour: {key}" if key else "")
+                 + ("; shaded: machine down" if not down.empty else ""))
     figure.update_layout(
         title=title, height=460, template="plotly_white", barmode="overlay", uirevision="batch-time",
         xaxis={"title": "hours since first submission", "range": window_range(window)},
@@ -205,18 +207,22 @@ def _add_job_bars(figure: go.Figure, ran: pd.DataFrame, machines, counts, offset
     """One bar per (job, machine) it held; killed jobs red with a cross at their end; the highlight outlined."""
     held = ran.iloc[np.repeat(np.arange(len(ran)), counts)].reset_index(drop=True).assign(machine=machines)
     y = held["cluster"].map(offsets) + held["machine"]
+    key = colour_key(held)
     for status, color in (("finished", "#4c78a8"), ("killed", "#d62728")):
         part = held[held["status"] == status]
         if part.empty:
             continue
+        owner = part[key].astype(str) if key else pd.Series("", index=part.index)
+        # Finished jobs take their user's (or group's) colour; every bar is outlined, so neighbours stay apart.
+        colours = job_colours(owner, held[key].astype(str)) if key and status == "finished" else color
         figure.add_trace(go.Bar(
             base=part["start_time"] / HOUR, x=(part["end_time"] - part["start_time"]) / HOUR, y=y[part.index],
-            orientation="h", width=0.8, name=status, marker={"color": color, "line": {"width": 0}},
+            orientation="h", width=0.8, name=status, marker={"color": colours, "line": {"width": 0.7, "color": "white"}},
             customdata=np.stack([part["job_id"], part["procs"], part["cluster"], part["machine"],
-                                 part["start_time"], part["end_time"]], axis=1),
+                                 part["start_time"], part["end_time"], owner], axis=1),
             hovertemplate="job %{customdata[0]} (%{customdata[1]} CPUs) on %{customdata[2]} machine "
-                          "%{customdata[3]}<br>%{customdata[4]:.0f} s → %{customdata[5]:.0f} s<extra>"
-                          + status + "</extra>",
+                          "%{customdata[3]}<br>%{customdata[4]:.0f} s → %{customdata[5]:.0f} s"
+                          + (f"<br>{key} %{{customdata[6]}}" if key else "") + "<extra>" + status + "</extra>",
         ))
     killed = held[held["status"] == "killed"]
     if not killed.empty:
@@ -231,6 +237,29 @@ def _add_job_bars(figure: go.Figure, ran: pd.DataFrame, machines, counts, offset
             orientation="h", width=0.8, name=f"job {highlight}", hoverinfo="skip",
             marker={"color": "rgba(0,0,0,0)", "line": {"color": "#ffbf00", "width": 3}},
         ))
+
+
+#: The colours of the users (or groups) in the per-job chart, in the order of their names; more wrap around.
+OWNER_COLOURS = ("#4c78a8", "#f58518", "#54a24b", "#b279a2", "#72b7b2", "#eeca3b", "#9d755d", "#bab0ac",
+                 "#ff9da6", "#439894")
+
+
+#: The columns a job's colour may come from, in order of preference (see :func:`colour_key`).
+OWNER_COLUMNS = ("group", "user")
+
+
+def colour_key(jobs: pd.DataFrame) -> str | None:
+    """What the per-job chart colours by: the group where the log names more than one, else the user, else none."""
+    for column in OWNER_COLUMNS:
+        if column in jobs.columns and jobs[column].dropna().astype(str).replace("", np.nan).nunique() > 1:
+            return column
+    return None
+
+
+def job_colours(owners: pd.Series, every: pd.Series) -> list[str]:
+    """Each job's colour: its owner's place among all the owners shown (``every``), so one owner keeps one colour."""
+    order = {name: index for index, name in enumerate(sorted(set(every)))}
+    return [OWNER_COLOURS[order[name] % len(OWNER_COLOURS)] for name in owners]
 
 
 def occupancy(rows: np.ndarray, starts: np.ndarray, ends: np.ndarray, cpus: np.ndarray, row_count: int,

@@ -145,13 +145,14 @@ def job_reasons(pending: pd.DataFrame, job_id: str) -> go.Figure:
         return empty_figure(f"job {job_id} did not wait" if job_id else "choose a job", height=200)
     figure = go.Figure()
     for reason, part in rows.groupby("reason", sort=False, observed=True):
+        # "blocking job <id>" only where one is known (waiting for resources in general names none)
         blocking = part["blocking_job"].fillna("").astype(str)
+        blocked_by = np.where(blocking != "", "<br>blocking job " + blocking, "")
         figure.add_trace(go.Bar(
             base=part["from_time"] / HOUR, x=(part["to_time"] - part["from_time"]) / HOUR, y=[str(reason)] * len(part),
             orientation="h", name=str(reason), marker_color=REASON_COLOURS.get(str(reason), "#7f7f7f"),
-            customdata=np.stack([part["from_time"], part["to_time"], blocking], axis=1),
-            hovertemplate="%{y} %{customdata[0]:.0f} s → %{customdata[1]:.0f} s"
-                          "<br>blocking job %{customdata[2]}<extra></extra>"))
+            customdata=np.stack([part["from_time"], part["to_time"], blocked_by], axis=1),
+            hovertemplate="%{y} %{customdata[0]:.0f} s → %{customdata[1]:.0f} s%{customdata[2]}<extra></extra>"))
     figure.update_layout(height=200, template="plotly_white", margin={"l": 90, "r": 20, "t": 40, "b": 40},
                          title=f"Job {job_id}: why it waited", xaxis_title="hours since the first submission",
                          showlegend=False, barmode="overlay")

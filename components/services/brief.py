@@ -198,6 +198,16 @@ def _text(value: str, width: int | None = None) -> str:
     return "<br>".join(html.escape(line, quote=False) for line in lines)
 
 
+#: A fact's value on the PDF page: lines of at most this many characters, at most this many characters in all.
+FACT_WRAP, FACT_MAX = 62, 124
+
+
+def _fact(value: str) -> str:
+    """A fact's value for its half of the page: wrapped between words, shortened at a word with "…" (never cut
+    inside a word, as "…trace header of gaia.clea" was)."""
+    return _text(textwrap.shorten(str(value), FACT_MAX, placeholder=" …"), FACT_WRAP).replace("<br>", "<br>   ")
+
+
 #: Where the charts sit on the page (paper coordinates), and the gap between two.
 CHARTS_BOTTOM, CHARTS_TOP, CHART_GAP = 0.1, 0.56, 0.07
 
@@ -239,7 +249,7 @@ def brief_figure(brief: Brief) -> go.Figure:
                           borderwidth=2, borderpad=8)
     half = (len(brief.facts) + 1) // 2
     for column, facts in enumerate((brief.facts[:half], brief.facts[half:])):
-        text = "<br>".join(f"<b>{_text(k)}</b>: {_text(v[:90])}" for k, v in facts)
+        text = "<br>".join(f"<b>{_text(k)}</b>: {_fact(v)}" for k, v in facts)
         figure.add_annotation(text=text, x=0.5 * column, y=0.8, xref="paper", yref="paper", xanchor="left",
                               yanchor="top", showarrow=False, align="left", font={"size": 13})
     shown_links = brief.links[:3]
