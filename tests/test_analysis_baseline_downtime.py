@@ -125,3 +125,28 @@ def test_per_user_limits_keep_the_normal_form_of_models_without_them(tmp_path):
                                 "model": {"trace": trace, "user_limits": {"running_jobs": 2, "users": {"u": {}}}}})
     assert plain.model["user_limits"] == {"running_jobs": 2} == empty.model["user_limits"]
     assert plain.content_hash() == empty.content_hash()
+
+
+# Hardware 2 CPUs; the log had 4 in use over [0, 50) (a and b), then 2 or fewer: d (submitted at 60) waited for a's
+# end at 100, as on 2 CPUs. On the peak's 4 CPUs d starts at once; the down-time step holds back the 2 CPUs above
+# the hardware the log was not using from 50 (b's end) to the log's last end (210), so d waits until 100 again.
+ABOVE_LOG = ("job_id,submit_time,recorded_wait,run_time,procs,user\n"
+             "a,0,0,100,2,u\nb,0,0,50,2,v\nd,60,40,10,2,w\nc,200,0,10,1,x\n")
+TWO_CPUS = [{"name": "c", "machines": 2, "cpus_per_machine": 1, "speed": 1.0, "properties": []}]
+
+
+def test_the_cpus_above_the_hardware_are_the_runs_only_while_the_log_used_them(tmp_path):
+    found = down_time(_jobs(ABOVE_LOG), [ClusterState(0, "c", [1] * 4, 1.0, [])], hardware=2.0)
+    assert found.reservations.to_dict("list") == {"start": [50.0], "duration": [160.0], "cpus": [2.0]}
+    assert (found.periods, found.above_hardware_s) == (0, 320.0)
+    assert found.text() == ("the CPUs above the hardware the log was not using (0 CPU-hours) held back: 0 CPU-hours "
+                            "in 1 reservations")
+    trace = tmp_path / "log.csv"
+    trace.write_text(ABOVE_LOG)
+    steps = explain({"engine": "batch", "policy": "easy", "model": {"trace": {"path": str(trace)}, "clusters": TWO_CPUS}})
+    # EASY on 2 CPUs: b at 100 (a's end), d at 150, c at 200: waits 0, 100, 90, 0. On 4: none waits. Held back: d 40.
+    table = steps.table.set_index("step")
+    assert table["simulated_mean_wait_s"].tolist() == pytest.approx([47.5, 0, 0, 0, 10, 10])
+    assert table.loc["downtime", "gap_share"] == pytest.approx(0)
+    assert dict(zip(steps.results[4].jobs["job_id"], steps.results[4].jobs["start_time"])) == \
+        {"a": 0, "b": 0, "d": 100, "c": 200, "down-0": 50}

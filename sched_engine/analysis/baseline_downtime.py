@@ -6,11 +6,20 @@ down time, a drain before maintenance, a reservation, or a limit the log
 does not name). A simulation on the same machine starts that job at once.
 The baseline's ``downtime`` step (:mod:`.baseline_steps`) holds those CPUs
 back instead: over each period, the CPUs the recorded schedule left idle,
-segment by segment (a new *piece* wherever that level changes; rounded
-down to whole machines where every machine has one CPU count), become one
-reservation job per piece and cluster (each cluster's share in proportion
-to its CPUs): submitted at the piece's start, running for its length, in
-a queue ranked above every other (:data:`DOWN_QUEUE`).
+segment by segment.
+
+Where the run is on more CPUs than the hardware (the ``capacity`` step: a
+log with more in use at once than its header, RICC), the CPUs above the
+hardware are the log's only while it used them: at every other time the
+step also holds back the CPUs above ``max(hardware, CPUs in use)``. So the
+run has the hardware, plus what the log had running beyond it when it did,
+minus what it left idle while jobs waited.
+
+The CPUs held back become *pieces* (a new piece wherever their level
+changes; rounded down to whole machines where every machine has one CPU
+count), each one reservation job per cluster (each cluster's share in
+proportion to its CPUs): submitted at the piece's start, running for its
+length, in a queue ranked above every other (:data:`DOWN_QUEUE`).
 
 A reservation is a drain, not a failure: when its CPUs are busy in the
 simulation it waits at the head of the queue (EASY reserves them, backfilling
@@ -54,6 +63,7 @@ class DownTime:
     reservations: pd.DataFrame
     periods: int                # idle-while-waiting periods found
     idle_s: float               # their total length
+    above_hardware_s: float = 0.0   # CPU-seconds held back above the hardware, outside those periods
 
     @property
     def cpu_seconds(self) -> float:
@@ -62,8 +72,14 @@ class DownTime:
     def text(self) -> str:
         if self.reservations.empty:
             return "no period of an hour or more when a waiting job fit in the idle CPUs and none started"
-        return (f"{self.periods:,} periods ({self.idle_s / 86400:,.1f} days) when a waiting job fit in the idle CPUs "
-                f"and none started held back: {self.cpu_seconds / 3600:,.0f} CPU-hours in "
+        parts = []
+        if self.periods:
+            parts.append(f"{self.periods:,} periods ({self.idle_s / 86400:,.1f} days) when a waiting job fit in the "
+                         "idle CPUs and none started")
+        if self.above_hardware_s > 0:
+            parts.append(f"the CPUs above the hardware the log was not using ({self.above_hardware_s / 3600:,.0f} "
+                         "CPU-hours)")
+        return (f"{', and '.join(parts)} held back: {self.cpu_seconds / 3600:,.0f} CPU-hours in "
                 f"{len(self.reservations):,} reservations")
 
 
@@ -84,9 +100,10 @@ def _unit(clusters) -> float:
     return float(sizes.pop()) if len(sizes) == 1 else 1.0
 
 
-def down_time(jobs: pd.DataFrame, clusters, minimum_s: float = IDLE_MIN_S) -> DownTime:
+def down_time(jobs: pd.DataFrame, clusters, hardware: float | None = None, minimum_s: float = IDLE_MIN_S) -> DownTime:
     """The reservations of the module docstring for a run's ``jobs`` (its clock) on its ``clusters``
-    (:class:`~sched_engine.batch.cluster.ClusterState`: ``cpus`` per machine)."""
+    (:class:`~sched_engine.batch.cluster.ClusterState`: ``cpus`` per machine); ``hardware``: the hardware's
+    CPUs where the run is on more (None: the clusters are the hardware)."""
     totals = np.array([float(sum(c.cpus)) for c in clusters])
     capacity = float(totals.sum())
     schedule, _ = recorded_schedule(jobs)
@@ -95,16 +112,19 @@ def down_time(jobs: pd.DataFrame, clusters, minimum_s: float = IDLE_MIN_S) -> Do
         return DownTime(empty, 0, 0.0)
     seg = segments(schedule)
     periods = idle_periods(seg, capacity, minimum_s)
-    unit = _unit(clusters)
-    found = []
+    held = np.zeros(len(seg.used))
+    if hardware is not None and hardware < capacity:
+        held = np.maximum(capacity - np.maximum(hardware, seg.used), 0.0)
+    above = held.copy()
     for period in periods.itertuples(index=False):
         low, high = np.searchsorted(seg.times, [period.start, period.end])
-        idle = capacity - seg.used[low:high]
-        for total in totals:
-            found.append(pieces(seg.times[low:high + 1], idle * total / capacity, unit))
-    frame = pd.concat(found, ignore_index=True) if found else empty
-    frame = frame.sort_values(["start", "cpus"], kind="stable").reset_index(drop=True)
-    return DownTime(frame, len(periods), float(periods["duration_s"].sum()))
+        held[low:high] = capacity - seg.used[low:high]
+        above[low:high] = 0.0
+    unit = _unit(clusters)
+    found = [pieces(seg.times, held * total / capacity, unit) for total in totals]
+    frame = pd.concat(found, ignore_index=True).sort_values(["start", "cpus"], kind="stable").reset_index(drop=True)
+    above_s = float((above * np.diff(seg.times)).sum()) if len(seg.used) else 0.0
+    return DownTime(frame, len(periods), float(periods["duration_s"].sum()), above_s)
 
 
 def with_reservations(jobs: pd.DataFrame, found: DownTime) -> pd.DataFrame:

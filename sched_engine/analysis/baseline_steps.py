@@ -21,8 +21,9 @@ thing the log itself says about the site than the step before
     :func:`~.baseline_findings.find_settings`);
 ``downtime``
     the CPUs the log left idle while jobs waited held back over those
-    periods (:mod:`.baseline_downtime`: reservation jobs in a queue ranked
-    above every other, a drain that never kills a job). The step runs on
+    periods and, on a capacity above the hardware, the CPUs above it the log
+    was not using (:mod:`.baseline_downtime`: reservation jobs in a queue
+    ranked above every other, a drain that never kills a job). The step runs on
     the log's jobs with the reservations added, written to
     :data:`DOWNTIME_FILE` (a CSV workload in the run's clock, its jobs cut
     and sized as the steps before ran them) on the clusters the step before
@@ -53,7 +54,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from ..batch.capacity import LOG, LOG_P99
+from ..batch.capacity import LOG, LOG_P99, capacity_clusters
 from ..batch.model import load_inputs
 from ..core import inputs as input_files
 from ..core.errors import ScenarioError
@@ -88,13 +89,16 @@ class BaselineSteps:
 
 
 def _log_inputs(model: dict, capacity: str, seed):
-    """The jobs a run of ``model`` on ``capacity`` replays (its clock, as the engine cuts and sizes them), the
-    clusters it runs on, and the trace's header lines."""
-    batch = load_inputs({**model, "capacity": capacity}, np.random.default_rng(seed))
+    """The jobs a run of ``model`` on ``capacity`` replays (its clock, as the engine cuts and sizes them) with the
+    clusters it runs on, the hardware's CPUs, and the trace's header lines."""
+    batch = load_inputs({key: value for key, value in model.items() if key != "capacity"},
+                        np.random.default_rng(seed))
+    hardware = float(sum(c.total for c in batch.clusters))
+    batch.clusters = capacity_clusters(batch.clusters, batch.jobs, capacity)
     trace = model["trace"]
     files = input_files.current()
     lines = read_header_lines(files.path(trace["path"], "trace.path"), source=trace.get("label"))
-    return batch, lines
+    return batch, hardware, lines
 
 
 def _step_models(model: dict, findings: Findings, capacity: str,
@@ -159,9 +163,9 @@ def explain(scenario: dict, *, capacity: str = LOG, inputs=None, first=None, fol
     if base.engine != "batch":
         raise ScenarioError("engine", f"the baseline steps replay a batch log, not a {base.engine} model")
     with input_files.using(inputs):
-        batch, lines = _log_inputs(base.model, capacity, base.seed)
+        batch, hardware, lines = _log_inputs(base.model, capacity, base.seed)
     findings = find_settings(batch.jobs, lines)
-    found = down_time(batch.jobs, batch.clusters)
+    found = down_time(batch.jobs, batch.clusters, hardware)
     if folder is None:
         with tempfile.TemporaryDirectory(prefix="baseline-") as temporary:
             return _explain(base, findings, found, batch, capacity, Path(temporary), inputs, first, run, progress)
