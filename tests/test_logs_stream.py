@@ -1,0 +1,116 @@
+"""Logs read from their file in pieces (plain or gzip) give the jobs of the whole text read at once."""
+
+from __future__ import annotations
+
+import gzip
+import io
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sched_engine.batch.traces import TraceError
+from sched_engine.logs import pbs, pbs_layout, reader, slurm
+from sched_engine.logs.stream import file_pieces, line_blocks, read_log_path, text_pieces
+from sched_engine.logs.swf_writer import write_swf
+from tests import test_logs_lsf, test_logs_pbs, test_logs_sge, test_logs_slurm
+
+FIXTURES = {"sacct": test_logs_slurm.LOG, "pbs": test_logs_pbs.LOG, "sge": test_logs_sge.LOG,
+            "lsf": test_logs_lsf.LOG}
+
+
+def _swf(workload) -> str:
+    stream = io.StringIO()
+    write_swf(workload, stream, source="log", anonymise=True, salt=b"a salt of sixteen+ bytes")
+    return stream.getvalue()
+
+
+def _same(streamed, whole) -> None:
+    assert streamed.notes == whole.notes
+    assert streamed.jobs.equals(whole.jobs)
+    assert (streamed.dropped, streamed.skipped_lines, streamed.header) == (whole.dropped, whole.skipped_lines,
+                                                                           whole.header)
+
+
+@pytest.mark.parametrize("kind", sorted(FIXTURES))
+@pytest.mark.parametrize("piece, gzipped", [(5, False), (64, True), (1 << 20, False)])
+def test_each_readers_hand_made_log_reads_the_same_from_its_file_in_pieces(tmp_path, kind, piece, gzipped):
+    text = FIXTURES[kind]
+    path = tmp_path / "log"
+    path.write_bytes(gzip.compress(text.encode()) if gzipped else text.encode())
+    whole = reader(kind).parse(text, source="log")
+    _same(read_log_path(path, piece=piece), whole)
+    compact = read_log_path(path, kind, piece=piece, compact=True)   # what convert writes from
+    assert "job_id" not in compact.jobs and _swf(compact) == _swf(whole)
+
+
+def test_a_log_no_reader_knows_is_left_to_the_batch_reader(tmp_path):
+    path = tmp_path / "trace.swf"
+    path.write_text("; Version: 2.2\n1 0 10 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n")
+    assert read_log_path(path) is None
+
+
+def test_pieces_end_at_line_breaks_and_number_their_lines():
+    text = "a\nbb\n\nccc\nd"
+    assert list(text_pieces(text, 3)) == ["a\nbb\n", "\nccc\n", "d"]
+    assert list(line_blocks(text_pieces(text, 3))) == [(1, ["a", "bb"]), (3, ["", "ccc"]), (5, ["d"])]
+
+
+def test_text_that_is_not_utf8_names_its_line(tmp_path):
+    path = tmp_path / "bad.log"
+    path.write_bytes("é\n".encode() * 20 + b"ok\n\xff\xfe\n")
+    with pytest.raises(TraceError) as caught:
+        list(file_pieces(path, piece=7))
+    assert caught.value.line == 22 and "not UTF-8" in str(caught.value)
+
+
+def test_a_gzip_file_stops_at_the_decompressed_limit(tmp_path):
+    path = tmp_path / "big.gz"
+    path.write_bytes(gzip.compress(b"x" * 5000 + b"\n"))
+    with pytest.raises(TraceError, match="decompresses to more than"):
+        list(file_pieces(path, piece=512, max_decompressed=1000))
+
+
+_names = st.text("ab|\n x", min_size=0, max_size=6)
+_jobs = st.lists(st.tuples(st.integers(0, 5000), st.integers(0, 500), st.integers(0, 9000), st.integers(1, 64),
+                           _names, st.sampled_from(["", ".batch", ".0"])), min_size=1, max_size=25)
+
+
+@settings(max_examples=30, deadline=None)
+@given(jobs=_jobs, piece=st.integers(1, 200))
+def test_any_sacct_log_reads_the_same_in_pieces_of_any_size(jobs, piece):
+    """Names with '|' and line breaks, steps, repeated ids: cut anywhere, the same jobs and notes."""
+    lines = [test_logs_slurm.HEADER]
+    for number, (submit, wait, run, cpus, name, step) in enumerate(jobs):
+        lines.append(test_logs_slurm.row(f"{number % 7}{step}", JobName=name, Submit=_stamp(submit),
+                                         Start=_stamp(submit + wait), End=_stamp(submit + wait + run), NCPUS=cpus))
+    text = "\n".join(lines) + "\n"
+    whole = slurm.parse(text, source="p", skip_malformed=True)
+    _same(slurm.read(text_pieces(text, piece), source="p", skip_malformed=True), whole)
+
+
+def _stamp(seconds: int) -> str:
+    return f"2024-03-01T{seconds // 3600:02d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+
+
+_attributes = st.permutations(["user=u{}", "group=g{}", "queue=q", "Resource_List.walltime=00:10:00",
+                               "Resource_List.mem={}mb", "resources_used.cput=00:00:{:02d}", "Exit_status={}"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(records=st.lists(st.tuples(_attributes, st.integers(0, 9), st.booleans(), st.integers(0, 700)),
+                        min_size=1, max_size=30))
+def test_pbs_records_read_by_layout_give_the_jobs_read_one_by_one(records):
+    """Records in a few layouts (attributes in any order, some without exec_host or start) either way."""
+    lines = []
+    for number, (order, value, started, run) in enumerate(records):
+        words = [word.format(value) for word in order]
+        times = [f"ctime={1_700_000_000 + number}", f"start={1_700_000_100 + number}" if started else "start=0",
+                 f"end={1_700_000_200 + number + run}", f"exec_host=n1/0-{value}" if value else "exec_host="]
+        lines.append(f"01/01/2024 00:00:00;E;{number % 11}.srv;" + " ".join(times + words))
+    text = "\n".join(lines) + "\n"
+    by_layout = pbs.parse(text, source="p", skip_malformed=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pbs_layout, "TRIES", 0)
+        one_by_one = pbs.parse(text, source="p", skip_malformed=True)
+    _same(by_layout, one_by_one)
