@@ -40,7 +40,7 @@ import pandas as pd
 
 from ..batch.traces import Workload
 
-BLOCK = 65536
+BLOCK = 8192   # jobs a block: as Python numbers, a block of lines costs about 600 bytes a job
 #: Legend kinds: the frame's column, its header key and the SWF field (1-based) it numbers.
 LEGEND = (("user", "User", 12), ("group", "Group", 13), ("queue", "Queue", 15), ("partition", "Partition", 16))
 #: Status words (a log reader's, sacct's states) and their SWF code; anything else is -1.
@@ -117,11 +117,11 @@ def _column(jobs: pd.DataFrame, name: str) -> np.ndarray:
     return jobs[name].to_numpy(dtype=float) if name in jobs.columns else np.full(len(jobs), np.nan)
 
 
-def _kilobytes(jobs: pd.DataFrame, name: str, rows: np.ndarray) -> np.ndarray:
-    """KB per CPU of the jobs ``rows``: a ``*_kb`` column (a log reader's compact frame) or ``*_mb`` times 1024."""
+def _kilobytes(jobs: pd.DataFrame, name: str) -> tuple[np.ndarray, float]:
+    """KB per CPU: a ``*_kb`` column (a log reader's compact frame), else ``*_mb`` and the scale 1024."""
     if f"{name}_kb" in jobs.columns:
-        return _whole(jobs[f"{name}_kb"].to_numpy()[rows])
-    return _whole(_column(jobs, f"{name}_mb")[rows], 1024)
+        return jobs[f"{name}_kb"].to_numpy(), 1.0
+    return _column(jobs, f"{name}_mb"), 1024.0
 
 
 def swf_blocks(jobs: pd.DataFrame, block: int = BLOCK):
@@ -129,24 +129,26 @@ def swf_blocks(jobs: pd.DataFrame, block: int = BLOCK):
     order = np.argsort(jobs["submit_time"].to_numpy(dtype=float), kind="stable")
     legend, numbered = {}, {}
     for column, key, _ in LEGEND:
-        numbered[column], legend[key] = _codes(jobs, column, order)
-    numbered["status"] = status_codes(jobs)
-    submit = jobs["submit_time"].to_numpy(dtype=float)
+        codes, legend[key] = _codes(jobs, column, order)
+        numbered[column] = codes.astype(np.int32)
+    status = status_codes(jobs).astype(np.int8)
+    numbers = {name: (_column(jobs, name), 1.0) for name in ("recorded_wait", "run_time", "avg_cpu_time",
+                                                              "requested_time")}
+    numbers["used"], numbers["memory"] = _kilobytes(jobs, "used_memory_per_cpu"), _kilobytes(jobs, "memory_per_cpu")
+    submit, procs = jobs["submit_time"].to_numpy(dtype=float), jobs["procs"].to_numpy()
     first = submit.min() if len(submit) else 0.0
 
     def blocks():
         for begin in range(0, len(order), block):
-            rows = order[begin:begin + block]
-            procs = _whole(jobs["procs"].to_numpy()[rows])
+            rows, part = order[begin:begin + block], slice(begin, begin + block)
+            cpus = _whole(procs[rows])
             unknown = np.full(rows.size, -1, dtype=np.int64)
+            field = {name: _whole(values[rows], scale) for name, (values, scale) in numbers.items()}
             yield np.column_stack([
-                np.arange(begin + 1, begin + rows.size + 1), _whole(submit[rows] - first),
-                _whole(_column(jobs, "recorded_wait")[rows]), _whole(_column(jobs, "run_time")[rows]), procs,
-                _whole(_column(jobs, "avg_cpu_time")[rows]), _kilobytes(jobs, "used_memory_per_cpu", rows),
-                procs, _whole(_column(jobs, "requested_time")[rows]), _kilobytes(jobs, "memory_per_cpu", rows),
-                numbered["status"][rows],
-                numbered["user"][begin:begin + block], numbered["group"][begin:begin + block], unknown,
-                numbered["queue"][begin:begin + block], numbered["partition"][begin:begin + block], unknown, unknown])
+                np.arange(begin + 1, begin + rows.size + 1), _whole(submit[rows] - first), field["recorded_wait"],
+                field["run_time"], cpus, field["avg_cpu_time"], field["used"], cpus, field["requested_time"],
+                field["memory"], status[rows], numbered["user"][part], numbered["group"][part], unknown,
+                numbered["queue"][part], numbered["partition"][part], unknown, unknown]).astype(np.int64)
     return legend, blocks()
 
 
