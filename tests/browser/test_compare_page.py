@@ -1,5 +1,8 @@
 """The compare page in headless Chromium: runs finished on the batch page, side by side."""
 
+import errno
+from pathlib import Path
+
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
@@ -9,6 +12,8 @@ from app import create_app
 from clicks import click_when_clear
 from components.pages import batch as batch_page
 from components.pages import compare as page
+from components.pages import workspace as workspace_page
+from components.services import prepared
 from components.services.runs import ResultCache
 from screenshots import save_screenshot
 
@@ -103,3 +108,43 @@ def test_runs_with_random_parts_get_an_interval_across_seeds(dash_duo, tmp_path)
     save_screenshot(dash_duo.driver, "screenshot-compare-seeds.png")
     # The cancelled run's pending poll may be reported as aborted; nothing else may be in the console.
     assert [entry for entry in dash_duo.get_logs() if "abort" not in entry["message"].lower()] == []
+
+
+def test_sizing_probes_sit_under_their_search_and_a_full_disk_report_says_so(dash_duo, tmp_path, monkeypatch):
+    # One run and two probes of a sizing search from it, stored before the page opens (small: 100 jobs).
+    cache = ResultCache(tmp_path / "results")
+    model = {"trace": {"path": "sample_traces/hpc2n-excerpt.swf", "max_jobs": 100}}
+    run = cache.run({"engine": "batch", "policy": "easy", "seed": 1, "model": model, "name": "mine"})[0]
+    for factor in (1.5, 2.0):
+        cache.run({"engine": "batch", "policy": "easy", "seed": 1, "model": {**model, "load_factor": factor},
+                   "name": f"sizing probe: load ×{factor:g} · mine"})
+    dash_duo.start_server(create_app(tmp_path))
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/compare")
+    dash_duo.wait_for_element(f"#{page.ids.RUNS}", timeout=TIMEOUT).click()
+    WebDriverWait(dash_duo.driver, TIMEOUT).until(lambda d: len(d.find_elements("css selector", "[role=option]")) == 4)
+    options = [o.text for o in dash_duo.find_elements("[role=option]")]
+    assert options[0].startswith("EASY") and "mine" in options[0], options          # the run first
+    assert options[1].startswith("Sizing search from mine") and "2 probe(s)" in options[1], options
+    assert all(o.strip().startswith("probe: load ×") for o in options[2:]), options
+    dash_duo.find_elements("[role=option]")[0].click()
+    ActionChains(dash_duo.driver).send_keys(Keys.ESCAPE).perform()
+    dash_duo.find_element("h2").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.TABLE}", "Mean wait", timeout=TIMEOUT)
+    # The disk fills up: the report is not saved, and the page says so instead of failing.
+    real = Path.write_bytes
+
+    def full(path, data):
+        if path.name.endswith(".tmp") and "prepared" in str(path):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(path, data)
+    monkeypatch.setattr(Path, "write_bytes", full)
+    dash_duo.find_element(f"#{page.ids.EXPORT_REPORT}").click()
+    dash_duo.wait_for_contains_text(f"#{prepared.message_id(page.ids.REPORT_LINK)}",
+                                    "/prepared) is full: comparison-report.html was not saved", timeout=TIMEOUT)
+    # The Workspace lists the run, and the search as one row with its probes in it.
+    dash_duo.find_element(".app-header nav a[href='/workspace']").click()
+    dash_duo.wait_for_contains_text(f"#{workspace_page.ids.RUNS}", "Sizing search from mine, 2 probe(s)",
+                                    timeout=TIMEOUT)
+    rows = dash_duo.find_elements(f"#{workspace_page.ids.RUNS} tbody tr td[data-dash-column=run]")
+    assert [r.text.split(",")[0] for r in rows] == ["mine", "Sizing search from mine"], run.scenario_hash
+    assert dash_duo.get_logs() == []

@@ -86,6 +86,11 @@ def test_sample_tree_weight_two_policies_a_group_and_a_second_site(dash_duo, tmp
     click_when_clear(dash_duo, f"#{page.ids.PANEL.run}")
     dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.message}", "2 run(s)", timeout=TIMEOUT)
     dash_duo.wait_for_contains_text(f"#{page.ids.STAKEHOLDERS}", "group 1: 100% of CPU time", timeout=TIMEOUT)
+    # The verdict leads with the difference between the policies, then what "its share" means.
+    verdict = dash_duo.find_element(f"#{page.ids.STAKEHOLDERS} strong").text
+    assert re.match(r"(H-DRF cuts the mean wait from|FCFS keeps the lowest mean wait|The policies barely differ)",
+                    verdict), verdict
+    assert "below its share while it had jobs waiting" in verdict, verdict
     dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.summary}", "H-DRF", timeout=TIMEOUT)
     dash_duo.wait_for_element(f"#{page.ids.SHARES} .js-plotly-plot", timeout=TIMEOUT)
     until(lambda: dash_duo.driver.execute_script(_WIDTHS, page.ids.SHARES), timeout=TIMEOUT)
