@@ -227,3 +227,15 @@ def test_the_per_job_chart_colours_each_users_jobs_and_outlines_every_bar():
     jobs["user"] = "u1"                                          # one user only: one colour, nothing said
     figure = gantt.gantt(jobs, timeline_frame([0.0], ["c"], ["up_cpus"], [2.0]))
     assert "colour" not in figure.layout.title.text
+
+
+def test_objective_panels_are_named_as_the_runs_table_and_a_panel_of_zeros_says_so():
+    from components.figures import batch as batch_figures
+
+    table = pd.DataFrame({"scenario": ["BASIC"] * 4, "policy": ["EASY"] * 4,
+                          "metric": [m for m, _ in batch_figures.OBJECTIVES], "mean": [1.2, 30.0, 4.0, 0.0],
+                          "std": [0.0] * 4, "count": [1] * 4})
+    figure = batch_figures.objective_bars(table)
+    texts = [a.text for a in figure.layout.annotations]
+    assert texts[:4] == ["Mean slowdown (×)", "Mean response time (s)", "Mean wait (s)", "Killed jobs"]
+    assert texts[4] == "none in any run" and figure.layout.yaxis4.range == (0, 1)
