@@ -1,9 +1,12 @@
 """The Batch page's trust panels in headless Chromium: the log vs the simulation, why jobs waited, sizing."""
 
+import re
+
 import pytest
 from batch_choices import run_easy_basic
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
+from zoom import zoom_until_shown
 
 from app import create_app
 from components.pages import batch as page
@@ -62,6 +65,21 @@ def test_a_run_is_checked_against_the_log_and_a_job_says_why_it_waited(dash_duo,
     assert pending[0] == "job_id,from_time,to_time,reason,blocking_job" and len(pending) > 10
     assert {row.split(",")[3] for row in pending[1:]} <= {"resources", "reservation", "priority", "failure",
                                                           "requirements"}
+    # A reason's tooltip names a blocking job only where there is one (never "blocking job" and nothing).
+    tips = dash_duo.driver.execute_script(
+        f"return document.querySelector('#{page.ids.JOB_REASONS} .js-plotly-plot').data"
+        ".map(t => [t.hovertemplate, t.customdata.map(c => c[2])]);")
+    assert all("blocking job" not in template for template, _ in tips), tips
+    assert all(cell == "" or re.fullmatch(r"<br>blocking job \S+", cell) for _, cells in tips for cell in cells), tips
+    # Zoomed in to two hours, the machines × time chart draws each job, coloured by its user, every bar outlined.
+    zoom_until_shown(dash_duo, page.ids.QUEUE, 100, 102, f"#{page.ids.WINDOW_MSG}", "window 100.0–102.0 h")
+    WebDriverWait(dash_duo.driver, TIMEOUT).until(lambda d: d.execute_script(
+        f"return document.querySelector('#{page.ids.GANTT} .js-plotly-plot').data.some(t => t.name === 'finished');"))
+    finished = dash_duo.driver.execute_script(
+        f"const t = document.querySelector('#{page.ids.GANTT} .js-plotly-plot').data.find(t => t.name === 'finished');"
+        "return [new Set(t.marker.color).size, t.marker.line.width];")
+    assert finished[0] > 1 and finished[1] > 0, finished
+    assert "colour: user" in dash_duo.find_element(f"#{page.ids.GANTT}").text
     _size_the_shown_run(dash_duo)
     assert dash_duo.get_logs() == []
 
