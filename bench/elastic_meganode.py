@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from sched_engine.elastic import simulate_jobs  # noqa: E402
 from sched_engine.elastic.metrics import share_interval  # noqa: E402
-from sched_engine.elastic.policies import YARNME, Meganode  # noqa: E402
+from sched_engine.elastic.policies import YARNME, Meganode, NodeReservations  # noqa: E402
 from sched_engine.elastic.traces import MB_PER_GB, generate_trace  # noqa: E402
 from sched_engine.sweeps import ELASTIC_AXES, expand  # noqa: E402
 
@@ -50,7 +50,7 @@ PENALTIES = (1.5, 3.0)
 class OriginalYARNME(YARNME):
     """YARN-ME before issue 20: reserved nodes serve only their job (and the former cap of 4 elastic tasks)."""
 
-    reserve_backfill = False
+    when_blocked = NodeReservations(backfill_gaps=False)
 
 
 def _average(point: dict, policy, factor: float, jobs) -> float:

@@ -43,8 +43,7 @@ MAX_TASK_SERIES = 20_000
 
 def simulate_jobs(cores, memory_mb, step_mb: int, penalty, jobs, policy, progress=None) -> ElasticSimulation:
     """Run ``jobs`` (a list of :class:`.traces.Job`) on the given nodes; returns the finished simulation."""
-    if policy.pooled:
-        cores, memory_mb = [sum(cores)], [sum(memory_mb)]
+    cores, memory_mb = policy.nodes(list(cores), list(memory_mb))
     return ElasticSimulation(cores, memory_mb, step_mb, penalty, jobs, policy, progress).run()
 
 

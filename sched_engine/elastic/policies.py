@@ -1,65 +1,158 @@
-"""The three schedulers compared in §6: YARN, YARN-ME and Meganode.
+"""The three schedulers compared in §6 -- YARN, YARN-ME and Meganode -- each composed of four strategies.
 
 Policies only store their parameters (JSON-safe, part of the cache key);
-:class:`sched_engine.elastic.simulate.ElasticSimulation` asks them through
-two narrow protocols and reads their switches:
+:class:`sched_engine.elastic.simulate.ElasticSimulation` asks their
+strategies, never a switch:
 
-* job order, ``job_key(job)`` (a field getter, called once per queued job
-  per pass): the queue serves the least key first (ties by arrival, then
-  index). :data:`fair_share_key` -- YARN's fair scheduler
-  orders jobs by the memory they hold [paper ref. 1]; the key changes as
-  tasks end, so ``key_follows_memory`` re-sorts a queued job then.
-  :data:`shortest_remaining_key` -- shortest remaining job first, remaining
-  = task-seconds not yet started.
-* elastic grant, ``elastic_grant(group, free_mb, step_mb)``: the
-  under-sized allocation (runtime, memory) offered to a task that does not
-  fit regularly, or None (Alg. 1, l. 7); the engine then applies the
-  "does not delay the job" test (l. 8-9).
-* ``reserve``: YARN's node reservations for the job a node cannot serve.
-* ``elastic``: whether under-sized allocations are made (Alg. 1, l. 7-10).
-* ``reserve_backfill``: whether tasks of other jobs may use a reserved
-  node when they end before the reserved job's task can start there
-  (§3.3: YARN-ME does this, stock YARN does not).
-* ``skip_blocked``: without reservations, whether a job whose next task
-  does not fit lets the next job in queue order that fits go first.
-* ``pooled``: all nodes merged into one with the summed cores and memory.
+* ``order`` (:class:`JobOrder`): the queue serves the least ``key(job)``
+  first (ties by arrival, then index). :data:`FAIR_SHARE` -- YARN's fair
+  scheduler orders jobs by the memory they hold [paper ref. 1]; the key
+  changes as tasks end, so ``follows_memory`` re-sorts a queued job then.
+  :data:`SHORTEST_REMAINING` -- shortest remaining job first, remaining =
+  task-seconds not yet started.
+* ``allocation``: what a task that does not fit a node regularly is
+  offered. :data:`REGULAR` -- nothing; :class:`ElasticAllocation` -- the
+  under-sized allocation (runtime, memory) of Alg. 1, l. 7, which the engine
+  then tests for "does not delay the job" (l. 8-9), at most
+  ``task_limit()`` elastic tasks on a node at once.
+* ``when_blocked`` (:class:`HeadBlocked`): what a free node whose memory the head
+  job's next task does not fit does. :class:`NodeReservations` -- YARN's
+  node reservation for that job; with ``backfill_gaps`` (§3.3: YARN-ME,
+  not stock YARN) tasks of other jobs may use a reserved node when they end
+  before the reserved job's task can start there. :data:`SKIP` -- the next
+  job in queue order that fits goes first; :data:`WAIT` -- nothing starts.
+* ``nodes``: the cluster as given (:func:`as_given`) or all nodes pooled
+  into one with the summed cores and memory (:func:`pooled`).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from operator import attrgetter
+from typing import Callable
 
 from ..core.registry import Parametrised
 
-fair_share_key = attrgetter("mem_in_use")
+
+@dataclass(frozen=True)
+class JobOrder:
+    """The job queue's order: least ``key(job)`` first; ``follows_memory``: the key moves as the job's tasks end."""
+
+    key: Callable
+    follows_memory: bool
+
+
+FAIR_SHARE = JobOrder(attrgetter("mem_in_use"), follows_memory=True)
 """YARN's fair order: memory the job holds (MB), least first."""
 
-shortest_remaining_key = attrgetter("work_left")
+SHORTEST_REMAINING = JobOrder(attrgetter("work_left"), follows_memory=False)
 """Shortest remaining job first: task-seconds not yet started."""
 
 
-class _Regular:
-    """Regular allocations only: no elastic grant."""
+class RegularAllocation:
+    """Regular allocations only: a task runs with its ideal memory or not at all."""
 
-    def elastic_grant(self, group, free_mb: int, step_mb: int) -> tuple[float, int] | None:
+    heartbeat_s = math.inf   # no elastic grant, so no timeline estimate to reuse
+
+    def grant(self, group, free_mb: int, step_mb: int) -> tuple[float, int] | None:
+        return None
+
+    def task_limit(self) -> float:
+        return 0
+
+
+REGULAR = RegularAllocation()
+
+
+@dataclass(frozen=True)
+class ElasticAllocation:
+    """Alg. 1, l. 7: the lowest-runtime under-sized grant of at least ``min_fraction`` of the ideal memory that fits,
+    with the disk-contention limit of elastic tasks per node (:meth:`task_limit`; see :class:`YARNME`)."""
+
+    min_fraction: float
+    heartbeat_s: float
+    max_elastic_per_node: int | None
+    disk_bandwidth_mb_s: float | None
+    elastic_spill_mb_s: float
+
+    def grant(self, group, free_mb: int, step_mb: int) -> tuple[float, int] | None:
+        return group.best_elastic(free_mb, step_mb, self.min_fraction)
+
+    def task_limit(self) -> float:
+        """Elastic tasks allowed at once on one node (``math.inf``: no limit): ``floor(disk_bandwidth_mb_s /
+        elastic_spill_mb_s)`` when the disk portion is given, capped by ``max_elastic_per_node`` when that is."""
+        limit = math.inf
+        if self.disk_bandwidth_mb_s is not None:
+            limit = math.floor(self.disk_bandwidth_mb_s / self.elastic_spill_mb_s + 1e-9)
+        if self.max_elastic_per_node is not None:
+            limit = min(limit, self.max_elastic_per_node)
+        return limit
+
+
+class HeadBlocked:
+    """A free node the head job's next task does not fit (``head``), or a node reserved for a job whose task does
+    not fit it yet (``reserved``): the job that gets the node instead, or None. ``offers_reserved_gaps``: new work
+    is offered reserved nodes with a free core (their gaps may fit it)."""
+
+    offers_reserved_gaps = False
+    reserves = False
+
+    def head(self, sim, node: int, job):
+        return None
+
+    def reserved(self, sim, node: int, owner):
         return None
 
 
-class YARN(_Regular, Parametrised):
+@dataclass(frozen=True)
+class NodeReservations(HeadBlocked):
+    """YARN's node reservations: the node is kept for the head job when it could ever hold its task (the engine
+    reserves it); with ``backfill_gaps`` another job's task ending before the reserved one can start may use it."""
+
+    backfill_gaps: bool
+
+    reserves = True
+
+    @property
+    def offers_reserved_gaps(self) -> bool:
+        return self.backfill_gaps
+
+    def reserved(self, sim, node: int, owner):
+        return sim.fill_gap(node, owner) if self.backfill_gaps else None
+
+
+class SkipBlocked(HeadBlocked):
+    """No reservation: the next job in queue order whose task fits the node goes first."""
+
+    def head(self, sim, node: int, job):
+        return sim.first_fit(node, job)
+
+
+SKIP = SkipBlocked()
+WAIT = HeadBlocked()   # no reservation, nobody overtakes: nothing starts until the head's task fits
+
+
+def as_given(cores: list, memory_mb: list) -> tuple[list, list]:
+    return cores, memory_mb
+
+
+def pooled(cores: list, memory_mb: list) -> tuple[list, list]:
+    """One node with every node's cores and memory."""
+    return [sum(cores)], [sum(memory_mb)]
+
+
+class YARN(Parametrised):
     """Stock YARN: fair-share job order, node reservations, regular allocations only."""
 
-    job_key = fair_share_key
-    key_follows_memory = True
-    reserve = True
-    reserve_backfill = False
-    skip_blocked = False
-    elastic = False
-    pooled = False
+    order = FAIR_SHARE
+    allocation = REGULAR
+    when_blocked = NodeReservations(backfill_gaps=False)
+    nodes = staticmethod(as_given)
 
 
 class YARNME(Parametrised):
-    """YARN-ME (Alg. 1): YARN plus elastic allocations when they do not delay the job.
+    """YARN-ME (Alg. 1): YARN plus elastic allocations when they do not delay the job, and reserved nodes' gaps.
 
     ``min_fraction``: smallest grant as a share of ideal memory (§6.1: 10%).
     ``heartbeat_s``: how long one timeline estimate of a job is reused
@@ -77,16 +170,12 @@ class YARNME(Parametrised):
     run on a node at once -- e.g. 120 MB/s for 30 MB/s spills gives 4 (our
     example figures, not the paper's). ``max_elastic_per_node``: the same
     limit given directly as a count (None: no limit); when both are given
-    the smaller holds. See :meth:`elastic_task_limit`.
+    the smaller holds. See :meth:`ElasticAllocation.task_limit`.
     """
 
-    job_key = fair_share_key
-    key_follows_memory = True
-    reserve = True
-    reserve_backfill = True
-    skip_blocked = False
-    elastic = True
-    pooled = False
+    order = FAIR_SHARE
+    when_blocked = NodeReservations(backfill_gaps=True)
+    nodes = staticmethod(as_given)
 
     def __init__(self, min_fraction: float = 0.1, max_elastic_per_node: int | None = None, heartbeat_s: float = 1.0,
                  disk_bandwidth_mb_s: float | None = None, elastic_spill_mb_s: float = 30.0):
@@ -96,25 +185,17 @@ class YARNME(Parametrised):
         self.disk_bandwidth_mb_s = disk_bandwidth_mb_s
         self.elastic_spill_mb_s = elastic_spill_mb_s
 
-    def elastic_grant(self, group, free_mb: int, step_mb: int) -> tuple[float, int] | None:
-        """The lowest-runtime under-sized grant of at least ``min_fraction`` of the ideal memory that fits."""
-        return group.best_elastic(free_mb, step_mb, self.min_fraction)
+    @property
+    def allocation(self) -> ElasticAllocation:
+        return ElasticAllocation(self.min_fraction, self.heartbeat_s, self.max_elastic_per_node,
+                                 self.disk_bandwidth_mb_s, self.elastic_spill_mb_s)
 
     def elastic_task_limit(self) -> float:
-        """Elastic tasks allowed to run at once on one node (``math.inf``: no disk-contention limit).
-
-        ``floor(disk_bandwidth_mb_s / elastic_spill_mb_s)`` when the disk
-        portion is given, capped by ``max_elastic_per_node`` when that is.
-        """
-        limit = math.inf
-        if self.disk_bandwidth_mb_s is not None:
-            limit = math.floor(self.disk_bandwidth_mb_s / self.elastic_spill_mb_s + 1e-9)
-        if self.max_elastic_per_node is not None:
-            limit = min(limit, self.max_elastic_per_node)
-        return limit
+        """Elastic tasks allowed to run at once on one node (``math.inf``: no disk-contention limit)."""
+        return self.allocation.task_limit()
 
 
-class Meganode(_Regular, Parametrised):
+class Meganode(Parametrised):
     """§6.2's elasticity-agnostic bound: one node pooling the cluster, shortest remaining job first.
 
     No reservations: whenever resources free up, the job with the least
@@ -127,16 +208,13 @@ class Meganode(_Regular, Parametrised):
     kept to measure the difference).
     """
 
-    job_key = shortest_remaining_key
-    key_follows_memory = False
-    reserve = False
-    reserve_backfill = False
-    elastic = False
-    pooled = True
+    order = SHORTEST_REMAINING
+    allocation = REGULAR
+    nodes = staticmethod(pooled)
 
     def __init__(self, blocked: str = "skip"):
         self.blocked = blocked
 
     @property
-    def skip_blocked(self) -> bool:
-        return self.blocked == "skip"
+    def when_blocked(self) -> HeadBlocked:
+        return SKIP if self.blocked == "skip" else WAIT

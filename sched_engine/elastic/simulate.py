@@ -70,13 +70,11 @@ class ClusterSampler:
 class ElasticSimulation(Simulation):
     """One run of a trace on a cluster under a YARN, YARN-ME or Meganode policy.
 
-    ``policy`` provides the job order (``job_key``, ``key_follows_memory``)
-    and the elastic grant (``elastic_grant``) of :mod:`.policies`, and the
-    switches ``reserve`` (whether a node the head job does not fit is
-    reserved for it), ``reserve_backfill`` (whether other jobs may use a
-    reserved node's gap), ``skip_blocked``, ``elastic`` (bool) and, when
-    elastic, ``heartbeat_s`` and ``elastic_task_limit()`` (the
-    disk-contention limit per node). Task records (lists, one entry per
+    ``policy`` is composed of the strategies of :mod:`.policies`: its job
+    order (``order``), what a task that does not fit regularly is offered
+    (``allocation``: an elastic grant, its disk-contention limit per node
+    and its heartbeat) and what a node the head job's task does not fit does
+    (``when_blocked``: reserve it, skip to a job that fits, or wait). Task records (lists, one entry per
     task) are kept for the result frames; :class:`ClusterSampler`, an
     observer of every instant, samples the cluster.
     """
@@ -96,7 +94,9 @@ class ElasticSimulation(Simulation):
         self.reserved = [-1] * n
         self.free_unreserved = set(range(n))
         self.reserved_nodes: set[int] = set()
-        self.elastic_cap = policy.elastic_task_limit() if policy.elastic else 0
+        # The policy's strategies (:mod:`.policies`), read once.
+        self.order, self.allocation, self.when_blocked = policy.order, policy.allocation, policy.when_blocked
+        self.elastic_cap = self.allocation.task_limit()
         self.free_total = sum(self.capacity)
         self.node_tasks: list[list[tuple[float, int]]] = [[] for _ in range(n)]
         self.profile = ReleaseProfile()
@@ -132,7 +132,7 @@ class ElasticSimulation(Simulation):
         job.version += 1
         job.queued = True
         self.waiting.add(job.index)
-        key = self.policy.job_key(job)
+        key = self.order.key(job)
         heappush(self.queue, (key, job.job.arrival, job.index, job.version))
 
     def _head(self) -> JobState | None:
@@ -212,16 +212,16 @@ class ElasticSimulation(Simulation):
 
         Only a task ending by ``deadline`` is allocated (a reserved node's gap).
         """
-        policy, now = self.policy, self.now
+        now = self.now
         group = job.group()
         if group.memory <= self.free_mem[node]:
             if now + group.duration > deadline:
                 return False
             self._allocate(node, job, group, group.memory, group.duration, math.nan)
             return True
-        if not policy.elastic or self.elastic_running[node] >= self.elastic_cap:
+        if self.elastic_running[node] >= self.elastic_cap:
             return False
-        choice = policy.elastic_grant(group, self.free_mem[node], self.step_mb)
+        choice = self.allocation.grant(group, self.free_mem[node], self.step_mb)
         if choice is None or now + choice[0] > deadline:
             return False
         granted, estimate = self.elastic_ok(job, group, now + choice[0], node)
@@ -242,19 +242,19 @@ class ElasticSimulation(Simulation):
                 return end
         return INF
 
-    def _fill_gap(self, node: int, owner: JobState) -> JobState | None:
+    def fill_gap(self, node: int, owner: JobState) -> JobState | None:
         """§3.3: a task of another job on a node reserved for ``owner``, if it does not hinder it.
 
         Jobs are tried in queue order; the first whose next task fits
         (regularly or elastically) and ends by the time the reserved task can
         start gets the node. Returns that job, or None.
         """
-        return self._first_fit(node, owner, self.reserved_start(node, owner))
+        return self.first_fit(node, owner, self.reserved_start(node, owner))
 
-    def _first_fit(self, node: int, passed: JobState, until: float = INF) -> JobState | None:
+    def first_fit(self, node: int, passed: JobState, until: float = INF) -> JobState | None:
         """The first job in queue order, ``passed`` aside, whose next task ``_try`` allocates on ``node``."""
         jobs, now, free = self.jobs, self.now, self.free_mem[node]
-        job_key = self.policy.job_key
+        job_key = self.order.key
         waiting = []
         for index in self.waiting:
             job = jobs[index]
@@ -278,7 +278,7 @@ class ElasticSimulation(Simulation):
             self._enqueue(job)  # re-sort the job queue (Alg. 1, l. 13)
 
     def _pass(self, offer: list[int]) -> None:
-        policy = self.policy
+        blocked = self.when_blocked
         free_cores, reserved, capacity = self.free_cores, self.reserved, self.capacity
         offered = set(offer)
         heapify(offer)
@@ -301,15 +301,15 @@ class ElasticSimulation(Simulation):
                     self._allocated(job, offer, offered)
                     continue
                 if owner < 0:
-                    if policy.reserve and job.group().memory <= capacity[node]:
+                    if blocked.reserves and job.group().memory <= capacity[node]:
                         reserved[node] = job.index
                         job.reserved.add(node)
                         self.reserved_nodes.add(node)
                         self.free_unreserved.discard(node)
                         break
-                    other = self._first_fit(node, job) if policy.skip_blocked else None
+                    other = blocked.head(self, node, job)
                 else:
-                    other = self._fill_gap(node, job) if policy.reserve_backfill else None
+                    other = blocked.reserved(self, node, job)
                 if other is None:
                     break
                 self._allocated(other, offer, offered)
@@ -340,7 +340,7 @@ class ElasticSimulation(Simulation):
         job = self.jobs[index]
         job.running -= 1
         job.mem_in_use -= mem
-        if job.queued and self.policy.key_follows_memory:
+        if job.queued and self.order.follows_memory:
             self._enqueue(job)
         if job.running == 0 and job.pending == 0:
             job.phase_done[job.phase] = t
@@ -368,7 +368,7 @@ class ElasticSimulation(Simulation):
         offer = self._offer
         if self._new_work:
             offer |= self.free_unreserved
-            if self.policy.reserve_backfill:  # a reserved node's gap may fit the new work
+            if self.when_blocked.offers_reserved_gaps:  # a reserved node's gap may fit the new work
                 offer.update(n for n in self.reserved_nodes if self.free_cores[n] > 0)
         self._pass(sorted(offer))
         self.progress.update(self.finished)

@@ -104,7 +104,7 @@ def elastic_ok(sim, job: JobState, group: GroupState, end: float, node: int) -> 
         fit = 0
     if fit < job.pending:
         return True, latest + dur
-    if now - job.est_time >= sim.policy.heartbeat_s or (not job.est_exact and end > job.est_value):
+    if now - job.est_time >= sim.allocation.heartbeat_s or (not job.est_exact and end > job.est_value):
         sim.estimates += 1
         job.est_time = now
         job.est_value, job.est_exact = sim.estimate(job, now + group.max_elastic_runtime, node)

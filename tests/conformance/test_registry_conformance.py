@@ -151,9 +151,10 @@ def elastic_capacity(result) -> None:
     cores = sum(group["cores"] * group["count"] for group in model["nodes"])
     held = levels(result.timeline, "job_memory_mb")
     per_node = held.T.groupby(lambda entity: int(entity.split("/")[0].removeprefix("node-"))).sum().T
-    pooled = REGISTRY.create("elastic", result.scenario["policy"], result.scenario["policy_params"]).pooled
+    policy = REGISTRY.create("elastic", result.scenario["policy"], result.scenario["policy_params"])
+    pooled_nodes = policy.nodes([1] * len(nodes), nodes)[1]   # the nodes as the policy sees them
     for node in per_node.columns:
-        assert per_node[node].max() <= (sum(nodes) if pooled else nodes[node]), node
+        assert per_node[node].max() <= pooled_nodes[node], node
     assert levels(result.timeline, "memory_used_mb").to_numpy().max() <= sum(nodes)
     tasks = levels(result.timeline, "regular_tasks").join(levels(result.timeline, "elastic_tasks"), how="outer",
                                                           lsuffix="_regular").ffill().fillna(0.0)
