@@ -211,6 +211,7 @@ def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact: 
     names = Names()
     reader = csv.reader(ended_lines(pieces), delimiter=" ", quotechar='"', doublequote=True, strict=True)
     first_line = 1
+    append_texts, append_line, problem = texts.append, lines.append, problems.append
     try:
         for row in reader:
             line, first_line = first_line, reader.line_num + 1
@@ -219,14 +220,15 @@ def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact: 
                 continue
             records += 1
             try:
-                texts.append(_texts(row))
-                lines.append(line)
+                append_texts(_texts(row))
+                append_line(line)
             except (IndexError, ValueError):
                 error = _explain(row, line)
-                problems.append((line, error.field, error.message))
+                problem((line, error.field, error.message))
             if len(texts) == BLOCK:   # fields as text are bulky: convert them block by block
                 blocks.append(_columns(texts, lines, skips, problems, names))
                 texts, lines, problems = [], [], []
+                append_texts, append_line, problem = texts.append, lines.append, problems.append
     except csv.Error as exc:   # the quoting is broken: nothing after it can be trusted
         problems.append((first_line, "record", f"not an lsb.acct record ({exc})"))
     blocks.append(_columns(texts, lines, skips, problems, names))

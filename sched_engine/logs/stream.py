@@ -14,6 +14,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import zlib
+from itertools import chain
 from pathlib import Path
 
 from ..core.io import GZIP_MAGIC, MAX_DECOMPRESSED_ENV, FileError, max_decompressed_bytes, size_text
@@ -101,15 +102,15 @@ def file_pieces(path: str | Path, *, source: str | None = None, piece: int = PIE
         raw.close()
 
 
+def _with_ends(piece: str) -> list[str]:
+    lines = piece.split("\n")
+    last = lines.pop()
+    return [line + "\n" for line in lines] + ([last] if last else [])
+
+
 def ended_lines(pieces):
     """Each line of the pieces with its ``\n`` (the file's last line as it is)."""
-    for piece in pieces:
-        lines = piece.split("\n")
-        last = lines.pop()
-        for line in lines:
-            yield line + "\n"
-        if last:
-            yield last
+    return chain.from_iterable(map(_with_ends, pieces))
 
 
 def line_blocks(pieces):
