@@ -11,7 +11,7 @@ kernel applies each before the policy goes on. It also observes the
 kernel's jobs (:class:`~sched_engine.batch.simulate.JobObserver`) to keep
 its indexes of the waiting jobs.
 
-A pass (:func:`.scheduling_pass.scheduling_pass`) walks the waiting jobs in
+A pass (:data:`.scheduling_pass.PASSES`, one per backfilling) walks the waiting jobs in
 the queue order (:mod:`.order`):
 
 * jobs start in that order while they fit now (CPUs and memory on their
@@ -39,7 +39,7 @@ from ..batch.policies.decisions import NO_DECISIONS, Cancel, Start
 from . import reservation
 from .keyed import KeyedWalk
 from .order import QueueOrder
-from .scheduling_pass import NO_RESERVATION, scheduling_pass
+from .scheduling_pass import NO_RESERVATION, PASSES
 from .size_index import SizeIndex
 from .usage import SiteUsage
 from .waiting import WAITING, ArrivalQueue, FairQueue
@@ -100,6 +100,7 @@ class SitePolicy:
         self.settled = False
         self.settled_examined = 0
         self.wakes: set[float] = set()   # times of the passes asked for (Wake) and not yet made
+        self.scheduling_pass = PASSES[order.backfill]
 
     @property
     def decayed(self):
@@ -153,7 +154,7 @@ class SitePolicy:
         if now in self.wakes:   # a planned start is due: the plan is made again (CONS)
             self.wakes.discard(now)
             self.resources_changed = True
-        yield from scheduling_pass(self, now)
+        yield from self.scheduling_pass(self, now)
         self.new_arrivals = []
 
     # --- the kernel's job events (JobObserver): the indexes of the waiting jobs ------------------
