@@ -39,7 +39,20 @@ import numpy as np
 import pandas as pd
 
 from ..batch.traces import Workload
-from .jobs_table import BLOCK, NAN, Names, Skips, build_workload, clock_seconds, job_ids, key_hash, paused_gc
+from .jobs_table import (
+    BLOCK,
+    NAN,
+    Columns,
+    Memo,
+    Names,
+    Skips,
+    build_workload,
+    clock_seconds,
+    job_ids,
+    key_hash,
+    line_numbers,
+    paused_gc,
+)
 from .stream import Pieces, line_blocks
 
 KIND = "sge"
@@ -143,8 +156,8 @@ def _block(texts: list[str], numbers: list[int], width: int, problems: list) -> 
     return table[~bad], np.asarray(numbers, dtype=np.int64)[~bad]
 
 
-def _records(pieces, skips: Skips) -> tuple[pd.DataFrame, np.ndarray, int]:
-    """Every record's :data:`READ` fields (:data:`NUMERIC` ones as floats), their line numbers, and how many records.
+def _records(pieces, skips: Skips, names: Names) -> tuple[dict, int, int]:
+    """The :data:`~.jobs_table.ROW` columns of every job record, how many records, and how many were parallel tasks.
 
     Two walks over the pieces (read again), neither keeping the text: the first finds
     the file's record width, the second reads blocks of :data:`~.jobs_table.BLOCK` records.
@@ -158,7 +171,8 @@ def _records(pieces, skips: Skips) -> tuple[pd.DataFrame, np.ndarray, int]:
             width = shortest if width is None else min(width, shortest)
     width = width or WIDTH
     problems: list[tuple[int, str, str]] = []
-    tables, lines_read, texts, numbers = [], [], [], []
+    columns, limits, tasks = Columns(), Memo(category_limits), 0
+    texts, numbers = [], []
     for first, lines in line_blocks(pieces):
         for number, line in enumerate(lines, start=first):
             if not _is_record(line):
@@ -170,26 +184,50 @@ def _records(pieces, skips: Skips) -> tuple[pd.DataFrame, np.ndarray, int]:
             texts.append(line)
             numbers.append(number)
             if len(texts) == BLOCK:
-                table, line_numbers = _block(texts, numbers, width, problems)
-                tables.append(_compact(table))
-                lines_read.append(line_numbers)
+                tasks += _take(*_block(texts, numbers, width, problems), columns, names, limits)
                 texts, numbers = [], []
-    table, line_numbers = _block(texts, numbers, width, problems)
+    tasks += _take(*_block(texts, numbers, width, problems), columns, names, limits)
     for number, field, message in sorted(problems):
         skips.error(field, message, number)   # raises the first, unless malformed records are skipped
-    table = pd.concat([*tables, _compact(table)], ignore_index=True)
-    return table, np.concatenate([*lines_read, line_numbers]), records
-
-
-def _compact(table: pd.DataFrame) -> pd.DataFrame:
-    """A block's fields with each name kept once (categoricals) and numbers as floats."""
-    table = table.astype({name: "category" for name in table.columns if name not in NUMERIC and name != "maxvmem"})
-    table["maxvmem"] = pd.to_numeric(table["maxvmem"].astype(object), errors="coerce").astype(float)
-    return table
+    return columns.result(), records, tasks
 
 
 def _text(values: np.ndarray) -> pd.Series:
     return pd.Series(values.astype(np.int64)).astype(str)
+
+
+def _take(table: pd.DataFrame, line: np.ndarray, columns: Columns, names: Names, limits: Memo) -> int:
+    """Add a block's job records to ``columns`` (names as codes of ``names``); how many parallel task records it had."""
+    # Jobs only: a parallel task's record (pe_taskid set) belongs to its job's record.
+    task_record = ~table["pe_taskid"].isin(["NONE", ""]).to_numpy(dtype=bool)
+    table, line = table[~task_record].reset_index(drop=True), line[~task_record]
+    number = {name: table[name].to_numpy(dtype=float) for name in NUMERIC}
+    scale = np.where(number["submission_time"] > MILLISECONDS_FROM, 1000.0, 1.0)
+    submit, start, end = (number[name] / scale for name in ("submission_time", "start_time", "end_time"))
+    codes, categories = pd.factorize(table["category"].astype(object))
+    found = np.array([limits[c] for c in categories], dtype=float).reshape(-1, 2)
+    h_rt, h_vmem = (found[codes, i] if len(codes) else np.zeros(0) for i in (0, 1))
+    slots = number["slots"]
+    per_slot = np.maximum(slots, 1)
+    failed, code = number["failed"], number["exit_status"]
+    status = np.where((failed == 0) & (code == 0), "completed",
+                      np.where((failed == FAILED_LIMIT) | ((h_rt > 0) & (end - start >= h_rt)), "timeout", "failed"))
+    job, task = _text(number["job_number"]), _text(number["task_number"])
+    has_task = number["task_number"] > 0
+    project, account = table["project"].astype(object), table["account"].astype(object)
+    maxvmem = pd.to_numeric(table["maxvmem"].astype(object), errors="coerce").to_numpy(dtype=float)
+    columns.append({
+        "line": line_numbers(line), "key": key_hash(table["hostname"].astype(object).to_numpy(),
+                                                    number["job_number"], number["task_number"], failed),
+        "job_id": job_ids(np.where(has_task, (job + "." + task).to_numpy(dtype=object), job.to_numpy(dtype=object))),
+        "submit": submit, "start": start, "end": end, "procs": slots, "requested_time": h_rt, "memory_per_cpu_mb": h_vmem,
+        "used_memory_per_cpu_mb": maxvmem / per_slot / 2**20,
+        "avg_cpu_time": number["cpu"] / per_slot, "status": names.encode(status.astype(object)),
+        "user": names.encode(table["owner"]), "group": names.encode(table["group"]),
+        "queue": names.encode(table["qname"]), "partition": np.zeros(len(table), dtype=np.uint16),
+        "account": names.encode(np.where(~project.isin(["NONE", ""]), project, np.where(account == "sge", "", account))),
+    }, len(table))
+    return int(task_record.sum())
 
 
 def parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool = False) -> Workload:
@@ -201,44 +239,8 @@ def read(pieces, *, source: str, timezone: str = "UTC", skip_malformed: bool = F
          compact: bool = False) -> Workload:
     """:func:`parse` of a text given in pieces that end at a line break (:mod:`.stream`), iterated over twice."""
     with paused_gc():
-        return _read(pieces, source=source, timezone=timezone, skip_malformed=skip_malformed, compact=compact)
-
-
-def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact: bool) -> Workload:
-    """The body of :func:`read`."""
-    skips = Skips(source, skip_malformed)
-    table, line, records = _records(pieces, skips)
-    # Jobs only: a parallel task's record (pe_taskid set) belongs to its job's record.
-    task_record = ~table["pe_taskid"].isin(["NONE", ""]).to_numpy(dtype=bool)
-    table, line = table[~task_record].reset_index(drop=True), line[~task_record]
-    number = {name: table[name].to_numpy(dtype=float) for name in NUMERIC}
-    scale = np.where(number["submission_time"] > MILLISECONDS_FROM, 1000.0, 1.0)
-    submit, start, end = (number[name] / scale for name in ("submission_time", "start_time", "end_time"))
-    codes, categories = pd.factorize(table["category"].astype(object))
-    limits = np.array([category_limits(c) for c in categories], dtype=float).reshape(-1, 2)
-    h_rt, h_vmem = (limits[codes, i] if len(codes) else np.zeros(0) for i in (0, 1))
-    slots = number["slots"]
-    per_slot = np.maximum(slots, 1)
-    failed, code = number["failed"], number["exit_status"]
-    status = np.where((failed == 0) & (code == 0), "completed",
-                      np.where((failed == FAILED_LIMIT) | ((h_rt > 0) & (end - start >= h_rt)), "timeout", "failed"))
-    job, task = _text(number["job_number"]), _text(number["task_number"])
-    has_task = number["task_number"] > 0
-    project, account = table["project"].astype(object), table["account"].astype(object)
-    names = Names()
-    columns = {
-        "line": line, "key": key_hash(table["hostname"].astype(object).to_numpy(), number["job_number"],
-                                      number["task_number"], failed),
-        "job_id": job_ids(np.where(has_task, (job + "." + task).to_numpy(dtype=object), job.to_numpy(dtype=object))),
-        "submit": submit, "start": start, "end": end, "procs": slots, "requested_time": h_rt, "memory_per_cpu_mb": h_vmem,
-        "used_memory_per_cpu_mb": table["maxvmem"].to_numpy(dtype=float) / per_slot / 2**20,
-        "avg_cpu_time": number["cpu"] / per_slot, "status": names.encode(status.astype(object)),
-        "user": names.encode(table["owner"]), "group": names.encode(table["group"]),
-        "queue": names.encode(table["qname"]), "partition": np.zeros(len(table), dtype=np.int32),
-        "account": names.encode(np.where(~project.isin(["NONE", ""]), project, np.where(account == "sge", "", account))),
-    }
-    del table
-    tasks = int(task_record.sum())
-    notes = (f"{tasks:,} record(s) of parallel tasks (pe_taskid) read as part of their job",) if tasks else ()
-    return build_workload(columns, kind=KIND, fields=FIELDS, skips=skips, timezone=timezone, names=names,
-                          records=records, notes=notes, compact=compact)
+        skips, names = Skips(source, skip_malformed), Names()
+        columns, records, tasks = _records(pieces, skips, names)
+        notes = (f"{tasks:,} record(s) of parallel tasks (pe_taskid) read as part of their job",) if tasks else ()
+        return build_workload(columns, kind=KIND, fields=FIELDS, skips=skips, timezone=timezone, names=names,
+                              records=records, notes=notes, compact=compact)
