@@ -174,3 +174,14 @@ def test_sizing_probes_are_listed_under_their_search_after_the_runs():
     rows = lists.run_rows(PROBES_AND_RUNS)
     assert len(rows) == 3 and rows[2]["run"].startswith("Sizing search from mine, 2 probe(s): [pool of 400 CPUs]")
     assert rows[2]["wall (s)"] == 1.0
+
+
+def test_the_overlay_draws_runs_of_hours_in_hours_and_short_ones_in_seconds(runs):
+    _, pairs = runs
+    short = overlay_figure(pairs, "queue_length", "queue")
+    assert short.layout.xaxis.title.text == "time (s)"
+    timeline = pd.DataFrame({"time": [0.0, 7200.0, 36000.0], "entity": "queue", "metric": "queue_length",
+                             "value": [1.0, 2.0, 0.0]})
+    long = overlay_figure([("A", type("Run", (), {"timeline": timeline, "scenario": {"engine": "batch"}})())],
+                          "queue_length", "queue")
+    assert long.layout.xaxis.title.text == "hours since first submission" and max(long.data[0].x) == 10.0

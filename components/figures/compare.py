@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from . import catalogue
-from .batch import PALETTE
+from .batch import HOUR, PALETTE
 from .common import empty_figure
 from .downsample import step_points
 
@@ -32,17 +32,22 @@ def overlay_figure(runs: list[tuple[str, object]], metric: str | None, entity: s
         return empty_figure("Choose runs (and a metric) to overlay their timelines here." if not runs
                             else "Choose a metric and an entity to draw.", 420)
     figure = go.Figure()
-    for index, (label, result) in enumerate(runs):
+    drawn = []
+    for label, result in runs:
         series = step_series(result.timeline, metric, entity)
-        times, values = step_points(series["time"], series["value"])   # bounded, extremes kept
+        drawn.append((label, *step_points(series["time"], series["value"])))   # bounded, extremes kept
+    # Hours for runs of hours or more (as the pages draw them), seconds for short ones.
+    span = max((float(times.max()) for _, times, _ in drawn if len(times)), default=0.0)
+    scale, unit, axis = (HOUR, "h", "hours since first submission") if span >= 2 * HOUR else (1.0, "s", "time (s)")
+    for index, (label, times, values) in enumerate(drawn):
         figure.add_trace(go.Scatter(
-            x=times, y=values, mode="lines", line={"shape": "hv", "width": 1.5},
+            x=times / scale, y=values, mode="lines", line={"shape": "hv", "width": 1.5},
             name=label, marker_color=PALETTE[index % len(PALETTE)],
-            hovertemplate=f"{label}<br>%{{x:.1f}} s: %{{y:.4g}}<extra></extra>",
+            hovertemplate=f"{label}<br>%{{x:.{2 if scale == HOUR else 1}f}} {unit}: %{{y:.4g}}<extra></extra>",
         ))
     engine = getattr(runs[0][1], "scenario", {}).get("engine")
     title = f"{catalogue.label(metric, engine)} · {'all together' if entity == SUM else entity}"
-    figure.update_layout(title=title, height=420, template="plotly_white", xaxis={"title": "time (s)"},
+    figure.update_layout(title=title, height=420, template="plotly_white", xaxis={"title": axis},
                          yaxis={"title": catalogue.axis_title(metric, engine)},
                          margin={"l": 60, "r": 20, "t": 40, "b": 40}, legend={"orientation": "h", "y": -0.2})
     return figure
