@@ -150,3 +150,15 @@ def test_the_cpus_above_the_hardware_are_the_runs_only_while_the_log_used_them(t
     assert table.loc["downtime", "gap_share"] == pytest.approx(0)
     assert dict(zip(steps.results[4].jobs["job_id"], steps.results[4].jobs["start_time"])) == \
         {"a": 0, "b": 0, "d": 100, "c": 200, "down-0": 50}
+
+
+def test_inside_an_idle_period_the_idle_cpus_are_held_back_and_outside_only_those_above_the_hardware():
+    # IDLE_LOG on the 4 CPUs it used at its peak (a and b over [5000, 5100)), hardware 2. [0, 5000): idle while b
+    # waited, all 4 - 2 idle CPUs held; [5000, 5100): 4 in use, none; [5100, 10000): 2 in use, the 2 above the
+    # hardware held (9,800 CPU-seconds above it).
+    found = down_time(_jobs(IDLE_LOG), [ClusterState(0, "c", [1] * 4, 1.0, [])], hardware=2.0)
+    assert found.reservations.to_dict("list") == {"start": [0.0, 5100.0], "duration": [5000.0, 4900.0],
+                                                  "cpus": [2.0, 2.0]}
+    assert (found.periods, found.idle_s, found.above_hardware_s) == (1, 5000.0, 9800.0)
+    assert found.text().startswith("1 periods (0.1 days) when a waiting job fit in the idle CPUs and none started, "
+                                   "and the CPUs above the hardware the log was not using (3 CPU-hours) held back")
