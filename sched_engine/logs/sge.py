@@ -40,7 +40,6 @@ import pandas as pd
 
 from ..batch.traces import Workload
 from .jobs_table import (
-    BLOCK,
     NAN,
     Columns,
     Memo,
@@ -74,6 +73,7 @@ READ = {name: NAMES.index(name) for name in (
 #: ``failed`` code of a job the master killed for passing a limit (h_rt, h_cpu, h_vmem).
 FAILED_LIMIT = 37
 MILLISECONDS_FROM = 1e11   # seconds past the year 5138: the clock is in milliseconds
+BLOCK = 16384   # records read into a table at a time (its texts are bulky)
 FIELDS = {"submit": "submission_time", "start": "start_time", "end": "end_time", "procs": "slots"}
 _H_RT = re.compile(r"(?:^|[\s,])h_rt=([0-9:.]+)")
 _H_VMEM = re.compile(r"(?:^|[\s,])h_vmem=([0-9.]+)([kKmMgGtT]?)")
@@ -160,7 +160,7 @@ def _records(pieces, skips: Skips, names: Names) -> tuple[dict, int, int]:
     """The :data:`~.jobs_table.ROW` columns of every job record, how many records, and how many were parallel tasks.
 
     Two walks over the pieces (read again), neither keeping the text: the first finds
-    the file's record width, the second reads blocks of :data:`~.jobs_table.BLOCK` records.
+    the file's record width, the second reads blocks of :data:`BLOCK` records.
     """
     width, records = None, 0
     for _, lines in line_blocks(pieces):
