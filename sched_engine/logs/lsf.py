@@ -35,7 +35,6 @@ import numpy as np
 
 from ..batch.traces import TraceError, Workload
 from .jobs_table import (
-    BLOCK,
     NAN,
     Memo,
     Names,
@@ -58,6 +57,7 @@ FIXED = {"eventTime": 2, "jobId": 3, "numProcessors": 6, "submitTime": 7, "start
 #: Positions after ``jStatus`` (0 here).
 AFTER_STATUS = {"jStatus": 0, "rusage": 4, "projectName": 24, "exitStatus": 25, "idx": 29, "maxRMem": 30,
                 "exitInfo": 38, "chargedSAAP": 41, "numSubmitEXT": 52}
+BLOCK = 16384   # records whose fields are kept as text before they become columns
 RUN_LIMIT_EXIT = 5
 CANCEL_EXITS = frozenset({1, 8, 9, 14, 15, 23})
 DONE = 64

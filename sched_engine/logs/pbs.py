@@ -29,7 +29,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..batch.traces import TraceError, Workload
-from .jobs_table import BLOCK, NAN, Columns, Names, Skips, build_workload, clock_seconds, concatenated, paused_gc
+from .jobs_table import NAN, Columns, Names, Skips, build_workload, clock_seconds, concatenated, paused_gc
 from .jobs_table import compact as compact_rows
 from .pbs_layout import LayoutReader
 from .stream import line_blocks, text_pieces
@@ -44,6 +44,7 @@ _SCALE = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40, "p": 2**50}
 WALLTIME_EXITS = frozenset({-11, -29})
 #: Durations repeat from record to record (limits above all): each text is read once.
 seconds = lru_cache(maxsize=1 << 16)(clock_seconds)
+BLOCK = 16384   # E records read together (their texts are bulky)
 FIELDS = {"submit": "ctime", "start": "start", "end": "end", "procs": "exec_host"}
 
 
