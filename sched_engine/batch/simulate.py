@@ -335,6 +335,13 @@ class BatchSimulation(Simulation):
             observer.started(job)
         return now + run_time
 
+    def fits_now(self, job: int, cluster_index: int) -> bool:
+        """Whether ``job`` fits now on a cluster: its CPUs free there and, with memory, its memory per CPU on them."""
+        cluster = self.clusters[cluster_index]
+        if self.memory_per_cpu is None:
+            return cluster.free_total >= self.procs[job]
+        return cluster.fits(self.procs[job], self.memory_per_cpu[job])
+
     def _stretched(self, job: int, fraction: float) -> None:
         """A memory-elastic start with ``fraction`` of the job's memory: it runs longer, by the penalty model."""
         self.memory_fraction[job] = fraction

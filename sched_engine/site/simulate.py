@@ -23,14 +23,35 @@ from typing import Callable
 
 import numpy as np
 
+from ..batch.policies import Recorded
 from ..batch.simulate import STATUS_NAMES, BatchSimulation
+from ..core.registry import Parametrised
 from ..elastic import penalty as penalties
 from .machines import SiteCluster
 from .order import QueueOrder
 from .policy import TOO_MUCH_MEMORY, SitePolicy
 from .usage import SiteUsage
 
-__all__ = ["STATUS_NAMES", "TOO_MUCH_MEMORY", "site_simulation"]
+__all__ = ["STATUS_NAMES", "TOO_MUCH_MEMORY", "AsRecorded", "site_simulation"]
+
+
+class AsRecorded(Parametrised):
+    """The site's log as it ran: every job starts at its recorded start, or as soon after as its CPUs and memory
+    fit, in recorded order (the batch engine's :class:`~sched_engine.batch.policies.Recorded` on the site's
+    machines); no queue order, backfilling or elastic start."""
+
+    name = "recorded"
+    half_life_s = 0.0   # usage counted on running jobs (no order reads it)
+
+    def __init__(self):
+        pass
+
+
+def site_policy(order, tree, usage: SiteUsage, elastic: dict, policy_class=SitePolicy):
+    """The run's policy: the log as recorded, or a queue order with its backfilling (``policy_class``)."""
+    if isinstance(order, AsRecorded):
+        return Recorded()
+    return policy_class(order, tree, usage, elastic)
 
 
 def site_simulation(*, submit, run_time, estimate, procs, memory_per_cpu, leaf, group_of_leaf, tree,
@@ -49,13 +70,15 @@ def site_simulation(*, submit, run_time, estimate, procs, memory_per_cpu, leaf, 
     span = (float(np.max(submit)) + float(np.max(run_time))) if count else 1.0
     usage = SiteUsage(leaf=leaf, group_of_leaf=group_of_leaf, leaf_count=tree.leaf_count, clusters=clusters,
                       half_life_s=order.half_life_s, span=span)
-    policy = policy_class(order, tree, usage, elastic)
-    stretch = partial(penalties.runtime, elastic["penalty"]) if policy.elastic["enabled"] else None
+    policy = site_policy(order, tree, usage, elastic, policy_class)
+    elastic_starts = isinstance(policy, SitePolicy) and policy.elastic["enabled"]
+    stretch = partial(penalties.runtime, elastic["penalty"]) if elastic_starts else None
     sim = BatchSimulation(
         submit=submit, run_time=run_time, estimate=estimate, procs=procs, suitable=suitable, clusters=clusters,
         failures=failures, policy=policy, rng=rng if rng is not None else np.random.default_rng(0),
         progress=progress, record_pending=False, unsuitable=unsuitable, memory_per_cpu=memory_per_cpu,
-        stretch=stretch, observers=(usage, policy), sample_clusters=False,
+        stretch=stretch, observers=(usage, policy) if isinstance(policy, SitePolicy) else (usage,),
+        sample_clusters=False,
     )
     usage.bind(sim)
     sim.usage = usage

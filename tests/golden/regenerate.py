@@ -7,7 +7,8 @@ For every sample scenario in ``GOLDEN_SCENARIOS``, every preset scenario in
 registered policy of its engine, writes ``<stem>.<policy>.jobs.csv`` and
 ``<stem>.<policy>.timeline.csv`` next to this file. The site engine's sample
 (``SITE_SCENARIOS``) runs every registered queue order under every
-backfilling, as ``<stem>.<order>-<backfill>.*.csv``. Machine-dependent
+backfilling, as ``<stem>.<order>-<backfill>.*.csv``, and the log as
+recorded as ``<stem>.recorded.*.csv``. Machine-dependent
 columns (timings) are not part of golden files.
 """
 
@@ -79,6 +80,9 @@ def golden_cases():
             yield {**scenario, "policy": entry.name, "policy_params": {}}, entry.name, stem
     for stem, scenario in SITE_SCENARIOS.items():
         for entry in REGISTRY.policies("site"):
+            if "backfill" not in entry.schema:   # the log as recorded: no backfilling to choose
+                yield {**scenario, "policy": entry.name, "policy_params": {}}, entry.name, stem
+                continue
             for backfill in BACKFILLING:
                 yield ({**scenario, "policy": entry.name, "policy_params": {"backfill": backfill}},
                        f"{entry.name}-{backfill}", stem)

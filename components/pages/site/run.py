@@ -62,7 +62,9 @@ def plan(uploads, trace, max_jobs, weighting, failures, elastic, policies, backf
                                              default_memory)))
         except ScenarioError as exc:
             raise ScenarioError(f"second site: {exc.field}", exc.message, source=exc.source) from None
-    return [run_panel.Planned({"engine": ENGINE, "policy": policy, "policy_params": params, "model": model, "seed": 1},
+    return [run_panel.Planned({"engine": ENGINE, "policy": policy, "model": model, "seed": 1,
+                               "policy_params": {k: v for k, v in params.items()   # those the policy takes
+                                                 if k in REGISTRY.policy(ENGINE, policy).schema}},
                               {"policy": policy, "label": REGISTRY.policy(ENGINE, policy).label, "site": site,
                                "hardware": origin},
                               origin=None if site == "A" else "second site")
@@ -74,7 +76,8 @@ def backfilling_choices(policies: list[str] | None = None) -> list[dict]:
     names = policies or [entry.name for entry in REGISTRY.policies(ENGINE)]
     choices: list[str] = []
     for name in names:
-        for choice in REGISTRY.policy(ENGINE, name).schema["backfill"].choices:
+        backfill = REGISTRY.policy(ENGINE, name).schema.get("backfill")   # the log as recorded has none
+        for choice in backfill.choices if backfill is not None else ():
             if choice not in choices:
                 choices.append(choice)
     return [{"label": "none" if choice == "none" else choice.upper(), "value": choice} for choice in choices]

@@ -19,6 +19,10 @@ without machine failures: every recorded start is kept. A machine failure
 kills a running job as in any run; a job that does not fit while machines
 are down waits for them.
 
+On the site engine's machines with memory a job fits where its CPUs and
+its memory do (:meth:`~..simulate.BatchSimulation.fits_now`); the site's
+queue order, backfilling and elastic starts play no part.
+
 The model's ``queues`` and ``user_limits`` do not change the replay: the
 log's starts already carry whatever queues and limits the site had (the
 engine still cancels, on arrival, jobs no cluster can hold or larger than a
@@ -82,8 +86,10 @@ class Recorded(Parametrised):
                 continue
             # A zero-length job holds no CPUs (the engine ends it as it starts): it needs a cluster that can hold
             # it, not free room -- as the capacity of the log counts it (:func:`~..capacity.cpus_in_use`).
-            need, room = procs[job], ("total" if run_time[job] <= 0 else "free_total")
-            fits = [c for c in candidates[job] if getattr(clusters[c], room) >= need]
+            if run_time[job] <= 0:
+                fits = [c for c in candidates[job] if clusters[c].total >= procs[job]]
+            else:
+                fits = [c for c in candidates[job] if sim.fits_now(job, c)]   # CPUs, and memory on a site's machines
             if not fits:
                 return   # blocked: tried again at the next pass (a job ends, a machine restarts)
             heappop(due)
