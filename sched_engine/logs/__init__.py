@@ -1,11 +1,14 @@
-"""Resource-manager accounting logs read as workloads (Slurm, PBS/TORQUE, SGE/UGE, LSF).
+"""Resource-manager accounting logs read as workloads (Slurm, PBS/TORQUE, SGE/UGE and its ``qacct -j``, LSF).
 
-Each reader module holds one kind of log and offers the same three names:
+Each reader module holds one kind of log and offers the same names:
 
-* ``KIND`` -- a short name (``"sacct"``, ``"pbs"``, ``"sge"``, ``"lsf"``) used by
+* ``KIND`` -- a short name (``"sacct"``, ``"pbs"``, ``"sge"``, ``"qacct"``, ``"lsf"``) used by
   ``parse_workload(fmt=...)`` and in every message;
 * ``sniff(name, head) -> bool`` -- whether a file called ``name`` whose first
   lines are ``head`` (at most 64 KiB of text) is this kind of log;
+* ``read(pieces, *, source, timezone="UTC", skip_malformed=False, compact=False)`` --
+  the same from the text in pieces ending at line breaks (:mod:`.stream`: a file
+  read a megabyte at a time), ``compact`` the frame a conversion writes from;
 * ``parse(text, *, source, timezone="UTC", skip_malformed=False) -> Workload`` --
   the jobs (:data:`sched_engine.batch.traces.JOB_COLUMNS`), with ``notes``
   saying what was read and what was left out (steps, jobs that never started,
@@ -20,9 +23,9 @@ from __future__ import annotations
 from importlib import import_module
 
 #: Reader modules of this package, tried in this order by :func:`sniff_log`.
-READERS: tuple[str, ...] = ("slurm", "pbs", "sge", "lsf")
+READERS: tuple[str, ...] = ("slurm", "pbs", "sge", "qacct", "lsf")
 #: Their ``KIND`` names, in the same order (known without importing a reader; a test checks them).
-KINDS: tuple[str, ...] = ("sacct", "pbs", "sge", "lsf")
+KINDS: tuple[str, ...] = ("sacct", "pbs", "sge", "qacct", "lsf")
 
 
 def reader(kind: str):
