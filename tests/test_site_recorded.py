@@ -8,13 +8,13 @@ from sched_engine.registry import REGISTRY
 from sched_engine.runner import run_scenario
 
 
-def _run(folder: Path, rows: str, policy: str = "recorded", **params) -> dict:
+def _run(folder: Path, rows: str, policy: str = "recorded", **model) -> dict:
     path = folder / "log.csv"
     path.write_text("job_id,submit_time,recorded_wait,run_time,procs,user,memory_per_cpu_mb\n" + rows)
-    result = run_scenario({"engine": "site", "policy": policy, "policy_params": params, "seed": 1, "model": {
+    result = run_scenario({"engine": "site", "policy": policy, "seed": 1, "model": {
         "trace": {"path": str(path)},
         "clusters": [{"name": "c", "machines": 2, "cpus_per_machine": 2, "speed": 1.0, "properties": []}],
-        "memory_per_machine_mb": {"c": 4000}}})
+        "memory_per_machine_mb": {"c": 4000}, **model}})
     return {"starts": dict(zip(result.jobs.job_id, result.jobs.start_time)),
             "summary": dict(zip(result.summary.metric, result.summary.value)),
             "memory": dict(zip(result.jobs.job_id, result.jobs.memory_mb))}
@@ -43,3 +43,13 @@ def test_a_job_whose_memory_does_not_fit_then_starts_when_it_does_and_later_ones
 def test_the_recorded_policy_is_listed_for_the_site_without_backfilling_parameters():
     entry = REGISTRY.policy("site", "recorded")
     assert entry.label == "As recorded" and entry.schema == {}
+
+
+def test_on_the_capacity_the_log_used_every_recorded_start_is_kept(tmp_path):
+    # Five 1-CPU jobs at once on 4 CPUs: on the hardware the fifth waits for the first to end (one delayed start);
+    # on the capacity the log used (5 CPUs, in machines of 2: 6) every start is the log's.
+    rows = "".join(f"j{i},0,0,{100 + i},1,u{i},100\n" for i in range(5))
+    assert _run(tmp_path, rows)["summary"]["delayed_starts"] == 1
+    on_log = _run(tmp_path, rows, capacity="log")
+    assert on_log["summary"]["delayed_starts"] == 0 and set(on_log["starts"].values()) == {0.0}
+    assert on_log["summary"]["cpus"] == 6

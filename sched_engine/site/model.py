@@ -5,6 +5,7 @@ Normalised form (plain JSON, the scenario's ``model``)::
     {
       "trace": {...}, "clusters": [...], "failures": {...}, "requirements": false,
       "estimates": "perfect", "load_factor": 1.0,              # as the batch engine's model
+      "capacity": "log",                                     # optional: the capacity the log used (batch/capacity.py)
       "memory_per_machine_mb": null,                         # or {"<cluster>": MB per machine, ...}
       "default_memory_per_cpu_mb": 2048,                     # a machine's memory when none is given
       "job_memory_per_cpu_mb": 0,                            # a job's memory when the log records none
@@ -41,7 +42,7 @@ from ..elastic.penalty import normalize_penalty
 from .organisation import WEIGHTINGS, normalize_organisation
 
 BATCH_FIELDS = ("trace", "clusters", "machines_path", "failures", "requirements", "synthetic_requirements",
-                "estimates", "load_factor")
+                "estimates", "load_factor", "capacity")
 SITE_FIELDS = ("memory_per_machine_mb", "default_memory_per_cpu_mb", "job_memory_per_cpu_mb", "organisation",
                "memory_elastic")
 DEFAULT_MEMORY_PER_CPU_MB = 2048.0
