@@ -13,10 +13,10 @@ from sched_engine.batch.traces import TraceError
 from sched_engine.logs import pbs, pbs_layout, reader, slurm
 from sched_engine.logs.stream import file_pieces, line_blocks, read_log_path, text_pieces
 from sched_engine.logs.swf_writer import write_swf
-from tests import test_logs_lsf, test_logs_pbs, test_logs_qacct, test_logs_sge, test_logs_slurm
+from tests import test_logs_lsf, test_logs_pbs, test_logs_qacct, test_logs_sge, test_logs_sge_json, test_logs_slurm
 
 FIXTURES = {"sacct": test_logs_slurm.LOG, "pbs": test_logs_pbs.LOG, "sge": test_logs_sge.LOG,
-            "qacct": test_logs_qacct.LOG, "lsf": test_logs_lsf.LOG}
+            "sge-json": test_logs_sge_json.LOG, "qacct": test_logs_qacct.LOG, "lsf": test_logs_lsf.LOG}
 
 
 def _swf(workload) -> str:

@@ -1,8 +1,8 @@
-"""Resource-manager accounting logs read as workloads (Slurm, PBS/TORQUE, SGE/UGE and its ``qacct -j``, LSF).
+"""Resource-manager accounting logs read as workloads (Slurm, PBS/TORQUE, SGE/UGE: colon, JSON or ``qacct -j``, LSF).
 
 Each reader module holds one kind of log and offers the same names:
 
-* ``KIND`` -- a short name (``"sacct"``, ``"pbs"``, ``"sge"``, ``"qacct"``, ``"lsf"``) used by
+* ``KIND`` -- a short name (``"sacct"``, ``"pbs"``, ``"sge"``, ``"sge-json"``, ``"qacct"``, ``"lsf"``) used by
   ``parse_workload(fmt=...)`` and in every message;
 * ``sniff(name, head) -> bool`` -- whether a file called ``name`` whose first
   lines are ``head`` (at most 64 KiB of text) is this kind of log;
@@ -23,9 +23,9 @@ from __future__ import annotations
 from importlib import import_module
 
 #: Reader modules of this package, tried in this order by :func:`sniff_log`.
-READERS: tuple[str, ...] = ("slurm", "pbs", "sge", "qacct", "lsf")
+READERS: tuple[str, ...] = ("slurm", "pbs", "sge", "sge_json", "qacct", "lsf")
 #: Their ``KIND`` names, in the same order (known without importing a reader; a test checks them).
-KINDS: tuple[str, ...] = ("sacct", "pbs", "sge", "qacct", "lsf")
+KINDS: tuple[str, ...] = ("sacct", "pbs", "sge", "sge-json", "qacct", "lsf")
 
 
 def reader(kind: str):
