@@ -149,3 +149,14 @@ def test_a_card_opens_from_the_cache_or_says_it_is_computed_in_the_background(tm
     assert rows and status.endswith("all from the cache")
     with pytest.raises(PreventUpdate):   # shown: a poll leaves it as it is
         gallery_page.card_shown(results, None, 4, button, rows)
+
+
+def test_with_the_background_off_a_missing_card_says_how_to_compute_it(tmp_path, monkeypatch):
+    from components.pages.gallery import warm
+    from components.services.runs import ResultCache
+
+    monkeypatch.setenv(warm.BACKGROUND_ENV, "0")
+    monkeypatch.setattr(warm, "start", lambda results: pytest.fail("started with the background off"))
+    button = {"type": "gallery-run-button", "card": "yarn-me-two-jobs"}
+    _, status, *_ = gallery_page.card_shown(ResultCache(tmp_path / "results"), None, None, button, [])
+    assert status.children == gallery_page.NOT_COMPUTED

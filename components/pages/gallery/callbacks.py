@@ -13,6 +13,7 @@ from .cards import CARDS, READING_DIFFERS, chart, run_card
 BY_KEY = {card.key: card for card in CARDS}
 COMPUTING = ("Computing in the background: the Gallery's runs are computed once and kept, and this card fills in "
              "by itself when its runs are done (or press Run again to compute it now).")
+NOT_COMPUTED = "Not computed yet on this server: Run again computes it (and keeps it for the next visit)."
 
 
 def status_text(rows: list[dict], cached: int, runs: int, seconds: float) -> str:
@@ -67,6 +68,8 @@ def card_shown(results, clicks, _polls, button, rows):
     card = BY_KEY[button["card"]]
     if warm.cached(card, results):
         return run(results, clicks, button)
+    if not warm.enabled():
+        return no_update, html.Span(NOT_COMPUTED, className="hint"), no_update, no_update
     warm.start(results)
     return no_update, html.Span(COMPUTING, className="hint"), no_update, no_update
 

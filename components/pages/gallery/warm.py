@@ -2,7 +2,8 @@
 
 The first time the Gallery is opened with a card missing from the results
 cache, :func:`start` runs every card's scenarios through the cache in a
-thread of the web process (once per process and cache); the page looks
+thread of the web process (once per process and cache; never when
+:data:`BACKGROUND_ENV` is ``0``); the page looks
 again every few seconds (:data:`POLL_MS`) and fills each card as its runs
 land. Runs are deterministic and keyed by content, so two processes warming
 the same cache only store the same results twice.
@@ -11,6 +12,7 @@ the same cache only store the same results twice.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 
 from sched_engine import normalize_scenario
@@ -24,6 +26,9 @@ POLL_MS = 2000
 #: How long it keeps looking (polls): 10 minutes.
 MAX_POLLS = 300
 
+#: Set to ``0`` to never compute the Gallery in the web process (its cards then wait for Run again).
+BACKGROUND_ENV = "SCHEDSCOPE_GALLERY_BACKGROUND"
+
 _LOCK = threading.Lock()
 _STARTED: set[int] = set()   # the caches being (or already) warmed by this process
 
@@ -32,6 +37,11 @@ def cached(card: Card, results) -> bool:
     """Whether every run of ``card`` is in the results cache (nothing is simulated to find out)."""
     return all(results.get(normalize_scenario(scenario).content_hash()) is not None
                for scenario in card.scenarios.values())
+
+
+def enabled() -> bool:
+    """Whether missing cards are computed in the background (:data:`BACKGROUND_ENV` not ``0``)."""
+    return os.environ.get(BACKGROUND_ENV, "1").strip() != "0"
 
 
 def start(results) -> bool:
