@@ -17,6 +17,7 @@ process, printing its peak resident memory (the goal: at most 500 MB for a
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -139,7 +140,40 @@ def lsf_lines(records: int, broken: float, seed: int = 4):
                f'0 {jobs["limit"][i]} 0 ""')
 
 
-GENERATORS = {"sacct": sacct_lines, "pbs": pbs_lines, "sge": sge_lines, "lsf": lsf_lines}
+def sge_json_lines(records: int, broken: float, seed: int = 5):
+    """Grid Engine JSON accounting (accounting.jsonl), times in microseconds."""
+    jobs = _jobs(records, seed)
+    for i in range(records):
+        limit = jobs["limit"][i]
+        yield json.dumps({
+            "job_number": 1000 + i, "task_number": 0, "start_time": int(jobs["start"][i]) * 10**6,
+            "end_time": int(jobs["end"][i]) * 10**6, "owner": USERS[jobs["user"][i]],
+            "group": GROUPS[jobs["user"][i] % 30], "account": "sge", "qname": QUEUES[jobs["queue"][i]] + ".q",
+            "hostname": f"node{i % 90:03d}", "department": "defaultdepartment", "slots": int(jobs["cpus"][i]),
+            "job_name": f"run_{i % 977}", "priority": 0, "submission_time": int(jobs["submit"][i]) * 10**6,
+            "submit_cmd_line": f"qsub -l h_rt={limit} run.sh", "category": f"-l h_rt={limit},h_vmem={jobs['mem'][i]}M",
+            "failed": 0, "exit_status": 0 if jobs["state"][i] < 8 else 1,
+            "usage": {"rusage": {"ru_wallclock": int(jobs["end"][i] - jobs["start"][i]), "ru_utime": 12.5},
+                      "usage": {"cpu": 12.5, "mem": 0.5, "maxvmem": 1048576 * (1 + i % 500)}}})
+
+
+def qacct_lines(records: int, broken: float, seed: int = 6):
+    """``qacct -j`` output, one record (a rule and a field a line) at a time."""
+    jobs = _jobs(records, seed)
+    stamp = "%a %b %d %H:%M:%S %Y"
+    for i in range(records):
+        times = [time.strftime(stamp, time.gmtime(int(jobs[name][i]))) for name in ("submit", "start", "end")]
+        fields = {"qname": QUEUES[jobs["queue"][i]] + ".q", "hostname": f"node{i % 90:03d}",
+                  "group": GROUPS[jobs["user"][i] % 30], "owner": USERS[jobs["user"][i]], "project": "NONE",
+                  "jobnumber": str(1000 + i), "taskid": "undefined", "account": "sge", "qsub_time": times[0],
+                  "start_time": times[1], "end_time": times[2], "slots": str(jobs["cpus"][i]), "failed": "0",
+                  "exit_status": "0", "cpu": "12.500s", "maxvmem": f"{1 + i % 500}.000M",
+                  "category": f"-l h_rt={jobs['limit'][i]},h_vmem={jobs['mem'][i]}M"}
+        yield "=" * 62 + "\n" + "\n".join(f"{name:<13}{value}" for name, value in fields.items())
+
+
+GENERATORS = {"sacct": sacct_lines, "pbs": pbs_lines, "sge": sge_lines, "sge-json": sge_json_lines,
+              "qacct": qacct_lines, "lsf": lsf_lines}
 
 
 def write_log(kind: str, records: int, broken: float, directory: Path, *, megabytes: float | None = None) -> Path:

@@ -80,3 +80,15 @@ def test_json_accounting_is_told_apart_and_read_by_the_batch_reader():
     assert sniff_log("accounting.jsonl", LOG[:3000]) == "sge-json"
     assert sniff_log("x.json", '{"name": "root", "children": []}') is None   # an organisation tree, not a log
     assert len(parse_workload(LOG, source="accounting.jsonl", skip_malformed=True).jobs) == 2
+
+
+def test_records_read_together_give_the_jobs_read_one_by_one(monkeypatch):
+    """Whole blocks go through Arrow's JSON reader; the same jobs as reading each line (a bad line makes that so)."""
+    from sched_engine.logs import sge_json_block
+
+    text = "\n".join(LOG.split("\n")[:5] + [record(job_number=30, project="chem", pe_task_id="NONE")])
+    together = sge_json.parse(text, source="a.jsonl")
+    monkeypatch.setattr(sge_json, "read_block", lambda *args: None)
+    one_by_one = sge_json.parse(text, source="a.jsonl")
+    assert together.notes == one_by_one.notes and together.jobs.equals(one_by_one.jobs)
+    assert sge_json_block.read_block([record()], [1], sge_json.Names(), sge_json.Memo(sge_json.category_limits))

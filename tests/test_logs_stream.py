@@ -114,3 +114,12 @@ def test_pbs_records_read_by_layout_give_the_jobs_read_one_by_one(records):
         patch.setattr(pbs_layout, "TRIES", 0)
         one_by_one = pbs.parse(text, source="p", skip_malformed=True)
     _same(by_layout, one_by_one)
+
+
+def test_a_pbs_record_repeated_across_both_readings_counts_once():
+    """One copy read by layout, the other (a quoted name) one by one: the same key, read once."""
+    plain = ("01/01/2024 00:00:00;E;7.srv;user=u ctime=1700000000 start=1700000010 end=1700000110 "
+             "exec_host=n1/0-3 Exit_status=0")
+    text = "\n".join([plain, plain.replace("user=u", 'user=u jobname="a b"'), plain.replace("7.srv", "8.srv")])
+    workload = pbs.parse(text, source="p")
+    assert workload.jobs.job_id.tolist() == ["7", "8"] and "1 repeated record read once" in workload.notes[0]

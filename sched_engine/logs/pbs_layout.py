@@ -149,7 +149,7 @@ class LayoutReader:
         ids = np.array([jobs[i] for i in members], dtype=object)[take]
         encode = self.names.encode
         return {
-            "line": line_numbers([numbers[i] for i in members])[take], "key": key_hash(ids, submit[take]),
+            "line": line_numbers([numbers[i] for i in members])[take], "key": key_hash(ids, submit[take].astype(object)),   # as read one by one
             "job_id": job_ids(ids.tolist()), "submit": submit[take], "start": start[take], "end": end[take],
             "procs": cpus[take], "requested_time": limit[take], "memory_per_cpu_mb": memory[take],
             "used_memory_per_cpu_mb": (used / per_cpu / 2**20)[take], "avg_cpu_time": (cput / per_cpu)[take],

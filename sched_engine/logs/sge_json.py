@@ -20,13 +20,15 @@ from __future__ import annotations
 import json
 
 from ..batch.traces import TraceError, Workload
-from .jobs_table import NAN, Memo, Names, Skips, build_workload, compact, paused_gc
+from .jobs_table import NAN, Columns, Memo, Names, Skips, build_workload, compact, paused_gc
 from .sge import FAILED_LIMIT, category_limits
+from .sge_json_block import read_block
 from .stream import line_blocks, text_pieces
 
 KIND = "sge-json"
 FIELDS = {"submit": "submission_time", "start": "start_time", "end": "end_time", "procs": "slots"}
 NONE = frozenset({"", "NONE", None})
+BLOCK = 16384   # lines read together by Arrow
 
 
 def sniff(name: str, head: str) -> bool:
@@ -45,16 +47,36 @@ def epoch_seconds(value) -> float:
     return number / (1e6 if number > 1e14 else 1e3 if number > 1e11 else 1.0)
 
 
-def _found(record: dict, name: str):
-    """The value of ``name`` in the record or in an object nested in it (the usage objects); None if nowhere."""
+def _search(record: dict, name: str) -> tuple | None:
+    """The keys leading to ``name`` in the record or in an object nested in it (the usage objects); None if nowhere."""
     if name in record:
-        return record[name]
-    for value in record.values():
+        return (name,)
+    for key, value in record.items():
         if isinstance(value, dict):
-            found = _found(value, name)
-            if found is not None:
-                return found
+            path = _search(value, name)
+            if path is not None:
+                return (key, *path)
     return None
+
+
+class _Found:
+    """A usage value (``cpu``, ``maxvmem``) where the last record had it, else searched for."""
+
+    def __init__(self, name: str):
+        self.name, self.path = name, (name,)
+
+    def __call__(self, record: dict):
+        value = record
+        try:
+            for key in self.path:
+                value = value[key]
+            return value
+        except (KeyError, TypeError):
+            path = _search(record, self.name)
+            if path is None:
+                return None
+            self.path = path
+            return self(record)
 
 
 def _number(record: dict, name: str, line: int, default=None) -> float:
@@ -65,7 +87,7 @@ def _number(record: dict, name: str, line: int, default=None) -> float:
         raise TraceError(name, f"{value!r} is not a number", line=line) from None
 
 
-def _row(record: dict, line: int, limits: Memo) -> tuple | None:
+def _row(record: dict, line: int, limits: Memo, usage: dict) -> tuple | None:
     """The :data:`~.jobs_table.ROW` of one record; None for a parallel task's."""
     if record.get("pe_task_id", record.get("pe_taskid")) not in NONE:
         return None
@@ -79,7 +101,7 @@ def _row(record: dict, line: int, limits: Memo) -> tuple | None:
     failed, code = _number(record, "failed", line, 0), _number(record, "exit_status", line, 0)
     category = record.get("category") or ""
     h_rt, h_vmem = limits[category if isinstance(category, str) else ""]
-    cpu, maxvmem = _found(record, "cpu"), _found(record, "maxvmem")
+    cpu, maxvmem = usage["cpu"](record), usage["maxvmem"](record)
     per_slot = max(slots, 1.0)
     start, end = times["start_time"], times["end_time"]
     status = "completed" if failed == 0 and code == 0 else "timeout" if failed == FAILED_LIMIT or (
@@ -108,16 +130,20 @@ def read(pieces, *, source: str, timezone: str = "UTC", skip_malformed: bool = F
 def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact_frame: bool) -> Workload:
     skips, names, limits = Skips(source, skip_malformed), Names(), Memo(category_limits)
     rows, tasks, records = [], 0, 0
-    for first, lines in line_blocks(pieces):
-        for number, line in enumerate(lines, start=first):
-            if not line.strip():
-                continue
+    columns = Columns()
+    usage = {"cpu": _Found("cpu"), "maxvmem": _Found("maxvmem")}
+    block: list[str] = []
+    numbers: list[int] = []
+
+    def one_by_one() -> None:
+        nonlocal records, tasks
+        for number, line in zip(numbers, block):
             records += 1
             try:
                 record = json.loads(line)
                 if not isinstance(record, dict):
                     raise ValueError("not an object")
-                row = _row(record, number, limits)
+                row = _row(record, number, limits, usage)
             except TraceError as exc:
                 skips.error(exc.field, exc.message, number)
                 continue
@@ -128,6 +154,31 @@ def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact_f
                 tasks += 1
             else:
                 rows.append(row)
+
+    def flush() -> None:
+        nonlocal records, tasks, rows
+        read = read_block(block, numbers, names, limits) if block else None
+        if read is None:
+            one_by_one()
+        else:
+            if rows:   # records read one by one before these: in the order of the file
+                columns.append(compact(rows, names), len(rows))
+                rows = []
+            columns.append(read[0], len(read[0]["line"]))
+            records, tasks = records + len(block), tasks + read[1]
+        block.clear()
+        numbers.clear()
+
+    for first, lines in line_blocks(pieces):
+        for number, line in enumerate(lines, start=first):
+            if line.strip():
+                block.append(line)
+                numbers.append(number)
+        if len(block) >= BLOCK:
+            flush()
+    flush()
+    if rows or not columns.arrays:
+        columns.append(compact(rows, names), len(rows))
     notes = (f"{tasks:,} record(s) of parallel tasks (pe_task_id) read as part of their job",) if tasks else ()
-    return build_workload(compact(rows, names), kind=KIND, fields=FIELDS, skips=skips, timezone=timezone,
+    return build_workload(columns.result(), kind=KIND, fields=FIELDS, skips=skips, timezone=timezone,
                           names=names, records=records, notes=notes, compact=compact_frame)
