@@ -52,11 +52,38 @@ def _zone(timezone: str, source: str):
                          source=source) from None
 
 
+MONTHS = {name: number for number, name in enumerate(
+    ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), start=1)}
+
+
+def _fields(text: str) -> tuple | None:
+    """``(year, month, day, hour, minute, second, microsecond)`` of qacct's two usual forms, else None."""
+    parts = text.split(" ")
+    if len(parts) == 5 and parts[1] in MONTHS:                      # Wed Nov 15 10:00:00 2023
+        clock, year, month, day = parts[3], parts[4], MONTHS[parts[1]], parts[2]
+    elif len(parts) == 2 and parts[0].count("/") == 2:               # 11/15/2023 10:00:00.250
+        month, day, year = parts[0].split("/")
+        clock = parts[1]
+    else:
+        return None
+    hms, _, fraction = clock.partition(".")
+    hour, minute, second = hms.split(":")
+    if not (fraction.isdigit() or not fraction) or len(fraction) > 6:
+        return None
+    return int(year), int(month), int(day), int(hour), int(minute), int(second), int(fraction.ljust(6, "0") or 0)
+
+
 def clock_time(text: str, zone) -> float:
     """Seconds since 1970 of a time qacct prints (NaN when absent); ``ValueError`` for anything else."""
     text = " ".join(text.split())
     if text in ABSENT:
         return NAN
+    try:
+        fields = _fields(text)
+    except ValueError:
+        fields = None
+    if fields is not None:
+        return datetime(*fields, tzinfo=zone).timestamp()   # ValueError for a day or hour that does not exist
     for layout in TIME_FORMATS:
         try:
             moment = datetime.strptime(text, layout)
