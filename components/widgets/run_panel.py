@@ -13,8 +13,9 @@ one way. A page says *what* to run; the panel runs it::
         return [run_panel.Planned({"engine": "site", "policy": p, "model": ..., "seed": 0},
                                   {"policy": p, "label": ...}) for p in policies]
 
-    # layout: the pieces go where the page wants them
-    run_panel.store(IDS), *run_panel.controls(IDS), run_panel.summary_table(IDS),
+    # layout: the pieces go where the page wants them; the form inside run_panel.inputs(IDS, [...]),
+    # which folds away after a run so the results follow Run
+    run_panel.store(IDS), *run_panel.controls(IDS), run_panel.inputs(IDS, form), run_panel.summary_table(IDS),
     run_panel.export_row(IDS, ("jobs", "timeline", "summary")), run_panel.download(IDS)
 
     # callbacks
