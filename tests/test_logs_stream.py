@@ -123,3 +123,14 @@ def test_a_pbs_record_repeated_across_both_readings_counts_once():
     text = "\n".join([plain, plain.replace("user=u", 'user=u jobname="a b"'), plain.replace("7.srv", "8.srv")])
     workload = pbs.parse(text, source="p")
     assert workload.jobs.job_id.tolist() == ["7", "8"] and "1 repeated record read once" in workload.notes[0]
+
+
+def test_records_sharing_a_key_hash_count_once_only_when_their_job_ids_agree():
+    import numpy as np
+
+    from sched_engine.logs.jobs_table import repeated_keys
+
+    keys = np.array([1, 1, 2, 1], dtype=np.uint64)   # row 1 shares row 3's hash but not its job id
+    ids = np.array([b"7", b"9", b"8", b"7"])
+    assert repeated_keys(keys, ids).tolist() == [True, False, False, False]
+    assert repeated_keys(keys[[3, 2, 1, 0]], ids, np.array([3, 2, 1, 0])).tolist() == [True, False, False, False]

@@ -261,13 +261,20 @@ def _known_or_minus_one(values: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(values) & (values > 0), values, -1.0)
 
 
-def repeated_keys(key: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """Rows whose key comes again later (the last one counts), a hash match confirmed by the job id."""
+def repeated_keys(key: np.ndarray, ids: np.ndarray, index: np.ndarray | None = None) -> np.ndarray:
+    """Rows whose key comes again later (the last one counts), a hash match confirmed by the job id.
+
+    ``ids`` are the job ids of the rows, or of all records when ``index`` says which record each row is
+    (so that only the rows with a repeated key have their ids looked up).
+    """
     repeated = pd.Series(key).duplicated(keep="last").to_numpy(dtype=bool, copy=True)
     rows = np.flatnonzero(repeated)
     if rows.size:
-        last = pd.Series(np.arange(key.size)).groupby(key).transform("last").to_numpy()[rows]
-        repeated[rows[ids[rows] != ids[last]]] = False
+        involved = np.flatnonzero(pd.Series(key).isin(pd.unique(key[rows])).to_numpy())
+        last = pd.Series(involved, index=key[involved]).groupby(level=0).last()
+        kept = last.loc[key[rows]].to_numpy()
+        at = (lambda r: ids[r]) if index is None else (lambda r: ids[index[r]])
+        repeated[rows[at(rows) != at(kept)]] = False
     return repeated
 
 
@@ -318,7 +325,7 @@ def build_workload(columns: dict, *, kind: str, fields: dict[str, str], skips: S
     del keep
     ids = columns.pop("job_id")
     key = columns.pop("key")
-    repeated = repeated_keys(key[index], ids[index]) if key is not None else np.zeros(index.size, dtype=bool)
+    repeated = repeated_keys(key[index], ids, index) if key is not None else np.zeros(index.size, dtype=bool)
     del key
     duplicates = int(repeated.sum())
     index = index[~repeated]

@@ -277,7 +277,7 @@ def _workload(reader: _Reader, timezone: str, compact: bool) -> Workload:
     order = np.flatnonzero(c.pop("valid"))
     order = order[np.argsort(ended[order], kind="stable")]   # per key: the last record that ended, else the last
     ids = c.pop("jobid")
-    chosen = np.sort(order[~repeated_keys(keys[order], ids[order])])
+    chosen = np.sort(order[~repeated_keys(keys[order], ids, order)])
     del keys
     repeated = order.size - chosen.size
     unfinished = int(waiting[chosen].sum())
