@@ -45,8 +45,6 @@ from .protocols import BatchPolicy, ClusterModel, JobObserver
 from .queues import OVER_USER_CPUS, PREEMPTED, QueueInputs
 
 WAITING, RUNNING, FINISHED, KILLED, CANCELLED = range(5)
-
-
 STATUS_NAMES = ("waiting", "running", "finished", "killed", "cancelled")
 NO_SUITABLE_CLUSTER = "no suitable cluster"
 
@@ -289,7 +287,7 @@ class BatchSimulation(Simulation):
         self._wakes.discard(self.now)
 
     def after_instant(self, now: float) -> None:
-        before = [c.free_total for c in self.clusters]
+        before = [c.free_total for c in self.clusters] if self.sample_clusters else None
         self._policy_step(self.policy.schedule(now), now)
         if self._pending is not None:
             self._pending.after_pass(now)
