@@ -14,9 +14,8 @@ Workloads (one row per job, columns of :data:`JOB_COLUMNS`):
 * GWF -- Grid Workloads Format (Iosup et al. 2008): 29 fields, ``#`` comments.
 * CSV with named columns (``job_id, submit_time, run_time, procs`` required).
 
-Parsing is vectorised: numeric SWF/GWF columns go through pandas' C reader;
-only when that fails does a line-by-line pass run, to name the first bad line
-(or, with ``skip_malformed``, to drop and count bad lines).
+Parsing is vectorised: numeric SWF/GWF columns go through pandas' C reader; only when that fails does a
+line-by-line pass run, to name the first bad line (or, with ``skip_malformed``, to drop and count bad lines).
 """
 
 from __future__ import annotations
@@ -48,10 +47,9 @@ GWF_TEXT_FIELDS = frozenset(GWF_FIELDS[11:])
 JOB_COLUMNS = ("job_id", "submit_time", "run_time", "procs", "requested_time", "user", "queue", "requirement", "site",
                "recorded_wait", "group", "partition", "memory_per_cpu_mb")
 #: What the log itself recorded, kept for comparisons and the organisation, never used to schedule:
-#: ``recorded_wait`` (s; SWF/GWF field 3, a CSV ``recorded_wait`` column; NaN when unknown),
-#: ``group`` and ``partition`` (SWF/GWF fields 13 and 16; empty when unknown), and
-#: ``memory_per_cpu_mb`` (SWF/GWF field 10, requested memory in KB per processor, else field 7,
-#: used memory; a CSV ``memory_per_cpu_mb`` column; NaN when unknown).
+#: ``recorded_wait`` (s; SWF/GWF field 3, a CSV ``recorded_wait`` column; NaN when unknown), ``group`` and
+#: ``partition`` (SWF/GWF fields 13 and 16; empty when unknown), and ``memory_per_cpu_mb`` (SWF/GWF field 10,
+#: requested memory in KB per processor, else field 7, used memory; a CSV ``memory_per_cpu_mb`` column; NaN when unknown).
 RECORDED_COLUMNS = JOB_COLUMNS[9:]
 
 CSV_REQUIRED = ("job_id", "submit_time", "run_time", "procs")
@@ -135,9 +133,13 @@ def read_workload(
     timezone: str = "UTC",
 ) -> Workload:
     """Read a workload file in any supported format (``auto`` sniffs it); see :func:`read_text`."""
+    from ..logs.stream import read_log_path  # a resource-manager log is read in pieces from its file, never whole
     name = source or Path(path).name
-    text = read_text(path, source=name, max_decompressed=max_decompressed)
-    return parse_workload(text, fmt, source=name, skip_malformed=skip_malformed, timezone=timezone)
+    log = read_log_path(path, fmt, source=name, timezone=timezone, skip_malformed=skip_malformed,
+                        max_decompressed=max_decompressed)
+    return log if log is not None else parse_workload(
+        read_text(path, source=name, max_decompressed=max_decompressed), fmt, source=name,
+        skip_malformed=skip_malformed, timezone=timezone)
 
 
 def parse_workload(text: str, fmt: str = "auto", *, source: str = "trace", skip_malformed: bool = False,
