@@ -190,7 +190,8 @@ def test_the_summary_each_group_and_a_highlighted_group_in_every_chart(uploads):
     org = {"tree": THREE_GROUPS, "origin": "t"}
     loaded = [(p.record, run_scenario(p.scenario)) for p in _plan(uploads, ("fcfs", "drf"), org=org)]
     block = charts.stakeholder_block(loaded)
-    lines = [item.children for item in block[1].children]
+    assert block[0].children == f"Results of {SAMPLE}, its first 300 jobs."   # the inputs they came from
+    lines = [item.children for item in block[2].children]
     assert any(line.startswith("FCFS — physics: ") and "for 67% entitlement" in line for line in lines)
     assert any(line.startswith("DRF — other users: ") for line in lines)
     shares, isolation, utilisation, waits, killed = charts.chart_figures(loaded, "physics", None)
@@ -252,3 +253,19 @@ def test_an_uploaded_site_trace_runs_whole(uploads):
     assert value.startswith("upload:") and max_jobs is None
     assert "mine.swf: 4 jobs" in str(message) and "whole trace" in str(message)
     assert callbacks.upload_site(uploads, "data:;base64,AAAA", "bad.swf")[3] is no_update
+
+
+def test_run_refuses_an_organisation_still_being_derived_for_another_cut(uploads):
+    # The tree on screen was derived for the first 300 jobs; "First jobs only" was just cleared.
+    stale = {**organisation.derived(uploads, SAMPLE, 300, "equal"), "for": [SAMPLE, 300]}
+    with pytest.raises(ScenarioError, match="organisation: still being derived"):
+        run.plan(uploads, SAMPLE, None, "equal", "none", [], ["fcfs"], "easy", 0, stale,
+                 hardware.header_draft(uploads, SAMPLE), 2048, None)
+    plan = _plan(uploads, ("fcfs",), org={**stale, "for": [SAMPLE, 300]})
+    assert plan[0].record["trace"] == SAMPLE and plan[0].record["max_jobs"] == 300
+
+
+def test_the_results_on_top_name_the_trace_and_cut_they_came_from():
+    assert charts.inputs_line({"trace": "mine.swf", "max_jobs": None}) == "Results of mine.swf, the whole trace."
+    assert charts.inputs_line({"trace": SAMPLE, "max_jobs": 2000}) == f"Results of {SAMPLE}, its first 2,000 jobs."
+    assert "not recorded" in charts.inputs_line({"label": "FCFS"})

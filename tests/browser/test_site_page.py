@@ -142,4 +142,8 @@ def test_the_site_and_its_organisation_stay_across_a_reload_and_a_visit(dash_duo
         dash_duo.wait_for_contains_text(f"#{page.ids.ORG_ORIGIN}", "derived from mine.swf", timeout=TIMEOUT)
         assert dash_duo.find_element(f"#{page.ids.ORG_ORIGIN}").text == origin, visit
         assert dash_duo.find_element(f"#{page.ids.MAX_JOBS}").get_attribute("value") == "", visit
+    # Run runs the kept site, and the results on top name the inputs they came from.
+    click_when_clear(dash_duo, f"#{page.ids.PANEL.run}")
+    dash_duo.wait_for_contains_text(f"#{page.ids.STAKEHOLDERS}", "Results of mine.swf, the whole trace.",
+                                    timeout=TIMEOUT)
     assert dash_duo.get_logs() == []

@@ -48,7 +48,16 @@ def stakeholder_block(loaded) -> list:
     if not runs:
         return [html.P("Run one or more policies to see what each group gets.")]
     lines, verdict = figures.stakeholder_summary(runs, entitlement(loaded))
-    return [html.Strong(verdict), html.Ul([html.Li(line) for line in lines])]
+    return [html.P(inputs_line(loaded[0][0]), className="hint"), html.Strong(verdict),
+            html.Ul([html.Li(line) for line in lines])]
+
+
+def inputs_line(record: dict) -> str:
+    """What the results shown came from: the trace and its cut as they were when Run was pressed."""
+    if not record.get("trace"):
+        return "Results of an earlier run (its trace is not recorded)."
+    cut = f"its first {record['max_jobs']:,} jobs" if record.get("max_jobs") else "the whole trace"
+    return f"Results of {record['trace']}, {cut}."
 
 
 def chart_figures(loaded, selected: str | None, window):

@@ -53,6 +53,10 @@ def plan(uploads, trace, max_jobs, weighting, failures, elastic, policies, backf
     """One scenario per chosen queue order and site (the run panel's States, in order)."""
     if not policies:
         raise ScenarioError("policies", "choose at least one queue order")
+    if org and "for" in org and org["for"] != [trace, max_jobs]:
+        # Run uses what the page shows: an organisation derived for another trace or cut is still being replaced.
+        raise ScenarioError("organisation", "still being derived for the trace and first jobs chosen; "
+                            "press Run again when the tree shows them")
     params = {"backfill": backfill or "easy", "half_life_s": float(half_life or 0)}
     sites = [("A", site_model(uploads, trace, max_jobs, failures, elastic, org, hw, default_memory),
               (hw or {}).get("origin", "the table"))]
@@ -66,7 +70,8 @@ def plan(uploads, trace, max_jobs, weighting, failures, elastic, policies, backf
                                "policy_params": {k: v for k, v in params.items()   # those the policy takes
                                                  if k in REGISTRY.policy(ENGINE, policy).schema}},
                               {"policy": policy, "label": REGISTRY.policy(ENGINE, policy).label, "site": site,
-                               "hardware": origin},
+                               "hardware": origin,
+                               "trace": model["trace"]["label"], "max_jobs": max_jobs},   # the inputs shown
                               origin=None if site == "A" else "second site")
             for site, model, origin in sites for policy in policies]
 
