@@ -111,6 +111,8 @@ def _size_the_shown_run(dash_duo):
     dash_duo.wait_for_contains_text(f"#{page.ids.SIZE_SENTENCE}", "A mean wait ≤ 600 s needs", timeout=TIMEOUT)
     sentence = dash_duo.find_element(f"#{page.ids.SIZE_SENTENCE}").text
     assert "(today 806)" in sentence   # the MetaCentrum clusters the page opens with
+    # The answer names its own baseline, so it is never read against another run shown above it.
+    assert "Baseline: BASIC · EASY · seed 1 on 14 clusters, 806 CPUs" in sentence, sentence
     message = dash_duo.find_element(f"#{page.ids.SIZE_MESSAGE}").text
     assert "probes:" in message and " 0 from the cache" not in message
     names = dash_duo.driver.execute_script(f"return {graph}.data.map(t => t.name);")
