@@ -86,6 +86,19 @@ def test_a_bad_upload_says_where_and_keeps_trace_and_results(dash_duo, tmp_path)
     dash_duo.find_element(f"#{page.ids.SKIP_MALFORMED} input").click()
     dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_INFO}", "broken.swf", timeout=TIMEOUT)
     assert "Malformed lines skipped" in dash_duo.find_element(f"#{page.ids.TRACE_INFO}").text
+    # The box stays ticked, and the next truncated file is read as it says: skipping, not refused.
+    truncated = tmp_path / "truncated.swf"
+    truncated.write_text("1 0 -1 10 2 -1 -1 2 10 -1 1 1 -1 -1 -1 -1 -1 -1\n2 5 -1 10 2 -1 -1 2 10 -1 1 1 -1\n")
+    _upload(dash_duo, page.ids.TRACE_UPLOAD, truncated)
+    dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_INFO}", "truncated.swf", timeout=TIMEOUT)
+    assert "Tick" not in dash_duo.find_element(f"#{page.ids.TRACE_MSG}").text
+    # A binary file: nothing can rescue it, so no skip hint (and never with the box ticked).
+    dash_duo.find_element(f"#{page.ids.SKIP_MALFORMED} input").click()   # unticked
+    binary = tmp_path / "image.swf"
+    binary.write_bytes(bytes(range(256)) * 4)
+    _upload(dash_duo, page.ids.TRACE_UPLOAD, binary)
+    dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_MSG}", "image.swf not loaded", timeout=TIMEOUT)
+    assert "Tick" not in dash_duo.find_element(f"#{page.ids.TRACE_MSG}").text
     assert dash_duo.get_logs() == []
 
 
