@@ -231,6 +231,8 @@ SUMMARY_METRICS: dict[str, dict[str, Field]] = {
         "mean_min_isolation": Field("share", "time-weighted mean of the minimum isolation guarantee over groups"),
         "failures": Field("machine failures", "machine failures in the run"),
         "scheduler_cpu_s": Field("s", "CPU time inside the scheduling passes"),
+        "delayed_starts": Field("jobs", "the 'recorded' policy only: jobs that could not start at their recorded "
+                                        "start on these machines (CPUs and memory) and started as soon after as they fit"),
     },
 }
 """Each engine's summary metrics; ``<resource>`` stands for each resource's name."""
