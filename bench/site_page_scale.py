@@ -90,7 +90,7 @@ def main() -> None:
     org = s.call("a group's weight edited", callbacks.organisation_edit, uploads, weighed, group,
                  **{**base, "name": group, "weight": "5"}, trigger=ids.EDITOR.apply)["draft"]
     hw, _, _ = s.call("hardware from the header", callbacks.hardware_edit, uploads, trace, None, None, None, None, None,
-                      trigger=ids.TRACE, prop="value")
+                      None, None, trigger=ids.TRACE, prop="value")
     s.call("hardware statement", callbacks.hardware_text, uploads, hw, 2048, args.max_jobs, trace)
     s.call("comparison before a run", callbacks.comparison, uploads, results, trace, second, args.max_jobs, [])
     plan = site_run.plan(uploads, trace, args.max_jobs, "equal", "none", [], policies, "easy", 0, org, hw, 2048, second)
