@@ -180,25 +180,20 @@ def group_isolation(timeline: pd.DataFrame) -> pd.Series:
     return pd.Series(means, dtype=float)
 
 
-def _duration(seconds: float) -> str:
+def _duration(seconds: float, seconds_below: float = 90, minute_digits: int = 0) -> str:
+    """Seconds below ``seconds_below``, then minutes (``minute_digits`` decimals) below 1.5 h, then hours."""
     if not np.isfinite(seconds):
         return "no job started"
-    if seconds < 90:
+    if seconds < seconds_below:
         return f"{seconds:.0f} s"
     if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
+        return f"{seconds / 60:.{minute_digits}f} min"
     return f"{seconds / 3600:.1f} h"
 
 
 def _wait(seconds: float) -> str:
-    """A mean wait as a stakeholder reads it: seconds below 10 minutes, then minutes, then hours."""
-    if not np.isfinite(seconds):
-        return "no job started"
-    if seconds < 600:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
+    """A mean wait as a stakeholder reads it: seconds below 10 minutes, then minutes to a tenth, then hours."""
+    return _duration(seconds, seconds_below=600, minute_digits=1)
 
 
 def mean_waits(runs) -> list[tuple[str, float]]:
