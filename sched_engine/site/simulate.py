@@ -29,10 +29,10 @@ from ..core.registry import Parametrised
 from ..elastic import penalty as penalties
 from .machines import SiteCluster
 from .order import QueueOrder
-from .policy import TOO_MUCH_MEMORY, SitePolicy
+from .policy import SitePolicy
 from .usage import SiteUsage
 
-__all__ = ["STATUS_NAMES", "TOO_MUCH_MEMORY", "AsRecorded", "site_simulation"]
+__all__ = ["STATUS_NAMES", "AsRecorded", "site_simulation"]
 
 
 class AsRecorded(Parametrised):
