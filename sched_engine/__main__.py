@@ -8,7 +8,7 @@
     python -m sched_engine sweep SPEC.json|KIND [--quick] --out DIR [--workers N]
     python -m sched_engine size (batch options) --target "METRIC<=VALUE" [--mode pool|scale|load] --out DIR
     python -m sched_engine compare A.json B.json --out DIR
-    python -m sched_engine baseline (batch options) [--no-steps] [--steps-capacity log|log_p99] --out DIR
+    python -m sched_engine baseline (batch options) [--no-steps] [--steps-capacity log|log_p99|log_p999] --out DIR
     python -m sched_engine audit --trace FILE [--machines FILE] --out DIR
     python -m sched_engine calibrate --trace FILE [--machines FILE] [--limits 0 4 16 ...] --out DIR
     python -m sched_engine convert IN --out OUT.swf|OUT.machines|OUT.json [--timezone Z] [--anonymise] [--format KIND]
@@ -247,8 +247,9 @@ def main(argv: list[str] | None = None) -> int:
     _add_workload_options(baseline)
     baseline.add_argument("--out", required=True, help="directory for jobs.csv, summary.csv and the breakdowns")
     baseline.add_argument("--no-steps", action="store_true", help="skip the steps that explain the gap (steps.csv)")
-    baseline.add_argument("--steps-capacity", default="log", choices=["log", "log_p99"],
-                          help="the capacity the log used, for the steps: its peak or its time-weighted p99 of CPUs")
+    baseline.add_argument("--steps-capacity", default="log", choices=["log", "log_p99", "log_p999"],
+                          help="the capacity the log used, for the steps: its peak, or its time-weighted p99 or p99.9 "
+                               "of CPUs (p99.9: the audit's recorded_capacity_cpus)")
     baseline.set_defaults(handler=_baseline)
     audit = commands.add_parser("audit", help="check a log's recorded schedule against the hardware (audit.csv)")
     add_audit_arguments(audit)

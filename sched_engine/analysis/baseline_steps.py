@@ -10,7 +10,11 @@ thing the log itself says about the site than the step before
 ``capacity``
     on the capacity the log used: the model's ``capacity`` (``log``, the
     replayed schedule's peak, or ``log_p99``; :mod:`sched_engine.batch.capacity`),
-    the hardware kept where it holds the log;
+    or :data:`LOG_P999`, the audit's ``recorded_capacity_cpus``: the
+    time-weighted 99.9th percentile of CPUs in use, at least the largest job
+    (the model has no such field: the step gives the cluster it builds as
+    ``clusters``, as :func:`sched_engine.batch.capacity.capacity_clusters`
+    builds one); the hardware kept where it holds the log;
 ``queues``
     with the log's queues (:mod:`sched_engine.batch.queues`, the order of
     :mod:`.baseline_findings`). A log naming one queue or none has nothing
@@ -54,11 +58,14 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from ..batch.capacity import LOG, LOG_P99, capacity_clusters
+from ..batch.capacity import LOG, LOG_P99, capacity_clusters, cpus_in_use
+from ..batch.cluster import ClusterState
 from ..batch.model import load_inputs
 from ..core import inputs as input_files
 from ..core.errors import ScenarioError
 from ..runner import normalize_scenario, run_scenario
+from .audit import OVER_HARDWARE_WARNING
+from .audit_schedule import time_weighted_quantile
 from .audit_workload import read_header_lines
 from .baseline import compare_with_log
 from .baseline_downtime import DOWN_QUEUE, DownTime, down_time, with_reservations, write_workload
@@ -77,7 +84,10 @@ DOWNTIME_FILE = "downtime.csv"
 GOAL_GAP_SHARE = 0.25
 #: ... and at least this per-job rank correlation of simulated and recorded waits.
 GOAL_RANK_CORRELATION = 0.5
-CAPACITY_TEXT = {LOG: "the recorded peak of CPUs in use", LOG_P99: "the time-weighted 99th percentile of CPUs in use"}
+#: The audit's capacity (``recorded_capacity_cpus``): the CPUs the log stays at or under for 99.9% of its time.
+LOG_P999 = "log_p999"
+CAPACITY_TEXT = {LOG: "the recorded peak of CPUs in use", LOG_P99: "the time-weighted 99th percentile of CPUs in use",
+                 LOG_P999: "the time-weighted 99.9th percentile of CPUs in use"}
 
 
 @dataclass(frozen=True)
@@ -94,20 +104,64 @@ def _log_inputs(model: dict, capacity: str, seed):
     batch = load_inputs({key: value for key, value in model.items() if key != "capacity"},
                         np.random.default_rng(seed))
     hardware = float(sum(c.total for c in batch.clusters))
-    batch.clusters = capacity_clusters(batch.clusters, batch.jobs, capacity)
+    batch.clusters = log_capacity_clusters(batch.clusters, batch.jobs, capacity)
     trace = model["trace"]
     files = input_files.current()
     lines = read_header_lines(files.path(trace["path"], "trace.path"), source=trace.get("label"))
     return batch, hardware, lines
 
 
-def _step_models(model: dict, findings: Findings, capacity: str,
+def p999_cpus(jobs: pd.DataFrame) -> float:
+    """The CPUs :data:`LOG_P999` sizes the run to: the time-weighted 99.9th percentile of CPUs in use over the
+    replayed schedule, or the largest job where that is larger (no job cancelled for want of room)."""
+    times, used = cpus_in_use(jobs)
+    if not len(used):
+        return 0.0
+    return max(time_weighted_quantile(times, used, 1 - OVER_HARDWARE_WARNING), float(jobs["procs"].max()))
+
+
+def log_capacity_clusters(clusters: list[ClusterState], jobs: pd.DataFrame, capacity: str) -> list[ClusterState]:
+    """The clusters the ``capacity`` step runs on: the kernel's for ``log`` and ``log_p99``; for :data:`LOG_P999`
+    one cluster built as the kernel builds one (its machine size, name, fastest speed, every property), of
+    :func:`p999_cpus`, where the hardware does not hold them."""
+    if capacity != LOG_P999:
+        return capacity_clusters(clusters, jobs, capacity)
+    need = p999_cpus(jobs)
+    if need <= sum(c.total for c in clusters):
+        return clusters
+    sizes = {cpus for cluster in clusters for cpus in cluster.cpus}
+    size = sizes.pop() if len(sizes) == 1 else 1
+    name = clusters[0].name if len(clusters) == 1 else "log"
+    properties = sorted({p for cluster in clusters for p in cluster.properties})
+    return [ClusterState(0, name, [size] * int(np.ceil(need / size)), max(c.speed for c in clusters), properties)]
+
+
+def cluster_specs(clusters: list[ClusterState]) -> list[dict]:
+    """Clusters as the model's ``clusters`` field."""
+    return [{"name": c.name, "machines": len(c.cpus),
+             "cpus_per_machine": c.cpus[0] if len(set(c.cpus)) == 1 else list(c.cpus), "speed": c.speed,
+             "properties": list(c.properties)} for c in clusters]
+
+
+def _capacity_model(model: dict, capacity: str, clusters: list[ClusterState] | None) -> dict:
+    """The capacity step's model: the model's ``capacity`` field, or for :data:`LOG_P999` the clusters built
+    (``clusters`` None: the hardware holds the log, the model as it is)."""
+    if capacity != LOG_P999:
+        return {**model, "capacity": capacity}
+    if clusters is None:
+        return dict(model)
+    base = {key: value for key, value in model.items() if key != "machines_path"}
+    return {**base, "clusters": cluster_specs(clusters)}
+
+
+def _step_models(model: dict, findings: Findings, capacity: str, clusters: list[ClusterState] | None,
                  downtime: dict | None) -> list[tuple[str, dict | None, str]]:
-    """``(step, model or None to repeat the step before, setting)`` for each step, cumulative."""
+    """``(step, model or None to repeat the step before, setting)`` for each step, cumulative; ``clusters``: those
+    the capacity step runs on, None where they are the hardware."""
     base = {key: value for key, value in model.items() if key not in ("capacity", "queues", "user_limits")}
     base["estimates"] = "perfect"
     steps = [("hardware", base, "")]
-    current = {**base, "capacity": capacity}
+    current = _capacity_model(base, capacity, clusters)
     steps.append(("capacity", current, CAPACITY_TEXT[capacity]))
     if findings.queues is not None:
         current = {**current, "queues": findings.queues}
@@ -142,11 +196,8 @@ def _downtime_model(batch, found: DownTime, label: str, folder: Path) -> dict | 
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / DOWNTIME_FILE
     write_workload(with_reservations(batch.jobs, found), path)
-    clusters = [{"name": c.name, "machines": len(c.cpus),
-                 "cpus_per_machine": c.cpus[0] if len(set(c.cpus)) == 1 else list(c.cpus), "speed": c.speed,
-                 "properties": list(c.properties)} for c in batch.clusters]
     return {"trace": {"path": str(path), "label": f"{label} with its down time", "format": "csv"},
-            "clusters": clusters}
+            "clusters": cluster_specs(batch.clusters)}
 
 
 def explain(scenario: dict, *, capacity: str = LOG, inputs=None, first=None, folder=None,
@@ -168,15 +219,17 @@ def explain(scenario: dict, *, capacity: str = LOG, inputs=None, first=None, fol
     found = down_time(batch.jobs, batch.clusters, hardware)
     if folder is None:
         with tempfile.TemporaryDirectory(prefix="baseline-") as temporary:
-            return _explain(base, findings, found, batch, capacity, Path(temporary), inputs, first, run, progress)
-    return _explain(base, findings, found, batch, capacity, Path(folder), inputs, first, run, progress)
+            return _explain(base, findings, found, batch, hardware, capacity, Path(temporary), inputs, first,
+                            run, progress)
+    return _explain(base, findings, found, batch, hardware, capacity, Path(folder), inputs, first, run, progress)
 
 
-def _explain(base, findings: Findings, found: DownTime, batch, capacity: str, folder: Path, inputs, first,
-             run, progress) -> BaselineSteps:
+def _explain(base, findings: Findings, found: DownTime, batch, hardware: float, capacity: str, folder: Path, inputs,
+             first, run, progress) -> BaselineSteps:
     downtime = _downtime_model(batch, found, base.model["trace"]["label"], folder)
     rows, results, previous = [], [], None
-    for step, model, setting in _step_models(base.model, findings, capacity, downtime):
+    built = None if sum(c.total for c in batch.clusters) == hardware else batch.clusters
+    for step, model, setting in _step_models(base.model, findings, capacity, built, downtime):
         if model is None:
             result, ran = results[-1], False
         else:
