@@ -113,9 +113,14 @@ def register(server, prepared: PreparedFiles) -> None:
 
 def link(component_id: str) -> html.Span:
     """The hidden anchor a page's export callback points at a prepared file (see :func:`register_link`), and the
-    message shown instead when the file could not be saved (:data:`NOT_SAVED`)."""
+    message shown instead when the file could not be saved (:data:`NOT_SAVED`).
+
+    A page puts it in the row of the button that prepares the file: in that row (a flex row) it takes the
+    rest of the line and wraps its own text, so why a file was not saved reads beside the button pressed.
+    """
     return html.Span([html.A(id=component_id, href="", download="", hidden=True, className="prepared-download"),
-                      html.Span(id=message_id(component_id), className="message error")])
+                      html.Span(id=message_id(component_id), className="message error")],
+                     className="prepared-link", style={"flex": "1 1 16rem", "minWidth": 0})
 
 
 def message_id(component_id: str) -> str:

@@ -12,7 +12,7 @@ from . import ids, seeds
 def layout() -> html.Div:
     return html.Div(
         [
-            dcc.Download(id=ids.DOWNLOAD), prepared.link(ids.REPORT_LINK),
+            dcc.Download(id=ids.DOWNLOAD),
             dcc.Store(id=ids.SEEDS_STORE, storage_type="local", data=None),
             html.Div([html.H2("Compare"),
                       html.P("Pick finished runs from any page: the first is the reference.")],
@@ -25,8 +25,10 @@ def layout() -> html.Div:
                     html.Div(id=ids.MESSAGE, className="message"),
                     dash_table.DataTable(id=ids.TABLE, data=[], columns=[], sort_action="native",
                                          style_cell={"fontFamily": "inherit"}, style_table={"overflowX": "auto"}),
+                    # The report's hidden link sits beside its button: why a report was not saved shows there.
                     html.Div([html.Button("comparison.csv", id=ids.EXPORT_CSV),
-                              html.Button("report.html", id=ids.EXPORT_REPORT)], className="button-row export"),
+                              html.Button("report.html", id=ids.EXPORT_REPORT), prepared.link(ids.REPORT_LINK)],
+                             className="button-row export"),
                 ],
                 className="panel",
             ),

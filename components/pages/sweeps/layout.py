@@ -71,7 +71,6 @@ def layout(kind: str | None = None, trace: str | None = None, sweep: str | None 
         [
             dcc.Store(id=ids.LAST, storage_type="local", data=None),
             dcc.Store(id=ids.OPEN, data={"key": sweep} if isinstance(sweep, str) else None),
-            prepared.link(ids.DOWNLOAD),
             html.Div(
                 [
                     html.H2("Sweeps"),
@@ -113,7 +112,8 @@ def layout(kind: str | None = None, trace: str | None = None, sweep: str | None 
                     html.Details([html.Summary("Every point"), sweep_table(ids.TABLE, page_size=15)]),
                     html.Div([html.Span("Export:", className="hint"),
                               html.Button("sweep.csv (points)", id={"type": ids.EXPORT_BUTTONS, "table": "points"}),
-                              html.Button("summary.csv (comparison)", id={"type": ids.EXPORT_BUTTONS, "table": "summary"})],
+                              html.Button("summary.csv (comparison)", id={"type": ids.EXPORT_BUTTONS, "table": "summary"}),
+                              prepared.link(ids.DOWNLOAD)],   # beside the buttons: why a file was not saved
                              className="button-row export"),
                 ],
                 className="panel",
