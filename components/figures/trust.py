@@ -222,3 +222,69 @@ def why_waited_by_group(pending: pd.DataFrame, jobs: pd.DataFrame, window=None) 
                                 "categoryarray": [labels[group] for group in totals.index]},
                          legend={"orientation": "h", "y": -0.25})
     return figure
+
+
+#: The baseline steps' table (:mod:`sched_engine.analysis.baseline_steps`) on a page: column id -> header.
+STEP_TABLE = {"label": "Step", "mean_wait": "Mean wait", "ratio": "× recorded", "rho": "Spearman ρ",
+              "change": "Change", "setting": "What the step sets"}
+#: The band of the baseline goal around the recorded mean wait (issue 36: within ±25%).
+GOAL_BAND = 0.25
+STEPS_HEIGHT = 320
+
+
+def _number(value) -> float | None:
+    """A JSON-safe number (None for NaN, infinity or nothing)."""
+    return None if value is None or not np.isfinite(float(value)) else float(value)
+
+
+def steps_record(table: pd.DataFrame) -> list[dict]:
+    """The steps' numbers a page keeps: one small dict per step (words, a flag, numbers with NaN as None)."""
+    words, numbers = ("step", "label", "setting"), ("simulated_mean_wait_s", "recorded_mean_wait_s", "gap_share",
+                                                   "change_s", "wait_rank_correlation", "compared_jobs", "cpus")
+    return [{**{key: str(row[key]) for key in words}, "ran": bool(row["ran"]),
+             **{key: _number(row[key]) for key in numbers}} for row in table.to_dict("records")]
+
+
+def _seconds(value) -> str:
+    return "–" if value is None else f"{value:,.0f} s"
+
+
+def steps_rows(steps: list[dict]) -> list[dict]:
+    """The steps as DataTable rows (:data:`STEP_TABLE`): each step a run and its numbers, in words and units."""
+    rows = []
+    for step in steps:
+        simulated, recorded = step["simulated_mean_wait_s"], step["recorded_mean_wait_s"]
+        ratio = simulated / recorded if simulated is not None and recorded else None
+        rho, change = step["wait_rank_correlation"], step["change_s"]
+        rows.append({"label": step["label"][0].upper() + step["label"][1:], "mean_wait": _seconds(simulated),
+                     "ratio": "–" if ratio is None else f"{ratio:.2f}", "rho": "–" if rho is None else f"{rho:.2f}",
+                     "change": "–" if change is None else f"{change:+,.0f} s",
+                     "setting": step["setting"] if step["ran"] else f"(as the step before) {step['setting']}"})
+    return rows
+
+
+def steps_figure(steps: list[dict]) -> go.Figure:
+    """The simulated mean wait after each step against the log's (a line, the ±25% goal band around it); each
+    bar says its ratio to the log's and its rank correlation."""
+    if not steps:
+        return empty_figure("press Explain to run the steps", STEPS_HEIGHT)
+    recorded = steps[0]["recorded_mean_wait_s"]
+    labels = [step["step"].replace("_", " ") for step in steps]
+    waits = [step["simulated_mean_wait_s"] or 0.0 for step in steps]
+    texts = []
+    for step, wait in zip(steps, waits):
+        ratio = f"{wait / recorded:.2f}×" if recorded else ""
+        rho = step["wait_rank_correlation"]
+        texts.append(f"{ratio}, ρ {rho:.2f}" if rho is not None else ratio)
+    figure = go.Figure(go.Bar(x=labels, y=waits, text=texts, textposition="outside", cliponaxis=False,
+                              marker_color=[SIMULATED if step["ran"] else "#aec7e8" for step in steps],
+                              name="simulated mean wait", hovertext=[step["setting"] for step in steps]))
+    if recorded:
+        figure.add_hrect(y0=recorded * (1 - GOAL_BAND), y1=recorded * (1 + GOAL_BAND), fillcolor=LOG, opacity=0.15,
+                         line_width=0)
+        figure.add_hline(y=recorded, line={"color": LOG, "dash": "dash"},
+                         annotation_text=f"your log: {recorded:,.0f} s (±{GOAL_BAND:.0%} shaded)",
+                         annotation_position="top left")
+    figure.update_layout(height=STEPS_HEIGHT, template="plotly_white", showlegend=False,
+                         margin={"l": 60, "r": 20, "t": 30, "b": 40}, yaxis_title="mean wait (s)")
+    return figure

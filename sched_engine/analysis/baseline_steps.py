@@ -189,24 +189,29 @@ def _step_models(model: dict, findings: Findings, capacity: str, clusters: list[
     return steps
 
 
-def _downtime_model(batch, found: DownTime, label: str, folder: Path) -> dict | None:
-    """The down-time step's ``trace`` and ``clusters`` (module docstring), None when nothing is held back."""
+def _downtime_model(batch, found: DownTime, label: str, folder: Path, reference=None) -> dict | None:
+    """The down-time step's ``trace`` and ``clusters`` (module docstring), None when nothing is held back;
+    ``reference(path, label)``: what the model names the workload written by (None: its path)."""
     if found.reservations.empty:
         return None
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / DOWNTIME_FILE
     write_workload(with_reservations(batch.jobs, found), path)
-    return {"trace": {"path": str(path), "label": f"{label} with its down time", "format": "csv"},
+    label = f"{label} with its down time"
+    return {"trace": {"path": reference(path, label) if reference else str(path), "label": label, "format": "csv"},
             "clusters": cluster_specs(batch.clusters)}
 
 
 def explain(scenario: dict, *, capacity: str = LOG, inputs=None, first=None, folder=None,
-            run: Callable[..., Any] = run_scenario, progress: Callable[[str], None] | None = None) -> BaselineSteps:
+            run: Callable[..., Any] = run_scenario, progress: Callable[[str], None] | None = None,
+            reference: Callable[[Path, str], str] | None = None) -> BaselineSteps:
     """Run the steps of the module docstring for a batch scenario (its files local paths or references).
 
     ``first``: a result already run for the first step's scenario, used instead of running it again.
-    ``folder``: where the down-time step's failure trace is written (:data:`DOWNTIME_FILE`; a temporary
-    folder, removed afterwards, when None).
+    ``folder``: where the down-time step's workload is written (:data:`DOWNTIME_FILE`; a temporary
+    folder, removed afterwards, when None). ``reference(path, label)``: what the down-time step's model
+    names that workload by (None: its path; the web app stores it as an upload and names its reference).
+    ``run(scenario, inputs=)``: runs one step (the web app's goes through its result cache).
     """
     if capacity not in CAPACITY_TEXT:
         raise ScenarioError("capacity", f"must be one of {', '.join(CAPACITY_TEXT)}, got {capacity!r}")
@@ -220,13 +225,14 @@ def explain(scenario: dict, *, capacity: str = LOG, inputs=None, first=None, fol
     if folder is None:
         with tempfile.TemporaryDirectory(prefix="baseline-") as temporary:
             return _explain(base, findings, found, batch, hardware, capacity, Path(temporary), inputs, first,
-                            run, progress)
-    return _explain(base, findings, found, batch, hardware, capacity, Path(folder), inputs, first, run, progress)
+                            run, progress, reference)
+    return _explain(base, findings, found, batch, hardware, capacity, Path(folder), inputs, first, run, progress,
+                    reference)
 
 
 def _explain(base, findings: Findings, found: DownTime, batch, hardware: float, capacity: str, folder: Path, inputs,
-             first, run, progress) -> BaselineSteps:
-    downtime = _downtime_model(batch, found, base.model["trace"]["label"], folder)
+             first, run, progress, reference) -> BaselineSteps:
+    downtime = _downtime_model(batch, found, base.model["trace"]["label"], folder, reference)
     rows, results, previous = [], [], None
     built = None if sum(c.total for c in batch.clusters) == hardware else batch.clusters
     for step, model, setting in _step_models(base.model, findings, capacity, built, downtime):

@@ -205,6 +205,6 @@ def register(app, services) -> None:
                  Input(ids.DETAIL_POLICY, "value"), Input(RUNS, "data"),
                  State(ids.DETAIL_SCENARIO, "value"))(frame_link_targets)
     run_panel.register_headline(app, ids.PANEL, services.results, headlines.batch)
-    trust.register(app, results)
+    trust.register(app, results, uploads)
     sizing.register(app, results)
     audit_panel.register(app, audit_panel.Ids(ids.PAGE), [Input(ids.DRAFT, "data")], partial(log_audit, uploads))

@@ -3,7 +3,9 @@
 Both read the run shown in detail (the scenario and policy dropdowns, its
 first seed) from the result cache and send figures only. The log's own
 schedule comes from the run's ``jobs`` frame (``recorded_wait`` beside the
-simulated ``wait_time``), the reasons from its ``pending`` frame.
+simulated ``wait_time``), the reasons from its ``pending`` frame. Under the
+log's panel, the gap explained step by step from the same run
+(:mod:`components.widgets.baseline_steps`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from functools import partial
 from urllib.parse import urlencode
 
 import pandas as pd
-from dash import ALL, Input, Output, ctx, dcc, html, no_update
+from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
 
 from sched_engine import sweeps
 from sched_engine.analysis.baseline import compare_with_log, headline, recorded_timeline
@@ -20,6 +22,7 @@ from sched_engine.core.inputs import is_reference
 
 from ...figures import trust as figures
 from ...services.runs import loaded_runs
+from ...widgets import baseline_steps
 from ...widgets.fields import field, graph
 from . import ids
 
@@ -42,6 +45,16 @@ def baseline_statement(record) -> str:
     """Which run every figure of the panel is relative to."""
     return (f"Baseline: {record['scenario']} · {record['label']} · seed {record['seed']}"
             + (f" on {record['hardware']}" if record.get("hardware") else ""))
+
+
+#: The baseline steps' widget on this page.
+STEPS_IDS = baseline_steps.Ids(ids.PAGE)
+
+
+def shown_for_steps(results, records, scenario, policy):
+    """``(statement, result)`` of the run the steps start from: the run shown in detail."""
+    record, result = shown_run(results, records, scenario, policy)
+    return (baseline_statement(record), result) if result is not None else (None, None)
 
 
 #: A chart with nothing to show where a sentence above it says why: Plotly's least height.
@@ -159,6 +172,7 @@ def section() -> html.Section:
                    className="button", style=HIDDEN),
             graph(ids.LOG_TIMELINE),
             graph(ids.LOG_BREAKDOWN),
+            baseline_steps.section(STEPS_IDS),
             html.H3("Why jobs waited"),
             html.Div([graph(ids.WHY_WAITED), graph(ids.WHY_BY_GROUP)], className="two-graphs"),
             field("Job (or click one in the machines × time chart)",
@@ -170,7 +184,7 @@ def section() -> html.Section:
     )
 
 
-def register(app, results) -> None:
+def register(app, results, uploads) -> None:
     app.callback(Output(ids.LOG_HEADLINE, "children"), Output(ids.LOG_BASELINE, "children"),
                  Output(ids.LOG_TIMELINE, "figure"), Output(ids.LOG_BREAKDOWN, "figure"),
                  Output(ids.WHY_WAITED, "figure"), Output(ids.WHY_BY_GROUP, "figure"),
@@ -179,6 +193,9 @@ def register(app, results) -> None:
     app.callback(Output(ids.CALIBRATE, "href"), Output(ids.CALIBRATE, "style"),
                  Input(ids.PANEL.runs, "data"), Input(ids.DETAIL_SCENARIO, "value"),
                  Input(ids.DETAIL_POLICY, "value"))(partial(calibrate_link, results))
+    baseline_steps.register(app, STEPS_IDS, results, uploads, [State(ids.PANEL.runs, "data"),
+                            State(ids.DETAIL_SCENARIO, "value"), State(ids.DETAIL_POLICY, "value")],
+                            partial(shown_for_steps, results))
     app.callback(Output(ids.JOB_CHOICE, "value"), Input(ids.GANTT, "clickData"),
                  Input({"type": ids.BLOCKING_LINK, "job": ALL}, "n_clicks"), prevent_initial_call=True)(chosen_job)
     app.callback(Output(ids.JOB_REASONS, "figure"), Output(ids.BLOCKING_LINKS, "children"),
