@@ -15,6 +15,10 @@ organisation's first level), ``leaf`` (its leaf's path), ``memory_mb``
 got), ``elastic_penalty`` (its run time over the trace's; 1 unless started
 memory-elastic), ``reason``.
 
+``pending`` (stored with the result): why each job waited, over
+``[submit, start)``, the batch engine's frame and vocabulary
+(:mod:`.reasons`).
+
 ``timeline`` metrics, sampled every ``span / 2000`` s (each sample holds
 until the next) and kept where they change: ``dominant_share`` and
 ``entitled_share`` per group, ``isolation_guarantee`` per group and
@@ -74,8 +78,10 @@ def _share_tree(organisation: Mapping) -> tuple[Tree, list[int], list[str], list
     return tree, group_of_leaf, names, weights, paths
 
 
-def simulate(model: Mapping[str, Any], order, rng: np.random.Generator, progress=None):
-    """Run a normalised model under a queue order; returns the finished run (:func:`.simulate.site_simulation`)."""
+def simulate(model: Mapping[str, Any], order, rng: np.random.Generator, progress=None, reasons: bool = True,
+             keep_decisions: bool = False):
+    """Run a normalised model under a queue order; returns the finished run (:func:`.simulate.site_simulation`;
+    ``reasons=False`` records no reasons why jobs waited, ``keep_decisions`` keeps the kernel's decisions)."""
     data = load_inputs({k: model[k] for k in BATCH_FIELDS if k in model}, rng)
     jobs = data.jobs
     organisation, leaf, other = assign_jobs(organisation_for(model, jobs), jobs["user"])
@@ -97,7 +103,8 @@ def simulate(model: Mapping[str, Any], order, rng: np.random.Generator, progress
         submit=jobs["submit_time"].to_numpy(), run_time=jobs["run_time"].to_numpy(), estimate=data.estimate,
         procs=jobs["procs"].to_numpy(), memory_per_cpu=memory, leaf=leaf, group_of_leaf=group_of_leaf, tree=tree,
         clusters=clusters, suitable=data.suitable, unsuitable=data.unsuitable, failures=data.failures, order=order,
-        elastic=model["memory_elastic"], progress=progress, rng=rng,
+        elastic=model["memory_elastic"], progress=progress, rng=rng, reasons=reasons,
+        keep_decisions=keep_decisions,
     )
     sim.input = data   # before the run: the recorded policy reads the log's waits from it
     sim.run()
@@ -108,11 +115,11 @@ def simulate(model: Mapping[str, Any], order, rng: np.random.Generator, progress
 
 
 def run(model: Mapping[str, Any], order, rng: np.random.Generator, progress=None):
-    """Engine entry point: ``(jobs, timeline, summary)`` frames."""
+    """Engine entry point: ``(jobs, timeline, summary)`` frames, and ``{"pending": ...}`` (:mod:`.reasons`)."""
     sim = simulate(model, order, rng, progress)
     jobs = jobs_frame(sim)
     frame = timeline(sim, jobs)
-    return jobs, frame, summarise(sim, jobs, frame)
+    return jobs, frame, summarise(sim, jobs, frame), {"pending": sim.reasons.frame(jobs["job_id"])}
 
 
 def jobs_frame(sim) -> pd.DataFrame:

@@ -59,6 +59,7 @@ def backfill_conservative(sim, candidates, now: float):
     clusters, status = sim.clusters, sim.status
     examined = 0
     due = float("inf")   # the plan's first start after now
+    sim.head = None      # the first job of the order the plan leaves waiting
     for job in candidates:
         if status[job] != WAITING:
             continue
@@ -74,6 +75,8 @@ def backfill_conservative(sim, candidates, now: float):
                     yield Start(job, decision.cluster)
             elif kind is Wake and now < decision.time < due:
                 due = decision.time
+        if sim.head is None and status[job] == WAITING:
+            sim.head = job
     # Wake-ups asked for by earlier plans are void: this plan is the one in force.
     sim.wakes = {due} if due < float("inf") else set()
     if sim.wakes:

@@ -100,6 +100,9 @@ class SitePolicy:
         self.settled = False
         self.settled_examined = 0
         self.wakes: set[float] = set()   # times of the passes asked for (Wake) and not yet made
+        # Without backfilling and with CONS: the first job of the order the last pass left waiting (EASY's is its
+        # reservation's job), which the reasons why jobs waited name (:mod:`.reasons`).
+        self.head: int | None = None
         self.scheduling_pass = PASSES[order.backfill]
 
     @property

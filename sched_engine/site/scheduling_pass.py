@@ -18,9 +18,8 @@ NO_RESERVATION = "no reservation possible on the machines that are up"
 
 
 def pass_without_backfilling(sim, now: float):
-    """Start the order's jobs while they fit; the first that does not blocks every later one."""
-    if sim.waiting:
-        yield from sim.start_heads(sim.in_order())
+    """Start the order's jobs while they fit; the first that does not (``sim.head``) blocks every later one."""
+    sim.head = (yield from sim.start_heads(sim.in_order())) if sim.waiting else None
     sim.resources_changed = False
 
 

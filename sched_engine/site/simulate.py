@@ -13,7 +13,9 @@ its starting, ending and cancelling of jobs -- with
 * the policy (:class:`~.policy.SitePolicy`): a queue order over the
   organisation (:mod:`.order`) with its backfilling (none, EASY, CONS);
 * the usage observer (:class:`~.usage.SiteUsage`): usage per user and
-  group, and the timeline's samples.
+  group, and the timeline's samples;
+* with ``reasons`` (the default), the observer of why jobs waited
+  (:class:`~.reasons.SiteReasons`, the run's ``reasons``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from ..elastic import penalty as penalties
 from .machines import SiteCluster
 from .order import QueueOrder
 from .policy import SitePolicy
+from .reasons import SiteReasons
 from .usage import SiteUsage
 
 __all__ = ["STATUS_NAMES", "AsRecorded", "site_simulation"]
@@ -57,14 +60,17 @@ def site_policy(order, tree, usage: SiteUsage, elastic: dict, policy_class=SiteP
 def site_simulation(*, submit, run_time, estimate, procs, memory_per_cpu, leaf, group_of_leaf, tree,
                     clusters: list[SiteCluster], suitable, failures=(), order: QueueOrder, elastic: dict,
                     unsuitable: dict[int, str] | None = None, progress: Callable[[float], None] | None = None,
-                    policy_class=SitePolicy, rng: np.random.Generator | None = None) -> BatchSimulation:
+                    policy_class=SitePolicy, rng: np.random.Generator | None = None,
+                    reasons: bool = True, keep_decisions: bool = False) -> BatchSimulation:
     """A site run ready to :meth:`~sched_engine.batch.simulate.BatchSimulation.run`.
 
     ``suitable[j]``: the clusters job ``j`` may use (None: any), as for the
     batch kernel; ``leaf[j]``: its leaf of ``tree`` (the organisation as the
     fair-sharing engine's :class:`~sched_engine.fairshare.model.Tree`);
     ``group_of_leaf[l]``: the group of leaf ``l``. The run's usage observer
-    is its ``usage`` and its policy its ``policy``.
+    is its ``usage`` and its policy its ``policy``; with ``reasons`` its
+    ``reasons`` (:class:`~.reasons.SiteReasons`, else None) record why jobs
+    waited; ``keep_decisions`` keeps the kernel's log of decisions (the order of starts at an instant).
     """
     count = len(submit)
     span = (float(np.max(submit)) + float(np.max(run_time))) if count else 1.0
@@ -73,14 +79,20 @@ def site_simulation(*, submit, run_time, estimate, procs, memory_per_cpu, leaf, 
     policy = site_policy(order, tree, usage, elastic, policy_class)
     elastic_starts = isinstance(policy, SitePolicy) and policy.elastic["enabled"]
     stretch = partial(penalties.runtime, elastic["penalty"]) if elastic_starts else None
+    observers = (usage, policy) if isinstance(policy, SitePolicy) else (usage,)
+    why = SiteReasons(policy) if reasons else None
+    if why is not None:
+        observers += (why,)
     sim = BatchSimulation(
         submit=submit, run_time=run_time, estimate=estimate, procs=procs, suitable=suitable, clusters=clusters,
         failures=failures, policy=policy, rng=rng if rng is not None else np.random.default_rng(0),
         progress=progress, record_pending=False, unsuitable=unsuitable, memory_per_cpu=memory_per_cpu,
-        stretch=stretch, observers=(usage, policy) if isinstance(policy, SitePolicy) else (usage,),
-        sample_clusters=False,
+        stretch=stretch, observers=observers, sample_clusters=False, keep_decisions=keep_decisions,
     )
     usage.bind(sim)
+    if why is not None:
+        why.bind(sim)
+    sim.reasons = why
     sim.usage = usage
     sim.tree = tree
     return sim
