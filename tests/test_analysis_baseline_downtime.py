@@ -37,7 +37,7 @@ def test_pieces_cut_where_the_idle_level_changes_rounded_down_to_whole_machines(
 def test_the_idle_capacity_while_a_job_waited_becomes_one_reservation():
     clusters = [ClusterState(0, "c", [2, 2], 1.0, [])]
     found = down_time(_jobs(IDLE_LOG), clusters)
-    assert found.reservations.to_dict("list") == {"start": [0.0], "duration": [5000.0], "cpus": [2.0]}
+    assert found.reservations.to_dict("list") == {"start": [0.0], "duration": [5000.0], "cpus": [2.0], "cluster": ["c"]}
     assert (found.periods, found.idle_s, found.cpu_seconds) == (1, 5000.0, 10000.0)
     assert "1 periods (0.1 days)" in found.text() and "3 CPU-hours in 1 reservations" in found.text()
     # Shorter than the audit's hour: no down time.
@@ -137,7 +137,7 @@ TWO_CPUS = [{"name": "c", "machines": 2, "cpus_per_machine": 1, "speed": 1.0, "p
 
 def test_the_cpus_above_the_hardware_are_the_runs_only_while_the_log_used_them(tmp_path):
     found = down_time(_jobs(ABOVE_LOG), [ClusterState(0, "c", [1] * 4, 1.0, [])], hardware=2.0)
-    assert found.reservations.to_dict("list") == {"start": [50.0], "duration": [160.0], "cpus": [2.0]}
+    assert found.reservations.to_dict("list") == {"start": [50.0], "duration": [160.0], "cpus": [2.0], "cluster": ["c"]}
     assert (found.periods, found.above_hardware_s) == (0, 320.0)
     assert found.text() == ("the CPUs above the hardware the log was not using (0 CPU-hours) held back: 0 CPU-hours "
                             "in 1 reservations")
@@ -158,7 +158,7 @@ def test_inside_an_idle_period_the_idle_cpus_are_held_back_and_outside_only_thos
     # hardware held (9,800 CPU-seconds above it).
     found = down_time(_jobs(IDLE_LOG), [ClusterState(0, "c", [1] * 4, 1.0, [])], hardware=2.0)
     assert found.reservations.to_dict("list") == {"start": [0.0, 5100.0], "duration": [5000.0, 4900.0],
-                                                  "cpus": [2.0, 2.0]}
+                                                  "cpus": [2.0, 2.0], "cluster": ["c", "c"]}
     assert (found.periods, found.idle_s, found.above_hardware_s) == (1, 5000.0, 9800.0)
     assert found.text().startswith("1 periods (0.1 days) when a waiting job fit in the idle CPUs and none started, "
                                    "and the CPUs above the hardware the log was not using (3 CPU-hours) held back")

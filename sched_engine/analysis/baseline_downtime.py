@@ -17,9 +17,26 @@ minus what it left idle while jobs waited.
 
 The CPUs held back become *pieces* (a new piece wherever their level
 changes; rounded down to whole machines where every machine has one CPU
-count), each one reservation job per cluster (each cluster's share in
-proportion to its CPUs): submitted at the piece's start, running for its
-length, in a queue ranked above every other (:data:`DOWN_QUEUE`).
+count), each one reservation job per cluster: submitted at the piece's
+start, running for its length, in a queue ranked above every other
+(:data:`DOWN_QUEUE`).
+
+Which cluster (a model of several): the log does not say where a job ran,
+only where it could run (the run's own ``suitable`` clusters: its
+requirements and its partition). Clusters linked by a job that could run
+on either form a *group* (:func:`cluster_groups`); each group's periods are
+found on its own jobs and its own CPUs, so the idle capacity of a cluster
+only its own jobs use is held back on that cluster. Within a group of
+several clusters the log cannot tell them apart: the CPUs held back are
+shared in proportion to the clusters' CPUs, and :meth:`DownTime.text` says
+so. Every reservation names its cluster (``cluster``) and, in a model of
+several clusters, is pinned to it: its requirement is ``cl_<name>``
+(:mod:`sched_engine.batch.requirements`), which the step's model honours
+(``requirements: true``; the log's own jobs keep no requirement where the
+model did not honour theirs, :func:`with_reservations`). A cluster name a
+requirement cannot hold (empty, or with ``+ : #`` or a space, or two
+clusters of one name) leaves its reservations unpinned, and the text says
+that too.
 
 A reservation is a drain, not a failure: when its CPUs are busy in the
 simulation it waits at the head of the queue (EASY reserves them, backfilling
@@ -50,7 +67,7 @@ from .audit_schedule import recorded_schedule, segments
 
 #: The queue (and user) of the reservation jobs; the step ranks it first.
 DOWN_QUEUE = "down-time"
-RESERVATION_COLUMNS = ("start", "duration", "cpus")
+RESERVATION_COLUMNS = ("start", "duration", "cpus", "cluster")
 #: The columns of the run's jobs a CSV workload keeps (those the CSV reader reads).
 CSV_COLUMNS = ("job_id", "submit_time", "run_time", "procs", "requested_time", "recorded_wait", "user", "group",
                "queue", "partition", "requirement")
@@ -64,6 +81,8 @@ class DownTime:
     periods: int                # idle-while-waiting periods found
     idle_s: float               # their total length
     above_hardware_s: float = 0.0   # CPU-seconds held back above the hardware, outside those periods
+    where: str = ""             # which clusters hold them, in words ("" on a single cluster)
+    pinned: bool = False        # each reservation pinned to its cluster by a requirement
 
     @property
     def cpu_seconds(self) -> float:
@@ -80,7 +99,7 @@ class DownTime:
             parts.append(f"the CPUs above the hardware the log was not using ({self.above_hardware_s / 3600:,.0f} "
                          "CPU-hours)")
         return (f"{', and '.join(parts)} held back: {self.cpu_seconds / 3600:,.0f} CPU-hours in "
-                f"{len(self.reservations):,} reservations")
+                f"{len(self.reservations):,} reservations" + (f" {self.where}" if self.where else ""))
 
 
 def pieces(times: np.ndarray, idle: np.ndarray, unit: float) -> pd.DataFrame:
@@ -88,7 +107,7 @@ def pieces(times: np.ndarray, idle: np.ndarray, unit: float) -> pd.DataFrame:
     ``(start, duration, cpus)`` pieces: one per run of equal level, none where it is 0."""
     level = np.floor(np.asarray(idle, dtype=float) / unit) * unit
     if not len(level):
-        return pd.DataFrame({name: [] for name in RESERVATION_COLUMNS})
+        return pd.DataFrame({name: [] for name in RESERVATION_COLUMNS[:3]})
     first = np.flatnonzero(np.r_[True, level[1:] != level[:-1]])
     stop = np.r_[first[1:], len(level)]
     frame = pd.DataFrame({"start": times[first], "duration": times[stop] - times[first], "cpus": level[first]})
@@ -100,16 +119,39 @@ def _unit(clusters) -> float:
     return float(sizes.pop()) if len(sizes) == 1 else 1.0
 
 
-def down_time(jobs: pd.DataFrame, clusters, hardware: float | None = None, minimum_s: float = IDLE_MIN_S) -> DownTime:
-    """The reservations of the module docstring for a run's ``jobs`` (its clock) on its ``clusters``
-    (:class:`~sched_engine.batch.cluster.ClusterState`: ``cpus`` per machine); ``hardware``: the hardware's
-    CPUs where the run is on more (None: the clusters are the hardware)."""
+def cluster_groups(suitable, count: int) -> tuple[list[list[int]], np.ndarray]:
+    """``(groups, group of each job)``: the clusters linked by jobs that could run on either (module docstring).
+
+    ``suitable``: per job the indices of the clusters it may use (None: any); ``count``: the clusters. A job that
+    may use none (a run cancels it) is in no group (-1).
+    """
+    parent = list(range(count))
+
+    def root(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    allowed = [tuple(range(count)) if choice is None else tuple(choice) for choice in (suitable or [])]
+    for choice in set(allowed):
+        for other in choice[1:]:
+            parent[root(other)] = root(choice[0])
+    roots = sorted({root(index) for index in range(count)})
+    groups = [[index for index in range(count) if root(index) == top] for top in roots]
+    number = {top: position for position, top in enumerate(roots)}
+    of_job = np.array([number[root(choice[0])] if choice else -1 for choice in allowed], dtype=np.int64)
+    return groups, of_job
+
+
+def _held(jobs: pd.DataFrame, clusters, hardware: float | None, minimum_s: float, unit: float):
+    """``(pieces with their cluster's name, periods, their length, CPU-seconds above the hardware)`` of one
+    group of clusters and its jobs."""
     totals = np.array([float(sum(c.cpus)) for c in clusters])
     capacity = float(totals.sum())
     schedule, _ = recorded_schedule(jobs)
-    empty = pd.DataFrame({name: [] for name in RESERVATION_COLUMNS})
     if not len(schedule) or capacity <= 0:
-        return DownTime(empty, 0, 0.0)
+        return [], 0, 0.0, 0.0
     seg = segments(schedule)
     periods = idle_periods(seg, capacity, minimum_s)
     held = np.zeros(len(seg.used))
@@ -120,16 +162,65 @@ def down_time(jobs: pd.DataFrame, clusters, hardware: float | None = None, minim
         low, high = np.searchsorted(seg.times, [period.start, period.end])
         held[low:high] = capacity - seg.used[low:high]
         above[low:high] = 0.0
-    unit = _unit(clusters)
-    found = [pieces(seg.times, held * total / capacity, unit) for total in totals]
-    frame = pd.concat(found, ignore_index=True).sort_values(["start", "cpus"], kind="stable").reset_index(drop=True)
+    found = [pieces(seg.times, held * total / capacity, unit).assign(cluster=cluster.name)
+             for cluster, total in zip(clusters, totals)]
     above_s = float((above * np.diff(seg.times)).sum()) if len(seg.used) else 0.0
-    return DownTime(frame, len(periods), float(periods["duration_s"].sum()), above_s)
+    return found, len(periods), float(periods["duration_s"].sum()), above_s
 
 
-def with_reservations(jobs: pd.DataFrame, found: DownTime) -> pd.DataFrame:
+def pinnable(clusters) -> bool:
+    """Whether a requirement ``cl_<name>`` names each cluster alone (:mod:`sched_engine.batch.requirements`)."""
+    names = [c.name for c in clusters]
+    return len(set(names)) == len(names) and all(
+        name and name == name.strip() and not any(mark in name for mark in "+:# \t") for name in names)
+
+
+def _where(clusters, groups: list[list[int]], pinned: bool) -> str:
+    """Which clusters the reservations are on, in words (module docstring)."""
+    if len(clusters) < 2:
+        return ""
+    shared = [group for group in groups if len(group) > 1]
+    if not shared:
+        text = "(each on the cluster where the log left its CPUs idle: its jobs could run nowhere else)"
+    else:
+        names = ", ".join(clusters[index].name for index in shared[0])
+        text = (f"(on the cluster whose jobs could run only there; across {names}, which the same jobs could use, "
+                "shared in proportion to their CPUs: the log does not say which of them ran its jobs)"
+                if len(groups) > 1 else f"(shared across {names} in proportion to their CPUs: the log does not say "
+                "which of them ran its jobs)")
+    return text if pinned else text[:-1] + "; not pinned: a cluster name a requirement cannot hold)"
+
+
+def down_time(jobs: pd.DataFrame, clusters, hardware: float | None = None, minimum_s: float = IDLE_MIN_S,
+              suitable=None) -> DownTime:
+    """The reservations of the module docstring for a run's ``jobs`` (its clock) on its ``clusters``
+    (:class:`~sched_engine.batch.cluster.ClusterState`: ``cpus`` per machine); ``hardware``: the hardware's
+    CPUs where the run is on more (None: the clusters are the hardware); ``suitable``: per job the clusters it may
+    use (the run's :attr:`~sched_engine.batch.model.BatchInput.suitable`; None: any)."""
+    empty = pd.DataFrame({name: [] for name in RESERVATION_COLUMNS})
+    if not len(clusters):
+        return DownTime(empty, 0, 0.0)
+    groups, of_job = cluster_groups(suitable if suitable is not None else [None] * len(jobs), len(clusters))
+    unit = _unit(clusters)
+    found, periods, idle_s, above_s = [], 0, 0.0, 0.0
+    for number, group in enumerate(groups):
+        members = [clusters[index] for index in group]
+        own = jobs if len(groups) == 1 else jobs[of_job == number]
+        part, count, length, above = _held(own, members, hardware if len(groups) == 1 else None, minimum_s, unit)
+        found += part
+        periods, idle_s, above_s = periods + count, idle_s + length, above_s + above
+    pinned = len(clusters) > 1 and pinnable(clusters)
+    if not found:
+        return DownTime(empty, 0, 0.0)
+    frame = pd.concat(found, ignore_index=True).sort_values(["start", "cpus"], kind="stable").reset_index(drop=True)
+    return DownTime(frame, periods, idle_s, above_s, _where(clusters, groups, pinned), pinned)
+
+
+def with_reservations(jobs: pd.DataFrame, found: DownTime, requirements: bool = True) -> pd.DataFrame:
     """The run's ``jobs`` (:data:`CSV_COLUMNS` it has) and one job per reservation (``down-<n>``, queue and user
-    :data:`DOWN_QUEUE`, no recorded wait), in submission order."""
+    :data:`DOWN_QUEUE`, no recorded wait, pinned to its cluster by the requirement ``cl_<cluster>`` where
+    ``found.pinned``), in submission order. ``requirements``: whether the run honoured the jobs' own requirements;
+    where it did not and the reservations are pinned, the jobs keep none (the step's model honours them)."""
     kept = jobs[[name for name in CSV_COLUMNS if name in jobs.columns]]
     held = found.reservations
     reservations = pd.DataFrame({
@@ -137,6 +228,9 @@ def with_reservations(jobs: pd.DataFrame, found: DownTime) -> pd.DataFrame:
         "run_time": held["duration"].to_numpy(float), "procs": held["cpus"].to_numpy(np.int64),
         "requested_time": held["duration"].to_numpy(float), "recorded_wait": np.nan, "user": DOWN_QUEUE,
         "group": DOWN_QUEUE, "queue": DOWN_QUEUE})
+    if found.pinned:
+        kept = kept.assign(requirement=kept["requirement"] if requirements and "requirement" in kept.columns else "")
+        reservations["requirement"] = ("cl_" + held["cluster"].astype(str)).to_numpy()
     both = pd.concat([kept, reservations[[c for c in reservations.columns if c in kept.columns]]], ignore_index=True)
     return both.sort_values("submit_time", kind="stable").reset_index(drop=True)
 

@@ -31,8 +31,10 @@ thing the log itself says about the site than the step before
     the log's jobs with the reservations added, written to
     :data:`DOWNTIME_FILE` (a CSV workload in the run's clock, its jobs cut
     and sized as the steps before ran them) on the clusters the step before
-    ran on, given explicitly; a log with no such period repeats the run
-    before;
+    ran on, given explicitly; in a model of several clusters each
+    reservation is on the cluster whose idle CPUs it holds and pinned there
+    (``requirements`` on), or the setting says which clusters it shared them
+    across; a log with no such period repeats the run before;
 ``estimates``
     with the users' requested times as the scheduler's estimates (the
     model's ``estimates: "trace"``); a log with none repeats the run before.
@@ -189,17 +191,25 @@ def _step_models(model: dict, findings: Findings, capacity: str, clusters: list[
     return steps
 
 
-def _downtime_model(batch, found: DownTime, label: str, folder: Path, reference=None) -> dict | None:
-    """The down-time step's ``trace`` and ``clusters`` (module docstring), None when nothing is held back;
-    ``reference(path, label)``: what the model names the workload written by (None: its path)."""
+def _downtime_model(batch, found: DownTime, model: dict, folder: Path, reference=None) -> dict | None:
+    """The down-time step's ``trace`` and ``clusters`` (module docstring), and where its reservations are pinned
+    to their clusters ``requirements`` on (the run's synthetic ones off where it did not honour requirements);
+    None when nothing is held back. ``reference(path, label)``: what the model names the workload written by
+    (None: its path)."""
     if found.reservations.empty:
         return None
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / DOWNTIME_FILE
-    write_workload(with_reservations(batch.jobs, found), path)
-    label = f"{label} with its down time"
-    return {"trace": {"path": reference(path, label) if reference else str(path), "label": label, "format": "csv"},
+    honoured = bool(model.get("requirements"))
+    write_workload(with_reservations(batch.jobs, found, requirements=honoured), path)
+    label = f"{model['trace']['label']} with its down time"
+    step = {"trace": {"path": reference(path, label) if reference else str(path), "label": label, "format": "csv"},
             "clusters": cluster_specs(batch.clusters)}
+    if found.pinned:
+        step["requirements"] = True
+        if not honoured:
+            step["synthetic_requirements"] = None
+    return step
 
 
 def explain(scenario: dict, *, capacity: str = LOG, inputs=None, first=None, folder=None,
@@ -221,7 +231,9 @@ def explain(scenario: dict, *, capacity: str = LOG, inputs=None, first=None, fol
     with input_files.using(inputs):
         batch, hardware, lines = _log_inputs(base.model, capacity, base.seed)
     findings = find_settings(batch.jobs, lines)
-    found = down_time(batch.jobs, batch.clusters, hardware)
+    # The clusters a job may use, where the capacity step kept the hardware (on the one cluster built, any).
+    suitable = batch.suitable if sum(c.total for c in batch.clusters) == hardware else None
+    found = down_time(batch.jobs, batch.clusters, hardware, suitable=suitable)
     if folder is None:
         with tempfile.TemporaryDirectory(prefix="baseline-") as temporary:
             return _explain(base, findings, found, batch, hardware, capacity, Path(temporary), inputs, first,
@@ -232,7 +244,7 @@ def explain(scenario: dict, *, capacity: str = LOG, inputs=None, first=None, fol
 
 def _explain(base, findings: Findings, found: DownTime, batch, hardware: float, capacity: str, folder: Path, inputs,
              first, run, progress, reference) -> BaselineSteps:
-    downtime = _downtime_model(batch, found, base.model["trace"]["label"], folder, reference)
+    downtime = _downtime_model(batch, found, base.model, folder, reference)
     rows, results, previous = [], [], None
     built = None if sum(c.total for c in batch.clusters) == hardware else batch.clusters
     for step, model, setting in _step_models(base.model, findings, capacity, built, downtime):
