@@ -14,6 +14,9 @@ Each reader module holds one kind of log and offers the same names:
   saying what was read and what was left out (steps, jobs that never started,
   duplicates, rows skipped).
 
+A reader writes only the body of ``read``; both entry points come from
+:func:`.entry.entry_points`, with the reader's piece size and number of passes.
+
 :func:`sniff_log` tries every reader in :data:`READERS`; the batch reader calls
 it before its own SWF/GWF/CSV guess.
 """

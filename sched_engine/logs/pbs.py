@@ -29,10 +29,11 @@ from functools import lru_cache
 import numpy as np
 
 from ..batch.traces import TraceError, Workload
-from .jobs_table import NAN, Columns, Names, Skips, build_workload, clock_seconds, concatenated, paused_gc
+from .entry import entry_points
+from .jobs_table import NAN, Columns, Names, Skips, build_workload, clock_seconds, concatenated
 from .jobs_table import compact as compact_rows
 from .pbs_layout import LayoutReader
-from .stream import line_blocks, text_pieces
+from .stream import line_blocks
 
 KIND = "pbs"
 _RECORD = re.compile(r"\d\d/\d\d/\d{4} \d\d:\d\d:\d\d;[A-Za-z];[^;\n]*;")
@@ -231,18 +232,6 @@ def _end_record(job: str, a: dict, line: int, source: str, deleted: bool) -> tup
             a.get("queue", ""), "", account)
 
 
-def parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool = False) -> Workload:
-    """The jobs of a PBS accounting file: one per ``E`` record (see the module docstring)."""
-    return read(text_pieces(text), source=source, timezone=timezone, skip_malformed=skip_malformed)
-
-
-def read(pieces, *, source: str, timezone: str = "UTC", skip_malformed: bool = False,
-         compact: bool = False) -> Workload:
-    """:func:`parse` of a text given in pieces that end at a line break (:mod:`.stream`)."""
-    with paused_gc():
-        return _read(pieces, source=source, timezone=timezone, skip_malformed=skip_malformed, compact=compact)
-
-
 def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact: bool) -> Workload:
     """The body of :func:`read`: ``E`` records :data:`BLOCK` at a time, by layout (:mod:`.pbs_layout`) or one by one."""
     skips = Skips(source, skip_malformed)
@@ -316,3 +305,6 @@ class _Block:
             columns.append({name: values[order] for name, values in piece.items()}, order.size)
         self.__init__()
         return len(numbers)
+
+
+parse, read = entry_points(_read, what="a PBS accounting file: one per ``E`` record")

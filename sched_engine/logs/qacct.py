@@ -23,9 +23,11 @@ from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..batch.traces import TraceError, Workload
-from .jobs_table import NAN, Memo, Names, Skips, build_workload, compact, paused_gc
+from .entry import entry_points
+from .jobs_table import NAN, Memo, Names, Skips, build_workload
+from .jobs_table import compact as compact_rows
 from .sge import FAILED_LIMIT, category_limits
-from .stream import line_blocks, text_pieces
+from .stream import line_blocks
 
 KIND = "qacct"
 FIELDS = {"submit": "qsub_time", "start": "start_time", "end": "end_time", "procs": "slots"}
@@ -147,19 +149,8 @@ def _record(fields: dict[str, str], lines: dict[str, int], line: int, zone, limi
             project if project not in ABSENT else ("" if account == "sge" else account))
 
 
-def parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool = False) -> Workload:
-    """The jobs of ``qacct -j`` output (see the module docstring)."""
-    return read(text_pieces(text), source=source, timezone=timezone, skip_malformed=skip_malformed)
-
-
-def read(pieces, *, source: str, timezone: str = "UTC", skip_malformed: bool = False,
-         compact: bool = False) -> Workload:
-    """:func:`parse` of a text given in pieces that end at a line break (:mod:`.stream`)."""
-    with paused_gc():
-        return _read(pieces, source=source, timezone=timezone, skip_malformed=skip_malformed, compact_frame=compact)
-
-
-def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact_frame: bool) -> Workload:
+def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact: bool) -> Workload:
+    """The body of :func:`read`: a record closed at each line of ``=``."""
     skips, names, zone, limits = Skips(source, skip_malformed), Names(), _zone(timezone, source), Memo(category_limits)
     rows, tasks, records = [], 0, 0
     fields: dict[str, str] = {}
@@ -194,6 +185,8 @@ def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact_f
                 fields[name], lines_of[name] = value.strip(), number
     close()
     notes = (f"{tasks:,} record(s) of parallel tasks (pe_taskid) read as part of their job",) if tasks else ()
-    return build_workload(compact(rows, names), kind=KIND, fields=FIELDS, skips=skips, timezone=timezone,
-                          names=names, records=records, notes=notes, compact=compact_frame)
+    return build_workload(compact_rows(rows, names), kind=KIND, fields=FIELDS, skips=skips, timezone=timezone,
+                          names=names, records=records, notes=notes, compact=compact)
 
+
+parse, read = entry_points(_read, what="``qacct -j`` output")

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ..batch.traces import Workload
+from .entry import entry_points
 from .jobs_table import (
     NAN,
     Columns,
@@ -50,9 +51,8 @@ from .jobs_table import (
     job_ids,
     key_hash,
     line_numbers,
-    paused_gc,
 )
-from .stream import Pieces, line_blocks
+from .stream import line_blocks
 
 KIND = "sge"
 NAMES = (
@@ -230,17 +230,13 @@ def _take(table: pd.DataFrame, line: np.ndarray, columns: Columns, names: Names,
     return int(task_record.sum())
 
 
-def parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool = False) -> Workload:
-    """The jobs of a Grid Engine accounting file (see the module docstring)."""
-    return read(Pieces(text=text), source=source, timezone=timezone, skip_malformed=skip_malformed)
+def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact: bool) -> Workload:
+    """The body of :func:`read`: the records of both passes (:func:`_records`), as jobs."""
+    skips, names = Skips(source, skip_malformed), Names()
+    columns, records, tasks = _records(pieces, skips, names)
+    notes = (f"{tasks:,} record(s) of parallel tasks (pe_taskid) read as part of their job",) if tasks else ()
+    return build_workload(columns, kind=KIND, fields=FIELDS, skips=skips, timezone=timezone, names=names,
+                          records=records, notes=notes, compact=compact)
 
 
-def read(pieces, *, source: str, timezone: str = "UTC", skip_malformed: bool = False,
-         compact: bool = False) -> Workload:
-    """:func:`parse` of a text given in pieces that end at a line break (:mod:`.stream`), iterated over twice."""
-    with paused_gc():
-        skips, names = Skips(source, skip_malformed), Names()
-        columns, records, tasks = _records(pieces, skips, names)
-        notes = (f"{tasks:,} record(s) of parallel tasks (pe_taskid) read as part of their job",) if tasks else ()
-        return build_workload(columns, kind=KIND, fields=FIELDS, skips=skips, timezone=timezone, names=names,
-                              records=records, notes=notes, compact=compact)
+parse, read = entry_points(_read, what="a Grid Engine accounting file", passes=2)

@@ -20,10 +20,12 @@ from __future__ import annotations
 import json
 
 from ..batch.traces import TraceError, Workload
-from .jobs_table import NAN, Columns, Memo, Names, Skips, build_workload, compact, paused_gc
+from .entry import entry_points
+from .jobs_table import NAN, Columns, Memo, Names, Skips, build_workload
+from .jobs_table import compact as compact_rows
 from .sge import FAILED_LIMIT, category_limits
 from .sge_json_block import read_block
-from .stream import line_blocks, text_pieces
+from .stream import line_blocks
 
 KIND = "sge-json"
 FIELDS = {"submit": "submission_time", "start": "start_time", "end": "end_time", "procs": "slots"}
@@ -115,19 +117,8 @@ def _row(record: dict, line: int, limits: Memo, usage: dict) -> tuple | None:
             str(project) if project not in NONE else ("" if account == "sge" else str(account)))
 
 
-def parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool = False) -> Workload:
-    """The jobs of a JSON accounting file (see the module docstring)."""
-    return read(text_pieces(text), source=source, timezone=timezone, skip_malformed=skip_malformed)
-
-
-def read(pieces, *, source: str, timezone: str = "UTC", skip_malformed: bool = False,
-         compact: bool = False) -> Workload:
-    """:func:`parse` of a text given in pieces that end at a line break (:mod:`.stream`)."""
-    with paused_gc():
-        return _read(pieces, source=source, timezone=timezone, skip_malformed=skip_malformed, compact_frame=compact)
-
-
-def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact_frame: bool) -> Workload:
+def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact: bool) -> Workload:
+    """The body of :func:`read`: lines by the thousand through Arrow, one by one where it cannot read them."""
     skips, names, limits = Skips(source, skip_malformed), Names(), Memo(category_limits)
     rows, tasks, records = [], 0, 0
     columns = Columns()
@@ -162,7 +153,7 @@ def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact_f
             one_by_one()
         else:
             if rows:   # records read one by one before these: in the order of the file
-                columns.append(compact(rows, names), len(rows))
+                columns.append(compact_rows(rows, names), len(rows))
                 rows = []
             columns.append(read[0], len(read[0]["line"]))
             records, tasks = records + len(block), tasks + read[1]
@@ -178,7 +169,10 @@ def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact_f
             flush()
     flush()
     if rows or not columns.arrays:
-        columns.append(compact(rows, names), len(rows))
+        columns.append(compact_rows(rows, names), len(rows))
     notes = (f"{tasks:,} record(s) of parallel tasks (pe_task_id) read as part of their job",) if tasks else ()
     return build_workload(columns.result(), kind=KIND, fields=FIELDS, skips=skips, timezone=timezone,
-                          names=names, records=records, notes=notes, compact=compact_frame)
+                          names=names, records=records, notes=notes, compact=compact)
+
+
+parse, read = entry_points(_read, what="a Grid Engine JSON accounting file")

@@ -21,6 +21,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import numpy as np
 
 from ..batch.traces import TraceError, Workload
+from .entry import entry_points
 from .jobs_table import (
     NAN,
     Columns,
@@ -31,7 +32,6 @@ from .jobs_table import (
     job_ids,
     key_hash,
     line_numbers,
-    paused_gc,
     repeated_keys,
 )
 from .slurm_values import (  # noqa: F401 -- duration_seconds and request_memory are the module's own API too
@@ -50,7 +50,7 @@ from .slurm_values import (  # noqa: F401 -- duration_seconds and request_memory
     request_memory,
     tres_value,
 )
-from .stream import line_blocks, text_pieces
+from .stream import line_blocks
 
 KIND = "sacct"
 #: The fields of a file without a header: those of the documented command, in its order.
@@ -249,20 +249,13 @@ class _Reader:
         return self.parts.result(names=("cpu_time",))
 
 
-def parse(text: str, *, source: str, timezone: str = "UTC", skip_malformed: bool = False) -> Workload:
-    """The jobs of ``sacct --parsable2`` output (see the module docstring)."""
-    return read(text_pieces(text, PIECE), source=source, timezone=timezone, skip_malformed=skip_malformed)
-
-
-def read(pieces, *, source: str, timezone: str = "UTC", skip_malformed: bool = False,
-         compact: bool = False) -> Workload:
-    """:func:`parse` of a text given in pieces that end at a line break (:mod:`.stream`)."""
+def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact: bool) -> Workload:
+    """The body of :func:`read`: whole records gathered piece by piece, then one job per key."""
     reader = _Reader(source, Skips(source, skip_malformed), _zone(timezone, source))
-    with paused_gc():
-        for number, lines in line_blocks(pieces):
-            reader.feed(number, lines)
-        reader.feed(reader.carry[0], [], final=True)
-        return _workload(reader, timezone, compact)
+    for number, lines in line_blocks(pieces):
+        reader.feed(number, lines)
+    reader.feed(reader.carry[0], [], final=True)
+    return _workload(reader, timezone, compact)
 
 
 def _workload(reader: _Reader, timezone: str, compact: bool) -> Workload:
@@ -303,3 +296,6 @@ def _workload(reader: _Reader, timezone: str, compact: bool) -> Workload:
     fields = {name: reader.spelled.get(name, name.capitalize()) for name in ("submit", "start", "end")}
     return build_workload(columns, kind=KIND, fields={**fields, "procs": reader.cpu_name}, skips=reader.skips,
                           timezone=timezone, names=reader.vocabulary, records=reader.records, notes=notes, compact=compact)
+
+
+parse, read = entry_points(_read, what="``sacct --parsable2`` output", piece=PIECE)

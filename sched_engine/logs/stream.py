@@ -132,12 +132,13 @@ def head(path: str | Path, *, source: str | None = None) -> str:
 
 
 def read_log_path(path: str | Path, fmt: str = "auto", *, source: str | None = None, timezone: str = "UTC",
-                  skip_malformed: bool = False, max_decompressed: int | None = None, piece: int = PIECE,
+                  skip_malformed: bool = False, max_decompressed: int | None = None, piece: int | None = None,
                   compact: bool = False):
     """The workload of a resource-manager log read from its file in pieces; ``None`` when it is no such log.
 
-    ``fmt`` is a reader's ``KIND`` or ``auto`` (the file's first 64 KiB sniffed); ``compact``: the
-    frame a conversion needs (names as categoricals, no job ids), a fraction of the memory.
+    ``fmt`` is a reader's ``KIND`` or ``auto`` (the file's first 64 KiB sniffed); ``piece``: the text read at
+    a time (default: the reader's own, ``read.piece``); ``compact``: the frame a conversion needs (names as
+    categoricals, no job ids), a fraction of the memory.
     """
     from . import reader, sniff_log
 
@@ -146,5 +147,5 @@ def read_log_path(path: str | Path, fmt: str = "auto", *, source: str | None = N
     module = reader(kind) if kind else None
     if module is None:
         return None
-    pieces = Pieces(path, source=name, piece=piece, max_decompressed=max_decompressed)
+    pieces = Pieces(path, source=name, piece=piece or module.read.piece, max_decompressed=max_decompressed)
     return module.read(pieces, source=name, timezone=timezone, skip_malformed=skip_malformed, compact=compact)
