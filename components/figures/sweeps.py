@@ -202,7 +202,10 @@ def calibration_bars(table: pd.DataFrame, metric: str) -> go.Figure:
     """One bar per setting, best fit first (:func:`sched_engine.sweeps.calibrate.rank`); the reference is grey."""
     ranked = rank(table)
     labels = [f"#{r.rank} {r.estimates}, {r.allocation}, prio {'on' if r.priorities else 'off'}, "
-              f"limit {int(r.running_jobs_limit) or 'none'}" for r in ranked.itertuples()]
+              f"limit {int(r.running_jobs_limit) or 'none'}"
+              + (f"/{int(r.cpus_limit)} CPUs" if getattr(r, "cpus_limit", 0) else "")
+              + (f", on {r.capacity}" if getattr(r, "capacity", "hardware") != "hardware" else "")
+              for r in ranked.itertuples()]
     colors = ["#9e9e9e" if reference else color(0) for reference in ranked["reference"]]
     figure = go.Figure(go.Bar(x=ranked[metric], y=labels, orientation="h", marker_color=colors,
                               hovertemplate="%{y}<br>%{x:.4g}<extra></extra>"))

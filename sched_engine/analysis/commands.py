@@ -5,7 +5,8 @@
     python -m sched_engine size --trace T --policy P --target "mean_wait_s<=600" [--mode pool|scale|load] --out DIR
     python -m sched_engine compare A.json B.json [--resamples N] --out DIR
     python -m sched_engine calibrate --trace T [--machines M] [--policy P] [--estimates ...] [--allocation ...]
-        [--priorities off on] [--limits 0 4 16] [--max-jobs N] [--workers N] --out DIR
+        [--priorities off on] [--limits from_log | 0 4 16] [--capacities from_log | hardware log ...]
+        [--max-jobs N] [--workers N] --out DIR
 
 ``baseline`` writes the run's ``jobs.csv`` (the log's ``recorded_wait``
 beside the simulated ``wait_time``), ``timeline.csv``, ``scenario.json``,
@@ -22,7 +23,9 @@ started in both runs), ``by_user.csv``, ``by_group.csv``, ``by_size.csv`` and
 ``summary.csv`` with the intervals, and prints the headline sentence.
 ``calibrate`` runs the ``calibrate`` sweep (:mod:`sched_engine.sweeps.calibrate`)
 and writes ``calibration.csv`` (the settings ranked by fit, the reference
-setting marked) and prints the best setting against the reference.
+setting marked) and prints the best setting against the reference; its
+per-user limits and capacities come from the log's own findings unless
+given (:mod:`sched_engine.analysis.calibration_grid`).
 """
 
 from __future__ import annotations
@@ -34,12 +37,16 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from ..core.errors import ScenarioError
 from ..runner import run_scenario
 from .baseline import compare_with_log
 from .baseline import headline as baseline_headline
 from .batch_sizing import MODES, size_batch
 from .paired import RESAMPLES, compare_runs, headline
 from .sizing import SizingResult, parse_target
+
+#: The calibrate options' value that takes the candidates from the log (``sched_engine.sweeps.calibrate.FROM_LOG``).
+FROM_LOG = "from_log"
 
 ANSWER_NAMES = {"pool": ("smallest_cpus", "CPUs"), "scale": ("smallest_scale", "factor"),
                 "load": ("largest_load_factor", "factor")}
@@ -137,7 +144,19 @@ def calibrate_spec(args: argparse.Namespace) -> dict:
     """The ``calibrate`` sweep spec of the command's options."""
     return {"kind": "calibrate", "trace": args.trace, "machines": args.machines, "jobs": args.max_jobs,
             "policy": args.policy, "estimates": args.estimates, "allocation": args.allocation,
-            "priorities": [value == "on" for value in args.priorities], "running_jobs_limits": args.limits}
+            "priorities": [value == "on" for value in args.priorities],
+            "running_jobs_limits": _from_log_or(args.limits, "limits", int),
+            "capacities": _from_log_or(args.capacities, "capacities", str)}
+
+
+def _from_log_or(values: list[str], option: str, kind) -> str | list:
+    """An option's ``from_log``, or its values."""
+    if values == [FROM_LOG]:
+        return FROM_LOG
+    try:
+        return [kind(value) for value in values]
+    except ValueError:
+        raise ScenarioError(option, f"either {FROM_LOG} or whole numbers, got {' '.join(values)}") from None
 
 
 def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
@@ -149,8 +168,12 @@ def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allocation", nargs="+", default=["cpus", "whole_nodes"], choices=["cpus", "whole_nodes"])
     parser.add_argument("--priorities", nargs="+", default=["off", "on"], choices=["off", "on"],
                         help="on: the log's queues ranked by their recorded mean wait")
-    parser.add_argument("--limits", nargs="+", type=int, default=[0, 4, 16],
-                        help="running jobs per user to try (0: no limit)")
+    parser.add_argument("--limits", nargs="+", default=[FROM_LOG],
+                        help=f"running jobs per user to try (0: no limit); {FROM_LOG} (the default): no limit and "
+                             "half, once and twice the most running jobs and CPUs any one user had at once")
+    parser.add_argument("--capacities", nargs="+", default=[FROM_LOG],
+                        help=f"capacities to try: hardware, log (the peak), log_p99, log_p999; {FROM_LOG} (the "
+                             "default): the hardware and, where the log used more, its p99.9 and its peak")
     parser.add_argument("--workers", type=int, help="local processes (default: the CPU count)")
     parser.add_argument("--out", required=True, help="directory for calibration.csv")
 

@@ -5,10 +5,25 @@ simulated and the recorded waits (issue "trust and decide", §1):
 ``estimates`` (``trace``: the users' requested times; ``perfect``),
 ``allocation`` (``cpus``; ``whole_nodes``), ``priorities`` (off; on: the
 log's queues ranked by their recorded mean wait, shortest first,
-:mod:`sched_engine.batch.queues`) and ``running_jobs_limits`` (running jobs
-per user; 0 = no limit). Every combination runs once under ``policy`` on the
-log (``trace``, ``jobs`` first jobs, ``machines`` or the header's cluster)
-and is compared with the log (:func:`~sched_engine.analysis.baseline.compare_with_log`).
+:mod:`sched_engine.batch.queues`), per-user limits and the capacity. Every
+combination runs once under ``policy`` on the log (``trace``, ``jobs``
+first jobs, ``machines`` or the header's cluster) and is compared with the
+log (:func:`~sched_engine.analysis.baseline.compare_with_log`).
+
+The limits and the capacity start from what the log says, not from a blind
+grid (:mod:`sched_engine.analysis.calibration_grid`): with
+``running_jobs_limits: "from_log"`` (the default) the limits tried are no limit
+and half, once and twice the most running jobs and CPUs any one user had at
+once (each a pair: ``running_jobs_limits[i]`` running jobs and
+``cpu_limits[i]`` CPUs per user); with ``capacities: "from_log"`` (the default)
+the capacities are the hardware and, where the log used more, the audit's
+capacity (its time-weighted p99.9 of CPUs in use, ``log_p999``) and its
+peak (``log``). Normalising writes the values found into the spec, so the
+sweep's hash, table and CSV say which were tried. Explicit values are
+taken as given: ``running_jobs_limits`` a list of running jobs per user (0 =
+no limit) with ``cpu_limits`` None (no CPU limit) or a list of CPUs per user
+paired with it; ``capacities`` a list of ``hardware``, ``log``,
+``log_p99``, ``log_p999``.
 
 Metrics per point: ``recorded_mean_wait_s``, ``simulated_mean_wait_s``,
 ``mean_wait_error`` = |simulated / recorded mean wait − 1|,
@@ -32,6 +47,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from ..analysis import calibration_grid
 from ..analysis.baseline import compare_with_log
 from ..core import validate
 from ..core.errors import ScenarioError
@@ -42,12 +58,20 @@ from .fields import check_fields, file_label, file_path, input_file
 from .kind import SweepKind
 
 KIND_NAME = "calibrate"
-AXES = ("estimates", "allocation", "priorities", "running_jobs_limits")
+AXES = ("estimates", "allocation", "priorities", "running_jobs_limits", "capacities")
+#: The value of ``running_jobs_limits`` and ``capacities`` that takes them from the log (module docstring).
+FROM_LOG = "from_log"
+CAPACITIES = (calibration_grid.HARDWARE, "log", "log_p99", "log_p999")
+#: Policies that take no user limits (sched_engine.batch.queues).
+NO_LIMITS = ("cons", "ls")
 DEFAULTS = {
     "trace": "hpc2n-excerpt.swf", "jobs": None, "machines": None, "policy": "easy",
     "estimates": ["trace", "perfect"], "allocation": ["cpus", "whole_nodes"], "priorities": [False, True],
-    "running_jobs_limits": [0, 4, 16],
+    "running_jobs_limits": FROM_LOG, "cpu_limits": None, "capacities": FROM_LOG,
 }
+SETTINGS = ("estimates", "allocation", "priorities", "running_jobs_limit", "cpus_limit", "capacity")
+CAPACITY_WORDS = {"hardware": "the hardware", "log": "the log's peak of CPUs", "log_p99": "the log's p99 of CPUs",
+                  "log_p999": "the capacity the log used (its p99.9 of CPUs)"}
 FIT = ("mean_wait_error", "share_within_10min", "wait_rank_correlation")
 METRICS = ("mean_wait_error", "share_within_10min", "wait_rank_correlation", "simulated_mean_wait_s",
            "recorded_mean_wait_s", "compared_jobs")
@@ -64,8 +88,11 @@ def scenario(point: Mapping[str, Any]) -> dict:
         model["machines_path"] = file_path(point["machines"])
     if point["priorities"]:
         model["queues"] = {"priority": "recorded_wait"}
-    if point["running_jobs_limit"]:
-        model["user_limits"] = {"running_jobs": point["running_jobs_limit"]}
+    limits = {name: point[key] for name, key in (("running_jobs", "running_jobs_limit"), ("cpus", "cpus_limit"))
+              if point.get(key)}
+    if limits:
+        model["user_limits"] = limits
+    model = calibration_grid.capacity_model(model, point.get("capacity", calibration_grid.HARDWARE))
     return {"engine": "batch", "policy": point["policy"], "seed": 0, "model": model}
 
 
@@ -82,17 +109,45 @@ def normalize(spec: Mapping[str, Any]) -> dict:
         "allocation": validate.choices(s["allocation"], "allocation", ("cpus", "whole_nodes")),
         "priorities": validate.distinct([validate.boolean(v, f"priorities[{i}]") for i, v in enumerate(priorities)],
                                         "priorities"),
-        "running_jobs_limits": validate.numbers(s["running_jobs_limits"], "running_jobs_limits", max_items=20,
-                                                integer=True, minimum=0),
     }
-    if normal["policy"] in ("cons", "ls") and any(normal["running_jobs_limits"]):
-        raise ScenarioError("running_jobs_limits", "user limits need FCFS, FCFS-LB or EASY; use 0 (no limit)")
-    first = points(normal)[0]
     try:
-        normalize_scenario(scenario(first))   # the files and the header's cluster, checked once
+        base = normalize_scenario(scenario({**normal, "estimates": normal["estimates"][0],
+                                            "allocation": normal["allocation"][0], "priorities": False,
+                                            "running_jobs_limit": 0}))   # the files and the header's cluster
+        found = calibration_grid.findings(base.to_dict()) if FROM_LOG in (s["running_jobs_limits"],
+                                                                          s["capacities"]) else None
     except ScenarioError as exc:
         raise in_sweep(exc) from None
+    normal.update(_limits(s, found, normal["policy"] not in NO_LIMITS), capacities=_capacities(s["capacities"], found))
+    if normal["policy"] in NO_LIMITS and any(normal["running_jobs_limits"]):
+        raise ScenarioError("running_jobs_limits", "user limits need FCFS, FCFS-LB or EASY; use 0 (no limit)")
     return normal
+
+
+def _limits(s: dict, found, limited: bool) -> dict:
+    """``running_jobs_limits`` and ``cpu_limits`` (paired, or None: no CPU limit) of a spec (module docstring);
+    ``limited``: whether the policy takes user limits (from the log, only no limit where it does not)."""
+    if s["running_jobs_limits"] == FROM_LOG:
+        if s["cpu_limits"] is not None:
+            raise ScenarioError("cpu_limits", "leave it out when running_jobs_limits is \"from_log\": the log gives both")
+        pairs = calibration_grid.limit_candidates(found) if limited else [(0, 0)]
+        return {"running_jobs_limits": [jobs for jobs, _ in pairs], "cpu_limits": [cpus for _, cpus in pairs]}
+    jobs = [validate.whole(v, f"running_jobs_limits[{i}]", minimum=0) for i, v in enumerate(
+        validate.items(s["running_jobs_limits"], "running_jobs_limits", max_items=20, what="whole numbers"))]
+    if s["cpu_limits"] is None:
+        return {"running_jobs_limits": validate.distinct(jobs, "running_jobs_limits"), "cpu_limits": None}
+    cpus = [validate.whole(v, f"cpu_limits[{i}]", minimum=0) for i, v in enumerate(
+        validate.items(s["cpu_limits"], "cpu_limits", max_items=20, what="whole numbers"))]
+    if len(cpus) != len(jobs):
+        raise ScenarioError("cpu_limits", f"one per running-jobs limit ({len(jobs)}), got {len(cpus)}")
+    validate.distinct(list(zip(jobs, cpus)), "running_jobs_limits")
+    return {"running_jobs_limits": jobs, "cpu_limits": cpus}
+
+
+def _capacities(value, found) -> list[str]:
+    if value == FROM_LOG:
+        return calibration_grid.capacity_candidates(found)
+    return validate.choices(value, "capacities", CAPACITIES)
 
 
 def inputs(s: dict) -> dict:
@@ -107,10 +162,11 @@ def count(s: dict) -> int:
 
 def points(s: dict) -> list[dict]:
     common = {k: s[k] for k in ("trace", "jobs", "machines", "policy")}
+    cpus = s.get("cpu_limits") or [0] * len(s["running_jobs_limits"])
     return [{**common, "estimates": estimates, "allocation": allocation, "priorities": priorities,
-             "running_jobs_limit": limit, "seed": 0}
+             "running_jobs_limit": limit, "cpus_limit": cpu_limit, "capacity": capacity, "seed": 0}
             for estimates in s["estimates"] for allocation in s["allocation"] for priorities in s["priorities"]
-            for limit in s["running_jobs_limits"]]
+            for limit, cpu_limit in zip(s["running_jobs_limits"], cpus) for capacity in s["capacities"]]
 
 
 def run(point: Mapping[str, Any]) -> dict:
@@ -134,7 +190,8 @@ def run(point: Mapping[str, Any]) -> dict:
 
 def parameters(point: Mapping[str, Any]) -> dict:
     return {"estimates": point["estimates"], "allocation": point["allocation"], "priorities": point["priorities"],
-            "running_jobs_limit": point["running_jobs_limit"]}
+            "running_jobs_limit": point["running_jobs_limit"], "cpus_limit": point.get("cpus_limit", 0),
+            "capacity": point.get("capacity", calibration_grid.HARDWARE)}
 
 
 def rank(table: pd.DataFrame) -> pd.DataFrame:
@@ -150,7 +207,7 @@ def rank(table: pd.DataFrame) -> pd.DataFrame:
     ordered = table.assign(score=ranks.mean(axis=1), reference=table["point"] == table["point"].min())
     ordered = ordered.sort_values(["score", "mean_wait_error", "point"], kind="stable").reset_index(drop=True)
     ordered.insert(0, "rank", np.arange(1, len(ordered) + 1))
-    settings = ["estimates", "allocation", "priorities", "running_jobs_limit"]
+    settings = [name for name in SETTINGS if name in ordered.columns]   # tables of earlier versions lack some
     return ordered[["rank", *settings, "score", *METRICS, "reference", "point"]]
 
 
@@ -166,8 +223,12 @@ def verdict(ranked: pd.DataFrame) -> str:
     def setting(row) -> str:
         limit = (f"at most {int(row['running_jobs_limit'])} running jobs per user" if row["running_jobs_limit"]
                  else "no user limit")
+        if row.get("cpus_limit"):
+            limit += f" and {int(row['cpus_limit']):,} CPUs"
+        capacity = row.get("capacity", calibration_grid.HARDWARE)
+        where = "" if capacity == calibration_grid.HARDWARE else f", on {CAPACITY_WORDS.get(capacity, capacity)}"
         return (f"{row['estimates']} estimates, {row['allocation']}, queue priorities "
-                f"{'on' if row['priorities'] else 'off'}, {limit}")
+                f"{'on' if row['priorities'] else 'off'}, {limit}{where}")
 
     text = (f"best: {setting(best)} -- simulated mean wait {best['simulated_mean_wait_s']:,.0f} s vs the log's "
             f"{best['recorded_mean_wait_s']:,.0f} s (off by {best['mean_wait_error']:.0%}), "
