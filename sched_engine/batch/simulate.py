@@ -38,6 +38,7 @@ import numpy as np
 
 from ..core.events import Priority
 from ..core.loop import Simulation, scheduler_clock
+from . import compiled
 from .in_order import run_in_order
 from .pending import PendingRecorder
 from .policies.decisions import Cancel, Decision, Preempt, Start, Wake
@@ -78,6 +79,7 @@ class BatchSimulation(Simulation):
         stretch: Callable[[float, float], float] | None = None,
         observers: Sequence[JobObserver] = (),
         sample_clusters: bool = True,
+        kernel: str | None = None,
     ):
         super().__init__(progress=progress, total_work=len(submit))
         self.submit = list(map(float, submit))
@@ -96,6 +98,8 @@ class BatchSimulation(Simulation):
         # Job observers (:class:`JobObserver`): told as jobs enter and leave the queue, start and end.
         self.observers = tuple(observers)
         self.sample_clusters = sample_clusters
+        # Which loop runs it: "auto", "compiled" or "python" (:mod:`.compiled`; the same decisions either way).
+        self.kernel = compiled.chosen_kernel(kernel)
         self.clusters = clusters
         self.rng = rng
         self.policy = policy
@@ -212,6 +216,9 @@ class BatchSimulation(Simulation):
     def run(self) -> None:
         """Run to the end: the kernel's loop, or the in-order loop (the kernel's one exemption, see below)."""
         self.policy.bind(self)
+        if compiled.eligible(self, self.kernel):
+            compiled.run_easy(self)
+            return
         plain = self.rank is None and self.limits is None   # no queue order, best-effort queue or limit
         # (the in-order loop tells no observer of its jobs: with one, every event goes through the kernel's loop)
         in_order = (getattr(self.policy, "starts_in_order", False) and not self._failures and plain

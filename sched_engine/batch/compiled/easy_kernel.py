@@ -1,0 +1,400 @@
+"""EASY backfilling on CPU-only clusters that never fail, compiled: the same decisions as the Python kernel.
+
+This is :class:`~sched_engine.batch.policies.easy.EASY` on
+:class:`~sched_engine.batch.simulate.BatchSimulation`, written once more as
+one numba loop over arrays, for the configuration that most real logs run
+under (no machine failures, queue ranks, per-user limits, memory or
+observers; :func:`sched_engine.batch.compiled.eligible` says when). The
+Python classes stay the reference: ``tests/test_compiled_kernel.py`` checks
+that both give the same starts, ends, clusters, samples and reasons on
+random traces and on the samples.
+
+The queue is static: every job has a *position*, its rank in arrival order
+(submission time, then index: the order the event heap hands out arrivals);
+a position is live from the instant its job arrives until it starts (the
+Python queue's list with lazy deletion, never compacted, so positions never
+move). Each distinct size (CPUs) keeps its positions ascending in one
+segment of ``b_pos`` (EASY's buckets) and a min segment tree over them
+(:mod:`.segment`) whose leaf is the job's estimate while it waits and
+infinity otherwise, so the first waiting job of a size after a position
+with an estimate at most a limit is found in ``O(log n)``.
+
+Every rule mirrors a line of the Python classes, named in the comments:
+the instant (completions, then arrivals, then one pass, ``BatchSimulation``),
+the pass (``EASY.schedule``), the heads (``QueuePolicy._start_heads``), the
+reservation (``ClusterState.shadow``) and the backfill
+(``EASY._backfill``, ``EASY._first_candidate``, ``Positions.first``).
+
+State lives in arrays the caller owns (:mod:`.easy_state`), so a call can
+stop after an instant and resume: the caller reports progress and empties
+the sample and head buffers in between.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .segment import first_at_most, set_leaf
+
+# Scalar state, ints (``ints``) and floats (``floats``).
+NEXT, HEAD, HEAP, QUEUE_LENGTH, DONE, RES_VALID, RES_CLUSTER, EXTRA, RESERVED, STALE, CHANGED, \
+    STARTS, SAMPLES, HEADS, LAST_HEAD, N_INTS = range(16)
+SHADOW, N_FLOATS = range(2)
+WAITING, RUNNING, FINISHED, KILLED, CANCELLED = range(5)   # BatchSimulation's status codes
+# What a call's return value says: every event handled, or stopped to report progress / empty the buffers.
+ALL_DONE, PAUSED = 0, 1
+# A leaf at most this is a waiting job (its estimate, finite); a job not arrived yet or gone has infinity.
+WAITS = np.finfo(np.float64).max
+
+
+@njit(cache=True)
+def _heap_push(times, jobs, size, time, job):
+    position = size
+    while position > 0:
+        parent = (position - 1) >> 1
+        if times[parent] <= time:
+            break
+        times[position], jobs[position] = times[parent], jobs[parent]
+        position = parent
+    times[position], jobs[position] = time, job
+    return size + 1
+
+
+@njit(cache=True)
+def _heap_pop(times, jobs, size):
+    """Remove the top of a binary heap of ``size`` entries; returns the new size."""
+    size -= 1
+    time, job = times[size], jobs[size]
+    position = 0
+    while True:
+        child = 2 * position + 1
+        if child >= size:
+            break
+        if child + 1 < size and times[child + 1] < times[child]:
+            child += 1
+        if times[child] >= time:
+            break
+        times[position], jobs[position] = times[child], jobs[child]
+        position = child
+    if size > 0:
+        times[position], jobs[position] = time, job
+    return size
+
+
+@njit(cache=True)
+def _running_insert(run_end, run_job, count, c, end, job):
+    """Insert ``(end, job)`` into cluster ``c``'s running jobs, sorted as ``ClusterState.running``."""
+    n = count[c]
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if run_end[c, mid] < end or (run_end[c, mid] == end and run_job[c, mid] < job):
+            lo = mid + 1
+        else:
+            hi = mid
+    for k in range(n, lo, -1):
+        run_end[c, k] = run_end[c, k - 1]
+        run_job[c, k] = run_job[c, k - 1]
+    run_end[c, lo] = end
+    run_job[c, lo] = job
+    count[c] = n + 1
+
+
+@njit(cache=True)
+def _running_remove(run_end, run_job, count, c, end, job):
+    n = count[c]
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if run_end[c, mid] < end or (run_end[c, mid] == end and run_job[c, mid] < job):
+            lo = mid + 1
+        else:
+            hi = mid
+    for k in range(lo, n - 1):
+        run_end[c, k] = run_end[c, k + 1]
+        run_job[c, k] = run_job[c, k + 1]
+    count[c] = n - 1
+
+
+@njit(cache=True)
+def _shadow(c, need, free, total, run_end, run_job, count, procs, out):
+    """``ClusterState.shadow``: ``out[0]`` the shadow time, ``out[1]`` the extra CPUs; False if it never fits."""
+    if need > total[c]:
+        return False
+    available = free[c]
+    if available >= need:
+        out[0] = -np.inf
+        out[1] = available - need
+        return True
+    n = count[c]
+    for position in range(n):
+        available += procs[run_job[c, position]]
+        if available >= need:
+            est_end = run_end[c, position]
+            for later in range(position + 1, n):   # every job ending at the shadow time frees its CPUs then
+                if run_end[c, later] != est_end:
+                    break
+                available += procs[run_job[c, later]]
+            out[0] = est_end
+            out[1] = available - need
+            return True
+    return False
+
+
+@njit(cache=True)
+def _enter(position, value, b_of, b_idx, t_off, t_size, tree):
+    """Set a position's leaf in its size's tree: its estimate while it waits, infinity otherwise."""
+    b = b_of[position]
+    set_leaf(tree, t_off[b], t_size[b], b_idx[position], value)
+
+
+@njit(cache=True)
+def _bucket_first(b, low, before, limit, check_length, b_start, b_len, b_pos, t_off, t_size, tree, rights):
+    """``Positions.first``: the first waiting position in ``[low, before)`` (``before`` < 0: no bound) of the
+    jobs of size ``sizes[b]`` whose estimate is at most ``limit`` if ``check_length``, or -1."""
+    start, stop = b_start[b], b_start[b] + b_len[b]
+    lo = start + np.searchsorted(b_pos[start:stop], low)
+    hi = stop if before < 0 else start + np.searchsorted(b_pos[start:stop], before)
+    if lo >= hi:
+        return -1
+    leaf = first_at_most(tree, t_off[b], t_size[b], lo - start, hi - start, limit if check_length else WAITS,
+                         rights)
+    return -1 if leaf < 0 else b_pos[start + leaf]
+
+
+@njit(cache=True)
+def run_easy(submit, run, est, procs, cand_ptr, cand_idx, total, job_at, q_est, refused,
+             sizes, b_start, b_len, b_of, b_idx, b_pos, t_off, t_size, tree, gone,
+             free, run_end, run_job, run_count, heap_t, heap_j,
+             start_time, end_time, status, cluster_of, start_rank,
+             samples, heads, changed, before, ints, floats, done_target):
+    """Handle instants until every event is done (``ALL_DONE``), or pause (``PAUSED``) after an instant once
+    ``ints[DONE] >= done_target`` or a buffer (``samples``, ``heads``) may not hold one more instant."""
+    n = len(submit)
+    clusters = len(total)
+    shadow_out = np.empty(2)
+    while True:
+        nxt = ints[NEXT]
+        if ints[HEAP] == 0 and nxt >= n:
+            return ALL_DONE
+        if ints[SAMPLES] + clusters + 1 > samples.shape[0] or ints[HEADS] + 1 > heads.shape[0]:
+            return PAUSED
+        now = np.inf
+        if ints[HEAP] > 0:
+            now = heap_t[0]
+        if nxt < n and submit[job_at[nxt]] < now:
+            now = submit[job_at[nxt]]
+        touched = False   # a job entered or left the queue (the pending recorder looks at the pass)
+        for c in range(clusters):
+            changed[c] = False
+        # Completions (BatchSimulation._end, then EASY.job_ended).
+        while ints[HEAP] > 0 and heap_t[0] == now:
+            job = heap_j[0]
+            ints[HEAP] = _heap_pop(heap_t, heap_j, ints[HEAP])
+            c = cluster_of[job]
+            planned_end = start_time[job] + est[job]
+            _running_remove(run_end, run_job, run_count, c, planned_end, job)
+            free[c] += procs[job]
+            status[job] = FINISHED
+            end_time[job] = now
+            ints[DONE] += 1
+            changed[c] = True
+            ints[CHANGED] = 1
+            if now < planned_end:
+                ints[STALE] = 1
+        # Arrivals (BatchSimulation._arrive, then QueuePolicy.arrive).
+        arrived_before = nxt
+        while nxt < n and submit[job_at[nxt]] == now:
+            job = job_at[nxt]
+            ints[QUEUE_LENGTH] += 1
+            if refused[job]:   # no cluster it may use can hold it: cancelled as it arrives
+                gone[nxt] = True
+                status[job] = CANCELLED
+                end_time[job] = now
+                ints[QUEUE_LENGTH] -= 1
+                ints[DONE] += 1
+            else:
+                _enter(nxt, q_est[nxt], b_of, b_idx, t_off, t_size, tree)
+                touched = True
+            nxt += 1
+        ints[NEXT] = nxt
+        for c in range(clusters):
+            before[c] = free[c]
+        touched |= _pass(now, arrived_before, nxt, procs, est, run, cand_ptr, cand_idx, total, job_at, q_est,
+                         sizes, b_start, b_len, b_of, b_idx, b_pos, t_off, t_size, tree, gone, free, run_end,
+                         run_job, run_count, heap_t, heap_j, start_time, end_time, status, cluster_of, start_rank, ints, floats, shadow_out)
+        # The pending recorder's oldest waiting job, after a pass in which a job came or went.
+        if touched:
+            head = ints[HEAD]
+            while head < nxt and gone[head]:
+                head += 1
+            ints[HEAD] = head
+            oldest = job_at[head] if head < nxt else -1
+            if oldest != ints[LAST_HEAD]:
+                k = ints[HEADS]
+                heads[k, 0] = now
+                heads[k, 1] = oldest
+                ints[HEADS] = k + 1
+                ints[LAST_HEAD] = oldest
+        # Timeline samples (BatchSimulation.after_instant).
+        k = ints[SAMPLES]
+        for c in range(clusters):
+            if changed[c] or free[c] != before[c]:
+                samples[k, 0] = now
+                samples[k, 1] = c
+                samples[k, 2] = total[c] - free[c]
+                samples[k, 3] = total[c]
+                k += 1
+        samples[k, 0] = now
+        samples[k, 1] = -1
+        samples[k, 2] = ints[QUEUE_LENGTH]
+        samples[k, 3] = 0
+        ints[SAMPLES] = k + 1
+        if ints[DONE] >= done_target:
+            return PAUSED
+
+
+@njit(cache=True)
+def _start(job, c, now, procs, est, run, free, run_end, run_job, run_count, heap_t, heap_j,
+           start_time, end_time, status, cluster_of, start_rank, ints):
+    """``BatchSimulation.occupy``: a zero-length job completes as it starts and holds nothing."""
+    start_time[job] = now
+    cluster_of[job] = c
+    ints[QUEUE_LENGTH] -= 1
+    start_rank[job] = ints[STARTS]
+    ints[STARTS] += 1
+    if run[job] <= 0:
+        status[job] = FINISHED
+        end_time[job] = now
+        ints[DONE] += 1
+        return
+    free[c] -= procs[job]
+    _running_insert(run_end, run_job, run_count, c, now + est[job], job)
+    status[job] = RUNNING
+    ints[HEAP] = _heap_push(heap_t, heap_j, ints[HEAP], now + run[job], job)
+
+
+@njit(cache=True)
+def _pass(now, arrived_before, arrived, procs, est, run, cand_ptr, cand_idx, total, job_at, q_est,
+          sizes, b_start, b_len, b_of, b_idx, b_pos, t_off, t_size, tree, gone, free, run_end, run_job,
+          run_count, heap_t, heap_j, start_time, end_time, status, cluster_of, start_rank, ints, floats, shadow_out):
+    """``EASY.schedule``: start the heads, keep or make the head's reservation, backfill; returns whether a
+    job left the queue."""
+    left = False
+    head = ints[HEAD]
+    while head < arrived and gone[head]:
+        head += 1
+    ints[HEAD] = head
+    if ints[CHANGED] or not ints[RES_VALID] or head >= arrived_before:
+        # QueuePolicy._start_heads: start the oldest job while it fits (first fitting cluster in preference order).
+        while True:
+            head = ints[HEAD]
+            while head < arrived and gone[head]:
+                head += 1
+            ints[HEAD] = head
+            if head >= arrived:
+                break
+            job = job_at[head]
+            chosen = -1
+            for k in range(cand_ptr[job], cand_ptr[job + 1]):
+                if free[cand_idx[k]] >= procs[job]:
+                    chosen = cand_idx[k]
+                    break
+            if chosen < 0:
+                break
+            _start(job, chosen, now, procs, est, run, free, run_end, run_job, run_count, heap_t, heap_j,
+                   start_time, end_time, status, cluster_of, start_rank, ints)
+            gone[head] = True
+            _enter(head, np.inf, b_of, b_idx, t_off, t_size, tree)
+            left = True
+        top = ints[HEAD]
+        if top < arrived and (ints[STALE] or job_at[top] != ints[RESERVED]):
+            ints[RES_VALID] = 0
+        if top < arrived and not ints[RES_VALID]:
+            job = job_at[top]
+            best_time, best_cluster, best_extra = np.inf, -1, 0
+            for k in range(cand_ptr[job], cand_ptr[job + 1]):
+                c = cand_idx[k]
+                if _shadow(c, procs[job], free, total, run_end, run_job, run_count, procs, shadow_out):
+                    if best_cluster < 0 or shadow_out[0] < best_time:
+                        best_time, best_cluster, best_extra = shadow_out[0], c, int(shadow_out[1])
+            if best_cluster < 0:
+                # Never reached without failures: a job no up machine can hold was cancelled as it arrived.
+                raise RuntimeError("EASY kernel: no reservation possible on clusters that never fail")
+            floats[SHADOW] = best_time
+            ints[RES_CLUSTER] = best_cluster
+            ints[EXTRA] = best_extra
+            ints[RESERVED] = job
+            ints[STALE] = 0
+            ints[RES_VALID] = 1
+        if top >= arrived:
+            ints[RES_VALID] = 0
+        low = top + 1
+    else:
+        # Nothing freed since the last pass: only the newcomers are candidates.
+        low = arrived_before
+    ints[CHANGED] = 0
+    if ints[RES_VALID] and low < arrived:
+        left |= _backfill(low, now, arrived, procs, est, run, cand_ptr, cand_idx, job_at, q_est, sizes,
+                          b_start, b_len, b_of, b_idx, b_pos, t_off, t_size, tree, gone, free, run_end,
+                          run_job, run_count,
+                          heap_t, heap_j, start_time, end_time, status, cluster_of, start_rank, ints, floats)
+    return left
+
+
+@njit(cache=True)
+def _backfill(low, now, arrived, procs, est, run, cand_ptr, cand_idx, job_at, q_est, sizes,
+              b_start, b_len, b_of, b_idx, b_pos, t_off, t_size, tree, gone, free, run_end, run_job,
+              run_count,
+              heap_t, heap_j, start_time, end_time, status, cluster_of, start_rank, ints, floats):
+    """``EASY._backfill``: start, in queue order, every job after the head that fits now and spares the
+    reservation (ends by the shadow time, fits the extra CPUs, or runs on another cluster)."""
+    shadow, reserved_cluster, extra = floats[SHADOW], ints[RES_CLUSTER], ints[EXTRA]
+    clusters = len(free)
+    rights = np.empty(64, dtype=np.int64)
+    position = low
+    left = False
+    while position < arrived:
+        max_free, max_free_other = 0, 0
+        for c in range(clusters):
+            if free[c] > max_free:
+                max_free = free[c]
+            if c != reserved_cluster and free[c] > max_free_other:
+                max_free_other = free[c]
+        if max_free == 0:
+            break
+        any_length = extra if extra > max_free_other else max_free_other
+        limit = shadow - now
+        # EASY._first_candidate: the first live position at or after ``position`` over the sizes that fit.
+        best = -1
+        for b in range(len(sizes)):
+            if sizes[b] > max_free:
+                break
+            found = _bucket_first(b, position, best, limit, sizes[b] > any_length, b_start, b_len, b_pos,
+                                  t_off, t_size, tree, rights)
+            if found >= 0:
+                best = found
+        if best < 0:
+            break
+        position = best
+        job = job_at[position]
+        need = procs[job]
+        ends_by_shadow = now + est[job] <= shadow
+        for k in range(cand_ptr[job], cand_ptr[job + 1]):
+            c = cand_idx[k]
+            if free[c] < need:
+                continue
+            if c == reserved_cluster and not ends_by_shadow:
+                if need > extra:
+                    continue
+                extra -= need
+            _start(job, c, now, procs, est, run, free, run_end, run_job, run_count, heap_t, heap_j,
+                   start_time, end_time, status, cluster_of, start_rank, ints)
+            gone[position] = True
+            _enter(position, np.inf, b_of, b_idx, t_off, t_size, tree)
+            left = True
+            break
+        position += 1
+    ints[EXTRA] = extra
+    return left

@@ -1,0 +1,135 @@
+"""The compiled EASY loop makes the Python kernel's decisions: same schedule, machines, samples and reasons.
+
+The Python kernel (``kernel="python"``) is the reference; every comparison
+here is exact (no tolerance): start and end times, statuses, clusters,
+cancellation reasons, the machines each job held, the timeline samples and
+the exact pending-reasons table.
+"""
+
+import io
+import json
+import os
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+import pandas as pd
+import pytest
+from golden.regenerate import HERE, golden_cases, golden_frames
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sched_engine import run_scenario
+from sched_engine.batch import compiled
+from sched_engine.batch.cluster import ClusterState
+from sched_engine.batch.pending import exact_table
+from sched_engine.batch.policies.easy import EASY
+from sched_engine.batch.policies.fcfs import FCFS
+from sched_engine.batch.simulate import BatchSimulation
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _clusters(shapes):
+    """``shapes``: per cluster ``(machines, CPUs per machine)``."""
+    return [ClusterState(i, f"c{i}", [cpus] * machines, 1.0) for i, (machines, cpus) in enumerate(shapes)]
+
+
+def _run(kernel, jobs, shapes, suitable=None, policy=EASY):
+    submit, run, estimate, procs = (list(column) for column in zip(*jobs)) if jobs else ([], [], [], [])
+    sim = BatchSimulation(submit=submit, run_time=run, estimate=estimate, procs=procs,
+                          suitable=suitable or [None] * len(jobs), clusters=_clusters(shapes), policy=policy(),
+                          rng=np.random.default_rng(0), kernel=kernel)
+    sim.run()
+    return sim
+
+
+def _assert_same_run(python, fast):
+    assert np.array_equal(np.array(python.start_time), np.array(fast.start_time), equal_nan=True)
+    assert np.array_equal(np.array(python.end_time), np.array(fast.end_time), equal_nan=True)
+    assert list(python.status) == list(fast.status)
+    assert list(python.cluster_of) == list(fast.cluster_of)
+    assert list(python.reason) == list(fast.reason)
+    machines = [[sim.clusters[c].machines_text(held) if held else "" for c, held in zip(sim.cluster_of, sim.machines_of)]
+                for sim in (python, fast)]
+    assert machines[0] == machines[1]
+    assert np.array_equal(np.asarray(python.samples, dtype=float).reshape(-1, 4), np.asarray(fast.samples))
+    assert np.array_equal(exact_table(python), exact_table(fast))
+
+
+def test_a_hand_made_backfill_is_the_same_on_both_loops():
+    # 4 CPUs: job 0 takes 3 until 10; job 1 (4 CPUs) waits for it (shadow 10, extra 0); job 2 (1 CPU, ends by 10)
+    # is backfilled at 1; job 3 (1 CPU, 20 s) would delay job 1 and waits; job 4 asks 5 CPUs and is cancelled.
+    jobs = [(0, 10, 10, 3), (1, 5, 5, 4), (1, 5, 8, 1), (2, 20, 20, 1), (3, 1, 1, 5)]
+    python, fast = _run("python", jobs, [(4, 1)]), _run("compiled", jobs, [(4, 1)])
+    _assert_same_run(python, fast)
+    assert fast.start_time[:4] == [0.0, 10.0, 1.0, 15.0]
+    assert fast.reason[4] == "no suitable cluster"
+
+
+def test_an_ineligible_run_takes_the_python_loop():
+    sim = BatchSimulation(submit=[0.0], run_time=[1.0], estimate=[1.0], procs=[1], suitable=[None],
+                          clusters=_clusters([(1, 1)]), policy=FCFS(), rng=np.random.default_rng(0),
+                          kernel="compiled")
+    assert not compiled.eligible(sim, "compiled")   # FCFS has its own one-step-per-job loop
+    assert not compiled.eligible(_unrun("python"), "python")
+    assert compiled.eligible(_unrun("compiled"), "compiled")
+    assert not compiled.eligible(_unrun("auto"), "auto")   # under MIN_JOBS: numba would cost more than it saves
+    with mock.patch.dict(os.environ, {"SCHEDSCOPE_KERNEL": "python"}):
+        assert compiled.chosen_kernel(None) == "python"
+    with pytest.raises(ValueError, match="kernel 'fast'"):
+        compiled.chosen_kernel("fast")
+
+
+def _unrun(kernel):
+    return BatchSimulation(submit=[0.0, 1.0], run_time=[1.0, 1.0], estimate=[1.0, 1.0], procs=[1, 1],
+                           suitable=[None, None], clusters=_clusters([(2, 1)]), policy=EASY(),
+                           rng=np.random.default_rng(0), kernel=kernel)
+
+
+_job = st.tuples(st.integers(0, 60), st.integers(0, 25), st.integers(0, 15), st.integers(1, 14))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(jobs=st.lists(_job, max_size=60),
+       shapes=st.lists(st.tuples(st.integers(1, 6), st.sampled_from([1, 2, 4])), min_size=1, max_size=3),
+       restrict=st.lists(st.one_of(st.none(), st.sets(st.integers(0, 2))), max_size=60))
+def test_random_traces_give_the_same_run_on_both_loops(jobs, shapes, restrict):
+    """Equal submission times, zero-length jobs, estimates shorter and longer than the run, jobs too large for
+    every cluster, jobs restricted to some clusters (or none): the same decisions, machines and reasons."""
+    jobs = [(float(s), float(r), float(max(r + e - 5, 0)), p) for s, r, e, p in jobs]
+    suitable = [None if i >= len(restrict) or restrict[i] is None
+                else tuple(sorted(c for c in restrict[i] if c < len(shapes))) for i in range(len(jobs))]
+    _assert_same_run(_run("python", jobs, shapes, suitable), _run("compiled", jobs, shapes, suitable))
+
+
+EASY_GOLDEN = [case for case in golden_cases() if case[1] == "easy" and case[0]["engine"] == "batch"]
+
+
+@pytest.mark.parametrize("scenario, policy, stem", EASY_GOLDEN, ids=[case[2] for case in EASY_GOLDEN])
+def test_golden_samples_are_reproduced_by_the_compiled_loop(scenario, policy, stem):
+    with mock.patch.dict(os.environ, {"SCHEDSCOPE_KERNEL": "compiled"}):
+        frames = golden_frames(scenario)
+    for name, frame in frames.items():
+        expected = pd.read_csv(HERE / f"{stem}.{policy}.{name}.csv")
+        actual = pd.read_csv(io.StringIO(frame.to_csv(index=False, float_format="%.12g")))
+        pd.testing.assert_frame_equal(actual, expected, check_dtype=False)
+
+
+def _frames(scenario, kernel):
+    with mock.patch.dict(os.environ, {"SCHEDSCOPE_KERNEL": kernel}):
+        result = run_scenario(scenario)
+    return {"jobs": result.jobs, "timeline": result.timeline, "pending": result.extra("pending")}
+
+
+@pytest.mark.parametrize("sample", ["batch-hpc2n", "batch-metacentrum"])
+def test_sample_logs_without_failures_give_the_same_frames_on_both_loops(sample):
+    """The samples' logs on their hardware (MetaCentrum-style: five clusters, jobs restricted to some), no
+    failures, the users' estimates (so jobs end early): every frame the same, reasons included."""
+    scenario = json.loads((ROOT / "sample_traces" / f"{sample}.scenario.json").read_text())
+    scenario = {**scenario, "policy": "easy", "policy_params": {},
+                "model": {**scenario["model"], "failures": {"kind": "none"}, "estimates": "trace"}}
+    python, fast = _frames(scenario, "python"), _frames(scenario, "compiled")
+    for name in python:
+        pd.testing.assert_frame_equal(python[name], fast[name])
+    assert len(fast["pending"]) > 0
