@@ -3,6 +3,7 @@ correlation of the per-job waits, beside issue 36's goal (within ±25%, Spearman
 
     .venv/bin/python bench/baseline_steps.py                        # HPC2N, CERIT-SC, RICC's first 60,000 jobs
     .venv/bin/python bench/baseline_steps.py --logs ricc --ricc-jobs 0   # the whole RICC log (~20 minutes)
+    .venv/bin/python bench/baseline_steps.py --logs hpc2n --capacity log_p999   # on the audit's capacity
 
 Each log runs under EASY with perfect estimates on its own hardware (HPC2N
 and CERIT-SC: their ``.machines`` files, CERIT-SC with its jobs'
@@ -21,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sched_engine.analysis.baseline_steps import explain, goal, sentence  # noqa: E402
+from sched_engine.analysis.baseline_steps import CAPACITY_TEXT, explain, goal, sentence  # noqa: E402
 
 RICC = Path("/work/shared/traces/RICC-2010-2.swf.gz")
 LOGS = {
@@ -38,12 +39,15 @@ def main(argv=None) -> int:
     parser.add_argument("--logs", nargs="+", choices=sorted(LOGS), default=["hpc2n", "cerit-sc", "ricc"])
     parser.add_argument("--ricc-jobs", type=int, default=60000, help="RICC's first N jobs (0: all)")
     parser.add_argument("--out", default="/tmp/baseline-steps")
+    parser.add_argument("--capacity", default="log", choices=sorted(CAPACITY_TEXT),
+                        help="the capacity step's: the log's peak, p99 or p99.9 of CPUs in use")
     args = parser.parse_args(argv)
     for name in args.logs:
         model = {**LOGS[name], "trace": dict(LOGS[name]["trace"])}
         if name == "ricc" and args.ricc_jobs:
             model["trace"]["max_jobs"] = args.ricc_jobs
-        steps = explain({"engine": "batch", "policy": "easy", "model": model}, folder=Path(args.out) / name)
+        steps = explain({"engine": "batch", "policy": "easy", "model": model}, capacity=args.capacity,
+                        folder=Path(args.out) / name)
         table = steps.table
         print(f"\n{name} ({int(table['compared_jobs'].iloc[0]):,} jobs compared)")
         print(f"{'step':<12} {'mean wait s':>12} {'recorded s':>11} {'ratio':>6} {'Spearman':>8} {'CPUs':>7} "

@@ -65,6 +65,8 @@ import pandas as pd
 from .audit_periods import IDLE_MIN_S, idle_periods
 from .audit_schedule import recorded_schedule, segments
 
+#: Clusters a setting names one by one, at most (more: "all N clusters").
+NAMED = 4
 #: The queue (and user) of the reservation jobs; the step ranks it first.
 DOWN_QUEUE = "down-time"
 RESERVATION_COLUMNS = ("start", "duration", "cpus", "cluster")
@@ -183,7 +185,8 @@ def _where(clusters, groups: list[list[int]], pinned: bool) -> str:
     if not shared:
         text = "(each on the cluster where the log left its CPUs idle: its jobs could run nowhere else)"
     else:
-        names = ", ".join(clusters[index].name for index in shared[0])
+        names = (f"all {len(clusters)} clusters" if len(shared[0]) == len(clusters) and len(clusters) > NAMED
+                 else ", ".join(clusters[index].name for index in shared[0]))
         text = (f"(on the cluster whose jobs could run only there; across {names}, which the same jobs could use, "
                 "shared in proportion to their CPUs: the log does not say which of them ran its jobs)"
                 if len(groups) > 1 else f"(shared across {names} in proportion to their CPUs: the log does not say "
