@@ -79,6 +79,7 @@ def test_the_page_draws_the_table_the_chart_and_the_sentence_naming_its_run(show
     assert rows[2]["setting"].startswith("queues in order q2 > q1")
     assert list(figure.data[0].y) == pytest.approx([100, 100 / 3, 100 / 3, 100 / 3, 40, 40])
     assert text.endswith(f"{STATEMENT}.") and "left unexplained" in text
+    assert len(figure.to_json()) + len(json.dumps(rows)) < 50_000     # what the page is sent: six bars, six rows
     assert widget.drawn(None)[0] == []
 
 
