@@ -15,12 +15,18 @@ The two sites' workloads and results are compared side by side, binned on
 the server (:mod:`components.figures.site_compare`).
 
 Modules: ``ids``, ``organisation``, ``hardware``, ``run`` (the model and the
-plan), ``charts``, ``layout``, ``callbacks``.
+plan), ``charts``, ``layout``, ``callbacks``, ``steps`` (the baseline steps).
 """
 
 from .. import Page
-from . import callbacks, charts, hardware, ids, layout, organisation, run
+from . import callbacks, charts, hardware, ids, layout, organisation, run, steps
 
-PAGE = Page("/site", "Site study", layout.layout, callbacks.register)
 
-__all__ = ["PAGE", "callbacks", "charts", "hardware", "ids", "layout", "organisation", "run"]
+def register(app, services) -> None:
+    callbacks.register(app, services)
+    steps.register(app, services)
+
+
+PAGE = Page("/site", "Site study", layout.layout, register)
+
+__all__ = ["PAGE", "callbacks", "charts", "hardware", "ids", "layout", "organisation", "run", "steps"]

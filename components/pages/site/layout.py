@@ -8,7 +8,7 @@ from sched_engine.registry import REGISTRY
 
 from ...widgets import audit_panel, run_panel, tree_editor
 from ...widgets.fields import field, graph, upload_box
-from . import ids
+from . import ids, steps
 from .run import backfilling_choices
 
 WEIGHTINGS = [{"label": "equal", "value": "equal"}, {"label": "by CPU-hours in the log", "value": "cpu_hours"}]
@@ -138,5 +138,6 @@ def layout() -> html.Div:
         html.Div([html.Span(id=ids.GROUP_MSG), html.Button("Whole run", id=ids.RESET_WINDOW)]),
         graph(ids.SHARES), graph(ids.ISOLATION), graph(ids.UTILISATION), graph(ids.WAITS), graph(ids.KILLED),
         audit_panel.section(audit_panel.Ids(ids.PAGE)),
+        steps.section(),
         _comparison(),
     ])
