@@ -54,6 +54,7 @@ from itertools import chain
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from .pending_exact import exact_rows
 from .waiting import UserIndex
@@ -252,6 +253,8 @@ class PendingRecorder:
 
 def exact_table(sim) -> np.ndarray:
     """A finished run's reasons: its recorded places split by whether each job fit (:mod:`.pending_exact`)."""
+    if getattr(sim, "exact_reasons", None) is not None:
+        return sim.exact_reasons()
     heads = sim.pending_heads if sim.pending_heads is not None else []
     return exact_rows(sim.pending_rows, sim, _CODE, heads, BEHIND_HEAD)
 
@@ -259,24 +262,28 @@ def exact_table(sim) -> np.ndarray:
 def pending_frame(rows, job_ids: pd.Series) -> pd.DataFrame:
     """The ``pending`` frame from ``(job, from, to, reason code, blocking job or -1)`` rows (job indices).
 
-    ``rows``: a list of such tuples, or a table of them (:func:`exact_table`).
+    ``rows``: a list of such tuples in any order, or a table of them sorted by job, then time
+    (:func:`exact_table`'s). The text columns are taken from Arrow arrays of the names at once (a log's
+    reasons run to tens of millions of rows).
     """
     if isinstance(rows, np.ndarray):
         table = rows.reshape(-1, 5)
     else:
         table = np.fromiter(chain.from_iterable(rows), dtype=float, count=5 * len(rows)).reshape(-1, 5)
-    table = table[np.lexsort((table[:, 1], table[:, 0]))]
-    ids = job_ids.astype("string").reset_index(drop=True)
+        table = table[np.lexsort((table[:, 1], table[:, 0]))]
+    names = pa.array(job_ids.astype("string").tolist() + [""], type=pa.large_string())   # the last: no job
     blocking = table[:, 4].astype(np.int64)
-    named = ids.take(np.maximum(blocking, 0)).reset_index(drop=True)
-    named[blocking < 0] = ""
+    blocking[blocking < 0] = len(names) - 1
+
+    def text(values: pa.Array, at: np.ndarray) -> pd.Series:
+        return pd.Series(pd.array(values.take(pa.array(at)), dtype="string"))
+
     return pd.DataFrame({
-        "job_id": ids.take(table[:, 0].astype(np.int64)).reset_index(drop=True),
+        "job_id": text(names, table[:, 0].astype(np.int64)),
         "from_time": table[:, 1],
         "to_time": table[:, 2],
-        "reason": pd.Series(pd.array(REASONS, dtype="string")).take(table[:, 3].astype(np.int64))
-                    .reset_index(drop=True),
-        "blocking_job": named,
+        "reason": text(pa.array(REASONS, type=pa.large_string()), table[:, 3].astype(np.int64)),
+        "blocking_job": text(names, blocking),
     })
 
 

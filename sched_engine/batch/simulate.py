@@ -153,6 +153,8 @@ class BatchSimulation(Simulation):
         self.pending_rows: list[tuple[int, float, float, int, int]] = []
         self._pending: PendingRecorder | None = None
         self.pending_heads: list[tuple[float, int]] | None = None   # the recorder's history of the oldest job
+        # A compiled run's own way to the exact reasons table (:mod:`.compiled.reasons`), else None.
+        self.exact_reasons: Callable[[], np.ndarray] | None = None
 
     # --- applying the policy's decisions ----------------------------------------------------------
 

@@ -25,6 +25,7 @@ from time import process_time
 import numpy as np
 
 from ..cluster import ClusterState
+from .reasons import exact_places
 from .replay import easy_places
 from .replay import hold_machines as _hold_machines
 
@@ -142,8 +143,9 @@ def _run_easy(sim) -> None:
     _hold_machines(sim, run, start_time, end_time, start_rank)
     if sim.record_pending:
         heads = np.concatenate(head_parts)
-        sim.pending_heads = heads
-        sim.pending_rows = easy_places(submit, start_time, end_time, refused, heads)
+        places = easy_places(submit, start_time, end_time, refused, heads)
+        sim.pending_heads, sim.pending_rows = heads, places
+        sim.exact_reasons = lambda: exact_places(sim, places, heads)
     sim.scheduler_seconds += process_time() - started   # the whole loop is the policy's work here
     sim.progress.finish()
 

@@ -1,0 +1,123 @@
+"""Why pending, made exact, compiled: :func:`sched_engine.batch.pending_exact.exact_rows` for a compiled run.
+
+The rule is :mod:`..pending_exact`'s, and that module stays its reference
+(``tests/test_compiled_kernel.py`` compares the two): a waiting job's place
+(the oldest waiting job, or behind the oldest waiting job's reservation) is
+cut at every instant it starts or stops fitting in the free CPUs of its
+clusters; the pieces where it does not fit are ``resources`` (or
+``requirements`` when a cluster it may not use has the room); the pieces
+behind the reservation are cut again where the oldest waiting job changes,
+each naming it; touching pieces of one job with one reason and blocking job
+are one row.
+
+Here each job shape (CPUs and clusters) gets its fit state as a step
+series once (numpy, over every instant), and one compiled walk per place
+emits its pieces in order, merging as it goes: the table comes out sorted
+by job then time, with no sort of its millions of rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..pending import BEHIND_HEAD, REASONS, REQUIREMENTS, RESOURCES
+from ..pending_exact import _cluster_series
+
+FITS = -1   # a step's state while the job fits: its place's own reason
+
+
+def exact_places(sim, places: np.ndarray, heads: np.ndarray) -> np.ndarray:
+    """The ``(job, from, to, code, blocking)`` table of ``places`` (sorted by job, then time), split exactly.
+
+    ``places``: the run's places of its two kinds, the oldest waiting job
+    (``priority``, no blocking job) and behind it (``reservation``,
+    ``BEHIND_HEAD``); ``heads``: ``(time, oldest waiting job)`` at each pass
+    it changed. Clusters never fail in a compiled run.
+    """
+    if not len(places):
+        return np.empty((0, 5))
+    places = places[np.lexsort((places[:, 1], places[:, 0]))]
+    times, free, _ = _cluster_series(sim)
+    jobs = places[:, 0].astype(np.int64)
+    shape_of: dict = {}
+    procs = np.asarray(sim.procs, dtype=np.int64)
+    shape_of_place = np.array([shape_of.setdefault((int(procs[j]), sim.candidates[j]), len(shape_of))
+                               for j in jobs.tolist()], dtype=np.int64)
+    step_ptr, step_time, step_state = _fit_steps(list(shape_of), times, free)
+    head_time, head_job = heads[:, 0].copy(), heads[:, 1].astype(np.int64)
+    args = (jobs, places[:, 1].copy(), places[:, 2].copy(), places[:, 3].astype(np.int64),
+            places[:, 4].astype(np.int64), shape_of_place, step_ptr, step_time, step_state, head_time, head_job)
+    count = _walk(*args, np.empty((0, 5)))
+    out = np.empty((count, 5))
+    _walk(*args, out)
+    return out
+
+
+def _fit_steps(shapes: list, times: np.ndarray, free: np.ndarray):
+    """Per shape ``(CPUs, clusters)``, its state as steps: ``FITS``, ``resources`` or ``requirements`` from
+    ``step_time[k]`` on, for ``k`` in ``step_ptr[s] : step_ptr[s + 1]`` (the first step at ``times[0]``)."""
+    count = free.shape[0]
+    resources, requirements = REASONS.index(RESOURCES), REASONS.index(REQUIREMENTS)
+    ptr, step_times, step_states = [0], [], []
+    for need, allowed in shapes:
+        allowed = np.array(allowed, dtype=np.int64)
+        fits = (free[allowed] >= need).any(axis=0)
+        state = np.where(fits, FITS, resources)
+        if len(allowed) < count:
+            others = np.setdiff1d(np.arange(count), allowed)
+            state[~fits & (free[others] >= need).any(axis=0)] = requirements
+        change = np.flatnonzero(state[1:] != state[:-1]) + 1
+        starts = np.concatenate([[0], change])
+        step_times.append(times[starts])
+        step_states.append(state[starts])
+        ptr.append(ptr[-1] + len(starts))
+    return (np.array(ptr, dtype=np.int64), np.concatenate(step_times),
+            np.concatenate(step_states).astype(np.int64))
+
+
+@njit(cache=True)
+def _emit(out, k, last, job, start, stop, code, blocking):
+    """Append a piece as row ``k``, or lengthen the last row when it is the same job's, touches the piece and
+    has its reason and blocking job (``last``: that row's job, end, reason, blocking job); returns the row
+    count. With an ``out`` of no rows it only counts."""
+    filling = out.shape[0] > 0
+    if k > 0 and last[0] == job and last[1] == start and last[2] == code and last[3] == blocking:
+        last[1] = stop
+        if filling:
+            out[k - 1, 2] = stop
+        return k
+    if filling:
+        out[k, 0], out[k, 1], out[k, 2], out[k, 3], out[k, 4] = job, start, stop, code, blocking
+    last[0], last[1], last[2], last[3] = job, stop, code, blocking
+    return k + 1
+
+
+@njit(cache=True)
+def _walk(jobs, begin, end, code, blocking, shape_of, step_ptr, step_time, step_state, head_time, head_job, out):
+    """Emit every place's pieces in order (see the module docstring); returns the number of rows (``out``
+    with no rows: count them only)."""
+    k = 0
+    last = np.empty(4)
+    for r in range(len(jobs)):
+        job, x, b = jobs[r], begin[r], end[r]
+        lo, hi = step_ptr[shape_of[r]], step_ptr[shape_of[r] + 1]
+        s = max(lo + np.searchsorted(step_time[lo:hi], x, side="right") - 1, lo)
+        while x < b:
+            y = min(step_time[s + 1] if s + 1 < hi else np.inf, b)
+            if step_state[s] != FITS:
+                k = _emit(out, k, last, job, x, y, step_state[s], -1)
+            elif blocking[r] != BEHIND_HEAD:
+                k = _emit(out, k, last, job, x, y, code[r], blocking[r])
+            else:
+                # Behind the oldest waiting job: cut where it changes, each piece naming it.
+                h = max(np.searchsorted(head_time, x, side="right") - 1, 0)
+                z = x
+                while z < y:
+                    w = min(head_time[h + 1] if h + 1 < len(head_time) else np.inf, y)
+                    k = _emit(out, k, last, job, z, w, code[r], head_job[h])
+                    z = w
+                    h += 1
+            x = y
+            s += 1
+    return k
