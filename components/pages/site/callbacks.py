@@ -75,20 +75,22 @@ ORG_OUTPUTS = {"draft": Output(ids.ORG, "data"), "selected": Output(EDITOR.selec
 def organisation_edit(uploads, draft, selected, **payload) -> dict:
     """One action on the organisation (see :func:`organisation.edit`), every output named."""
     out = organisation.edit(ctx.triggered_id, draft, selected, payload, uploads)
-    if "draft" in out:   # which site it belongs to: kept across a reload only while that site is chosen
-        out["draft"] = {**out["draft"], "for": [payload["trace"], payload["max_jobs"]]}
+    if "draft" in out:   # which site it belongs to (kept across a reload only while that site is chosen), and
+        # the weighting chosen when it was made (a Run pressed before a new one's answer applies it: run.plan)
+        out["draft"] = {**out["draft"], "for": [payload["trace"], payload["max_jobs"]],
+                        "weighting": payload["weighting"] or "equal"}
     return {name: out.get(name, no_update) for name in ORG_OUTPUTS}
 
 
 def restore_choice(_, kept):
-    """The trace and cut chosen last (the page's layout opens on the sample): put back on every visit."""
+    """The trace, cut and weighting chosen last (the page's layout opens on the sample): put back on every visit."""
     if not isinstance(kept, dict) or not kept.get("trace"):
         raise PreventUpdate
-    return kept["trace"], kept.get("max_jobs")
+    return kept["trace"], kept.get("max_jobs"), kept.get("weighting") or no_update
 
 
-def remember_choice(trace, max_jobs):
-    return {"trace": trace, "max_jobs": max_jobs}
+def remember_choice(trace, max_jobs, weighting):
+    return {"trace": trace, "max_jobs": max_jobs, "weighting": weighting}
 
 
 def organisation_views(draft):
@@ -201,10 +203,10 @@ def register(app, services) -> None:
                  Output(ids.SECOND_MSG, "children"), Input(ids.SECOND_UPLOAD, "contents"),
                  State(ids.SECOND_UPLOAD, "filename"), prevent_initial_call=True)(partial(upload, uploads))
     app.callback(Output(ids.TRACE, "value", allow_duplicate=True), Output(ids.MAX_JOBS, "value", allow_duplicate=True),
-                 Input(ids.TRACE, "id"), State(ids.CHOICE, "data"),
+                 Output(ids.WEIGHTING, "value"), Input(ids.TRACE, "id"), State(ids.CHOICE, "data"),
                  prevent_initial_call="initial_duplicate")(restore_choice)
     app.callback(Output(ids.CHOICE, "data"), Input(ids.TRACE, "value"), Input(ids.MAX_JOBS, "value"),
-                 prevent_initial_call=True)(remember_choice)
+                 Input(ids.WEIGHTING, "value"), prevent_initial_call=True)(remember_choice)
     app.callback(output=ORG_OUTPUTS, inputs=ORG_INPUTS, state=ORG_STATES,
                  prevent_initial_call="initial_duplicate")(partial(organisation_edit, uploads))
     app.callback(Output(EDITOR.tree, "elements"), Output(ids.ORGANISATION, "data"), Output(ids.ORG_ORIGIN, "children"),

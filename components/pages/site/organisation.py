@@ -166,6 +166,33 @@ def reweigh(tree: dict, jobs: pd.DataFrame, weighting: str) -> dict:
     return new
 
 
+def made_with(draft: dict) -> str | None:
+    """The weighting chosen on the page when ``draft`` was made (None: a draft kept from before it was recorded)."""
+    return draft.get("weighting")
+
+
+def reweighed(draft: dict, uploads, trace, max_jobs, weighting) -> dict:
+    """``draft`` with ``weighting`` set on every node (:func:`reweigh` over the jobs a run simulates), as a draft."""
+    jobs, _ = simulated_jobs(uploads, trace, max_jobs)
+    weighting = weighting or "equal"
+    return {**draft, "tree": reweigh(draft["tree"], jobs, weighting),
+            "origin": f"{draft['origin']}; then {WEIGHTINGS[weighting]}", "weighting": weighting}
+
+
+def as_shown(draft: dict | None, uploads, trace, max_jobs, weighting) -> dict | None:
+    """The organisation a Run pressed now runs: ``draft``, with the weighting on screen when it differs.
+
+    Choosing a weighting re-weighs the tree in a callback; a Run pressed
+    before that answer arrives gets the draft of the previous weighting.
+    Re-weighing is a function of the draft's tree, the jobs and the
+    weighting, so Run applies it itself and runs the tree the page is about
+    to show, never the one it is replacing.
+    """
+    if not draft or "tree" not in draft or made_with(draft) in (None, weighting or "equal"):
+        return draft
+    return reweighed(draft, uploads, trace, max_jobs, weighting)
+
+
 def groups_of(tree: dict) -> list[str]:
     """Every department's name below the root, in tree order (where a user may be moved)."""
     names: list[str] = []
@@ -250,20 +277,22 @@ def edit(trigger, draft: dict | None, selected: str | None, payload: dict, uploa
     screen. Any error leaves the draft as it was and says why.
     """
     try:
-        if trigger in (None, TRACE, MAX_JOBS) and draft and draft.get("for") == [payload["trace"], payload["max_jobs"]]:
-            return {}   # the page opened again on the site its kept organisation belongs to: edits and all
+        site, tree = [payload["trace"], payload["max_jobs"]], (draft or {}).get("tree")
+        def fresh() -> dict:
+            return {"draft": derived(uploads, *site, payload["weighting"]), "selected": None, "tree_msg": ""}
+
         if trigger in (None, TRACE, MAX_JOBS):
-            return {"draft": derived(uploads, payload["trace"], payload["max_jobs"], payload["weighting"]),
-                    "selected": None, "tree_msg": ""}
-        tree = (draft or {}).get("tree")
-        if tree is None and trigger in (WEIGHTING, EDITOR.add_department, EDITOR.remove, EDITOR.apply):
-            raise ScenarioError("organisation", "no organisation yet: choose a trace first")
+            # The page opened again on the site its kept organisation belongs to: edits and all.
+            return {} if draft and draft.get("for") == site else fresh()
         if trigger == WEIGHTING:
-            jobs, _ = simulated_jobs(uploads, payload["trace"], payload["max_jobs"])
-            weighting = payload["weighting"] or "equal"
-            return {"draft": {"tree": reweigh(tree, jobs, weighting),
-                              "origin": f"{draft['origin']}; then {WEIGHTINGS[weighting]}"},
-                    "tree_msg": f"Set {WEIGHTINGS[weighting]} on every node."}
+            if tree is None or draft.get("for", site) != site:   # none yet, or one of another site on its way out
+                return fresh()
+            if made_with(draft) == (payload["weighting"] or "equal"):
+                return {}   # the weighting put back on a visit: the tree already has it (and its edits)
+            weighted = reweighed(draft, uploads, *site, payload["weighting"])
+            return {"draft": weighted, "tree_msg": f"Set {WEIGHTINGS[made_with(weighted)]} on every node."}
+        if tree is None and trigger in (EDITOR.add_department, EDITOR.remove, EDITOR.apply):
+            raise ScenarioError("organisation", "no organisation yet: choose a trace first")
         if trigger == EDITOR.add_department:
             new, _, name = tree_editor.add_department(tree, selected, is_user, stem="new group ", noun="user")
             return {"draft": {"tree": new, "origin": "edited"}, "selected": name,

@@ -57,6 +57,7 @@ def plan(uploads, trace, max_jobs, weighting, failures, elastic, policies, backf
         # Run uses what the page shows: an organisation derived for another trace or cut is still being replaced.
         raise ScenarioError("organisation", "still being derived for the trace and first jobs chosen; "
                             "press Run again when the tree shows them")
+    org = organisation.as_shown(org, uploads, trace, max_jobs, weighting)   # a new weighting still being applied
     params = {"backfill": backfill or "easy", "half_life_s": float(half_life or 0)}
     sites = [("A", site_model(uploads, trace, max_jobs, failures, elastic, org, hw, default_memory),
               (hw or {}).get("origin", "the table"))]

@@ -1,0 +1,71 @@
+"""Site study: Run pressed right after choosing another weighting runs the new weights (the tree the page then shows),
+and the weighting stays chosen, with the tree it made, across a reload."""
+
+import json
+
+import pytest
+from dash.testing.wait import until
+from selenium.webdriver.common.keys import Keys
+
+from app import create_app
+from components.pages import site as page
+from components.services.runs import ResultCache
+
+pytestmark = pytest.mark.browser
+TIMEOUT = 240
+
+# The weighting radio and Run pressed in one go: the re-weighing callback has not answered when Run is pressed.
+_WEIGH_AND_RUN = """
+document.querySelector('#' + arguments[0] + ' input[value="cpu_hours"]').click();
+document.getElementById(arguments[1]).click();
+"""
+
+
+def _weights(tree: dict) -> dict[str, float]:
+    """Every node's weight below the root, by name."""
+    found = {}
+
+    def visit(node):
+        for child in node.get("children", ()):
+            found[child["name"]] = round(float(child["weight"]), 3)
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def _shown(dash_duo) -> dict:
+    """The organisation the page holds (its Store, kept in the browser's local storage)."""
+    return json.loads(dash_duo.driver.execute_script(f"return localStorage.getItem('{page.ids.ORG}')"))
+
+
+def test_run_right_after_a_new_weighting_runs_the_new_weights(dash_duo, tmp_path):
+    dash_duo.start_server(create_app(tmp_path))
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/site")
+    jobs = dash_duo.find_element(f"#{page.ids.MAX_JOBS}")
+    jobs.send_keys(Keys.CONTROL, "a")
+    jobs.send_keys("400", Keys.ENTER)
+    dash_duo.wait_for_contains_text(f"#{page.ids.ORG_ORIGIN}", "first 400 jobs, users grouped", timeout=TIMEOUT)
+    equal = _weights(_shown(dash_duo)["tree"])
+    assert set(equal.values()) == {1.0}
+    dash_duo.driver.execute_script(_WEIGH_AND_RUN, page.ids.WEIGHTING, page.ids.PANEL.run)
+    dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.message}", "2 run(s)", timeout=TIMEOUT)
+    until(lambda: "then weights by CPU-hours" in _shown(dash_duo)["origin"], timeout=TIMEOUT)   # inputs folded
+    shown = _weights(_shown(dash_duo)["tree"])
+    assert shown.keys() == equal.keys() and len(set(shown.values())) > 1   # by CPU-hours: the users differ
+    results = ResultCache(tmp_path / "results")
+    ran = [results.get(entry["hash"]).scenario["model"]["organisation"]["tree"] for entry in results.listing()]
+    assert len(ran) == 2
+    for tree in ran:   # each run's organisation is the one the page shows, not the equal weights it replaced
+        assert _weights(tree) == shown
+    # A reload keeps the weighting chosen and the tree it made; Run runs them again (from the cache).
+    dash_duo.driver.refresh()
+    dash_duo.wait_for_element(f"#{page.ids.PANEL.run}", timeout=TIMEOUT)
+    until(lambda: "then weights by CPU-hours" in dash_duo.driver.execute_script(
+        f"return document.getElementById('{page.ids.ORG_ORIGIN}').textContent"), timeout=TIMEOUT)
+    dash_duo.wait_for_element(f"#{page.ids.WEIGHTING} input[value='cpu_hours']:checked", timeout=TIMEOUT)
+    assert _weights(_shown(dash_duo)["tree"]) == shown
+    dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.message}", "2 run(s)", timeout=TIMEOUT)
+    assert len(results.listing()) == 2
+    assert dash_duo.get_logs() == []
