@@ -12,6 +12,8 @@ from .downsample import step_points
 
 #: The entity choice that sums a metric over every entity.
 SUM = "__sum__"
+#: The overlay's height in pixels (the Compare page's box for it is as tall).
+OVERLAY_HEIGHT = 420
 
 def step_series(timeline: pd.DataFrame, metric: str, entity: str) -> pd.DataFrame:
     """``time, value`` of one entity's step function, or the sum of all entities' step functions."""
@@ -30,7 +32,7 @@ def step_series(timeline: pd.DataFrame, metric: str, entity: str) -> pd.DataFram
 def overlay_figure(runs: list[tuple[str, object]], metric: str | None, entity: str | None) -> go.Figure:
     if not (runs and metric and entity):
         return empty_figure("Choose runs (and a metric) to overlay their timelines here." if not runs
-                            else "Choose a metric and an entity to draw.", 420)
+                            else "Choose a metric and an entity to draw.", OVERLAY_HEIGHT)
     figure = go.Figure()
     drawn = []
     for label, result in runs:
@@ -47,7 +49,7 @@ def overlay_figure(runs: list[tuple[str, object]], metric: str | None, entity: s
         ))
     engine = getattr(runs[0][1], "scenario", {}).get("engine")
     title = f"{catalogue.label(metric, engine)} · {'all together' if entity == SUM else entity}"
-    figure.update_layout(title=title, height=420, template="plotly_white", xaxis={"title": axis},
+    figure.update_layout(title=title, height=OVERLAY_HEIGHT, template="plotly_white", xaxis={"title": axis},
                          yaxis={"title": catalogue.axis_title(metric, engine)},
                          margin={"l": 60, "r": 20, "t": 40, "b": 40}, legend={"orientation": "h", "y": -0.2})
     return figure

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dash import dash_table, dcc, html
 
+from ...figures.compare import OVERLAY_HEIGHT
 from ...services import prepared
 from ...widgets.fields import graph
 from . import ids, seeds
@@ -37,7 +38,9 @@ def layout() -> html.Div:
                     html.Div([dcc.Dropdown(id=ids.METRIC, placeholder="timeline metric", className="narrow"),
                               dcc.Dropdown(id=ids.ENTITY, placeholder="entity", className="narrow")],
                              className="button-row"),
-                    graph(ids.OVERLAY),
+                    # A box as tall as the figure, clipping: however a window resize lays the chart out
+                    # meanwhile, it never spills over the Seeds box and its buttons below.
+                    graph(ids.OVERLAY, height=OVERLAY_HEIGHT),
                 ],
                 className="panel",
             ),
