@@ -39,8 +39,9 @@ def test_the_findings_are_the_users_peaks_and_the_capacity_the_log_used(files):
                       "model": {"trace": {"path": str(trace)}, "machines_path": str(two)}})
     assert found == GridFindings(hardware_cpus=2, peak_cpus=4, p999_cpus=3, largest_job=2, running_jobs=3, cpus=4,
                                  user="u")
-    # Around the peaks: half (2 jobs; 2 CPUs, the largest job), once, twice; beside no limit.
-    assert limit_candidates(found) == [(0, 0), (2, 2), (3, 4), (6, 8)]
+    # Around the peaks, factors 1/4 to 2 a sqrt(2) apart, each pair once; CPUs at least the largest job (2).
+    # 0.25: (1, 2); 0.35: (2, 2); 0.5: (2, 2) again; 0.71: (3, 3); 1: (3, 4); 1.41: (5, 6); 2: (6, 8).
+    assert limit_candidates(found) == [(0, 0), (1, 2), (2, 2), (3, 3), (3, 4), (5, 6), (6, 8)]
     assert capacity_candidates(found) == ["hardware", "log_p999", "log"]
     # A log with no recorded running job: no limit only; one that fits its hardware: the hardware only.
     assert limit_candidates(GridFindings(2, 0, 0, 1, 0, 0, "")) == [(0, 0)]
@@ -51,11 +52,12 @@ def test_the_findings_are_the_users_peaks_and_the_capacity_the_log_used(files):
 def test_the_sweep_grid_is_built_around_the_findings_and_runs_on_them(files):
     trace, two, ten = files
     normal = calibrate.normalize(_spec(trace, two))
-    assert (normal["running_jobs_limits"], normal["cpu_limits"]) == ([0, 2, 3, 6], [0, 2, 4, 8])
+    assert normal["running_jobs_limits"] == [0, 1, 2, 3, 3, 5, 6]
+    assert normal["cpu_limits"] == [0, 2, 2, 3, 4, 6, 8]
     assert normal["capacities"] == ["hardware", "log_p999", "log"]
-    assert calibrate.count(normal) == 12 and calibrate.normalize(normal) == normal    # the values found are kept
+    assert calibrate.count(normal) == 21 and calibrate.normalize(normal) == normal    # the values found are kept
     points = calibrate.points(normal)
-    on_p999 = next(p for p in points if p["capacity"] == "log_p999" and p["running_jobs_limit"] == 3)
+    on_p999 = next(p for p in points if p["capacity"] == "log_p999" and p["cpus_limit"] == 4)
     model = calibrate.scenario(on_p999)["model"]
     assert sum(c["machines"] * c["cpus_per_machine"] for c in model["clusters"]) == 3
     assert model["user_limits"] == {"running_jobs": 3, "cpus": 4} and "machines_path" not in model
@@ -65,7 +67,7 @@ def test_the_sweep_grid_is_built_around_the_findings_and_runs_on_them(files):
     given = calibrate.normalize(_spec(trace, two, running_jobs_limits=[0, 4], capacities=["hardware"]))
     assert (given["running_jobs_limits"], given["cpu_limits"], given["capacities"]) == ([0, 4], None, ["hardware"])
     ranked = sweeps.run_sweep(_spec(trace, two), executor="serial").summary()
-    assert len(ranked) == 12 and set(ranked["capacity"]) == {"hardware", "log_p999", "log"}
+    assert len(ranked) == 21 and set(ranked["capacity"]) == {"hardware", "log_p999", "log"}
     reference = ranked[ranked["reference"]].iloc[0]
     assert (reference["capacity"], reference["running_jobs_limit"], reference["cpus_limit"]) == ("hardware", 0, 0)
     # On the log's 4 CPUs with no limit a, b and c start at once and d waits for c's 2 CPUs (5 s): mean 1.25 s.
@@ -79,7 +81,8 @@ def test_the_calibrate_command_takes_its_grid_from_the_log(files, tmp_path, caps
     assert main(["calibrate", "--trace", str(trace), "--machines", str(two), "--estimates", "perfect",
                  "--allocation", "cpus", "--priorities", "off", "--workers", "1", "--out", str(out)]) == 0
     table = pd.read_csv(out / "calibration.csv")
-    assert sorted(set(zip(table["running_jobs_limit"], table["cpus_limit"]))) == [(0, 0), (2, 2), (3, 4), (6, 8)]
+    assert sorted(set(zip(table["running_jobs_limit"], table["cpus_limit"]))) == [
+        (0, 0), (1, 2), (2, 2), (3, 3), (3, 4), (5, 6), (6, 8)]
     assert set(table["capacity"]) == {"hardware", "log_p999", "log"}
     assert main(["calibrate", "--trace", str(trace), "--machines", str(two), "--estimates", "perfect",
                  "--allocation", "cpus", "--priorities", "off", "--limits", "0", "1", "--capacities", "hardware",

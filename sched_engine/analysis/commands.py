@@ -170,7 +170,8 @@ def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
                         help="on: the log's queues ranked by their recorded mean wait")
     parser.add_argument("--limits", nargs="+", default=[FROM_LOG],
                         help=f"running jobs per user to try (0: no limit); {FROM_LOG} (the default): no limit and "
-                             "half, once and twice the most running jobs and CPUs any one user had at once")
+                             "a quarter to twice (sqrt(2) apart) the most running jobs and CPUs any one user had "
+                             "at once")
     parser.add_argument("--capacities", nargs="+", default=[FROM_LOG],
                         help=f"capacities to try: hardware, log (the peak), log_p99, log_p999; {FROM_LOG} (the "
                              "default): the hardware and, where the log used more, its p99.9 and its peak")

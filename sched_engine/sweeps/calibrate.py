@@ -13,8 +13,8 @@ log (:func:`~sched_engine.analysis.baseline.compare_with_log`).
 The limits and the capacity start from what the log says, not from a blind
 grid (:mod:`sched_engine.analysis.calibration_grid`): with
 ``running_jobs_limits: "from_log"`` (the default) the limits tried are no limit
-and half, once and twice the most running jobs and CPUs any one user had at
-once (each a pair: ``running_jobs_limits[i]`` running jobs and
+and a quarter to twice (a factor of sqrt(2) apart) the most running jobs and
+CPUs any one user had at once (each a pair: ``running_jobs_limits[i]`` running jobs and
 ``cpu_limits[i]`` CPUs per user); with ``capacities: "from_log"`` (the default)
 the capacities are the hardware and, where the log used more, the audit's
 capacity (its time-weighted p99.9 of CPUs in use, ``log_p999``) and its
