@@ -44,7 +44,7 @@ from components.services.run_cap import install_client_cookie, max_runs_per_clie
 from components.services.runs import ResultCache, ResultStoreUnreachable
 from components.services.secret_key import server_secret
 from components.services.uploads import UploadStore, max_upload_bytes
-from components.services.warm import freeze_for_forks, warm_code_digests
+from components.services.warm import freeze_for_forks, warm_code_digests, warm_compiled_kernels
 from components.services.workspace import SAMPLE_TRACES, ScenarioStore
 
 #: Every page, in the navigation's order: the one list the shell's routes and the callbacks come from.
@@ -142,6 +142,7 @@ def create_server():
     Redis), so any worker can answer any request.
     """
     server = (dash_app or create_app()).server
+    warm_compiled_kernels()
     freeze_for_forks()
     return server
 

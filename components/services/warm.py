@@ -7,6 +7,9 @@ not (measured by ``bench/run_fixed_cost.py``):
 * the code digests that key the results cache
   (:func:`sched_engine.core.scenario.code_version`): 0.08-0.33 CPU-s per
   engine, to read and parse every module the engine imports;
+* loading the batch kernel's compiled loops (numba and its cached machine
+  code, about 0.7 CPU-s; :func:`sched_engine.batch.compiled.warm`), which
+  every run of a large enough log takes;
 * the garbage collector's walk over the server's objects: a run's first
   collection touches every page it inherited, copying them all. Objects
   frozen before forking (:func:`gc.freeze`) are never walked again.
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import gc
 
+from sched_engine.batch import compiled
 from sched_engine.core.scenario import code_version
 from sched_engine.registry import REGISTRY
 
@@ -24,6 +28,12 @@ def warm_code_digests() -> None:
     """Compute every engine's code digest now (each is computed once per process)."""
     for engine in REGISTRY.engines():
         code_version(engine.name)
+
+
+def warm_compiled_kernels() -> None:
+    """Load the compiled loops in a serving process (not in every app the tests build: the first load may
+    compile them, seconds of CPU)."""
+    compiled.warm()
 
 
 def freeze_for_forks() -> None:
