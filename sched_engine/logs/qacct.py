@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from itertools import chain
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import numpy as np
 
 from ..batch.traces import TraceError, Workload
 from .entry import entry_points
-from .jobs_table import NAN, Memo, Names, Skips, build_workload
+from .jobs_table import NAN, Columns, Memo, Names, Skips, build_workload
 from .jobs_table import compact as compact_rows
+from .qacct_block import Times, read_block
 from .sge import FAILED_LIMIT, category_limits
-from .stream import line_blocks
 
 KIND = "qacct"
 FIELDS = {"submit": "qsub_time", "start": "start_time", "end": "end_time", "procs": "slots"}
@@ -149,44 +152,112 @@ def _record(fields: dict[str, str], lines: dict[str, int], line: int, zone, limi
             project if project not in ABSENT else ("" if account == "sge" else account))
 
 
-def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact: bool) -> Workload:
-    """The body of :func:`read`: a record closed at each line of ``=``."""
-    skips, names, zone, limits = Skips(source, skip_malformed), Names(), _zone(timezone, source), Memo(category_limits)
-    rows, tasks, records = [], 0, 0
-    fields: dict[str, str] = {}
-    lines_of: dict[str, int] = {}
-    first = None
+PIECE = 1 << 22   # text read at a time: a few thousand records read as columns together
 
-    def close() -> None:
-        nonlocal tasks, records
-        if first is None or not fields:
-            return
-        records += 1
-        try:
-            row = _record(fields, lines_of, first, zone, limits)
-        except TraceError as exc:
-            skips.error(exc.field, exc.message, exc.line or first)
-            return
-        if row is None:
-            tasks += 1
-        else:
-            rows.append(row)
 
-    for start, lines in line_blocks(pieces):
-        for number, line in enumerate(lines, start=start):
+class _Reading:
+    """What reading gathers: the jobs' columns block by block, the counts, and whether a line of ``=`` was seen."""
+
+    def __init__(self, source: str, skip_malformed: bool, timezone: str):
+        self.skips, self.names, self.zone = Skips(source, skip_malformed), Names(), _zone(timezone, source)
+        self.limits, self.times = Memo(category_limits), Times(self.zone)
+        self.columns = Columns()
+        self.records = self.tasks = 0
+        self.started = False
+
+    def block(self, text: str, first_line: int, by_block: bool) -> None:
+        """The whole records of ``text`` (it starts at a line of ``=`` once one was seen), as columns."""
+        read = read_block(text, first_line, self.started, self.times, self.limits, self.names) if by_block else None
+        if read is None:
+            return self.by_lines(text, first_line)
+        columns, alone, records, tasks, orphans, self.started = read
+        for number in orphans:
+            self.skips.error("record", "qacct -j output starts with a line of '='", number)
+        rows = [row for first, lines in alone if (row := self.record(first, lines)) is not None]
+        self.records, self.tasks = self.records + records - len(alone), self.tasks + tasks   # alone: counted there
+        self.add(columns, rows)
+
+    def by_lines(self, text: str, first_line: int) -> None:
+        """The records of ``text`` read line by line, each closed at a line of ``=`` or at the end."""
+        rows, lines, first = [], [], None
+        for number, line in enumerate(text.split("\n"), start=first_line):
             if SEPARATOR.fullmatch(line):
-                close()
-                fields, lines_of, first = {}, {}, number + 1
+                if first is not None and (row := self.record(first, lines)) is not None:
+                    rows.append(row)
+                lines, first, self.started = [], number + 1, True
             elif line.strip():
-                name, _, value = line.strip().partition(" ")
-                if first is None:
-                    skips.error("record", "qacct -j output starts with a line of '='", number)
+                if not self.started:
+                    self.skips.error("record", "qacct -j output starts with a line of '='", number)
                     continue
-                fields[name], lines_of[name] = value.strip(), number
-    close()
+                lines.append((number, line))
+                first = first_line if first is None else first
+        if first is not None and (row := self.record(first, lines)) is not None:
+            rows.append(row)
+        self.add(None, rows)
+
+    def record(self, first: int, lines: list[tuple[int, str]]) -> tuple | None:
+        """The row of one record (``first`` its first line; ``lines`` its lines with a field); None for a parallel
+        task's, or a malformed record's (raised or counted)."""
+        if not lines:
+            return None
+        fields, lines_of = {}, {}
+        for number, line in lines:
+            name, _, value = line.strip().partition(" ")
+            fields[name], lines_of[name] = value.strip(), number
+        self.records += 1
+        try:
+            row = _record(fields, lines_of, first, self.zone, self.limits)
+        except TraceError as exc:
+            self.skips.error(exc.field, exc.message, exc.line or first)
+            return None
+        self.tasks += row is None
+        return row
+
+    def add(self, columns: dict | None, rows: list[tuple]) -> None:
+        """Columns read as such and rows read alone, in the order of the file."""
+        parts = [part for part in (columns, compact_rows(rows, self.names) if rows else None) if part is not None]
+        if len(parts) == 2:
+            order = np.argsort(np.concatenate([parts[0]["line"], parts[1]["line"]]), kind="stable")
+            parts = [{name: np.concatenate([parts[0][name], parts[1][name]])[order] for name in parts[0]}]
+        for part in parts:
+            self.columns.append(part, len(part["line"]))
+
+
+def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact: bool,
+          by_block: bool = True) -> Workload:
+    """The body of :func:`read`: whole records read as columns (:mod:`.qacct_block`), else line by line.
+
+    ``by_block=False`` reads every record line by line (the reading checked against).
+    """
+    reading = _Reading(source, skip_malformed, timezone)
+    carry, first_line = "", 1
+    for piece in chain(pieces, [None]):
+        text = carry + (piece or "")
+        cut = len(text) if piece is None else max(_last_rule(text), 0 if reading.started else -1)
+        if cut < 0:   # no line of "=" yet: all of it comes before the first
+            cut = len(text)
+        if cut:
+            reading.block(text[:cut], first_line, by_block)
+            first_line += text.count("\n", 0, cut)
+        carry = text[cut:]
+    if not reading.columns.arrays:
+        reading.columns.append(compact_rows([], reading.names), 0)
+    tasks = reading.tasks
     notes = (f"{tasks:,} record(s) of parallel tasks (pe_taskid) read as part of their job",) if tasks else ()
-    return build_workload(compact_rows(rows, names), kind=KIND, fields=FIELDS, skips=skips, timezone=timezone,
-                          names=names, records=records, notes=notes, compact=compact)
+    return build_workload(reading.columns.result(), kind=KIND, fields=FIELDS, skips=reading.skips, timezone=timezone,
+                          names=reading.names, records=reading.records, notes=notes, compact=compact)
 
 
-parse, read = entry_points(_read, what="``qacct -j`` output")
+def _last_rule(text: str) -> int:
+    """Where the last line of ``=`` in ``text`` starts; -1 when there is none."""
+    end = len(text)
+    while (at := text.rfind("=" * 20, 0, end)) >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        stop = text.find("\n", at)
+        if SEPARATOR.fullmatch(text, start, len(text) if stop < 0 else stop):
+            return start
+        end = start
+    return -1
+
+
+parse, read = entry_points(_read, what="``qacct -j`` output", piece=PIECE)
