@@ -116,6 +116,7 @@ def _run_easy(sim) -> None:
         np.full(int(2 * t_size.sum()), np.inf), np.zeros(n, dtype=bool),
         total.copy(), np.empty((count, cap + 1)), np.empty((count, cap + 1), dtype=np.int64),
         np.zeros(count, dtype=np.int64), np.empty(max(n, 1)), np.empty(max(n, 1), dtype=np.int64),
+        np.empty(max(n, 1), dtype=np.int64),
         start_time, end_time, status, cluster_of, start_rank,
         samples, heads, np.zeros(count, dtype=bool), np.zeros(count, dtype=np.int64),
     )

@@ -35,86 +35,31 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .parts import (
+    ALL_DONE,
+    CANCELLED,
+    DONE,
+    FINISHED,
+    HEAD,
+    HEADS,
+    HEAP,
+    LAST_HEAD,
+    N_COMMON,
+    NEXT,
+    PAUSED,
+    QUEUE_LENGTH,
+    SAMPLES,
+    heap_pop,
+    running_remove,
+    start_job,
+)
 from .segment import first_at_most, set_leaf
 
-# Scalar state, ints (``ints``) and floats (``floats``).
-NEXT, HEAD, HEAP, QUEUE_LENGTH, DONE, RES_VALID, RES_CLUSTER, EXTRA, RESERVED, STALE, CHANGED, \
-    STARTS, SAMPLES, HEADS, LAST_HEAD, N_INTS = range(16)
+# Scalar state: the loops' common ints (:mod:`.parts`), then EASY's reservation; its shadow time in ``floats``.
+RES_VALID, RES_CLUSTER, EXTRA, RESERVED, STALE, CHANGED, N_INTS = range(N_COMMON, N_COMMON + 7)
 SHADOW, N_FLOATS = range(2)
-WAITING, RUNNING, FINISHED, KILLED, CANCELLED = range(5)   # BatchSimulation's status codes
-# What a call's return value says: every event handled, or stopped to report progress / empty the buffers.
-ALL_DONE, PAUSED = 0, 1
 # A leaf at most this is a waiting job (its estimate, finite); a job not arrived yet or gone has infinity.
 WAITS = np.finfo(np.float64).max
-
-
-@njit(cache=True)
-def _heap_push(times, jobs, size, time, job):
-    position = size
-    while position > 0:
-        parent = (position - 1) >> 1
-        if times[parent] <= time:
-            break
-        times[position], jobs[position] = times[parent], jobs[parent]
-        position = parent
-    times[position], jobs[position] = time, job
-    return size + 1
-
-
-@njit(cache=True)
-def _heap_pop(times, jobs, size):
-    """Remove the top of a binary heap of ``size`` entries; returns the new size."""
-    size -= 1
-    time, job = times[size], jobs[size]
-    position = 0
-    while True:
-        child = 2 * position + 1
-        if child >= size:
-            break
-        if child + 1 < size and times[child + 1] < times[child]:
-            child += 1
-        if times[child] >= time:
-            break
-        times[position], jobs[position] = times[child], jobs[child]
-        position = child
-    if size > 0:
-        times[position], jobs[position] = time, job
-    return size
-
-
-@njit(cache=True)
-def _running_insert(run_end, run_job, count, c, end, job):
-    """Insert ``(end, job)`` into cluster ``c``'s running jobs, sorted as ``ClusterState.running``."""
-    n = count[c]
-    lo, hi = 0, n
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if run_end[c, mid] < end or (run_end[c, mid] == end and run_job[c, mid] < job):
-            lo = mid + 1
-        else:
-            hi = mid
-    for k in range(n, lo, -1):
-        run_end[c, k] = run_end[c, k - 1]
-        run_job[c, k] = run_job[c, k - 1]
-    run_end[c, lo] = end
-    run_job[c, lo] = job
-    count[c] = n + 1
-
-
-@njit(cache=True)
-def _running_remove(run_end, run_job, count, c, end, job):
-    n = count[c]
-    lo, hi = 0, n
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if run_end[c, mid] < end or (run_end[c, mid] == end and run_job[c, mid] < job):
-            lo = mid + 1
-        else:
-            hi = mid
-    for k in range(lo, n - 1):
-        run_end[c, k] = run_end[c, k + 1]
-        run_job[c, k] = run_job[c, k + 1]
-    count[c] = n - 1
 
 
 @njit(cache=True)
@@ -166,7 +111,7 @@ def _bucket_first(b, low, before, limit, check_length, b_start, b_len, b_pos, t_
 @njit(cache=True)
 def run_easy(submit, run, est, procs, cand_ptr, cand_idx, total, job_at, q_est, refused,
              sizes, b_start, b_len, b_of, b_idx, b_pos, t_off, t_size, tree, gone,
-             free, run_end, run_job, run_count, heap_t, heap_j,
+             free, run_end, run_job, run_count, heap_t, heap_k, heap_j,
              start_time, end_time, status, cluster_of, start_rank,
              samples, heads, changed, before, ints, floats, done_target):
     """Handle instants until every event is done (``ALL_DONE``), or pause (``PAUSED``) after an instant once
@@ -191,10 +136,10 @@ def run_easy(submit, run, est, procs, cand_ptr, cand_idx, total, job_at, q_est, 
         # Completions (BatchSimulation._end, then EASY.job_ended).
         while ints[HEAP] > 0 and heap_t[0] == now:
             job = heap_j[0]
-            ints[HEAP] = _heap_pop(heap_t, heap_j, ints[HEAP])
+            ints[HEAP] = heap_pop(heap_t, heap_k, heap_j, ints[HEAP])
             c = cluster_of[job]
             planned_end = start_time[job] + est[job]
-            _running_remove(run_end, run_job, run_count, c, planned_end, job)
+            running_remove(run_end, run_job, run_count, c, planned_end, job)
             free[c] += procs[job]
             status[job] = FINISHED
             end_time[job] = now
@@ -223,7 +168,7 @@ def run_easy(submit, run, est, procs, cand_ptr, cand_idx, total, job_at, q_est, 
             before[c] = free[c]
         touched |= _pass(now, arrived_before, nxt, procs, est, run, cand_ptr, cand_idx, total, job_at, q_est,
                          sizes, b_start, b_len, b_of, b_idx, b_pos, t_off, t_size, tree, gone, free, run_end,
-                         run_job, run_count, heap_t, heap_j, start_time, end_time, status, cluster_of, start_rank, ints, floats, shadow_out)
+                         run_job, run_count, heap_t, heap_k, heap_j, start_time, end_time, status, cluster_of, start_rank, ints, floats, shadow_out)
         # The pending recorder's oldest waiting job, after a pass in which a job came or went.
         if touched:
             head = ints[HEAD]
@@ -256,29 +201,9 @@ def run_easy(submit, run, est, procs, cand_ptr, cand_idx, total, job_at, q_est, 
 
 
 @njit(cache=True)
-def _start(job, c, now, procs, est, run, free, run_end, run_job, run_count, heap_t, heap_j,
-           start_time, end_time, status, cluster_of, start_rank, ints):
-    """``BatchSimulation.occupy``: a zero-length job completes as it starts and holds nothing."""
-    start_time[job] = now
-    cluster_of[job] = c
-    ints[QUEUE_LENGTH] -= 1
-    start_rank[job] = ints[STARTS]
-    ints[STARTS] += 1
-    if run[job] <= 0:
-        status[job] = FINISHED
-        end_time[job] = now
-        ints[DONE] += 1
-        return
-    free[c] -= procs[job]
-    _running_insert(run_end, run_job, run_count, c, now + est[job], job)
-    status[job] = RUNNING
-    ints[HEAP] = _heap_push(heap_t, heap_j, ints[HEAP], now + run[job], job)
-
-
-@njit(cache=True)
 def _pass(now, arrived_before, arrived, procs, est, run, cand_ptr, cand_idx, total, job_at, q_est,
           sizes, b_start, b_len, b_of, b_idx, b_pos, t_off, t_size, tree, gone, free, run_end, run_job,
-          run_count, heap_t, heap_j, start_time, end_time, status, cluster_of, start_rank, ints, floats, shadow_out):
+          run_count, heap_t, heap_k, heap_j, start_time, end_time, status, cluster_of, start_rank, ints, floats, shadow_out):
     """``EASY.schedule``: start the heads, keep or make the head's reservation, backfill; returns whether a
     job left the queue."""
     left = False
@@ -303,7 +228,7 @@ def _pass(now, arrived_before, arrived, procs, est, run, cand_ptr, cand_idx, tot
                     break
             if chosen < 0:
                 break
-            _start(job, chosen, now, procs, est, run, free, run_end, run_job, run_count, heap_t, heap_j,
+            start_job(job, chosen, now, procs, est, run, free, run_end, run_job, run_count, heap_t, heap_k, heap_j,
                    start_time, end_time, status, cluster_of, start_rank, ints)
             gone[head] = True
             _enter(head, np.inf, b_of, b_idx, t_off, t_size, tree)
@@ -339,7 +264,7 @@ def _pass(now, arrived_before, arrived, procs, est, run, cand_ptr, cand_idx, tot
         left |= _backfill(low, now, arrived, procs, est, run, cand_ptr, cand_idx, job_at, q_est, sizes,
                           b_start, b_len, b_of, b_idx, b_pos, t_off, t_size, tree, gone, free, run_end,
                           run_job, run_count,
-                          heap_t, heap_j, start_time, end_time, status, cluster_of, start_rank, ints, floats)
+                          heap_t, heap_k, heap_j, start_time, end_time, status, cluster_of, start_rank, ints, floats)
     return left
 
 
@@ -347,7 +272,7 @@ def _pass(now, arrived_before, arrived, procs, est, run, cand_ptr, cand_idx, tot
 def _backfill(low, now, arrived, procs, est, run, cand_ptr, cand_idx, job_at, q_est, sizes,
               b_start, b_len, b_of, b_idx, b_pos, t_off, t_size, tree, gone, free, run_end, run_job,
               run_count,
-              heap_t, heap_j, start_time, end_time, status, cluster_of, start_rank, ints, floats):
+              heap_t, heap_k, heap_j, start_time, end_time, status, cluster_of, start_rank, ints, floats):
     """``EASY._backfill``: start, in queue order, every job after the head that fits now and spares the
     reservation (ends by the shadow time, fits the extra CPUs, or runs on another cluster)."""
     shadow, reserved_cluster, extra = floats[SHADOW], ints[RES_CLUSTER], ints[EXTRA]
@@ -389,7 +314,7 @@ def _backfill(low, now, arrived, procs, est, run, cand_ptr, cand_idx, job_at, q_
                 if need > extra:
                     continue
                 extra -= need
-            _start(job, c, now, procs, est, run, free, run_end, run_job, run_count, heap_t, heap_j,
+            start_job(job, c, now, procs, est, run, free, run_end, run_job, run_count, heap_t, heap_k, heap_j,
                    start_time, end_time, status, cluster_of, start_rank, ints)
             gone[position] = True
             _enter(position, np.inf, b_of, b_idx, t_off, t_size, tree)
