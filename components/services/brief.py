@@ -39,11 +39,10 @@ from flask import Response, abort, request
 from ..chart_config import GRAPH_CONFIG
 from ..figures import catalogue, headlines
 from ..figures.batch import PALETTE
-from ..figures.compare import SUM, overlay_figure
 from .image_export import browser_path
 from .pdf_title import with_title
 from .render_pool import shared_pool
-from .report import html_report
+from .report import estimates_fact, html_report, timeline_figures
 from .result_store import is_scenario_hash
 from .runs import loaded_runs
 from .workspace import permalink
@@ -85,20 +84,6 @@ def _value(result, metric: str) -> float:
         return math.nan
 
 
-def moving_metrics(runs: Sequence[tuple[str, object]]) -> list[str]:
-    """The timeline metrics every run has, in the first run's order, that change over it (not a flat line)."""
-    timeline = runs[0][1].timeline
-    metrics = list(dict.fromkeys(timeline["metric"]))
-    for _, result in runs[1:]:
-        metrics = [m for m in metrics if m in set(result.timeline["metric"])]
-    return [m for m in metrics if timeline.loc[timeline["metric"] == m, "value"].nunique() > 1]
-
-
-def timeline_figures(runs: Sequence[tuple[str, object]], count: int) -> list[go.Figure]:
-    """The first ``count`` moving timeline metrics, summed over every entity, one line per run."""
-    return [overlay_figure(list(runs), metric, SUM) for metric in moving_metrics(runs)[:count]] if runs else []
-
-
 def metric_bars(runs: Sequence[tuple[str, object]], metric: str) -> go.Figure:
     """One bar per run: ``metric`` as the summary table shows it (catalogue units and rounding)."""
     engine = runs[0][1].scenario["engine"]
@@ -135,6 +120,7 @@ def page_brief(loaded, sentence: Callable[[list], str], base_url: str, generated
     facts.insert(1, ("Compared" if len(runs) > 1 else "Policy", ", ".join(label for label, _ in runs)))
     seeds = sorted({str(result.scenario.get("seed", 0)) for _, result in runs})
     facts.append(("Seed" if len(seeds) == 1 else "Seeds", ", ".join(seeds)))
+    facts.extend(estimates_fact(runs))
     links = tuple((label, base_url + permalink(result.scenario_hash)) for label, result in runs)
     title = f"{catalogue.engine_label(engine)}: {len(runs)} run{'s' if len(runs) > 1 else ''}"
     return Brief(title, sentence(loaded) or headlines.one_run(first), tuple(facts), tuple(figures[:MAX_CHARTS]),
@@ -145,7 +131,7 @@ def run_brief(result, link: str, generated: str) -> Brief:
     """The brief of one run (a permalink): its own headline, its moving timelines, its permalink."""
     title = catalogue.run_label(result.scenario["engine"], result.scenario["policy"], result.scenario.get("name"))
     runs = [(result.scenario.get("name") or "run", result)]
-    return Brief(title, headlines.one_run(result), tuple(headlines.scenario_words(result)),
+    return Brief(title, headlines.one_run(result), (*headlines.scenario_words(result), *estimates_fact(runs)),
                  tuple(timeline_figures(runs, MAX_CHARTS)), ((title, link),), generated)
 
 

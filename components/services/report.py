@@ -3,6 +3,11 @@
 The report embeds plotly.js once (inline, no CDN), so it opens in a browser
 without the server or a network; charts stay interactive. Everything the
 user supplied (names, labels, scenario text) is HTML-escaped.
+
+What every document of runs shares (this report and the brief,
+:mod:`components.services.brief`) is here too: the timelines that move
+(:func:`timeline_figures`, one legend entry per line one can see) and the
+run-time estimates the runs used (:func:`estimates_fact`).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import plotly.io as pio
 from sched_engine import SimulationResult
 
 from ..chart_config import GRAPH_CONFIG
+from ..figures.compare import SUM, overlay_figure
 
 STYLE = """
 body { font-family: system-ui, sans-serif; color: #1b2733; margin: 1.5rem auto; max-width: 1200px; }
@@ -83,3 +89,73 @@ def html_report(title: str, runs: Sequence[tuple[str, SimulationResult]], figure
         f"<h2>Scenarios</h2>{scenarios}"
         "</body></html>"
     )
+
+
+# ---- what every document of runs shares ----------------------------------------------------------
+
+def moving_metrics(runs: Sequence[tuple[str, object]]) -> list[str]:
+    """The timeline metrics every run has, in the first run's order, that change over it (not a flat line)."""
+    timeline = runs[0][1].timeline
+    metrics = list(dict.fromkeys(timeline["metric"]))
+    for _, result in runs[1:]:
+        metrics = [m for m in metrics if m in set(result.timeline["metric"])]
+    return [m for m in metrics if timeline.loc[timeline["metric"] == m, "value"].nunique() > 1]
+
+
+def timeline_figures(runs: Sequence[tuple[str, object]], count: int) -> list[go.Figure]:
+    """The first ``count`` moving timeline metrics, summed over every entity, one visible line per legend entry."""
+    return [visible_lines(overlay_figure(list(runs), metric, SUM))
+            for metric in moving_metrics(runs)[:count]] if runs else []
+
+
+#: The widest and the narrowest line of a brief's timeline (pixels): each run drawn narrower than the one before.
+LINE_WIDEST, LINE_NARROWEST = 6.0, 1.5
+
+
+def visible_lines(figure: go.Figure) -> go.Figure:
+    """``figure`` with as many legend entries as lines one can see.
+
+    Runs whose lines are the same (every point alike) are drawn once, named
+    by all of them ("EASY = CONS"). The others are drawn widest first, each
+    narrower than the one below it, so a line that follows another for
+    hours still shows along its edges instead of hiding under it.
+    """
+    merged: list = []
+    for trace in figure.data:
+        same = next((kept for kept in merged if _same_line(kept, trace)), None)
+        if same is None:
+            merged.append(trace)
+            continue
+        name, template = f"{same.name} = {trace.name}", same.hovertemplate or ""
+        same.update(name=name, hovertemplate=name + template[len(same.name):] if template.startswith(same.name)
+                    else template or None)
+    step = (LINE_WIDEST - LINE_NARROWEST) / max(len(merged) - 1, 1)
+    for index, trace in enumerate(merged):
+        width = LINE_NARROWEST if len(merged) == 1 else LINE_WIDEST - index * step
+        trace.update(line={**trace.line.to_plotly_json(), "width": width})
+    figure.data = merged
+    return figure
+
+
+def _same_line(a, b) -> bool:
+    ax, ay, bx, by = (list(v) if v is not None else [] for v in (a.x, a.y, b.x, b.y))
+    return len(ax) == len(bx) and ax == bx and ay == by
+
+
+#: What a model's ``estimates`` parameter means, in a reader's words (another value is shown as it is).
+ESTIMATE_WORDS = {"perfect": "perfect (each job's actual run time)",
+                  "trace": "the users' requested times (from the log)"}
+
+
+def estimates_fact(runs: Sequence[tuple[str, object]]) -> list[tuple[str, str]]:
+    """``("Run-time estimates", ...)`` from each run's own model (none when its engine takes no estimates).
+
+    One value when every run used the same estimates, else each run's by its label.
+    """
+    used = [(label, (result.scenario.get("model") or {}).get("estimates")) for label, result in runs]
+    used = [(label, ESTIMATE_WORDS.get(value, str(value))) for label, value in used if value is not None]
+    if not used:
+        return []
+    kinds = list(dict.fromkeys(words for _, words in used))
+    return [("Run-time estimates", kinds[0] if len(kinds) == 1 else "; ".join(f"{label}: {words}"
+                                                                           for label, words in used))]
