@@ -149,16 +149,16 @@ class UserUploads(_View):
         self.path_of(name)
         return self._store.reference_of(name)
 
-    def save(self, data: bytes, kind: str, label: str | None = None) -> Path:
+    def save(self, data: bytes, kind: str, label: str | None = None, meta: dict | None = None) -> Path:
         target = self._store.target(data, kind)
         try:
             self._access.own(UPLOAD_KIND, target.name.partition(".")[0], self._user(), existed=target.is_file())
         except AccessRecordsFull as exc:   # said as any refused upload is, naming the file
             raise UploadError(f"{label or 'the file'} was not saved: {exc.message}") from None
-        return self._store.save(data, kind, label)
+        return self._store.save(data, kind, label, meta)
 
-    def save_data_url(self, contents: str, kind: str, label: str | None = None) -> Path:
-        return self.save(self._store.data_of(contents), kind, label)
+    def save_data_url(self, contents: str, kind: str, label: str | None = None, meta: dict | None = None) -> Path:
+        return self.save(self._store.data_of(contents), kind, label, meta)
 
 
 class UserScenarios(_View):

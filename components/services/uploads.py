@@ -140,9 +140,9 @@ class UploadStore:
         self.max_decompressed_bytes = max_decompressed_bytes
         self.max_line_bytes = max_line_bytes
 
-    def save_data_url(self, contents: str, kind: str, label: str | None = None) -> Path:
+    def save_data_url(self, contents: str, kind: str, label: str | None = None, meta: dict | None = None) -> Path:
         """Store a ``dcc.Upload`` data URL (``data:<type>;base64,<data>``); returns the file's path."""
-        return self.save(self.data_of(contents), kind, label)
+        return self.save(self.data_of(contents), kind, label, meta)
 
     def data_of(self, contents: str) -> bytes:
         """The bytes of a ``dcc.Upload`` data URL; raises :class:`UploadError` past the limit or for bad base64."""
@@ -170,7 +170,9 @@ class UploadStore:
         self.path_of(name)
         return upload_reference(name.partition(".")[0])
 
-    def save(self, data: bytes, kind: str, label: str | None = None) -> Path:
+    def save(self, data: bytes, kind: str, label: str | None = None, meta: dict | None = None) -> Path:
+        """Store ``data``; ``label`` and ``meta`` (more words about the file, such as a log's ``timezone``) are
+        listed with it by :meth:`listing`, the latest upload's words standing."""
         label = label if isinstance(label, str) else None
         if kind not in UPLOAD_KINDS:
             raise UploadError(f"unknown upload kind {kind!r}")
@@ -185,7 +187,7 @@ class UploadStore:
             if is_new:
                 atomic_write(target, data)
             if label:
-                meta = {"label": str(label)[:200], "kind": kind, "size": len(data),
+                meta = {**(meta or {}), "label": str(label)[:200], "kind": kind, "size": len(data),
                         "uploaded": datetime.now(timezone.utc).isoformat(timespec="seconds")}
                 atomic_write(target.with_name(target.name + ".meta.json"), json.dumps(meta).encode())
         except OSError as exc:

@@ -38,7 +38,8 @@ CLUSTER_INPUTS = {"machines_contents": Input(ids.MACHINES_UPLOAD, "contents"),
 #: The inputs that change the failure trace.
 FAILURE_INPUTS = {"failure_contents": Input(ids.FAILURE_UPLOAD, "contents"),
                   "failure_choice": Input(ids.FAILURE_CHOICE, "value")}
-EDIT_STATES = {"trace_name": State(ids.TRACE_UPLOAD, "filename"), "machines_name": State(ids.MACHINES_UPLOAD, "filename"),
+EDIT_STATES = {"trace_name": State(ids.TRACE_UPLOAD, "filename"), "anonymise": State(ids.ANONYMISE, "value"),
+               "machines_name": State(ids.MACHINES_UPLOAD, "filename"),
                "failure_name": State(ids.FAILURE_UPLOAD, "filename"), "rows": State(ids.CLUSTERS, "data"),
                "clusters_name": State(ids.CLUSTERS_NAME, "value"), "model": State(ids.DRAFT, "data"),
                #: The form's settings as they stand: a new trace adapts those that belonged to the sample.
@@ -64,7 +65,7 @@ def edit(uploads, model, rows, settings_now=None, **form) -> dict:
     sets the form's settings, and a new trace the format controls.
     """
     payload = {"sample": form["sample"], "format": form["format"], "skip": bool(form["skip"]),
-               "timezone": (form.get("timezone") or "UTC").strip() or "UTC",
+               "timezone": (form.get("timezone") or "UTC").strip() or "UTC", "anonymise": bool(form.get("anonymise")),
                "trace_contents": form["trace_contents"], "trace_name": form["trace_name"],
                "machines_contents": form["machines_contents"], "machines_name": form["machines_name"],
                "failure_contents": form["failure_contents"], "failure_name": form["failure_name"],

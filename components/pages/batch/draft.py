@@ -27,7 +27,7 @@ from .clusters import (
     save_cluster_rows,
 )
 from .run import SCENARIO_KINDS
-from .sources import SAMPLE_MACHINES, choice_ref, parse_trace, ref_path, sample_ref, trace_choice_ref
+from .sources import SAMPLE_MACHINES, choice_ref, parse_trace, ref_path, sample_ref, store_trace, trace_choice_ref
 
 
 def initial_draft() -> dict:
@@ -170,7 +170,7 @@ def trace_info(workload, label: str) -> list:
 
 
 def apply_upload(draft: dict, contents: str, filename: str, kind: str, uploads,
-                 skip: bool | None = None) -> tuple[dict, str]:
+                 skip: bool | None = None, timezone: str | None = None, anonymise: bool = False) -> tuple[dict, str]:
     """Store an upload and check it parses; returns ``(new draft, message)``.
 
     Raises :class:`ScenarioError` (with file, line and field) or
@@ -181,17 +181,22 @@ def apply_upload(draft: dict, contents: str, filename: str, kind: str, uploads,
     trace is read the way the box says, whatever the previous file did.
     """
     filename = filename if isinstance(filename, str) else None   # the browser's word, checked
-    path = uploads.save_data_url(contents, kind, filename)
-    ref = {"source": "upload", "kind": kind, "name": path.name, "label": filename or path.name}
-    if kind == "trace":
+    if kind == "trace":   # read in the page's time zone; anonymised, kept as SWF (store_trace)
         skip = draft["trace"].get("skip_malformed", False) if skip is None else bool(skip)
-        ref = {**ref, "format": draft["trace"].get("format", "auto"), "skip_malformed": skip}
+        zone = checked_timezone(timezone or draft["trace"].get("timezone", "UTC"), "time zone")
+        path, label = store_trace(uploads, contents, filename, timezone=zone, anonymise=anonymise,
+                                  skip_malformed=skip)
+        ref = {"source": "upload", "kind": kind, "name": path.name, "label": label if anonymise else filename or label,
+               "format": "auto" if anonymise else draft["trace"].get("format", "auto"), "skip_malformed": skip,
+               **({"timezone": zone} if zone != "UTC" and not anonymise else {})}
         try:
             workload = parse_trace(ref, uploads)
         except ScenarioError:
             draft["rejected"] = ref
             raise
         return adopt_trace(draft, ref, workload), f"Loaded {ref['label']}: {len(workload.jobs):,} jobs."
+    path = uploads.save_data_url(contents, kind, filename)
+    ref = {"source": "upload", "kind": kind, "name": path.name, "label": filename or path.name}
     if kind == "machines":
         clusters = read_machines(path, source=ref["label"])
         return ({**draft, "clusters": cluster_rows(clusters), "clusters_label": ref["label"], "clusters_chosen": True},
@@ -244,7 +249,8 @@ def edit_draft(trigger, draft: dict, payload: dict, uploads) -> dict:
                 return {}
             working = dict(draft)
             try:
-                new, message = apply_upload(working, contents, filename, kind, uploads, payload.get("skip"))
+                new, message = apply_upload(working, contents, filename, kind, uploads, payload.get("skip"),
+                                            payload.get("timezone"), bool(payload.get("anonymise")))
             except (ScenarioError, UploadError) as exc:
                 # Skipping rescues a file whose bad lines are rows (a line and a field named), not one that is
                 # no text at all; and it is offered only while the box is not ticked already.

@@ -15,6 +15,7 @@ TRACE_UPLOAD = "batch-trace-upload"
 FORMAT = "batch-format-dropdown"
 SKIP_MALFORMED = "batch-skip-malformed-checklist"
 TIMEZONE = "batch-timezone-input"
+ANONYMISE = "batch-anonymise-checklist"   # an uploaded trace kept as SWF with its names as salted hashes
 MAX_JOBS = "batch-max-jobs-input"
 TRACE_MSG = "batch-trace-message"
 TRACE_INFO = "batch-trace-info"

@@ -60,7 +60,10 @@ def layout() -> html.Div:
                                  # times are relative to the log's start and need none.
                                  html.Label(["log time zone ",
                                              dcc.Input(id=ids.TIMEZONE, type="text", value="UTC", debounce=True,
-                                                       className="narrow", placeholder="UTC")])],
+                                                       className="narrow", placeholder="UTC")]),
+                                 # Names replaced by salted hashes as the upload is stored (kept as SWF).
+                                 dcc.Checklist(id=ids.ANONYMISE, value=[], options=[
+                                     {"label": "anonymise names of the next upload", "value": "on"}])],
                                 className="button-row",
                             ),
                             html.Div(id=ids.TRACE_MSG, className="message"),

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from sched_engine import ScenarioError
 from sched_engine.batch import file_sha256, workload_for
+from sched_engine.logs import checked_timezone
 
 from ...services.saved_items import CLUSTERS as SAVED_CLUSTERS
 from ...services.saved_items import saved_choices
@@ -59,8 +60,10 @@ def trace_choice_ref(value: str, uploads) -> dict:
     if not value.startswith(UPLOADED):
         return sample_ref("trace", value)
     name = value[len(UPLOADED):]
-    label = next((e["label"] for e in uploads.listing() if e["name"] == name), name)
-    return {"source": "upload", "kind": "trace", "name": name, "label": label}
+    entry = next((e for e in uploads.listing() if e["name"] == name), {})
+    zone = entry.get("timezone") if entry.get("timezone") not in (None, "UTC") else None   # its times' zone
+    return {"source": "upload", "kind": "trace", "name": name, "label": entry.get("label", name),
+            **({"timezone": str(zone)} if zone else {})}
 
 
 SAMPLE_PREFIX = "sample:"
@@ -86,6 +89,31 @@ def choice_ref(value: str, kind: str, uploads) -> dict:
     name = value[len(UPLOADED):] if value.startswith(UPLOADED) else value
     label = next((e["label"] for e in uploads.listing() if e["name"] == name), name[:12])
     return {"source": "upload", "kind": kind, "name": name, "label": label}
+
+
+def store_trace(uploads, contents: str, filename: str | None, *, timezone: str = "UTC", anonymise: bool = False,
+                skip_malformed: bool = False) -> tuple[Path, str]:
+    """Store an uploaded trace; returns its stored path and its label.
+
+    ``timezone``: the zone its local times (a log's without one, as sacct's)
+    are read in, kept with the upload, so every reading of it (each page,
+    each run) reads them so. ``anonymise``: the file is read and kept as SWF,
+    its users, groups and accounts only as the data directory's salted hashes
+    in its header (the real names never stored). Raises
+    :class:`ScenarioError` or :class:`UploadError`.
+    """
+    from sched_engine.logs.anonymise import swf_of_upload
+    from sched_engine.logs.convert_command import site_salt
+
+    zone = checked_timezone(timezone or "UTC", "time zone")
+    label = filename if isinstance(filename, str) and filename else "trace"
+    if not anonymise:
+        return uploads.save_data_url(contents, "trace", label, {"timezone": zone} if zone != "UTC" else None), label
+    directory = Path(uploads.directory).parent   # the data directory: one salt for its uploads and conversions
+    data, _ = swf_of_upload(uploads.data_of(contents), source=label, timezone=zone, skip_malformed=skip_malformed,
+                            anonymise=True, salt=site_salt(directory))
+    label = f"{label} (anonymised)"
+    return uploads.save(data, "trace", label), label
 
 
 def parse_trace(ref: dict, uploads):

@@ -19,7 +19,7 @@ from ...services.saved_items import ORGANISATION, saved_choices
 from ...services.uploads import UploadError
 from ...widgets import audit_panel, run_panel, time_window, tree_editor
 from ...widgets.fields import error, ok
-from ..batch.sources import UPLOADED, parse_trace, ref_path, trace_choice_ref, trace_choices
+from ..batch.sources import UPLOADED, parse_trace, ref_path, store_trace, trace_choice_ref, trace_choices
 from . import charts, hardware, ids, organisation, run
 
 RUNS = ids.PANEL.runs
@@ -27,12 +27,15 @@ EDITOR = ids.EDITOR
 SUMMARY = ("finished", "killed", "mean_wait_s", "utilisation", "memory_utilisation", "mean_min_isolation")
 
 
-def upload(uploads, contents, filename):
-    """Store an uploaded trace and choose it; the dropdown lists it (and every earlier upload)."""
+def upload(uploads, contents, filename, timezone="UTC", anonymise=None):
+    """Store an uploaded trace and choose it; the dropdown lists it (and every earlier upload).
+
+    Read in the page's time zone (kept with the upload), anonymised if asked (:func:`store_trace`).
+    """
     if not contents:
         return no_update, no_update, no_update
     try:
-        path = uploads.save_data_url(contents, "trace", filename)
+        path, _ = store_trace(uploads, contents, filename, timezone=timezone, anonymise=bool(anonymise))
         value = UPLOADED + path.name
         workload = parse_trace(trace_choice_ref(value, uploads), uploads)
     except (UploadError, ScenarioError) as exc:
@@ -44,13 +47,13 @@ def upload(uploads, contents, filename):
     return trace_choices(uploads), value, ok(read)
 
 
-def upload_site(uploads, contents, filename):
+def upload_site(uploads, contents, filename, timezone="UTC", anonymise=None):
     """The site's own trace: stored and chosen as :func:`upload`, and run whole ("First jobs only" emptied).
 
     The 2,000-job cut belongs to the sample the page opens on; an own trace
     runs, and its organisation is derived from, every job it holds.
     """
-    options, value, message = upload(uploads, contents, filename)
+    options, value, message = upload(uploads, contents, filename, timezone, anonymise)
     if value is no_update:
         return options, value, message, no_update
     return options, value, html.Div([message, html.Div("Runs the whole trace: 'First jobs only' emptied.",
@@ -132,7 +135,7 @@ def hardware_text(uploads, draft, default_memory, max_jobs, trace):
         jobs, _ = organisation.simulated_jobs(uploads, trace, max_jobs)
     except ScenarioError as exc:
         return [error(f"Next run: {exc}")]
-    return hardware.statement(model, (draft or {}).get("origin", "the table"), jobs)
+    return hardware.statement(model, (draft or {}).get("origin", "the table"), jobs, (draft or {}).get("rows"))
 
 
 def log_audit(uploads, trace, draft):
@@ -198,10 +201,12 @@ def register(app, services) -> None:
                  Input(ids.TRACE, "id"))(lambda _: (trace_choices(uploads),) * 2)
     app.callback(Output(ids.TRACE, "options", allow_duplicate=True), Output(ids.TRACE, "value"),
                  Output(ids.UPLOAD_MSG, "children"), Output(ids.MAX_JOBS, "value"), Input(ids.UPLOAD, "contents"),
-                 State(ids.UPLOAD, "filename"), prevent_initial_call=True)(partial(upload_site, uploads))
+                 State(ids.UPLOAD, "filename"), State(ids.TIMEZONE, "value"), State(ids.ANONYMISE, "value"),
+                 prevent_initial_call=True)(partial(upload_site, uploads))
     app.callback(Output(ids.SECOND, "options", allow_duplicate=True), Output(ids.SECOND, "value"),
                  Output(ids.SECOND_MSG, "children"), Input(ids.SECOND_UPLOAD, "contents"),
-                 State(ids.SECOND_UPLOAD, "filename"), prevent_initial_call=True)(partial(upload, uploads))
+                 State(ids.SECOND_UPLOAD, "filename"), State(ids.TIMEZONE, "value"), State(ids.ANONYMISE, "value"),
+                 prevent_initial_call=True)(partial(upload, uploads))
     app.callback(Output(ids.TRACE, "value", allow_duplicate=True), Output(ids.MAX_JOBS, "value", allow_duplicate=True),
                  Output(ids.WEIGHTING, "value"), Input(ids.TRACE, "id"), State(ids.CHOICE, "data"),
                  prevent_initial_call="initial_duplicate")(restore_choice)

@@ -29,6 +29,8 @@ from ..batch.sources import parse_trace, trace_choice_ref
 from .ids import HW_ADD, HW_HEADER, HW_TABLE, HW_UPLOAD, TRACE
 
 COLUMNS = ("name", "machines", "cpus_per_machine", "memory_per_machine_mb")
+#: Shown beside them, never edited: the partitions a ``slurm.conf`` or ``sinfo`` file gives each cluster.
+PARTITIONS = "partitions"
 HEADER = "the trace header of "
 _ROW_FIELD = re.compile(r"clusters\[(\d+)\]\.?(.*)")
 
@@ -44,7 +46,15 @@ def header_draft(uploads, trace: str | None) -> dict:
 
 
 def row_of(row: dict) -> dict:
-    return {column: row.get(column) for column in COLUMNS}
+    """A table row: the model's columns, and the partitions where a file gave them."""
+    return {**{column: row.get(column) for column in COLUMNS},
+            **({PARTITIONS: row[PARTITIONS]} if row.get(PARTITIONS) else {})}
+
+
+def partitions_of(cluster: dict) -> str:
+    """The partitions a cluster serves (its ``partition=<name>`` properties), comma-separated."""
+    return ", ".join(str(p)[len("partition="):] for p in cluster.get("properties") or () if
+                     str(p).startswith("partition="))
 
 
 def _row_error(exc: ScenarioError) -> ScenarioError:
@@ -91,13 +101,20 @@ def hardware_model(rows: list[dict] | None, default_memory) -> dict:
     return {"clusters": clusters, "memory_per_machine_mb": memory, "default_memory_per_cpu_mb": per_cpu}
 
 
-def statement(hardware: dict, origin: str, jobs) -> list:
-    """What the next run runs on, in words, with the default memory stated where it is used and the jobs' warnings."""
+def statement(hardware: dict, origin: str, jobs, rows: list[dict] | None = None) -> list:
+    """What the next run runs on, in words, with the default memory stated where it is used and the jobs' warnings.
+
+    ``rows``: the table's, whose partitions (from a ``slurm.conf`` or ``sinfo`` file) are said not to bind a job.
+    """
     clusters, memory = hardware["clusters"], hardware["memory_per_machine_mb"]
     cpus = sum(map(cluster_cpus, clusters))
     machines = sum(c["machines"] for c in clusters)
     lines = [html.Span(["Next run on ", html.B(f"{len(clusters)} cluster{'s' if len(clusters) != 1 else ''}, "
                                                f"{machines:,} machines, {cpus:,} CPUs"), f", from {origin}."])]
+    if any((row or {}).get(PARTITIONS) for row in rows or ()):
+        lines.append(html.Span("Partitions as the file names them: the Site study runs a job on any cluster, "
+                               "whatever its partition (the Batch page holds jobs to their partitions).",
+                               className="hint"))
     assumed = [c["name"] for c in clusters if c["name"] not in memory]
     if assumed:
         lines.append(html.Span(f"Memory not given for {', '.join(assumed)}: "
@@ -132,7 +149,7 @@ def uploaded_draft(contents: str, filename: str, uploads) -> dict:
     partition, or set of partitions naming the same nodes, a cluster; memory per machine as the file says)."""
     text = data_url_bytes(contents, uploads.max_bytes, filename).decode("utf-8", errors="strict")
     clusters = parse_hardware(text, source=filename, with_memory=True)
-    rows = [{**row_of(row), "memory_per_machine_mb": cluster["memory_mb"]}
+    rows = [{**row_of(row), "memory_per_machine_mb": cluster["memory_mb"], PARTITIONS: partitions_of(cluster)}
             for row, cluster in zip(cluster_rows(clusters), clusters)]
     return {"rows": rows, "origin": "the table"}
 

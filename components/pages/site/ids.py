@@ -10,6 +10,8 @@ EDITOR = tree_editor.Ids(PAGE, item="organisation", leaf="user")
 TRACE = "site-trace-dropdown"
 UPLOAD = "site-trace-upload"
 UPLOAD_MSG = "site-trace-message"
+TIMEZONE = "site-timezone-input"           # the zone of an uploaded log's local times (sacct), used as it is read
+ANONYMISE = "site-anonymise-checklist"     # an upload kept as SWF with its names replaced by salted hashes
 MAX_JOBS = "site-max-jobs-input"
 WEIGHTING = "site-weighting-radio"
 ORG = "site-organisation-store"            # {"tree", "origin", "for": [trace, max_jobs], "weighting"}

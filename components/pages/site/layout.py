@@ -16,8 +16,21 @@ FAILURES = [{"label": "none", "value": "none"}, {"label": "synthetic", "value": 
 ORG_COLUMNS = ("node", "kind", "in", "users", "weight", "share")
 HW_COLUMNS = [{"name": "cluster", "id": "name"}, {"name": "machines", "id": "machines"},
               {"name": "CPUs per machine", "id": "cpus_per_machine"},
-              {"name": "memory per machine (MB, empty: default)", "id": "memory_per_machine_mb"}]
+              {"name": "memory per machine (MB, empty: default)", "id": "memory_per_machine_mb"},
+              {"name": "partitions (from the file)", "id": "partitions", "editable": False}]
 DIFFERS = [{"if": {"filter_query": '{differs} = "◆"'}, "backgroundColor": "#fff3cd", "fontWeight": "bold"}]
+
+
+def upload_options(timezone: str, anonymise: str) -> html.Div:
+    """The zone of a log's local times and the anonymising of names, as the next upload is read."""
+    return html.Div([
+        html.Label(["log time zone ", dcc.Input(id=timezone, type="text", value="UTC", debounce=True,
+                                                className="narrow", placeholder="UTC")]),
+        dcc.Checklist(id=anonymise, options=[{"label": "anonymise names", "value": "on"}], value=[]),
+        html.Span("for the next upload: a log's times without a zone (sacct) are read in it; anonymised, it is kept "
+                  "as SWF, its users, groups and accounts numbered, their names only as salted hashes",
+                  className="hint"),
+    ], className="button-row")
 
 
 def _organisation() -> html.Section:
@@ -123,6 +136,7 @@ def layout() -> html.Div:
                 html.H3("The site"),
                 field("Trace", dcc.Dropdown(id=ids.TRACE, value="hpc2n-excerpt.swf", clearable=False)),
                 upload_box(ids.UPLOAD, "Upload a trace: SWF, GWF, CSV, or Slurm sacct, PBS, SGE, LSF accounting (.gz too)"),
+                upload_options(ids.TIMEZONE, ids.ANONYMISE),
                 html.Div(id=ids.UPLOAD_MSG),
                 field("First jobs only", dcc.Input(id=ids.MAX_JOBS, type="number", min=1, step=1, value=2000,
                                                    debounce=True), "empty: the whole trace"),
