@@ -194,7 +194,8 @@ def apply_upload(draft: dict, contents: str, filename: str, kind: str, uploads,
         except ScenarioError:
             draft["rejected"] = ref
             raise
-        return adopt_trace(draft, ref, workload), f"Loaded {ref['label']}: {len(workload.jobs):,} jobs."
+        zone_said = f" (times read in {ref['timezone']})" if "timezone" in ref else ""
+        return adopt_trace(draft, ref, workload), f"Loaded {ref['label']}: {len(workload.jobs):,} jobs{zone_said}."
     path = uploads.save_data_url(contents, kind, filename)
     ref = {"source": "upload", "kind": kind, "name": path.name, "label": filename or path.name}
     if kind == "machines":

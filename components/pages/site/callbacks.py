@@ -35,15 +35,17 @@ def upload(uploads, contents, filename, timezone="UTC", anonymise=None):
     if not contents:
         return no_update, no_update, no_update
     try:
-        path, _ = store_trace(uploads, contents, filename, timezone=timezone, anonymise=bool(anonymise))
+        path, label = store_trace(uploads, contents, filename, timezone=timezone, anonymise=bool(anonymise))
         value = UPLOADED + path.name
-        workload = parse_trace(trace_choice_ref(value, uploads), uploads)
+        ref = trace_choice_ref(value, uploads)
+        workload = parse_trace(ref, uploads)
     except (UploadError, ScenarioError) as exc:
         # A reader's error names the file already; an upload store's may not.
         said = str(exc) if filename and str(exc).startswith(str(filename)) else f"{filename}: {exc}"
         return no_update, no_update, error(f"{said.rstrip('.')}. The previous trace stays.")
     # A resource manager's log says what it read in its notes (jobs from records, what was left out).
-    read = f"{filename}: " + ("; ".join(workload.notes) if workload.notes else f"{len(workload.jobs):,} jobs")
+    read = f"{label}: " + ("; ".join(workload.notes) if workload.notes else f"{len(workload.jobs):,} jobs") + (
+        f" (times read in {ref['timezone']})" if "timezone" in ref else "")
     return trace_choices(uploads), value, ok(read)
 
 
