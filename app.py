@@ -90,7 +90,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
         stores.append(open_access(data, url))
     services = Services(results=results, uploads=uploads, scenarios=scenarios,
                         sweeps=SweepStore(data / "sweeps"), skipped=lambda: skipped_files(data, *stores),
-                        prepared=PreparedFiles(data / "prepared"))
+                        prepared=PreparedFiles(data / "prepared"), data=data)
     if login.enabled(app.server):
         services = scoped.user_services(services, stores[-1], data / "uploads")
     app.layout = shell.layout(PAGES)

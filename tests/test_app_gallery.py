@@ -138,7 +138,8 @@ def test_a_card_opens_from_the_cache_or_says_it_is_computed_in_the_background(tm
     from components.services.runs import ResultCache
 
     started = []
-    monkeypatch.setattr(warm, "start", started.append)   # no thread here: the runs below are the background's
+    # No thread here: the runs below are the background's.
+    monkeypatch.setattr(warm, "start", lambda results, data_dir=None: started.append(results))
     results = ResultCache(tmp_path / "results")
     card = next(card for card in CARDS if card.key == "yarn-me-two-jobs")
     button = {"type": "gallery-run-button", "card": card.key}
@@ -156,7 +157,7 @@ def test_with_the_background_off_a_missing_card_says_how_to_compute_it(tmp_path,
     from components.services.runs import ResultCache
 
     monkeypatch.setenv(warm.BACKGROUND_ENV, "0")
-    monkeypatch.setattr(warm, "start", lambda results: pytest.fail("started with the background off"))
+    monkeypatch.setattr(warm, "start", lambda *_: pytest.fail("started with the background off"))
     button = {"type": "gallery-run-button", "card": "yarn-me-two-jobs"}
     _, status, *_ = gallery_page.card_shown(ResultCache(tmp_path / "results"), None, None, button, [])
     assert status.children == gallery_page.NOT_COMPUTED

@@ -24,7 +24,10 @@ class Services:
     (:mod:`components.services.scoped`) and ``access`` holds who owns and
     sees what (:class:`~components.services.access.Access`); without one,
     ``access`` is None. ``prepared`` holds exports too large for a callback
-    response (:class:`~components.services.prepared.PreparedFiles`).
+    response (:class:`~components.services.prepared.PreparedFiles`). ``data``
+    is the data directory every process of the server shares (where they
+    agree which of them does a server-wide task once, e.g. the Gallery's
+    background computation).
     """
 
     results: Any
@@ -34,6 +37,7 @@ class Services:
     skipped: Callable[[], list] | None = None
     access: Any = None
     prepared: Any = None
+    data: Any = None
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,7 @@ def run(results, _, button):
     return rows, status_text(rows, cached, len(card.scenarios), seconds), chart(card, outcome), reasons(rows)
 
 
-def card_shown(results, clicks, _polls, button, rows):
+def card_shown(results, clicks, _polls, button, rows, data_dir=None):
     """A card as the page opens (and while the background computes): from the cache, else the background's note.
 
     Run again computes the card now (:func:`run`); a card already shown is left as it is between polls.
@@ -70,7 +70,7 @@ def card_shown(results, clicks, _polls, button, rows):
         return run(results, clicks, button)
     if not warm.enabled():
         return no_update, html.Span(NOT_COMPUTED, className="hint"), no_update, no_update
-    warm.start(results)
+    warm.start(results, data_dir)
     return no_update, html.Span(COMPUTING, className="hint"), no_update, no_update
 
 
@@ -85,13 +85,14 @@ def run_all(_, clicks):
 
 
 def register(app, services) -> None:
-    """Wire the page to ``services.results`` (the ResultCache)."""
+    """Wire the page to ``services.results`` (the ResultCache) and ``services.data`` (where the server's processes
+    agree which of them computes the missing cards, :mod:`.warm`)."""
     app.callback(
         Output({"type": ids.TABLE, "card": MATCH}, "data"), Output({"type": ids.STATUS, "card": MATCH}, "children"),
         Output({"type": ids.CHART, "card": MATCH}, "figure"), Output({"type": ids.WHY, "card": MATCH}, "children"),
         Input({"type": ids.RUN, "card": MATCH}, "n_clicks"), Input(ids.POLL, "n_intervals"),
         State({"type": ids.RUN, "card": MATCH}, "id"), State({"type": ids.TABLE, "card": MATCH}, "data"),
-    )(partial(card_shown, services.results))
+    )(partial(card_shown, services.results, data_dir=services.data))
     app.callback(Output(ids.POLL, "disabled"), Input({"type": ids.TABLE, "card": ALL}, "data"))(polling)
     app.callback(
         Output({"type": ids.RUN, "card": ALL}, "n_clicks"), Input(ids.RUN_ALL, "n_clicks"),
