@@ -52,7 +52,7 @@ reason are rows.
 
 from __future__ import annotations
 
-from bisect import bisect_right, insort
+from bisect import bisect_left, bisect_right
 
 import numpy as np
 import pandas as pd
@@ -67,19 +67,20 @@ from .policy import SitePolicy
 _CODE = {reason: code for code, reason in enumerate(REASONS)}
 _RESOURCES, _FAILURE, _REQUIREMENTS = _CODE["resources"], _CODE["failure"], _CODE["requirements"]
 _RESERVATION, _PRIORITY = _CODE[RESERVATION], _CODE[PRIORITY]
-_ABOVE = 1 << 62   # a CPU count above any job's
 
 
 class _Group:
     """Waiting jobs with one memory per CPU (as a fit is tested) and one set of clusters they may use."""
 
-    __slots__ = ("memory", "clusters", "others", "jobs", "fit", "mended", "elsewhere")
+    __slots__ = ("memory", "clusters", "others", "plain", "procs", "jobs", "fit", "mended", "elsewhere")
 
-    def __init__(self, memory: float, clusters: tuple[int, ...], others: tuple[int, ...]):
+    def __init__(self, memory: float, clusters: tuple[int, ...], others: tuple[int, ...], plain: bool):
         self.memory = memory
         self.clusters = clusters
         self.others = others
-        self.jobs: list[tuple[int, int]] = []   # (CPUs, job), sorted
+        self.plain = plain   # one cluster, and starts are not memory-elastic: a fit there is with all its memory
+        self.procs: list[int] = []   # the CPUs of its waiting jobs, sorted
+        self.jobs: list[int] = []    # those jobs, in the same order
         # Thresholds as last computed: a job of this group asking p CPUs fits iff p <= fit; failing that, it would
         # with the down machines up iff p <= mended; it fits on another cluster iff p <= elsewhere.
         self.fit = self.mended = self.elsewhere = -1
@@ -98,20 +99,24 @@ class SiteReasons:
         self.open: dict[int, tuple[float, int, int]] = {}          # waiting job -> (from, reason code, blocking)
         self.groups: dict[tuple[float, tuple[int, ...]], _Group] = {}
         self.group_of: dict[int, _Group] = {}
+        self.active: dict[_Group, None] = {}   # the groups with waiting jobs, kept up to date (those read)
         self.new: list[int] = []          # queued since the last pass
         self.dirty: set[int] = set()      # clusters whose machines changed since the last pass
-        self.fitting_read = None          # (head, reservation) when the fitting jobs were last read
+        self.read_for = (-1, None)        # (head, its reservation) for which the fitting jobs were last read
         self.spared: set[int] = set()     # EASY: fitting jobs that would spare the reservation (read every pass)
 
     def bind(self, sim) -> None:
         """Watch ``sim`` (a site run on the batch kernel, :func:`.simulate.site_simulation`), before it runs."""
         self.sim = sim
         self.status, self.procs, self.memory_per_cpu = sim.status, sim.procs, sim.memory_per_cpu
+        self.estimate = sim.estimate   # as the policy reads it (an elastic start stretches only `planned`)
         policy = self.policy
         self.site = isinstance(policy, SitePolicy)   # the site's own policy, or the batch engine's "as recorded"
         elastic = self.site and policy.elastic["enabled"]
         self.low = policy.elastic["min_fraction"] if elastic else 1.0
         self.backfill = policy.order.backfill if self.site else "recorded"
+        self.elastic = elastic
+        self.per_cluster = self.backfill == "easy"   # a fitting job's reason depends on the clusters it fits on
         self.every_cluster = tuple(range(len(sim.clusters)))
         self.machine_changes = 0
         self.down_givable: dict[tuple[int, float], int] = {}   # CPUs the down machines would give, until one changes
@@ -131,8 +136,12 @@ class SiteReasons:
         if now > entry[0]:
             self.rows.append((job, entry[0], now, entry[1], entry[2]))
         group = self.group_of.pop(job)
-        jobs = group.jobs
-        del jobs[bisect_right(jobs, (self.procs[job], job)) - 1]
+        need = self.procs[job]
+        at = group.jobs.index(job, bisect_left(group.procs, need), bisect_right(group.procs, need))
+        del group.procs[at]
+        del group.jobs[at]
+        if not group.jobs:
+            del self.active[group]
         self.spared.discard(job)
 
     def started(self, job: int) -> None:
@@ -163,28 +172,39 @@ class SiteReasons:
                     self._enter(job)
             new.clear()
         if dirty:
-            for group in self.groups.values():
-                if group.jobs and not dirty.isdisjoint(group.clusters + group.others):
-                    self._thresholds(group, read)
-            dirty.clear()
-            changed = True
-        else:
-            changed = False
+            for group in self.active:   # its thresholds read every cluster (its own and the others)
+                self._thresholds(group, read)
         head, reservation = self._head()
-        state = (head, reservation)
-        if (changed and self.backfill == "easy") or state != self.fitting_read:
-            # The fitting jobs' reasons name the head and, under EASY, depend on the reservation and on which of
-            # their clusters they fit (a fit's change on the group's best cluster is read through the thresholds).
-            self.fitting_read = state
-            for group in self.groups.values():
-                jobs = group.jobs
-                for index in range(bisect_right(jobs, (group.fit, _ABOVE))):
-                    read.add(jobs[index][1])
-        elif self.spared:
+        if head != self.read_for[0] or not self._tightened(reservation):
+            # The fitting jobs' reasons name the head; under EASY they depend on the reservation: read them all.
+            for group in self.active:
+                self._read_fitting(group, read)
+        else:
+            if dirty and self.per_cluster:
+                # Which of its clusters a job fits on decides whether it spares the reservation (a change of its
+                # fit on the group's best cluster is read through the thresholds), and so does its memory share.
+                for group in self.active:
+                    if (self.elastic or len(group.clusters) > 1) and not dirty.isdisjoint(group.clusters):
+                        self._read_fitting(group, read)
             read.update(self.spared)   # sparing the reservation depends on the time (module docstring)
+        self.read_for = (head, reservation)
+        dirty.clear()
         if read:
-            for job in read:
-                self._classify(job, now, head, reservation)
+            self._classify(read, now, head, reservation)
+
+    @staticmethod
+    def _read_fitting(group: _Group, read: set[int]) -> None:
+        read.update(group.jobs[:bisect_right(group.procs, group.fit)])
+
+    def _tightened(self, reservation) -> bool:
+        """Whether ``reservation`` spares no job the one the fitting jobs were last read for did not: both None, or
+        for the same cluster, by no later a shadow time, with no more CPUs and memory left over then. (A job that
+        would delay a reservation delays a tighter one, now and later: see :meth:`_delays`.)"""
+        before = self.read_for[1]
+        if before is None or reservation is None:
+            return before is reservation
+        return (reservation[2] == before[2] and reservation[1] <= before[1] and reservation[3] <= before[3]
+                and reservation[4] <= before[4])
 
     def _enter(self, job: int) -> None:
         memory = self.memory_per_cpu[job]
@@ -195,15 +215,15 @@ class SiteReasons:
         group = self.groups.get(key)
         if group is None:
             others = tuple(c for c in self.every_cluster if c not in clusters)
-            group = self.groups[key] = _Group(memory, clusters, others)
+            group = self.groups[key] = _Group(memory, clusters, others, len(clusters) == 1 and not self.elastic)
             self._thresholds(group, set())
         elif not group.jobs:
             self._thresholds(group, set())   # not kept up to date while the group was empty
-        insort(group.jobs, (self.procs[job], job))
+        self.active[group] = None
+        at = bisect_right(group.procs, self.procs[job])
+        group.procs.insert(at, self.procs[job])
+        group.jobs.insert(at, job)
         self.group_of[job] = group
-
-    def _givable(self, cluster: int, memory: float) -> int:
-        return self.sim.clusters[cluster].givable_total(memory)
 
     def _mended(self, cluster: int, memory: float) -> int:
         """CPUs the cluster's down machines would give, were they up and idle, at ``memory`` MB per CPU."""
@@ -221,23 +241,24 @@ class SiteReasons:
 
     def _thresholds(self, group: _Group, read: set[int]) -> None:
         """Compute the group's thresholds again; add to ``read`` the jobs whose reason they may change."""
-        memory = group.memory
-        fit = mended = 0
+        memory, clusters = group.memory, self.sim.clusters
+        fit = mended = elsewhere = 0
         for c in group.clusters:
-            givable = self._givable(c, memory)
-            fit = max(fit, givable)
-            if self.sim.clusters[c].up_total < self.sim.clusters[c].total:
+            state = clusters[c]
+            givable = state.givable_total(memory)
+            if givable > fit:
+                fit = givable
+            if state.up_total < state.total:
                 mended = max(mended, givable + self._mended(c, memory))
-        mended = max(mended, fit)
-        elsewhere = 0
+        if mended < fit:
+            mended = fit
         for c in group.others:
-            elsewhere = max(elsewhere, self._givable(c, memory))
-        jobs = group.jobs
+            elsewhere = max(elsewhere, clusters[c].givable_total(memory))
+        procs = group.procs
         for old, value in ((group.fit, fit), (group.mended, mended), (group.elsewhere, elsewhere)):
-            if old != value and jobs:
+            if old != value and procs:
                 low, high = (old, value) if old < value else (value, old)
-                for index in range(bisect_right(jobs, (low, _ABOVE)), bisect_right(jobs, (high, _ABOVE))):
-                    read.add(jobs[index][1])
+                read.update(group.jobs[bisect_right(procs, low):bisect_right(procs, high)])
         group.fit, group.mended, group.elsewhere = fit, mended, elsewhere
 
     def _head(self):
@@ -251,36 +272,51 @@ class SiteReasons:
         head = getattr(policy, "head", None)
         return (head, None) if head is not None and status[head] == WAITING else (-1, None)
 
-    def _classify(self, job: int, now: float, head: int, reservation) -> None:
-        need = self.procs[job]
-        group = self.group_of[job]
-        blocking = -1
-        if need <= group.fit:
-            if head < 0 or head == job:
-                code = _PRIORITY
-            elif reservation is not None:
-                code = _RESERVATION if self._delays(job, now, reservation) else _PRIORITY
-                blocking = head
+    def _classify(self, read: set[int], now: float, head: int, reservation) -> None:
+        """Each job's reason now; a row for each reason that ended (the loop holds its reads in locals)."""
+        procs, group_of, opened, rows, spared = self.procs, self.group_of, self.open, self.rows, self.spared
+        estimate, memory_per_cpu = self.estimate, self.memory_per_cpu
+        cons = self.backfill == "cons"
+        if reservation is not None:
+            _, shadow, reserved, extra, extra_memory = reservation
+        for job in read:
+            need = procs[job]
+            group = group_of[job]
+            blocking = -1
+            if need <= group.fit:
+                if head < 0 or head == job:
+                    code = _PRIORITY
+                elif reservation is not None:
+                    blocking = head
+                    if group.plain:
+                        # It fits on its one cluster with all its memory: EASY's rule (_delays) for that cluster.
+                        delays = (group.clusters[0] == reserved and now + estimate[job] > shadow
+                                  and (need > extra or need * memory_per_cpu[job] > extra_memory + 1e-9))
+                    else:
+                        delays = self._delays(job, now, reservation)
+                    if delays:
+                        code = _RESERVATION
+                    else:
+                        code = _PRIORITY
+                        spared.add(job)
+                else:
+                    code = _RESERVATION if cons else _PRIORITY
+                    blocking = head
+            elif need <= group.mended:
+                code = _FAILURE
+            elif need <= group.elsewhere:
+                code = _REQUIREMENTS
             else:
-                code = _RESERVATION if self.backfill == "cons" else _PRIORITY
-                blocking = head
-        elif need <= group.mended:
-            code = _FAILURE
-        elif need <= group.elsewhere:
-            code = _REQUIREMENTS
-        else:
-            code = _RESOURCES
-        if code == _PRIORITY and reservation is not None and blocking >= 0:
-            self.spared.add(job)
-        else:
-            self.spared.discard(job)
-        entry = self.open.get(job)
-        if entry is not None:
-            if entry[1] == code and entry[2] == blocking:
-                return
-            if now > entry[0]:
-                self.rows.append((job, entry[0], now, entry[1], entry[2]))
-        self.open[job] = (now, code, blocking)
+                code = _RESOURCES
+            entry = opened.get(job)
+            if entry is not None:
+                if entry[1] == code and entry[2] == blocking:
+                    continue
+                if entry[1] == _PRIORITY and code != _PRIORITY:
+                    spared.discard(job)
+                if now > entry[0]:
+                    rows.append((job, entry[0], now, entry[1], entry[2]))
+            opened[job] = (now, code, blocking)
 
     def _delays(self, job: int, now: float, reservation) -> bool:
         """Whether starting ``job`` now would delay the reserved job: EASY's rule (:func:`.backfill.backfill_easy`,
