@@ -12,7 +12,8 @@ import pandas as pd
 from dash import html
 
 from ...figures import site as figures
-from ...figures import site_compare
+from ...figures import site_compare, trust
+from ...figures.common import empty_figure
 from ...figures.site_groups import capped
 from ..batch.sources import parse_trace, trace_choice_ref
 from .organisation import simulated_jobs
@@ -72,6 +73,26 @@ def chart_figures(loaded, selected: str | None, window):
             figures.group_metric_figure(runs, "killed_jobs", "Killed jobs by group (cumulative)", "jobs", selected,
                                         window=window, note=note,
                                         none="No job was killed in these runs: failures are off, or none hit a job"))
+
+
+def why_waited_figures(loaded, label: str | None = None, window=None):
+    """Why jobs waited in one of site A's runs (the policy ``label``, else the first): the batch page's two charts,
+    the share of waiting time per reason over time and per group (the organisation's first level), from the run's
+    ``pending`` frame (:mod:`sched_engine.site.reasons`)."""
+    runs = [(record, result) for record, result in loaded if record.get("site", "A") == "A"]
+    chosen = next((run for run in runs if run[0]["label"] == label), runs[0] if runs else None)
+    if chosen is None:
+        message = "run a policy to see why jobs waited"
+        return empty_figure(message, 320), empty_figure(message, 320)
+    record, result = chosen
+    pending = result.extra("pending")
+    if pending is None:
+        message = f"{record['label']}: this run was stored without its reasons; run it again to see them"
+        return empty_figure(message, 320), empty_figure(message, 320)
+    over_time = trust.why_waited(pending, window)
+    if over_time.data:
+        over_time.update_layout(title=f"Why jobs waited, {record['label']}: share of the waiting time per reason")
+    return over_time, trust.why_waited_by_group(pending, result.jobs, window)
 
 
 def clicked_group(click) -> str | None:
