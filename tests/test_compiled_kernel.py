@@ -1,4 +1,5 @@
-"""The compiled EASY loop makes the Python kernel's decisions: same schedule, machines, samples and reasons.
+"""The compiled EASY and Conservative loops make the Python kernel's decisions: same schedule, machines, samples
+and reasons.
 
 The Python kernel (``kernel="python"``) is the reference; every comparison
 here is exact (no tolerance): start and end times, statuses, clusters,
@@ -23,6 +24,7 @@ from sched_engine import run_scenario
 from sched_engine.batch import compiled
 from sched_engine.batch.cluster import ClusterState
 from sched_engine.batch.pending import exact_table
+from sched_engine.batch.policies.conservative import Conservative
 from sched_engine.batch.policies.easy import EASY
 from sched_engine.batch.policies.fcfs import FCFS
 from sched_engine.batch.simulate import BatchSimulation
@@ -72,6 +74,7 @@ def test_an_ineligible_run_takes_the_python_loop():
                           clusters=_clusters([(1, 1)]), policy=FCFS(), rng=np.random.default_rng(0),
                           kernel="compiled")
     assert not compiled.eligible(sim, "compiled")   # FCFS has its own one-step-per-job loop
+    assert compiled.eligible(_unrun("compiled", Conservative), "compiled")
     assert not compiled.eligible(_unrun("python"), "python")
     assert compiled.eligible(_unrun("compiled"), "compiled")
     assert not compiled.eligible(_unrun("auto"), "auto")   # under MIN_JOBS: numba would cost more than it saves
@@ -81,32 +84,35 @@ def test_an_ineligible_run_takes_the_python_loop():
         compiled.chosen_kernel("fast")
 
 
-def _unrun(kernel):
+def _unrun(kernel, policy=EASY):
     return BatchSimulation(submit=[0.0, 1.0], run_time=[1.0, 1.0], estimate=[1.0, 1.0], procs=[1, 1],
-                           suitable=[None, None], clusters=_clusters([(2, 1)]), policy=EASY(),
+                           suitable=[None, None], clusters=_clusters([(2, 1)]), policy=policy(),
                            rng=np.random.default_rng(0), kernel=kernel)
 
 
 _job = st.tuples(st.integers(0, 60), st.integers(0, 25), st.integers(0, 15), st.integers(1, 14))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.parametrize("policy", [EASY, Conservative], ids=["easy", "cons"])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(jobs=st.lists(_job, max_size=60),
        shapes=st.lists(st.tuples(st.integers(1, 6), st.sampled_from([1, 2, 4])), min_size=1, max_size=3),
        restrict=st.lists(st.one_of(st.none(), st.sets(st.integers(0, 2))), max_size=60))
-def test_random_traces_give_the_same_run_on_both_loops(jobs, shapes, restrict):
-    """Equal submission times, zero-length jobs, estimates shorter and longer than the run, jobs too large for
-    every cluster, jobs restricted to some clusters (or none): the same decisions, machines and reasons."""
-    jobs = [(float(s), float(r), float(max(r + e - 5, 0)), p) for s, r, e, p in jobs]
+def test_random_traces_give_the_same_run_on_both_loops(policy, jobs, shapes, restrict):
+    """Equal submission times, zero-length jobs, exact and longer estimates (never shorter than the run: the
+    model takes the larger of the two), jobs too large for every cluster, jobs restricted to some clusters (or
+    none): the same decisions, machines and reasons."""
+    jobs = [(float(s), float(r), float(r + max(e - 5, 0)), p) for s, r, e, p in jobs]
     suitable = [None if i >= len(restrict) or restrict[i] is None
                 else tuple(sorted(c for c in restrict[i] if c < len(shapes))) for i in range(len(jobs))]
-    _assert_same_run(_run("python", jobs, shapes, suitable), _run("compiled", jobs, shapes, suitable))
+    _assert_same_run(_run("python", jobs, shapes, suitable, policy), _run("compiled", jobs, shapes, suitable, policy))
 
 
-EASY_GOLDEN = [case for case in golden_cases() if case[1] == "easy" and case[0]["engine"] == "batch"]
+COMPILED_GOLDEN = [case for case in golden_cases() if case[1] in ("easy", "cons") and case[0]["engine"] == "batch"]
 
 
-@pytest.mark.parametrize("scenario, policy, stem", EASY_GOLDEN, ids=[case[2] for case in EASY_GOLDEN])
+@pytest.mark.parametrize("scenario, policy, stem", COMPILED_GOLDEN,
+                         ids=[f"{case[2]}-{case[1]}" for case in COMPILED_GOLDEN])
 def test_golden_samples_are_reproduced_by_the_compiled_loop(scenario, policy, stem):
     with mock.patch.dict(os.environ, {"SCHEDSCOPE_KERNEL": "compiled"}):
         frames = golden_frames(scenario)
@@ -122,12 +128,13 @@ def _frames(scenario, kernel):
     return {"jobs": result.jobs, "timeline": result.timeline, "pending": result.extra("pending")}
 
 
+@pytest.mark.parametrize("policy", ["easy", "cons"])
 @pytest.mark.parametrize("sample", ["batch-hpc2n", "batch-metacentrum"])
-def test_sample_logs_without_failures_give_the_same_frames_on_both_loops(sample):
+def test_sample_logs_without_failures_give_the_same_frames_on_both_loops(sample, policy):
     """The samples' logs on their hardware (MetaCentrum-style: five clusters, jobs restricted to some), no
     failures, the users' estimates (so jobs end early): every frame the same, reasons included."""
     scenario = json.loads((ROOT / "sample_traces" / f"{sample}.scenario.json").read_text())
-    scenario = {**scenario, "policy": "easy", "policy_params": {},
+    scenario = {**scenario, "policy": policy, "policy_params": {},
                 "model": {**scenario["model"], "failures": {"kind": "none"}, "estimates": "trace"}}
     python, fast = _frames(scenario, "python"), _frames(scenario, "compiled")
     for name in python:

@@ -219,7 +219,7 @@ class BatchSimulation(Simulation):
         """Run to the end: the kernel's loop, or the in-order loop (the kernel's one exemption, see below)."""
         self.policy.bind(self)
         if compiled.eligible(self, self.kernel):
-            compiled.run_easy(self)
+            compiled.run(self)
             return
         plain = self.rank is None and self.limits is None   # no queue order, best-effort queue or limit
         # (the in-order loop tells no observer of its jobs: with one, every event goes through the kernel's loop)

@@ -18,22 +18,40 @@ every eligible run, ``"python"`` never.
 from __future__ import annotations
 
 import gc
+import hashlib
 import math
 import os
-from time import process_time
+import sys
+from pathlib import Path
 
 import numpy as np
 
 from ..cluster import ClusterState
-from .reasons import exact_places
-from .replay import easy_places
-from .replay import hold_machines as _hold_machines
-
-NO_SUITABLE_CLUSTER = "no suitable cluster"   # BatchSimulation's reason for a job no cluster can hold
 
 MIN_JOBS = 5_000
+MAX_CLUSTER_JOBS = 20_000_000   # clusters × jobs: the per-cluster arrays of a compiled run stay in memory
 KERNELS = ("auto", "compiled", "python")
-_BUFFER_ROWS = 1 << 16   # timeline samples and heads per pause (the kernel stops to have them emptied)
+
+
+def _point_numba_cache() -> None:
+    """Keep numba's machine code in a directory named by the digest of this package's sources.
+
+    numba checks a cached function against its own file only: a loop that
+    calls a changed function of another module (:mod:`.parts`,
+    :mod:`.segment`) would load its old machine code. Under a directory per
+    version of the whole package, any edit compiles everything once again.
+    Set before numba is imported (it reads ``NUMBA_CACHE_DIR`` then), or on
+    its config if it was (the loops' caches are placed when they are defined).
+    """
+    here = Path(__file__).parent
+    digest = hashlib.sha256(b"".join(path.read_bytes() for path in sorted(here.glob("*.py")))).hexdigest()[:16]
+    where = str(here / "__pycache__" / f"numba-{digest}")
+    os.environ["NUMBA_CACHE_DIR"] = where
+    if "numba" in sys.modules:
+        sys.modules["numba"].config.CACHE_DIR = where
+
+
+_point_numba_cache()
 
 
 def chosen_kernel(kernel: str | None) -> str:
@@ -44,12 +62,14 @@ def chosen_kernel(kernel: str | None) -> str:
 
 
 def eligible(sim, kernel: str) -> bool:
-    """Whether ``sim`` runs on a compiled loop: EASY on CPU-only clusters that never fail, without queue
-    ranks, user limits, observers, memory or a decision log (and numba installed)."""
+    """Whether ``sim`` runs on a compiled loop: EASY or Conservative on CPU-only clusters that never fail,
+    without queue ranks, user limits, observers, memory or a decision log (and numba installed), and whose
+    arrays fit in memory (a profile per cluster of up to twice as many breakpoints as jobs)."""
     if kernel == "python" or (kernel == "auto" and len(sim.submit) < MIN_JOBS):
         return False
+    from ..policies.conservative import Conservative
     from ..policies.easy import EASY
-    if type(sim.policy) is not EASY:
+    if type(sim.policy) not in (EASY, Conservative):
         return False
     plain = (not sim._failures and sim.rank is None and sim.limits is None and sim.best_effort is None
              and not sim.observers and sim.memory_per_cpu is None and sim.stretch is None
@@ -58,119 +78,30 @@ def eligible(sim, kernel: str) -> bool:
         return False
     if not all(map(math.isfinite, sim.planned)):   # the kernel's size trees hold estimates, infinity for "gone"
         return False
+    if len(sim.clusters) * len(sim.submit) > MAX_CLUSTER_JOBS:
+        return False
     try:
-        from . import easy_kernel  # noqa: F401  (numba, and the kernel compiled or loaded from its cache)
+        from . import cons_kernel, easy_kernel  # noqa: F401  (numba, and the loops compiled or from its cache)
     except ImportError:
         return False
     return True
 
 
-def run_easy(sim) -> None:
-    """Run ``sim`` (eligible, policy bound) on the compiled EASY loop and fill its lists.
+def run(sim) -> None:
+    """Run ``sim`` (eligible, policy bound) on its compiled loop and fill its lists.
 
     The cyclic garbage collector is paused meanwhile: the lists filled here
     hold millions of numbers and no cycle, and each collection would walk
     them all again.
     """
+    from .loops import run_loop
     collecting = gc.isenabled()
     gc.disable()
     try:
-        _run_easy(sim)
+        run_loop(sim)
     finally:
         if collecting:
             gc.enable()
-
-
-def _run_easy(sim) -> None:
-    from . import easy_kernel as k
-    started = process_time()
-    n = len(sim.submit)
-    submit = np.asarray(sim.submit, dtype=float)
-    run = np.asarray(sim.run_time, dtype=float)
-    est = np.asarray(sim.planned, dtype=float)
-    procs = np.asarray(sim.procs, dtype=np.int64)
-    clusters = sim.clusters
-    count = len(clusters)
-    total = np.array([c.total for c in clusters], dtype=np.int64)
-    cand_ptr, cand_idx, capacity = _candidates(sim.candidates, total)
-    refused = procs > capacity   # no cluster it may use can hold it: cancelled as it arrives
-    job_at = np.argsort(submit, kind="stable").astype(np.int64)   # arrival order: submission time, then index
-    q_procs = procs[job_at]
-    sizes, b_of = np.unique(q_procs, return_inverse=True)
-    b_pos = np.argsort(q_procs, kind="stable").astype(np.int64)   # each size's positions, ascending
-    b_len = np.bincount(b_of, minlength=len(sizes)).astype(np.int64)
-    b_start = (np.cumsum(b_len) - b_len).astype(np.int64)
-    b_of = b_of.astype(np.int64)
-    b_idx = np.empty(n, dtype=np.int64)   # each position's index within its size's segment
-    b_idx[b_pos] = np.arange(n, dtype=np.int64) - b_start[b_of[b_pos]]
-    t_size = np.array([1 << max(int(length) - 1, 0).bit_length() for length in b_len], dtype=np.int64)
-    t_off = (np.cumsum(2 * t_size) - 2 * t_size).astype(np.int64)
-    cap = n if n == 0 or procs.min() < 1 else int(min(n, max(total.max(), 1)))   # running jobs per cluster
-    start_time, end_time = np.full(n, np.nan), np.full(n, np.nan)
-    status = np.zeros(n, dtype=np.int64)
-    cluster_of, start_rank = np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64)
-    samples, heads = np.empty((_BUFFER_ROWS + count + 1, 4)), np.empty((_BUFFER_ROWS, 2))
-    arrays = (
-        submit, run, est, procs, cand_ptr, cand_idx, total, job_at, est[job_at], refused,
-        sizes.astype(np.int64), b_start, b_len, b_of, b_idx, b_pos, t_off, t_size,
-        np.full(int(2 * t_size.sum()), np.inf), np.zeros(n, dtype=bool),
-        total.copy(), np.empty((count, cap + 1)), np.empty((count, cap + 1), dtype=np.int64),
-        np.zeros(count, dtype=np.int64), np.empty(max(n, 1)), np.empty(max(n, 1), dtype=np.int64),
-        np.empty(max(n, 1), dtype=np.int64),
-        start_time, end_time, status, cluster_of, start_rank,
-        samples, heads, np.zeros(count, dtype=bool), np.zeros(count, dtype=np.int64),
-    )
-    ints = np.zeros(k.N_INTS, dtype=np.int64)
-    ints[[k.RES_CLUSTER, k.RESERVED, k.LAST_HEAD]] = -1
-    ints[[k.CHANGED, k.STALE]] = 1          # QueuePolicy.bind / EASY.bind
-    floats = np.zeros(k.N_FLOATS)
-    sample_parts = [np.array([(0.0, c, 0, total[c]) for c in range(count)], dtype=float).reshape(-1, 4)]
-    head_parts = []
-    step = max(n // 100, 1)
-    while True:
-        code = k.run_easy(*arrays, ints, floats, min(n, int(ints[k.DONE]) + step))
-        sample_parts.append(samples[: ints[k.SAMPLES]].copy())
-        head_parts.append(heads[: ints[k.HEADS]].copy())
-        ints[k.SAMPLES] = ints[k.HEADS] = 0
-        sim.progress.update(int(ints[k.DONE]))
-        if code == k.ALL_DONE:
-            break
-    sim.start_time, sim.end_time = start_time.tolist(), end_time.tolist()
-    sim.status, sim.cluster_of = status.tolist(), cluster_of.tolist()
-    for job in np.flatnonzero(refused).tolist():
-        sim.reason[job] = sim.unsuitable.get(job, NO_SUITABLE_CLUSTER)
-    sim.queue_length, sim.done = int(ints[k.QUEUE_LENGTH]), int(ints[k.DONE])
-    sim.samples = np.concatenate(sample_parts)
-    _hold_machines(sim, run, start_time, end_time, start_rank)
-    if sim.record_pending:
-        heads = np.concatenate(head_parts)
-        places = easy_places(submit, start_time, end_time, refused, heads)
-        sim.pending_heads, sim.pending_rows = heads, places
-        sim.exact_reasons = lambda: exact_places(sim, places, heads)
-    sim.scheduler_seconds += process_time() - started   # the whole loop is the policy's work here
-    sim.progress.finish()
-
-
-def _candidates(candidates, total: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each job's clusters as CSR arrays (pointers, cluster indices in preference order) and the CPUs of the
-    largest of them (-1 for a job with none)."""
-    by_set: dict = {}
-    for allowed in candidates:
-        if allowed not in by_set:
-            by_set[allowed] = len(by_set)
-    shapes = list(by_set)
-    shape_of_job = np.fromiter((by_set[a] for a in candidates), dtype=np.int64, count=len(candidates))
-    lengths = np.array([len(s) for s in shapes], dtype=np.int64)[shape_of_job]
-    cand_ptr = np.zeros(len(candidates) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=cand_ptr[1:])
-    shape_flat = np.array([c for s in shapes for c in s], dtype=np.int64)
-    shape_start = np.cumsum([0] + [len(s) for s in shapes])[:-1].astype(np.int64)
-    # cand_idx[cand_ptr[j] + i] = shape_flat[shape_start[shape of j] + i]
-    offset = np.repeat(shape_start[shape_of_job] - cand_ptr[:-1], lengths)
-    cand_idx = shape_flat[offset + np.arange(int(cand_ptr[-1]), dtype=np.int64)] if len(shape_flat) else \
-        np.empty(0, dtype=np.int64)
-    largest = np.array([max((int(total[c]) for c in s), default=-1) for s in shapes], dtype=np.int64)
-    return cand_ptr, cand_idx, largest[shape_of_job]
 
 
 def warm() -> bool:

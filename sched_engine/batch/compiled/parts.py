@@ -97,8 +97,6 @@ def start_job(job, c, now, procs, est, run, free, run_end, run_job, run_count, h
               start_time, end_time, status, cluster_of, start_rank, ints):
     """``BatchSimulation.occupy``: a zero-length job completes as it starts and holds nothing; a job's
     completion is keyed by its end, then its start rank (the order the event loop pushed completions)."""
-    if procs[job] > free[c]:
-        raise RuntimeError("compiled loop: a job started on a cluster without its CPUs free")
     start_time[job] = now
     cluster_of[job] = c
     ints[QUEUE_LENGTH] -= 1
@@ -109,6 +107,8 @@ def start_job(job, c, now, procs, est, run, free, run_end, run_job, run_count, h
         end_time[job] = now
         ints[DONE] += 1
         return
+    if procs[job] > free[c]:
+        raise RuntimeError("compiled loop: a job started on a cluster without its CPUs free")
     free[c] -= procs[job]
     running_insert(run_end, run_job, run_count, c, now + est[job], job)
     status[job] = RUNNING
