@@ -62,12 +62,17 @@ class Ids:
 
 # ---------------------------------------------------------------- layout
 
+#: The tree is fitted to its box, but never drawn larger than this (a few nodes in a wide box stay node-sized).
+TREE_MAX_ZOOM = 1.5
+
+
 def tree_view(ids: Ids, height: str = "340px") -> html.Div:
     """The drawn tree; a node clicked sets the page's selection (``tapNodeData``)."""
     return html.Div(cyto.Cytoscape(
         id=ids.tree, elements=[], stylesheet=tree_style(),
-        layout={"name": "breadthfirst", "directed": True, "roots": "#root", "spacingFactor": 1.1},
-        style={"width": "100%", "height": height}, userZoomingEnabled=False), className="tree-box")
+        layout={"name": "preset", "fit": True, "padding": 12},   # positions from tree_elements
+        style={"width": "100%", "height": height}, userZoomingEnabled=False, maxZoom=TREE_MAX_ZOOM),
+        className="tree-box")
 
 
 def tree_buttons(ids: Ids, department: str = "Add department", leaf: str | None = "Add job") -> html.Div:
@@ -208,45 +213,85 @@ def leaf_names(tree: dict, is_leaf: Callable[[dict], bool]) -> list[str]:
 
 
 def tree_elements(tree: dict, is_leaf: Callable[[dict], bool], leaf_class: str = "job",
-                  max_leaves: int = TREE_MAX_LEAVES, max_children: int = TREE_MAX_CHILDREN) -> list[dict]:
+                  max_leaves: int = TREE_MAX_LEAVES, max_children: int = TREE_MAX_CHILDREN,
+                  department: str = "department") -> list[dict]:
     """Cytoscape nodes and edges for a tree, bounded whatever its size.
 
     Beyond ``max_leaves`` leaves the leaves are left out and each
     department's label counts the leaves directly below it. A department
     with more than ``max_children`` sub-departments draws the
-    ``max_children`` heaviest (by weight, ties by name) and one dashed node
-    ``+k more`` for the rest, so a site of 300 groups is drawn in 42 nodes.
+    ``max_children`` heaviest (by weight, then by the leaves below them,
+    ties by name), heaviest first, and after them one dashed node ``+k more
+    <department>s`` (on two lines) for the rest, so a site of 300 groups is
+    drawn in 42 nodes (the page's table lists every node). Each node carries
+    its position (:func:`_tidy_positions`): siblings read left to right in
+    that order, whatever the tree drawn before.
     """
     elements: list[dict] = []
+    below: dict[str, list[str]] = {}   # the nodes drawn under each node drawn, in drawing order
     fold = len(leaf_names(tree, is_leaf)) > max_leaves
+
+    def heaviest(child) -> tuple:
+        return -child.get("weight", 1.0), -len(leaf_names(child, is_leaf)), child["name"]
+
+    def add(node_id: str, label: str, classes: str, parent: str | None) -> None:
+        elements.append({"data": {"id": node_id, "label": label}, "classes": classes})
+        below[node_id] = []
+        if parent is not None:
+            elements.append({"data": {"source": parent, "target": node_id}})
+            below[parent].append(node_id)
 
     def visit(node, parent):
         leaf = is_leaf(node)
         if fold and leaf:
             return
-        label = node["name"] if node.get("weight", 1) == 1 else f"{node['name']}\nw={node['weight']:g}"
+        label = node["name"] if node.get("weight", 1) == 1 else f"{node['name']}\nw={node['weight']:.4g}"
         children = node.get("children", ())
         leaves = sum(is_leaf(child) for child in children)
         if fold and leaves:
             label += f"\n{leaves} {leaf_class}s" if leaves != 1 else f"\n1 {leaf_class}"
-        elements.append({"data": {"id": node["name"], "label": label}, "classes": leaf_class if leaf else "department"})
-        if parent is not None:
-            elements.append({"data": {"source": parent, "target": node["name"]}})
+        add(node["name"], label, leaf_class if leaf else "department", parent)
         departments = [child for child in children if not is_leaf(child)]
-        shown = departments
-        if len(departments) > max_children:
-            shown = sorted(departments, key=lambda c: (-c.get("weight", 1.0), c["name"]))[:max_children]
-            more = f"{node['name']} +more"
-            elements.append({"data": {"id": more, "label": f"+{len(departments) - max_children} more"},
-                             "classes": "more"})
-            elements.append({"data": {"source": node["name"], "target": more}})
-        keep = {id(child) for child in shown}
-        for child in children:
-            if id(child) in keep or is_leaf(child):
-                visit(child, node["name"])
+        shown = children if len(departments) <= max_children else [
+            *(child for child in children if is_leaf(child)), *sorted(departments, key=heaviest)[:max_children]]
+        for child in shown:
+            visit(child, node["name"])
+        if len(departments) > max_children:   # last: drawn after the departments shown
+            hidden = len(departments) - max_children
+            add(f"{node['name']} +more", f"+{hidden} more\n{department}{'s' if hidden > 1 else ''}", "more",
+                node["name"])
 
     visit(tree, None)
+    positions = _tidy_positions(tree["name"], below)
+    for element in elements:
+        if "source" not in element["data"]:
+            element["position"] = positions[element["data"]["id"]]
     return elements
+
+
+#: Where :func:`tree_elements` places nodes: one slot this wide per node of the bottom row, rows this far apart.
+SLOT_WIDTH, ROW_HEIGHT = 90.0, 80.0
+
+
+def _tidy_positions(root: str, below: dict[str, list[str]]) -> dict[str, dict[str, float]]:
+    """Each node's position: a node without children drawn takes the next slot from the left, a node with some
+    sits centred over them, one row per depth (so siblings read left to right in the order drawn)."""
+    positions: dict[str, dict[str, float]] = {}
+    slots = 0
+
+    def place(node: str, depth: int) -> float:
+        nonlocal slots
+        kids = below[node]
+        if kids:
+            xs = [place(kid, depth + 1) for kid in kids]
+            x = (xs[0] + xs[-1]) / 2
+        else:
+            x, slots = slots * SLOT_WIDTH, slots + 1
+        positions[node] = {"x": x, "y": depth * ROW_HEIGHT}
+        return x
+
+    place(root, 0)
+    return positions
 
 
 # ---------------------------------------------------------------- the workspace

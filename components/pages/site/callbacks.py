@@ -105,7 +105,7 @@ def organisation_views(draft):
     tree = draft["tree"]
     users = len(tree_editor.leaf_names(tree, organisation.is_user))
     groups = len(tree.get("children", ()))
-    return (tree_editor.tree_elements(tree, organisation.is_user, "user"), organisation.node_rows(tree),
+    return (organisation.drawn(tree), organisation.node_rows(tree),
             f"{groups:,} group{'s' if groups != 1 else ''}, {users:,} user{'s' if users != 1 else ''}; "
             f"{draft['origin']}.")
 

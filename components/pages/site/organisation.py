@@ -207,6 +207,18 @@ def groups_of(tree: dict) -> list[str]:
     return names
 
 
+#: The most nodes the drawn tree puts side by side in a row and still reads at 1024 px: the heaviest groups
+#: below a node and one "+k more groups", or every user when the whole tree has no more (else they are counted).
+TREE_ROW = 10
+
+
+def drawn(tree: dict) -> list[dict]:
+    """The tree as drawn (the editor's :func:`~components.widgets.tree_editor.tree_elements`), a row at most
+    :data:`TREE_ROW` nodes wide: the table below it lists every node."""
+    return tree_editor.tree_elements(tree, is_user, "user", max_leaves=TREE_ROW, max_children=TREE_ROW - 1,
+                                     department="group")
+
+
 def node_rows(tree: dict) -> list[dict]:
     """One table row per node below the root: its kind, department, weight and share of that department."""
     rows: list[dict] = []
