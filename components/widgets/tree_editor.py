@@ -270,7 +270,7 @@ def tree_elements(tree: dict, is_leaf: Callable[[dict], bool], leaf_class: str =
 
 
 #: Where :func:`tree_elements` places nodes: one slot this wide per node of the bottom row, rows this far apart.
-SLOT_WIDTH, ROW_HEIGHT = 90.0, 80.0
+SLOT_WIDTH, ROW_HEIGHT = 80.0, 70.0
 
 
 def _tidy_positions(root: str, below: dict[str, list[str]]) -> dict[str, dict[str, float]]:
