@@ -65,6 +65,15 @@ from .machines import machine_givable
 from .policy import SitePolicy
 
 _CODE = {reason: code for code, reason in enumerate(REASONS)}
+_JOB_BITS = 40
+_LAST = (1 << _JOB_BITS) - 1   # above any job's index
+
+
+def _key(procs: int, job: int) -> int:
+    """A waiting job's place in its group: by CPUs, then index (one integer, so a job is found by bisection)."""
+    return (procs << _JOB_BITS) | job
+
+
 _RESOURCES, _FAILURE, _REQUIREMENTS = _CODE["resources"], _CODE["failure"], _CODE["requirements"]
 _RESERVATION, _PRIORITY = _CODE[RESERVATION], _CODE[PRIORITY]
 
@@ -72,15 +81,15 @@ _RESERVATION, _PRIORITY = _CODE[RESERVATION], _CODE[PRIORITY]
 class _Group:
     """Waiting jobs with one memory per CPU (as a fit is tested) and one set of clusters they may use."""
 
-    __slots__ = ("memory", "clusters", "others", "plain", "procs", "jobs", "fit", "mended", "elsewhere")
+    __slots__ = ("memory", "clusters", "others", "plain", "keys", "jobs", "fit", "mended", "elsewhere")
 
     def __init__(self, memory: float, clusters: tuple[int, ...], others: tuple[int, ...], plain: bool):
         self.memory = memory
         self.clusters = clusters
         self.others = others
         self.plain = plain   # one cluster, and starts are not memory-elastic: a fit there is with all its memory
-        self.procs: list[int] = []   # the CPUs of its waiting jobs, sorted
-        self.jobs: list[int] = []    # those jobs, in the same order
+        self.keys: list[int] = []   # its waiting jobs' CPUs and indices, as _key, sorted
+        self.jobs: list[int] = []   # those jobs, in the same order
         # Thresholds as last computed: a job of this group asking p CPUs fits iff p <= fit; failing that, it would
         # with the down machines up iff p <= mended; it fits on another cluster iff p <= elsewhere.
         self.fit = self.mended = self.elsewhere = -1
@@ -136,9 +145,8 @@ class SiteReasons:
         if now > entry[0]:
             self.rows.append((job, entry[0], now, entry[1], entry[2]))
         group = self.group_of.pop(job)
-        need = self.procs[job]
-        at = group.jobs.index(job, bisect_left(group.procs, need), bisect_right(group.procs, need))
-        del group.procs[at]
+        at = bisect_left(group.keys, _key(self.procs[job], job))
+        del group.keys[at]
         del group.jobs[at]
         if not group.jobs:
             del self.active[group]
@@ -194,7 +202,7 @@ class SiteReasons:
 
     @staticmethod
     def _read_fitting(group: _Group, read: set[int]) -> None:
-        read.update(group.jobs[:bisect_right(group.procs, group.fit)])
+        read.update(group.jobs[:bisect_right(group.keys, _key(group.fit, _LAST))])
 
     def _tightened(self, reservation) -> bool:
         """Whether ``reservation`` spares no job the one the fitting jobs were last read for did not: both None, or
@@ -216,14 +224,18 @@ class SiteReasons:
         if group is None:
             others = tuple(c for c in self.every_cluster if c not in clusters)
             group = self.groups[key] = _Group(memory, clusters, others, len(clusters) == 1 and not self.elastic)
-            self._thresholds(group, set())
-        elif not group.jobs:
-            self._thresholds(group, set())   # not kept up to date while the group was empty
-        self.active[group] = None
-        at = bisect_right(group.procs, self.procs[job])
-        group.procs.insert(at, self.procs[job])
+        key = _key(self.procs[job], job)
+        keys = group.keys
+        # The thresholds stand for the group's jobs only (see _thresholds): computed again for a job asking fewer
+        # CPUs than any before it, or for a group that was empty (not kept up to date then).
+        least = keys[0] if keys else None
+        at = bisect_left(keys, key)
+        keys.insert(at, key)
         group.jobs.insert(at, job)
         self.group_of[job] = group
+        if least is None or key < least:
+            self._thresholds(group, set())   # its other jobs' reasons stand: they ask more than any value it had
+        self.active[group] = None
 
     def _mended(self, cluster: int, memory: float) -> int:
         """CPUs the cluster's down machines would give, were they up and idle, at ``memory`` MB per CPU."""
@@ -242,23 +254,35 @@ class SiteReasons:
     def _thresholds(self, group: _Group, read: set[int]) -> None:
         """Compute the group's thresholds again; add to ``read`` the jobs whose reason they may change."""
         memory, clusters = group.memory, self.sim.clusters
+        # A cluster with fewer free CPUs than the group's least demand gives none of its jobs room: its free CPUs
+        # stand for the CPUs it can give (both compare alike with every job's CPUs), and its memory is not read.
+        least = group.keys[0] >> _JOB_BITS
         fit = mended = elsewhere = 0
         for c in group.clusters:
             state = clusters[c]
-            givable = state.givable_total(memory)
+            if state.up_total < state.total:
+                givable = state.givable_total(memory)
+                mended = max(mended, givable + self._mended(c, memory))
+            else:
+                givable = state.free_total
+                if givable >= least:
+                    givable = state.givable_total(memory)
             if givable > fit:
                 fit = givable
-            if state.up_total < state.total:
-                mended = max(mended, givable + self._mended(c, memory))
         if mended < fit:
             mended = fit
         for c in group.others:
-            elsewhere = max(elsewhere, clusters[c].givable_total(memory))
-        procs = group.procs
+            state = clusters[c]
+            givable = state.free_total
+            if givable >= least:
+                givable = state.givable_total(memory)
+            if givable > elsewhere:
+                elsewhere = givable
+        keys = group.keys
         for old, value in ((group.fit, fit), (group.mended, mended), (group.elsewhere, elsewhere)):
-            if old != value and procs:
+            if old != value and keys:
                 low, high = (old, value) if old < value else (value, old)
-                read.update(group.jobs[bisect_right(procs, low):bisect_right(procs, high)])
+                read.update(group.jobs[bisect_right(keys, _key(low, _LAST)):bisect_right(keys, _key(high, _LAST))])
         group.fit, group.mended, group.elsewhere = fit, mended, elsewhere
 
     def _head(self):
