@@ -52,6 +52,7 @@ reason are rows.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left, bisect_right
 
 import numpy as np
@@ -104,7 +105,8 @@ class SiteReasons:
 
     def __init__(self, policy):
         self.policy = policy
-        self.rows: list[tuple[int, float, float, int, int]] = []   # (job, from, to, reason code, blocking job)
+        # Ended intervals, five numbers each: job, from, to, reason code, blocking job (-1: none).
+        self.rows = array("d")
         self.open: dict[int, tuple[float, int, int]] = {}          # waiting job -> (from, reason code, blocking)
         self.groups: dict[tuple[float, tuple[int, ...]], _Group] = {}
         self.group_of: dict[int, _Group] = {}
@@ -143,7 +145,7 @@ class SiteReasons:
             return   # left in the instant it arrived: it never waited
         now = self.sim.now
         if now > entry[0]:
-            self.rows.append((job, entry[0], now, entry[1], entry[2]))
+            self.rows.extend((job, entry[0], now, entry[1], entry[2]))
         group = self.group_of.pop(job)
         at = bisect_left(group.keys, _key(self.procs[job], job))
         del group.keys[at]
@@ -177,7 +179,7 @@ class SiteReasons:
             for job in new:
                 if status[job] == WAITING:
                     read.add(job)
-                    self._enter(job)
+                    self._enter(job, read)
             new.clear()
         if dirty:
             for group in self.active:   # its thresholds read every cluster (its own and the others)
@@ -214,7 +216,8 @@ class SiteReasons:
         return (reservation[2] == before[2] and reservation[1] <= before[1] and reservation[3] <= before[3]
                 and reservation[4] <= before[4])
 
-    def _enter(self, job: int) -> None:
+    def _enter(self, job: int, read: set[int]) -> None:
+        """Put a job that waits after its arrival's pass in its group; add to ``read`` the jobs to read again."""
         memory = self.memory_per_cpu[job]
         if memory > 0:
             memory *= self.low
@@ -234,7 +237,7 @@ class SiteReasons:
         group.jobs.insert(at, job)
         self.group_of[job] = group
         if least is None or key < least:
-            self._thresholds(group, set())   # its other jobs' reasons stand: they ask more than any value it had
+            self._thresholds(group, read)
         self.active[group] = None
 
     def _mended(self, cluster: int, memory: float) -> int:
@@ -339,7 +342,7 @@ class SiteReasons:
                 if entry[1] == _PRIORITY and code != _PRIORITY:
                     spared.discard(job)
                 if now > entry[0]:
-                    rows.append((job, entry[0], now, entry[1], entry[2]))
+                    rows.extend((job, entry[0], now, entry[1], entry[2]))
             opened[job] = (now, code, blocking)
 
     def _delays(self, job: int, now: float, reservation) -> bool:
@@ -371,8 +374,11 @@ class SiteReasons:
 
     def frame(self, job_ids: pd.Series) -> pd.DataFrame:
         """The run's ``pending`` frame (the batch engine's columns; intervals still open end at the run's end)."""
-        rows = list(self.rows)
         end = self.sim.now
-        rows.extend((job, since, end, code, blocking) for job, (since, code, blocking) in self.open.items()
-                    if end > since)
-        return pending_frame(rows, job_ids) if rows else empty_pending()
+        still = [(job, since, end, code, blocking) for job, (since, code, blocking) in self.open.items()
+                 if end > since]
+        table = np.concatenate([np.frombuffer(self.rows, dtype=float), np.array(still, dtype=float).ravel()])
+        if not len(table):
+            return empty_pending()
+        table = table.reshape(-1, 5)
+        return pending_frame(table[np.lexsort((table[:, 1], table[:, 0]))], job_ids)   # by job, then time
