@@ -22,6 +22,8 @@ Besides :data:`~sched_engine.batch.traces.JOB_COLUMNS` the frame holds
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -74,6 +76,29 @@ def _check(bad: np.ndarray, keep: np.ndarray, lines: np.ndarray, skips: Skips, f
     skips.first = first if skips.first is None else min(skips.first, first)
 
 
+def _trim():
+    """glibc's ``malloc_trim``, or None elsewhere."""
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_MALLOC_TRIM = _trim()
+
+
+def give_back_freed_memory() -> None:
+    """Return the C heap's free pages to the system (glibc; elsewhere nothing).
+
+    Arrays of a few megabytes freed while a log is read (its pieces, the
+    segments of :class:`Columns`) stay in the process's heap, counted in its
+    resident memory beside the large arrays made next; given back, a
+    conversion's peak is the data it holds, not that plus what it held.
+    """
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
+
+
 @contextmanager
 def paused_gc():
     """The cyclic garbage collector paused while a reader builds millions of small objects, none cyclic.
@@ -101,6 +126,8 @@ NUMBER_COLUMNS = frozenset(("submit", "start", "end", "procs", "requested_time",
 NAME_COLUMNS = frozenset(("status", "user", "group", "queue", "partition", "account"))
 #: Records a reader keeps as tuples before :func:`compact` turns them into columns.
 BLOCK = 65536
+#: Rows of a segment of :class:`Columns` (a float column's segment is 8 MB).
+SEGMENT = 1 << 20
 
 
 class Names:
@@ -131,6 +158,11 @@ class Names:
     def decode(self, codes: np.ndarray) -> np.ndarray:
         """The names of codes, as an object array sharing one string per name."""
         return as_objects(self.names)[codes]
+
+
+def row_numbers(rows: np.ndarray) -> np.ndarray:
+    """Row numbers (indices into the columns) as int32 while they fit, half the memory of int64."""
+    return rows.astype(np.int32) if rows.size and rows.max() < 2**31 else rows
 
 
 def line_numbers(values) -> np.ndarray:
@@ -172,15 +204,20 @@ def compact(rows: list[tuple], names: Names) -> dict[str, np.ndarray]:
 
 
 class Columns:
-    """Columns that grow block by block, each in one array with room to spare.
+    """Columns that grow block by block, in segments of :data:`SEGMENT` rows, joined once, column by column.
 
-    Joining thousands of small blocks at the end would hold every column twice
-    (and the small blocks' memory is seldom given back); an array grown by half
-    again when full is one large allocation whose spare room is never touched.
+    A block's values are copied into its column's last segment (a new one
+    when it is full), so no more than a segment per column is room to spare,
+    and the blocks (small, often) are freed at once. When the columns are
+    taken (:meth:`pop`, :meth:`result`) a column is joined into one array
+    alone, its segments freed as they are copied: its segments and its joined
+    array are the most one column holds at once. (An array grown by half
+    again when full is a quarter empty on average, and twice held as it grows.)
     """
 
     def __init__(self):
-        self.arrays: dict[str, np.ndarray] = {}
+        self.arrays: dict[str, list[np.ndarray]] = {}   # name -> its segments, the last one filled to `self.size`
+        self.kinds: dict[str, np.dtype] = {}             # name -> the kind its values have had (empty blocks too)
         self.size = 0
 
     def append(self, block: dict[str, np.ndarray], count: int) -> None:
@@ -189,23 +226,47 @@ class Columns:
             block[name] = np.full(count, np.nan)
         for name, values in block.items():
             values = np.asarray(values)
-            array = self.arrays.get(name)
-            if array is None:
-                array = np.empty(max(self.size + count, 1024), dtype=values.dtype)
-                if self.size:
-                    array[:self.size] = np.nan
-            kind = np.result_type(array.dtype, values.dtype)
-            if self.size + count > len(array) or kind != array.dtype:
-                grown = np.empty(max(self.size + count, len(array) * 3 // 2) if self.size + count > len(array)
-                                 else len(array), dtype=kind)
-                grown[:self.size] = array[:self.size]
-                array = grown
-            array[self.size:self.size + count] = values
-            self.arrays[name] = array
+            segments = self.arrays.get(name)
+            if segments is None:
+                segments = self.arrays[name] = []
+                self.kinds[name] = values.dtype if not self.size else np.result_type(values.dtype, np.float64)
+                self._put(segments, np.full(self.size, np.nan), 0)
+            self.kinds[name] = np.result_type(self.kinds[name], values.dtype)
+            self._put(segments, values, self.size)
         self.size += count
 
+    @staticmethod
+    def _put(segments: list[np.ndarray], values: np.ndarray, at: int) -> None:
+        """Copy ``values`` into the segments from row ``at`` on, a segment added (or widened to the values'
+        kind) as it must be."""
+        done = 0
+        while done < len(values):
+            row = at + done
+            if row == len(segments) * SEGMENT:
+                segments.append(np.empty(SEGMENT, dtype=values.dtype))
+            last = segments[-1]
+            kind = np.result_type(last.dtype, values.dtype)
+            if kind != last.dtype:
+                segments[:] = [segment.astype(kind) for segment in segments]
+                last = segments[-1]
+            offset = row - (len(segments) - 1) * SEGMENT
+            take = min(SEGMENT - offset, len(values) - done)
+            last[offset:offset + take] = values[done:done + take]
+            done += take
+
     def pop(self, name: str) -> np.ndarray:
-        return self.arrays.pop(name)[:self.size]
+        segments = self.arrays.pop(name)
+        joined = np.empty(self.size, dtype=self.kinds.pop(name))
+        segments.reverse()
+        at = 0
+        while segments:
+            segment = segments.pop()
+            take = min(SEGMENT, self.size - at)
+            joined[at:at + take] = segment[:take]
+            at += take
+            del segment
+        give_back_freed_memory()
+        return joined
 
     def result(self, names=()) -> dict[str, np.ndarray]:
         """Every column, as long as what was appended (the object is emptied); ``names`` never given are NaN."""
@@ -321,25 +382,36 @@ def build_workload(columns: dict, *, kind: str, fields: dict[str, str], skips: S
     _check(procs > 2**53, keep, lines, skips, fields["procs"], "the CPU count is too large")
     total = len(lines) + parsed_skips if records is None else records
     del lines
-    index = np.flatnonzero(keep)
+    index = row_numbers(np.flatnonzero(keep))
     del keep
     ids = columns.pop("job_id")
     key = columns.pop("key")
     repeated = repeated_keys(key[index], ids, index) if key is not None else np.zeros(index.size, dtype=bool)
     del key
     duplicates = int(repeated.sum())
-    index = index[~repeated]
-    index = index[np.argsort(submit[index], kind="stable")]
-    base = float(np.floor(submit[index].min())) if index.size else 0.0
+    if duplicates:
+        index = index[~repeated]
+    del repeated
+    submitted = submit[index]   # in submission order, the jobs submitted together in the order read
+    if index.size and not (submitted[1:] >= submitted[:-1]).all():
+        order = row_numbers(np.argsort(submitted, kind="stable"))
+        index, submitted = index[order], submitted[order]
+        del order
+    base = float(np.floor(submitted.min())) if index.size else 0.0
     number = _whole if compact else (lambda values, scale=1.0: values)
-    relative = submit[index] - base
-    frame = {"submit_time": number(relative - relative.min() if compact and index.size else relative)}
-    del relative
-    frame["run_time"] = number(end[index] - start[index])
+    started_at = start[index]
+    del start
+    wait = started_at - submitted
+    frame = {"recorded_wait": number(np.maximum(wait, 0.0, out=wait))}
+    del wait
+    submitted -= base
+    frame["submit_time"] = number(submitted - submitted.min() if compact and index.size else submitted)
+    del submitted, submit
+    frame["run_time"] = number(np.subtract(end[index], started_at, out=started_at))
+    del started_at, end
     frame["procs"] = procs[index].astype(np.int64)
+    del procs
     frame["requested_time"] = number(_known_or_minus_one(np.asarray(columns.pop("requested_time"), float)[index]))
-    frame["recorded_wait"] = number(np.maximum(start[index] - submit[index], 0.0))
-    del submit, start, end, procs
     text = {name: _names(columns.pop(name)[index], names, compact) for name in sorted(NAME_COLUMNS)}
     blank = _names(np.zeros(index.size, np.uint16), names, compact)
     jobs = {} if compact else {"job_id": pd.Series([value.decode() for value in ids[index].tolist()], dtype="string")}

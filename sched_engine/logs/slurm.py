@@ -33,6 +33,7 @@ from .jobs_table import (
     key_hash,
     line_numbers,
     repeated_keys,
+    row_numbers,
 )
 from .slurm_values import (  # noqa: F401 -- duration_seconds and request_memory are the module's own API too
     _JOB_ID,
@@ -267,8 +268,10 @@ def _workload(reader: _Reader, timezone: str, compact: bool) -> Workload:
     cluster = c.pop("cluster")
     several = np.unique(cluster[cluster != 0]).size > 1
     keys = c.pop("hash") ^ (cluster.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) if several else c.pop("hash")
-    order = np.flatnonzero(c.pop("valid"))
-    order = order[np.argsort(ended[order], kind="stable")]   # per key: the last record that ended, else the last
+    order = row_numbers(np.flatnonzero(c.pop("valid")))
+    last = ended[order]   # per key: the last record that ended, else the last (those that did not end first)
+    order = np.concatenate((order[~last], order[last]))
+    del last
     ids = c.pop("jobid")
     chosen = np.sort(order[~repeated_keys(keys[order], ids, order)])
     del keys
@@ -286,7 +289,7 @@ def _workload(reader: _Reader, timezone: str, compact: bool) -> Workload:
         "end": c.pop("end")[chosen], "procs": c.pop("procs")[chosen], "requested_time": c.pop("limit")[chosen],
         "memory_per_cpu_mb": c.pop("memory")[chosen], "used_memory_per_cpu_mb": np.full(chosen.size, np.nan),
         "avg_cpu_time": c.pop("cpu_time")[chosen], "status": c.pop("status")[chosen], "user": c.pop("user")[chosen],
-        "group": c.pop("group")[chosen], "queue": c["partition"][chosen], "partition": c["partition"][chosen],
+        "group": c.pop("group")[chosen], "queue": (partition := c.pop("partition")[chosen]), "partition": partition,
         "account": c.pop("account")[chosen],
     }
     notes = tuple(note for count, note in (
