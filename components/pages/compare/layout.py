@@ -38,9 +38,7 @@ def layout() -> html.Div:
                     html.Div([dcc.Dropdown(id=ids.METRIC, placeholder="timeline metric", className="narrow"),
                               dcc.Dropdown(id=ids.ENTITY, placeholder="entity", className="narrow")],
                              className="button-row"),
-                    # A box as tall as the figure, clipping: however a window resize lays the chart out
-                    # meanwhile, it never spills over the Seeds box and its buttons below.
-                    graph(ids.OVERLAY, height=OVERLAY_HEIGHT),
+                    overlay_graph(),
                 ],
                 className="panel",
             ),
@@ -58,3 +56,11 @@ def layout() -> html.Div:
         ],
         className="compare-page",
     )
+
+
+def overlay_graph():
+    """The overlay chart in a box as tall as its figure that clips it: however a window resize lays the chart out
+    meanwhile, it never spills over the Seeds box and its buttons below. It follows the window's width."""
+    overlay = graph(ids.OVERLAY, height=OVERLAY_HEIGHT)
+    overlay.responsive = True
+    return overlay
