@@ -105,18 +105,21 @@ def run(sim) -> None:
 
 
 def warm() -> bool:
-    """Load the compiled loops now (compiling them once if numba's cache has none), by running a tiny EASY run
-    on them: a server does this before it forks runs, which then find them loaded. False without numba."""
+    """Load the compiled loops now (compiling them once if numba's cache has none), by running a tiny run of
+    each policy on them: a server does this before it forks runs, which then find them loaded. False without
+    numba."""
     try:
         import numba  # noqa: F401
     except ImportError:
         return False
     from ..pending import exact_table
+    from ..policies.conservative import Conservative
     from ..policies.easy import EASY
     from ..simulate import BatchSimulation
-    sim = BatchSimulation(submit=[0.0, 0.0, 1.0], run_time=[2.0, 1.0, 1.0], estimate=[2.0, 1.0, 1.0], procs=[2, 2, 1],
-                          suitable=[None] * 3, clusters=[ClusterState(0, "warm", [1, 1], 1.0)], policy=EASY(),
-                          rng=np.random.default_rng(0), kernel="compiled")
-    sim.run()
-    exact_table(sim)
+    for policy in (EASY, Conservative):
+        sim = BatchSimulation(submit=[0.0, 0.0, 1.0], run_time=[2.0, 1.0, 1.0], estimate=[2.0, 1.0, 1.0],
+                              procs=[2, 2, 1], suitable=[None] * 3, clusters=[ClusterState(0, "warm", [1, 1], 1.0)],
+                              policy=policy(), rng=np.random.default_rng(0), kernel="compiled")
+        sim.run()
+        exact_table(sim)
     return True
