@@ -12,7 +12,7 @@ PORT ?= 8050
 WORKERS ?= 2
 THREADS ?= 8
 
-.PHONY: run dev lint test browser redis worker bench clean
+.PHONY: run dev lint test browser redis kernels worker bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -38,7 +38,12 @@ redis:
 		$(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends redis-server; \
 	fi
 
-run: $(VENV)/.runtime
+# The batch kernel's compiled loops (numba), compiled once into their cache before anything forks runs: a clean
+# checkout compiles them in about 20 CPU-s, later calls load them in under a second.
+kernels: $(VENV)/.runtime
+	$(PY) -c "from sched_engine.batch import compiled; compiled.warm()"
+
+run: $(VENV)/.runtime kernels
 	SCHEDSCOPE_HOST=$(HOST) $(VENV)/bin/gunicorn --bind $(HOST):$(PORT) --workers $(WORKERS) --threads $(THREADS) --timeout 300 \
 		--graceful-timeout 30 --access-logfile - --error-logfile - "app:create_server()"
 
@@ -54,7 +59,7 @@ lint: $(VENV)/.testing
 # run side by side on two cores. TEST_WORKERS=0 runs everything in this one process.
 TEST_WORKERS ?= 2
 
-test: $(VENV)/.testing browser redis
+test: $(VENV)/.testing browser redis kernels
 	$(PY) -m pytest -c tests/pytest.ini --rootdir=. $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile) $(PYTEST_ARGS)
 
 # A Celery worker for the app's runs; start one on each worker machine, all against the same Redis:
