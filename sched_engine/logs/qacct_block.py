@@ -25,7 +25,10 @@ from .sge import FAILED_LIMIT
 WANTED = ("qname", "hostname", "group", "owner", "project", "jobnumber", "taskid", "account", "qsub_time", "start_time",
           "end_time", "slots", "failed", "exit_status", "cpu", "maxvmem", "category", "pe_taskid")
 ABSENT = ("", "-/-", "undefined", "NONE")
+#: The fields a record's job takes as text.
+TEXTS = ("hostname", "jobnumber", "taskid", "owner", "group", "qname", "project", "account", "category")
 #: White space ``str.strip``/``str.split`` see and Arrow's trims of " \t\r" do not.
+_ASCII_ODD_SPACE = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
 _ODD_SPACE = re.compile("[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
 _CLOCK = r"(?P<h>\d{1,2}):(?P<mi>\d{1,2}):(?P<s>\d{1,2})(?:\.(?P<f>\d{1,6}))?"
@@ -205,7 +208,7 @@ def read_block(text: str, first_line: int, started: bool, times: Times, limits: 
     """
     data = text.encode()
     b = np.frombuffer(data, dtype=np.uint8)
-    if ((b == 11) | (b == 12) | ((b >= 28) & (b <= 31))).any() or (not text.isascii() and _ODD_SPACE.search(text)):
+    if any(space in data for space in _ASCII_ODD_SPACE) or (not text.isascii() and _ODD_SPACE.search(text)):
         return None
     breaks = np.flatnonzero(b == 10)
     offsets = np.concatenate(([0], breaks + 1, [len(data)] if len(data) > (breaks[-1] + 1 if breaks.size else 0)
@@ -227,7 +230,10 @@ def read_block(text: str, first_line: int, started: bool, times: Times, limits: 
     name = words.take(pa.array(starts))
     paired = np.diff(pairs.offsets.to_numpy()) == 2
     value = pc.utf8_trim(words.take(pa.array(starts + 1, mask=~paired)), " \t\r").fill_null("")
-    ids, where = np.unique(record[rows], return_inverse=True)   # the records with a field, in order
+    owner = record[rows]   # the record of each field line, never decreasing
+    new = np.empty(owner.size, dtype=bool)
+    new[:1], new[1:] = True, owner[1:] != owner[:-1]
+    ids, where = owner[new], np.cumsum(new) - 1   # the records with a field, in order; each line's among them
     first = first_line + rules[ids - 1] + 1   # each record's first line: the one after its line of "="
     fields = {}
     code = pc.index_in(name, pa.array(WANTED)).fill_null(-1).to_numpy(zero_copy_only=False)
@@ -256,16 +262,18 @@ def read_block(text: str, first_line: int, started: bool, times: Times, limits: 
         numbers = rows[where == record_at]
         alone.append((int(first[record_at]),
                       [(first_line + int(i), lines[int(i)].as_py().removesuffix("\n")) for i in numbers]))
-    keep = np.flatnonzero(plain)
-    columns = _columns({key: values[keep] for key, values in read.items()},
-                       {key: column.take(pa.array(keep)) for key, column in fields.items()}, first[keep], limits, names)
+    texts = {key: fields[key] for key in TEXTS}
+    if not plain.all():
+        keep = np.flatnonzero(plain)
+        read, texts, first = ({key: values[keep] for key, values in read.items()},
+                              {key: column.take(pa.array(keep)) for key, column in texts.items()}, first[keep])
+    columns = _columns(read, texts, first, limits, names)
     return columns, alone, int(ids.size), int(task.sum()), orphans, started or bool(rules.size)
 
 
 def _columns(read: dict, fields: dict, lines: np.ndarray, limits: Memo, names: Names) -> dict:
     """The :data:`~.jobs_table.ROW` columns of records read, as :func:`.jobs_table.compact` makes them of rows."""
-    text = {key: as_objects(column.to_pylist()) for key, column in fields.items()
-            if key in ("hostname", "jobnumber", "taskid", "owner", "group", "qname", "project", "account", "category")}
+    text = {key: as_objects(column.to_pylist()) for key, column in fields.items()}
     task = np.where(np.isin(text["taskid"], ABSENT), "", text["taskid"]).astype(object)
     job = text["jobnumber"]
     failed, code = read["failed"], read["exit_status"]
