@@ -22,6 +22,7 @@ back to back, consecutive rows differing.
 
 from __future__ import annotations
 
+import importlib
 import math
 
 import numpy as np
@@ -236,3 +237,33 @@ def test_a_job_the_walk_did_not_reach_waits_for_its_place_in_the_order(tmp_path)
         ("Y", 2.0, 12.0, "priority", "H"),
     ]
     check_reasons(sim)
+
+
+class _ReadingEveryJob(SiteReasons):
+    """The reasons read for every waiting job after every pass, every threshold computed afresh (no increments)."""
+
+    def after_instant(self, sim, now):
+        self.dirty.update(range(len(sim.clusters)))
+        super().after_instant(sim, now)
+        head, reservation = self._head()
+        self._classify(set(self.group_of), now, head, reservation)
+
+
+@pytest.mark.parametrize("policy, backfill, elastic", [
+    ("hdrf", "easy", False), ("drf", "easy", True), ("wdrf", "none", False), ("fcfs", "cons", False)])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(jobs=st.lists(_JOB, min_size=1, max_size=25))
+def test_reading_only_what_can_have_changed_gives_the_reasons_of_reading_everything(policy, backfill, elastic, jobs,
+                                                                                   tmp_path, monkeypatch):
+    rows = [(f"j{i}", s, r, p, r + extra, user, f"g{user}", memory)
+            for i, (s, r, p, extra, user, memory) in enumerate(jobs)]
+    clusters = [{"name": "x", "machines": 2, "cpus_per_machine": 3}, {"name": "y", "machines": 1, "cpus_per_machine": 4}]
+    model = _model(tmp_path, rows, clusters, {"x": 6144, "y": 8192}, elastic)
+    incremental = _run(model, policy, backfill)
+    with monkeypatch.context() as patch:
+        patch.setattr(importlib.import_module("sched_engine.site.simulate"), "SiteReasons", _ReadingEveryJob)
+        everything = _run(model, policy, backfill)
+    assert isinstance(everything.reasons, _ReadingEveryJob) and type(incremental.reasons) is SiteReasons
+    ids = jobs_frame(incremental)["job_id"]
+    assert incremental.reasons.frame(ids).equals(everything.reasons.frame(ids))
