@@ -29,6 +29,7 @@ ABSENT = ("", "-/-", "undefined", "NONE")
 TEXTS = ("hostname", "jobnumber", "taskid", "owner", "group", "qname", "project", "account", "category")
 #: White space ``str.strip``/``str.split`` see and Arrow's trims of " \t\r" do not.
 _ASCII_ODD_SPACE = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
+#: (Trimming " \t\r\n" byte by byte is right for UTF-8 too: no byte of a longer character is ASCII.)
 _ODD_SPACE = re.compile("[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
 _CLOCK = r"(?P<h>\d{1,2}):(?P<mi>\d{1,2}):(?P<s>\d{1,2})(?:\.(?P<f>\d{1,6}))?"
@@ -219,7 +220,7 @@ def read_block(text: str, first_line: int, started: bool, times: Times, limits: 
     candidates = np.flatnonzero(rule)
     rule[candidates] = pc.match_substring_regex(lines.take(pa.array(candidates)), r"^=+[ \t\r\n]*$").to_numpy(
         zero_copy_only=False)
-    stripped = pc.utf8_trim(lines, " \t\r\n")
+    stripped = pc.ascii_trim(lines, " \t\r\n")
     filled = pc.not_equal(stripped, "").to_numpy(zero_copy_only=False) & ~rule
     record = np.cumsum(rule)   # 0: before the block's first line of "=", which it starts with once one was seen
     orphans = (first_line + np.flatnonzero(filled & (record == 0))).tolist()
@@ -229,7 +230,7 @@ def read_block(text: str, first_line: int, started: bool, times: Times, limits: 
     starts, words = pairs.offsets.to_numpy()[:-1], pairs.flatten()
     name = words.take(pa.array(starts))
     paired = np.diff(pairs.offsets.to_numpy()) == 2
-    value = pc.utf8_trim(words.take(pa.array(starts + 1, mask=~paired)), " \t\r").fill_null("")
+    value = pc.ascii_trim(words.take(pa.array(starts + 1, mask=~paired)), " \t\r").fill_null("")
     owner = record[rows]   # the record of each field line, never decreasing
     new = np.empty(owner.size, dtype=bool)
     new[:1], new[1:] = True, owner[1:] != owner[:-1]
