@@ -22,8 +22,9 @@ its codes and its ``pending`` frame, built by
     cluster past the shadow time beyond what is left over then, by EASY's
     own rule, :mod:`.backfill`). Under CONS it fits now machine by machine
     and the plan starts it later, behind the reservations of the jobs ahead
-    of it in the order: ``blocking_job`` names the first of them (the order's
-    head).
+    of it in the order: ``blocking_job`` names the first job the plan left
+    waiting (which the plan may hold though it fits: its plan is over each
+    cluster's CPUs and memory in all).
 ``priority``
     it fits now and is not started because of its place in the queue order:
     ``blocking_job`` names the head of the order, which blocks every later
@@ -44,10 +45,13 @@ the most CPUs any of its clusters can give at that memory (it fits), the
 same with the down machines up (``failure``) and on the other clusters
 (``requirements``) -- are computed again only when one of those clusters
 changed, and only the jobs whose CPU count lies between a threshold's old
-and new value are read again. The jobs that fit are read again when the
-head or its reservation changed, when one of their clusters changed, and
-(EASY) every pass while they would spare the reservation. Only changes of
-reason are rows.
+and new value are read again (a cluster with fewer free CPUs than a
+group's least demand is not asked for its memory). The jobs that fit are
+read again when the head changed or its reservation loosened; under EASY
+also when one of their clusters changed if they may use several or start
+memory-elastic, and every pass while they would spare the reservation (a
+job that would delay a reservation delays it later too, and a tighter
+one). Only changes of reason are rows.
 """
 
 from __future__ import annotations
