@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -267,3 +268,15 @@ def test_reading_only_what_can_have_changed_gives_the_reasons_of_reading_everyth
     assert isinstance(everything.reasons, _ReadingEveryJob) and type(incremental.reasons) is SiteReasons
     ids = jobs_frame(incremental)["job_id"]
     assert incremental.reasons.frame(ids).equals(everything.reasons.frame(ids))
+
+
+def test_every_reason_holds_on_the_hpc2n_sample_with_its_memory():
+    # The shipped HPC2N excerpt, all 3,171 jobs (a third of them record memory; 120 machines of 2 CPUs and
+    # 4,096 MB): queues form behind CPUs, memory and the head of H-DRF's order under EASY.
+    root = Path(__file__).resolve().parents[1] / "sample_traces"
+    model = normalize_model({"trace": {"path": str(root / "hpc2n-excerpt.swf")},
+                             "machines_path": str(root / "hpc2n-excerpt.machines")})
+    sim = simulate(model, REGISTRY.create("site", "hdrf", {"backfill": "easy"}), np.random.default_rng(1),
+                   keep_decisions=True)
+    assert sum(sim.memory_per_cpu[job] > 0 for job in range(len(sim.procs))) > 1000
+    assert check_reasons(sim) > 2000
