@@ -60,7 +60,7 @@ DEFAULT_FIELDS = ("JobID", "Cluster", "Partition", "Account", "Group", "User", "
 #: Fields read, by the lower-case name of the header (first present wins for ``ncpus``/``timelimit``).
 WANTED = ("jobid", "cluster", "partition", "account", "group", "user", "submit", "start", "end", "state", "nnodes",
           "ncpus", "alloccpus", "alloctres", "reqmem", "reqtres", "timelimit", "timelimitraw", "nodelist", "totalcpu")
-PIECE = 1 << 23   # characters of text read into lines at a time
+PIECE = 1 << 20   # characters of text read into lines at a time: a piece's lines and fields are what reading holds beside the columns
 
 
 def header_of(line: str, *, first: bool = False) -> list[str] | None:
