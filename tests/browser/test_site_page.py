@@ -93,6 +93,9 @@ def test_sample_tree_weight_two_policies_a_group_and_a_second_site(dash_duo, tmp
     assert "below its share while it had jobs waiting" in verdict, verdict
     dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.summary}", "H-DRF", timeout=TIMEOUT)
     dash_duo.wait_for_element(f"#{page.ids.SHARES} .js-plotly-plot", timeout=TIMEOUT)
+    # Why jobs waited, from the run's own reasons: a reason's share of the waiting time drawn over time.
+    dash_duo.wait_for_contains_text(f"#{page.ids.WHY_WAITED}", "Why jobs waited", timeout=TIMEOUT)
+    dash_duo.wait_for_element(f"#{page.ids.WHY_WAITED_GROUPS} .js-plotly-plot", timeout=TIMEOUT)
     until(lambda: dash_duo.driver.execute_script(_WIDTHS, page.ids.SHARES), timeout=TIMEOUT)
     # Click the group's line: bold in every group chart.
     assert dash_duo.driver.execute_script(_CLICK_GROUP, page.ids.SHARES, "group 1") >= 0

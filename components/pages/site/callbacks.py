@@ -173,6 +173,10 @@ def figures(results, records, selected, window):
     return charts.chart_figures(loaded_runs(results, records), selected, window)
 
 
+def why_waited(results, records, window):
+    return charts.why_waited_figures(loaded_runs(results, records), None, window)
+
+
 def comparison(uploads, results, trace, second, max_jobs, records):
     try:
         return charts.comparison(uploads, trace, second, max_jobs, loaded_runs(results, records))
@@ -242,6 +246,8 @@ def register(app, services) -> None:
                  prevent_initial_call=True)(select_group)
     app.callback([Output(graph, "figure") for graph in ids.GRAPHS], Input(RUNS, "data"), Input(ids.GROUP, "data"),
                  Input(ids.WINDOW, "data"))(partial(figures, results))
+    app.callback(Output(ids.WHY_WAITED, "figure"), Output(ids.WHY_WAITED_GROUPS, "figure"), Input(RUNS, "data"),
+                 Input(ids.WINDOW, "data"))(partial(why_waited, results))
     app.callback(Output(ids.WORKLOADS, "figure"), Output(ids.WORKLOAD_TABLE, "data"),
                  Output(ids.WORKLOAD_TABLE, "columns"), Output(ids.RESULTS_TABLE, "data"),
                  Output(ids.RESULTS_TABLE, "columns"), Input(ids.TRACE, "value"), Input(ids.SECOND, "value"),

@@ -42,6 +42,9 @@ ISOLATION = "site-isolation-graph"
 UTILISATION = "site-utilisation-graph"
 WAITS = "site-waits-graph"
 KILLED = "site-killed-graph"
+# Why jobs waited in site A's first run (the batch page's two charts over the run's pending frame).
+WHY_WAITED = "site-why-waited-graph"
+WHY_WAITED_GROUPS = "site-why-waited-groups-graph"
 GRAPHS = (SHARES, ISOLATION, UTILISATION, WAITS, KILLED)
 SECOND = "site-second-trace-dropdown"       # the second site to compare with
 SECOND_UPLOAD = "site-second-trace-upload"

@@ -151,6 +151,7 @@ def layout() -> html.Div:
             run_panel.export_row(ids.PANEL, ("jobs", "timeline", "summary"))]),
         html.Div([html.Span(id=ids.GROUP_MSG), html.Button("Whole run", id=ids.RESET_WINDOW)]),
         graph(ids.SHARES), graph(ids.ISOLATION), graph(ids.UTILISATION), graph(ids.WAITS), graph(ids.KILLED),
+        graph(ids.WHY_WAITED), graph(ids.WHY_WAITED_GROUPS),
         audit_panel.section(audit_panel.Ids(ids.PAGE)),
         steps.section(),
         _comparison(),
