@@ -43,6 +43,8 @@ def replay(jobs, starting, cluster_of, procs, machine_cpus, first_machine, one_c
             k = 0
             while need > 0:
                 m = first_at_most(tree, 0, size, lo, first_machine[c + 1], -1, rights)
+                if m < 0:
+                    raise RuntimeError("first fit: a job starts on a cluster without its CPUs free")
                 free = -tree[size + m]
                 taken = free if free < need else need
                 set_leaf(tree, 0, size, m, taken - free)

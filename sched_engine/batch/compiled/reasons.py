@@ -44,7 +44,11 @@ def exact_places(sim, places: np.ndarray, heads: np.ndarray) -> np.ndarray:
     procs = np.asarray(sim.procs, dtype=np.int64)
     shape_of_place = np.array([shape_of.setdefault((int(procs[j]), sim.candidates[j]), len(shape_of))
                                for j in jobs.tolist()], dtype=np.int64)
-    step_ptr, step_time, step_state = _fit_steps(list(shape_of), times, free)
+    shapes = len(shape_of)
+    first_begin, last_end = np.full(shapes, np.inf), np.full(shapes, -np.inf)
+    np.minimum.at(first_begin, shape_of_place, places[:, 1])
+    np.maximum.at(last_end, shape_of_place, places[:, 2])
+    step_ptr, step_time, step_state = _fit_steps(list(shape_of), times, free, first_begin, last_end)
     head_time, head_job = heads[:, 0].copy(), heads[:, 1].astype(np.int64)
     args = (jobs, places[:, 1].copy(), places[:, 2].copy(), places[:, 3].astype(np.int64),
             places[:, 4].astype(np.int64), shape_of_place, step_ptr, step_time, step_state, head_time, head_job)
@@ -54,22 +58,26 @@ def exact_places(sim, places: np.ndarray, heads: np.ndarray) -> np.ndarray:
     return out
 
 
-def _fit_steps(shapes: list, times: np.ndarray, free: np.ndarray):
+def _fit_steps(shapes: list, times: np.ndarray, free: np.ndarray, first_begin: np.ndarray, last_end: np.ndarray):
     """Per shape ``(CPUs, clusters)``, its state as steps: ``FITS``, ``resources`` or ``requirements`` from
-    ``step_time[k]`` on, for ``k`` in ``step_ptr[s] : step_ptr[s + 1]`` (the first step at ``times[0]``)."""
+    ``step_time[k]`` on, for ``k`` in ``step_ptr[s] : step_ptr[s + 1]``, over the span of the shape's places
+    (``first_begin[s]`` to ``last_end[s]``; the first step at or before its beginning)."""
     count = free.shape[0]
     resources, requirements = REASONS.index(RESOURCES), REASONS.index(REQUIREMENTS)
     ptr, step_times, step_states = [0], [], []
-    for need, allowed in shapes:
+    for shape, (need, allowed) in enumerate(shapes):
+        lo = max(int(np.searchsorted(times, first_begin[shape], side="right")) - 1, 0)
+        hi = max(int(np.searchsorted(times, last_end[shape], side="left")), lo + 1)
+        span = free[:, lo:hi]
         allowed = np.array(allowed, dtype=np.int64)
-        fits = (free[allowed] >= need).any(axis=0)
+        fits = (span[allowed] >= need).any(axis=0)
         state = np.where(fits, FITS, resources)
         if len(allowed) < count:
             others = np.setdiff1d(np.arange(count), allowed)
-            state[~fits & (free[others] >= need).any(axis=0)] = requirements
+            state[~fits & (span[others] >= need).any(axis=0)] = requirements
         change = np.flatnonzero(state[1:] != state[:-1]) + 1
         starts = np.concatenate([[0], change])
-        step_times.append(times[starts])
+        step_times.append(times[lo:hi][starts])
         step_states.append(state[starts])
         ptr.append(ptr[-1] + len(starts))
     return (np.array(ptr, dtype=np.int64), np.concatenate(step_times),
