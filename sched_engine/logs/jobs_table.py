@@ -229,16 +229,22 @@ def repeated_keys(key: np.ndarray, ids: np.ndarray, index: np.ndarray | None = N
     """Rows whose key comes again later (the last one counts), a hash match confirmed by the job id.
 
     ``ids`` are the job ids of the rows, or of all records when ``index`` says which record each row is
-    (so that only the rows with a repeated key have their ids looked up).
+    (so that only the rows with a repeated key have their ids looked up). The keys are sorted, not hashed:
+    a stable sort keeps each key's rows in their order, so all but the last of a run are repeated (the sort's
+    indices take half the memory of a hash table of every key).
     """
-    repeated = pd.Series(key).duplicated(keep="last").to_numpy(dtype=bool, copy=True)
-    rows = np.flatnonzero(repeated)
-    if rows.size:
-        involved = np.flatnonzero(pd.Series(key).isin(pd.unique(key[rows])).to_numpy())
-        last = pd.Series(involved, index=key[involved]).groupby(level=0).last()
-        kept = last.loc[key[rows]].to_numpy()
+    order = np.argsort(key, kind="stable")
+    ranked = key[order]
+    same_next = ranked[1:] != ranked[:-1]
+    del ranked
+    np.logical_not(same_next, out=same_next)   # sorted position i: the key comes again at i + 1
+    positions = np.flatnonzero(same_next)
+    repeated = np.zeros(key.size, dtype=bool)
+    if positions.size:
+        run_ends = np.flatnonzero(np.append(~same_next, True))   # the last sorted position of each run
+        rows, kept = order[positions], order[run_ends[np.searchsorted(run_ends, positions)]]
         at = (lambda r: ids[r]) if index is None else (lambda r: ids[index[r]])
-        repeated[rows[at(rows) != at(kept)]] = False
+        repeated[rows[at(rows) == at(kept)]] = True
     return repeated
 
 
