@@ -98,13 +98,15 @@ def _enter(position, value, b_of, b_idx, t_off, t_size, tree):
 def _bucket_first(b, low, before, limit, check_length, b_start, b_len, b_pos, t_off, t_size, tree, rights):
     """``Positions.first``: the first waiting position in ``[low, before)`` (``before`` < 0: no bound) of the
     jobs of size ``sizes[b]`` whose estimate is at most ``limit`` if ``check_length``, or -1."""
+    bound = limit if check_length else WAITS
+    if tree[t_off[b] + 1] > bound:   # the root: no job of this size waits (with an estimate within the limit)
+        return -1
     start, stop = b_start[b], b_start[b] + b_len[b]
     lo = start + np.searchsorted(b_pos[start:stop], low)
     hi = stop if before < 0 else start + np.searchsorted(b_pos[start:stop], before)
     if lo >= hi:
         return -1
-    leaf = first_at_most(tree, t_off[b], t_size[b], lo - start, hi - start, limit if check_length else WAITS,
-                         rights)
+    leaf = first_at_most(tree, t_off[b], t_size[b], lo - start, hi - start, bound, rights)
     return -1 if leaf < 0 else b_pos[start + leaf]
 
 
