@@ -52,8 +52,8 @@ def exact_places(sim, places: np.ndarray, heads: np.ndarray) -> np.ndarray:
     head_time, head_job = heads[:, 0].copy(), heads[:, 1].astype(np.int64)
     args = (jobs, places[:, 1].copy(), places[:, 2].copy(), places[:, 3].astype(np.int64),
             places[:, 4].astype(np.int64), shape_of_place, step_ptr, step_time, step_state, head_time, head_job)
-    count = _walk(*args, np.empty((0, 5)))
-    out = np.empty((count, 5))
+    count = _walk(*args, np.empty((0, 5), order="F"))
+    out = np.empty((count, 5), order="F")   # column by column: the pending frame reads whole columns
     _walk(*args, out)
     return out
 
