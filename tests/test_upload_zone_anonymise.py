@@ -74,3 +74,14 @@ def test_partitions_from_a_slurm_conf_show_in_the_site_hardware_table(uploads):
     assert "runs a job on any cluster, whatever its partition" in said
     header = hardware.statement(model, "the table", jobs, [{**row, "partitions": None} for row in rows])
     assert "whatever its partition" not in " ".join(map(str, header))
+
+
+def test_a_malformed_log_to_anonymise_is_not_kept_and_the_hint_says_to_upload_it_again(uploads):
+    broken = SACCT.replace("|4|COMPLETED|01:00:00", "|four|COMPLETED|01:00:00", 1)
+    payload = {"trace_contents": _data_url(broken), "trace_name": "jobs.sacct", "skip": False, "anonymise": True,
+               "timezone": "UTC", "format": "auto", "machines_contents": None, "machines_name": None,
+               "failure_contents": None, "failure_name": None}
+    out = batch_page.draft.edit_draft(batch_page.ids.TRACE_UPLOAD, batch_page.draft.initial_draft(), payload,
+                                      uploads)
+    assert "Tick 'skip malformed lines' and upload it again" in str(out["trace_msg"])
+    assert uploads.listing() == []   # nothing of the file stored

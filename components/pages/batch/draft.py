@@ -256,7 +256,8 @@ def edit_draft(trigger, draft: dict, payload: dict, uploads) -> dict:
                 # Skipping rescues a file whose bad lines are rows (a line and a field named), not one that is
                 # no text at all; and it is offered only while the box is not ticked already.
                 rescuable = kind == "trace" and isinstance(exc, TraceError) and exc.line and exc.field
-                hint = (" Tick 'skip malformed lines' to load the rest, or fix the file."
+                again = " and upload it again" if payload.get("anonymise") else ""   # an anonymised file is not kept
+                hint = (f" Tick 'skip malformed lines'{again} to load the rest, or fix the file."
                         if rescuable and not payload.get("skip") else "")
                 keep = "The previous file stays in use."
                 out = {message_key: error(f"{filename} not loaded: {exc}.{hint} {keep}")}
