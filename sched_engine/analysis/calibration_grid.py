@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..batch.capacity import LOG, cpus_in_use
+from ..batch.capacity import LOG, cpus_in_use, recorded_wait_of
 from ..batch.model import load_inputs
 from ..core import inputs as input_files
 from ..runner import normalize_scenario
@@ -62,7 +62,9 @@ def findings(scenario: dict, inputs=None) -> GridFindings:
         batch = load_inputs(normal.model, np.random.default_rng(normal.seed))
     jobs = batch.jobs
     hardware = float(sum(c.total for c in batch.clusters))
-    _, used = cpus_in_use(jobs)
+    # Without a single recorded wait the log says nothing of the capacity it used (a replay would start every
+    # job at its submission): only the hardware is tried.
+    _, used = cpus_in_use(jobs) if np.isfinite(recorded_wait_of(jobs)).any() else (None, np.empty(0))
     peaks = user_peaks(recorded_schedule(jobs)[0])
     running, user = (int(peaks["running_jobs"].iloc[0]), str(peaks["user"].iloc[0])) if len(peaks) else (0, "")
     return GridFindings(hardware, float(used.max()) if len(used) else 0.0, p999_cpus(jobs) if len(used) else 0.0,
