@@ -32,20 +32,19 @@ from .parts import (
     ALL_DONE,
     CANCELLED,
     DONE,
-    FINISHED,
-    HEAD,
     HEADS,
     HEAP,
-    LAST_HEAD,
     N_COMMON,
     NEXT,
     PAUSED,
     QUEUE_LENGTH,
     SAMPLES,
     WAITING,
+    finish_job,
     heap_pop,
     heap_push,
-    running_remove,
+    record_instant,
+    refuse_on_arrival,
     start_job,
 )
 
@@ -228,15 +227,10 @@ def run_cons(submit, run, est, procs, cand_ptr, cand_idx, total, job_at, refused
         while ints[HEAP] > 0 and heap_t[0] == now:
             job = heap_j[0]
             ints[HEAP] = heap_pop(heap_t, heap_k, heap_j, ints[HEAP])
-            c = cluster_of[job]
-            planned_end = start_time[job] + est[job]
-            running_remove(run_end, run_job, run_count, c, planned_end, job)
-            free[c] += procs[job]
-            status[job] = FINISHED
-            end_time[job] = now
-            ints[DONE] += 1
+            c, early = finish_job(job, now, procs, est, free, run_end, run_job, run_count, start_time, end_time,
+                                  status, cluster_of, ints)
             changed[c] = True
-            if now < planned_end:   # Conservative._rebackfill
+            if early:   # Conservative._rebackfill
                 count = 0
                 other = o_head[c]
                 while other >= 0:
@@ -256,11 +250,8 @@ def run_cons(submit, run, est, procs, cand_ptr, cand_idx, total, job_at, refused
         while nxt < n and submit[job_at[nxt]] == now:
             job = job_at[nxt]
             ints[QUEUE_LENGTH] += 1
-            if refused[job]:   # no cluster it may use can hold it: cancelled as it arrives
-                status[job] = CANCELLED
-                end_time[job] = now
-                ints[QUEUE_LENGTH] -= 1
-                ints[DONE] += 1
+            if refused[job]:
+                refuse_on_arrival(job, now, status, end_time, ints)
             else:
                 touched = True
                 _place(job, now, procs, est, cand_ptr, cand_idx, pt, pf, p_lo, p_hi, res_start, res_cluster,
@@ -284,23 +275,6 @@ def run_cons(submit, run, est, procs, cand_ptr, cand_idx, total, job_at, refused
             start_job(job, c, now, procs, est, run, free, run_end, run_job, run_count, heap_t, heap_k, heap_j,
                       start_time, end_time, status, cluster_of, start_rank, ints)
             touched = True
-        if touched:   # the pending recorder's oldest waiting job
-            head = ints[HEAD]
-            while head < nxt and status[job_at[head]] != WAITING:
-                head += 1
-            ints[HEAD] = head
-            oldest = job_at[head] if head < nxt else -1
-            if oldest != ints[LAST_HEAD]:
-                k = ints[HEADS]
-                heads[k, 0], heads[k, 1] = now, oldest
-                ints[HEADS] = k + 1
-                ints[LAST_HEAD] = oldest
-        k = ints[SAMPLES]
-        for c in range(clusters):
-            if changed[c] or free[c] != before[c]:
-                samples[k, 0], samples[k, 1], samples[k, 2], samples[k, 3] = now, c, total[c] - free[c], total[c]
-                k += 1
-        samples[k, 0], samples[k, 1], samples[k, 2], samples[k, 3] = now, -1, ints[QUEUE_LENGTH], 0
-        ints[SAMPLES] = k + 1
+        record_instant(now, touched, nxt, job_at, status, total, free, changed, before, samples, heads, ints)
         if ints[DONE] >= done_target:
             return PAUSED

@@ -37,20 +37,19 @@ from numba import njit
 
 from .parts import (
     ALL_DONE,
-    CANCELLED,
     DONE,
-    FINISHED,
     HEAD,
     HEADS,
     HEAP,
-    LAST_HEAD,
     N_COMMON,
     NEXT,
     PAUSED,
     QUEUE_LENGTH,
     SAMPLES,
+    finish_job,
     heap_pop,
-    running_remove,
+    record_instant,
+    refuse_on_arrival,
     start_job,
 )
 from .segment import first_at_most, set_leaf
@@ -139,28 +138,20 @@ def run_easy(submit, run, est, procs, cand_ptr, cand_idx, total, job_at, q_est, 
         while ints[HEAP] > 0 and heap_t[0] == now:
             job = heap_j[0]
             ints[HEAP] = heap_pop(heap_t, heap_k, heap_j, ints[HEAP])
-            c = cluster_of[job]
-            planned_end = start_time[job] + est[job]
-            running_remove(run_end, run_job, run_count, c, planned_end, job)
-            free[c] += procs[job]
-            status[job] = FINISHED
-            end_time[job] = now
-            ints[DONE] += 1
+            c, early = finish_job(job, now, procs, est, free, run_end, run_job, run_count, start_time, end_time,
+                                  status, cluster_of, ints)
             changed[c] = True
             ints[CHANGED] = 1
-            if now < planned_end:
+            if early:
                 ints[STALE] = 1
         # Arrivals (BatchSimulation._arrive, then QueuePolicy.arrive).
         arrived_before = nxt
         while nxt < n and submit[job_at[nxt]] == now:
             job = job_at[nxt]
             ints[QUEUE_LENGTH] += 1
-            if refused[job]:   # no cluster it may use can hold it: cancelled as it arrives
+            if refused[job]:
                 gone[nxt] = True
-                status[job] = CANCELLED
-                end_time[job] = now
-                ints[QUEUE_LENGTH] -= 1
-                ints[DONE] += 1
+                refuse_on_arrival(job, now, status, end_time, ints)
             else:
                 _enter(nxt, q_est[nxt], b_of, b_idx, t_off, t_size, tree)
                 touched = True
@@ -170,34 +161,9 @@ def run_easy(submit, run, est, procs, cand_ptr, cand_idx, total, job_at, q_est, 
             before[c] = free[c]
         touched |= _pass(now, arrived_before, nxt, procs, est, run, cand_ptr, cand_idx, total, job_at, q_est,
                          sizes, b_start, b_len, b_of, b_idx, b_pos, t_off, t_size, tree, gone, free, run_end,
-                         run_job, run_count, heap_t, heap_k, heap_j, start_time, end_time, status, cluster_of, start_rank, ints, floats, shadow_out)
-        # The pending recorder's oldest waiting job, after a pass in which a job came or went.
-        if touched:
-            head = ints[HEAD]
-            while head < nxt and gone[head]:
-                head += 1
-            ints[HEAD] = head
-            oldest = job_at[head] if head < nxt else -1
-            if oldest != ints[LAST_HEAD]:
-                k = ints[HEADS]
-                heads[k, 0] = now
-                heads[k, 1] = oldest
-                ints[HEADS] = k + 1
-                ints[LAST_HEAD] = oldest
-        # Timeline samples (BatchSimulation.after_instant).
-        k = ints[SAMPLES]
-        for c in range(clusters):
-            if changed[c] or free[c] != before[c]:
-                samples[k, 0] = now
-                samples[k, 1] = c
-                samples[k, 2] = total[c] - free[c]
-                samples[k, 3] = total[c]
-                k += 1
-        samples[k, 0] = now
-        samples[k, 1] = -1
-        samples[k, 2] = ints[QUEUE_LENGTH]
-        samples[k, 3] = 0
-        ints[SAMPLES] = k + 1
+                         run_job, run_count, heap_t, heap_k, heap_j, start_time, end_time, status, cluster_of,
+                         start_rank, ints, floats, shadow_out)
+        record_instant(now, touched, nxt, job_at, status, total, free, changed, before, samples, heads, ints)
         if ints[DONE] >= done_target:
             return PAUSED
 

@@ -115,3 +115,52 @@ def start_job(job, c, now, procs, est, run, free, run_end, run_job, run_count, h
     ints[HEAP] = heap_push(heap_t, heap_k, heap_j, ints[HEAP], now + run[job], start_rank[job], job)
 
 
+
+
+@njit(cache=True)
+def finish_job(job, now, procs, est, free, run_end, run_job, run_count, start_time, end_time, status, cluster_of,
+               ints):
+    """``BatchSimulation.finish`` of a completion: its CPUs back, its entry out of the running jobs; returns
+    its cluster and whether it ended before its estimate (the policies' ``early``)."""
+    c = cluster_of[job]
+    planned_end = start_time[job] + est[job]
+    running_remove(run_end, run_job, run_count, c, planned_end, job)
+    free[c] += procs[job]
+    status[job] = FINISHED
+    end_time[job] = now
+    ints[DONE] += 1
+    return c, now < planned_end
+
+
+@njit(cache=True)
+def refuse_on_arrival(job, now, status, end_time, ints):
+    """A job no cluster it may use can hold is cancelled as it arrives (``BatchSimulation._arrive``)."""
+    status[job] = CANCELLED
+    end_time[job] = now
+    ints[QUEUE_LENGTH] -= 1
+    ints[DONE] += 1
+
+
+@njit(cache=True)
+def record_instant(now, touched, arrived, job_at, status, total, free, changed, before, samples, heads, ints):
+    """What the Python kernel records after an instant's pass: the pending recorder's oldest waiting job when a
+    job came or went (``PendingRecorder.after_pass``), and the timeline samples of the clusters whose jobs
+    changed or whose free CPUs did, then the queue's (``BatchSimulation.after_instant``)."""
+    if touched:
+        head = ints[HEAD]
+        while head < arrived and status[job_at[head]] != WAITING:
+            head += 1
+        ints[HEAD] = head
+        oldest = job_at[head] if head < arrived else -1
+        if oldest != ints[LAST_HEAD]:
+            k = ints[HEADS]
+            heads[k, 0], heads[k, 1] = now, oldest
+            ints[HEADS] = k + 1
+            ints[LAST_HEAD] = oldest
+    k = ints[SAMPLES]
+    for c in range(len(total)):
+        if changed[c] or free[c] != before[c]:
+            samples[k, 0], samples[k, 1], samples[k, 2], samples[k, 3] = now, c, total[c] - free[c], total[c]
+            k += 1
+    samples[k, 0], samples[k, 1], samples[k, 2], samples[k, 3] = now, -1, ints[QUEUE_LENGTH], 0
+    ints[SAMPLES] = k + 1
