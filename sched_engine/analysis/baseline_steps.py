@@ -60,7 +60,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from ..batch.capacity import LOG, LOG_P99, capacity_clusters, cpus_in_use
+from ..batch.capacity import LOG, LOG_P99, capacity_clusters, clusters_holding, cpus_in_use
 from ..batch.cluster import ClusterState
 from ..batch.model import load_inputs
 from ..core import inputs as input_files
@@ -128,14 +128,7 @@ def log_capacity_clusters(clusters: list[ClusterState], jobs: pd.DataFrame, capa
     :func:`p999_cpus`, where the hardware does not hold them."""
     if capacity != LOG_P999:
         return capacity_clusters(clusters, jobs, capacity)
-    need = p999_cpus(jobs)
-    if need <= sum(c.total for c in clusters):
-        return clusters
-    sizes = {cpus for cluster in clusters for cpus in cluster.cpus}
-    size = sizes.pop() if len(sizes) == 1 else 1
-    name = clusters[0].name if len(clusters) == 1 else "log"
-    properties = sorted({p for cluster in clusters for p in cluster.properties})
-    return [ClusterState(0, name, [size] * int(np.ceil(need / size)), max(c.speed for c in clusters), properties)]
+    return clusters_holding(clusters, p999_cpus(jobs))
 
 
 def cluster_specs(clusters: list[ClusterState]) -> list[dict]:

@@ -95,7 +95,13 @@ def capacity_clusters(clusters: list[ClusterState], jobs: pd.DataFrame, capacity
     """The clusters a run uses under ``capacity`` (see the module docstring); the hardware when it holds the need."""
     if capacity in (None, HARDWARE):
         return clusters
-    need = needed_cpus(jobs, capacity)
+    return clusters_holding(clusters, needed_cpus(jobs, capacity))
+
+
+def clusters_holding(clusters: list[ClusterState], need: float) -> list[ClusterState]:
+    """``clusters`` if they hold ``need`` CPUs, else one cluster of ``need`` CPUs built from them (their machine
+    size if they share one, else one-CPU machines; the one cluster's name, else "log"; the fastest speed; every
+    property)."""
     if need <= sum(c.total for c in clusters):
         return clusters
     sizes = {cpus for cluster in clusters for cpus in cluster.cpus}
