@@ -69,11 +69,12 @@ def test_partitions_from_a_slurm_conf_show_in_the_site_hardware_table(uploads):
     assert [(row["name"], row["partitions"], row["machines"]) for row in rows] == [("batch", "batch", 2),
                                                                                    ("gpu", "gpu", 1)]
     model = hardware.hardware_model(rows, 2048)
+    assert [c["properties"] for c in model["clusters"]] == [["partition=batch"], ["partition=gpu"]]
     jobs = pd.DataFrame({"procs": [1], "memory_per_cpu_mb": [0.0]})
     said = " ".join(str(line) for line in hardware.statement(model, "the table", jobs, rows))
-    assert "runs a job on any cluster, whatever its partition" in said
+    assert "A job runs only on the clusters of its partition" in said
     header = hardware.statement(model, "the table", jobs, [{**row, "partitions": None} for row in rows])
-    assert "whatever its partition" not in " ".join(map(str, header))
+    assert "its partition" not in " ".join(map(str, header))
 
 
 def test_a_malformed_log_to_anonymise_is_not_kept_and_the_hint_says_to_upload_it_again(uploads):

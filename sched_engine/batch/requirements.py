@@ -86,6 +86,16 @@ def suitable_clusters(
 PARTITION_PROPERTY = "partition="
 
 
+def partition_property(name: str) -> str:
+    """The cluster property saying its machines belong to partition ``name``."""
+    return PARTITION_PROPERTY + name
+
+
+def partitions_named(properties: Sequence[str]) -> tuple[str, ...]:
+    """The partitions a cluster's properties name, in their order (the inverse of :func:`partition_property`)."""
+    return tuple(p[len(PARTITION_PROPERTY):] for p in properties if p.startswith(PARTITION_PROPERTY))
+
+
 def partition_clusters(partitions: Sequence[str], properties: Sequence[Sequence[str]]
                        ) -> tuple[list[tuple[int, ...] | None], dict[int, str]]:
     """Per job the clusters of its partition (``None``: any), and why a job has none.
@@ -95,8 +105,7 @@ def partition_clusters(partitions: Sequence[str], properties: Sequence[Sequence[
     cluster. A job whose partition no cluster names gets no cluster, and the
     returned dict says so for it (job index -> reason).
     """
-    named = [frozenset(p[len(PARTITION_PROPERTY):] for p in props if p.startswith(PARTITION_PROPERTY))
-             for props in properties]
+    named = [frozenset(partitions_named(props)) for props in properties]
     if not any(named):
         return [None] * len(partitions), {}
     by_name: dict[str, tuple[int, ...] | None] = {"": None}

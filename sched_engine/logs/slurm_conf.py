@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 
+from ..batch.requirements import partition_property
 from ..core.io import FileError
 
 _PAIR = re.compile(r"(\S+?)=(\"[^\"]*\"|\S*)")
@@ -176,7 +177,7 @@ def _machines(nodes: dict[str, tuple[int, int, list[str]]], partitions: list[tup
     for index, (names_of, members) in enumerate(clusters.items(), start=1):
         cpus = [nodes[name][0] for name in members]
         memory_kb = min(nodes[name][1] for name in members) * 1024
-        properties = sorted({*(f"partition={p}" for p in names_of), *(p for n in members for p in nodes[n][2])})
+        properties = sorted({*map(partition_property, names_of), *(p for n in members for p in nodes[n][2])})
         lines.append(" ".join([str(index), "+".join(names_of), "1", str(memory_kb), "any", "any",
                                ",".join(properties), str(len(members)), str(sum(cpus)), ",".join(map(str, cpus)),
                                ",".join(members)]))

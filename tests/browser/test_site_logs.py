@@ -23,8 +23,9 @@ NodeName=n[1-3] CPUs=8
 PartitionName=batch Nodes=n[1-3] Default=YES MaxTime=INFINITE
 """
 
-def write_sacct(path: Path, jobs: int = 120) -> Path:
-    """``sacct -a -X --parsable2`` of a busy morning: a job a minute, 1 to 8 CPUs, each with a step row."""
+def write_sacct(path: Path, jobs: int = 120, last_partition: str = "batch") -> Path:
+    """``sacct -a -X --parsable2`` of a busy morning: a job a minute, 1 to 8 CPUs, each with a step row; every job
+    in partition ``batch`` but the last, in ``last_partition``."""
     lines = ["JobID|User|Group|Account|Partition|Submit|Start|End|NCPUS|State|Timelimit|ReqMem"]
     users = list(USERS)
     for i in range(jobs):
@@ -32,7 +33,8 @@ def write_sacct(path: Path, jobs: int = 120) -> Path:
         submit = 60 * i
         start, end = submit + 30 * (i % 4), submit + 30 * (i % 4) + 600 + 45 * (i % 7)
         stamp = [f"2024-03-01T{8 + t // 3600:02d}:{t // 60 % 60:02d}:{t % 60:02d}" for t in (submit, start, end)]
-        lines.append(f"{1000 + i}|{user}|staff|{USERS[user]}|batch|{stamp[0]}|{stamp[1]}|{stamp[2]}|{1 + i % 8}|"
+        partition = last_partition if i == jobs - 1 else "batch"
+        lines.append(f"{1000 + i}|{user}|staff|{USERS[user]}|{partition}|{stamp[0]}|{stamp[1]}|{stamp[2]}|{1 + i % 8}|"
                      f"COMPLETED|01:00:00|2000Mc")
         lines.append(f"{1000 + i}.batch||||||{stamp[1]}|{stamp[2]}|{1 + i % 8}|COMPLETED||")
     path.write_text("\n".join(lines) + "\n")
@@ -48,7 +50,7 @@ def test_an_sacct_log_with_its_slurm_conf_and_sshare_runs_on_the_site_page(dash_
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/site")
     dash_duo.wait_for_contains_text(f"#{page.ids.ORG_ORIGIN}", "derived from hpc2n-excerpt.swf", timeout=TIMEOUT)
     # The log: read as sacct, its step rows dropped and said so; the organisation derived from it first.
-    _upload(dash_duo, page.ids.UPLOAD, write_sacct(tmp_path / "jobs.sacct"))
+    _upload(dash_duo, page.ids.UPLOAD, write_sacct(tmp_path / "jobs.sacct", last_partition="gpu"))
     dash_duo.wait_for_contains_text(f"#{page.ids.UPLOAD_MSG}", "jobs.sacct: sacct, 120 jobs from 240 records",
                                     timeout=TIMEOUT)
     assert "120 job step record(s)" in dash_duo.find_element(f"#{page.ids.UPLOAD_MSG}").text
@@ -58,6 +60,9 @@ def test_an_sacct_log_with_its_slurm_conf_and_sshare_runs_on_the_site_page(dash_
     conf.write_text(SLURM_CONF)
     _upload(dash_duo, page.ids.HW_UPLOAD, conf)
     dash_duo.wait_for_contains_text(f"#{page.ids.HARDWARE}", "24 CPUs", timeout=TIMEOUT)
+    # Its partitions hold the jobs: the last job's partition, gpu, has no machine, so it will be cancelled.
+    dash_duo.wait_for_contains_text(f"#{page.ids.HARDWARE}", "1 job will be cancelled: partition gpu has no machine",
+                                    timeout=TIMEOUT)
     # The organisation: sshare's accounts and shares.
     shares = tmp_path / "shares.txt"
     shares.write_text(SSHARE)

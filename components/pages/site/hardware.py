@@ -8,7 +8,10 @@ states). Rule as on the batch page: until the table is edited, a new trace's
 header (``MaxNodes``/``MaxProcs``) defines it; "From the trace header" goes
 back to that. A malformed table is refused with its row and column named;
 the engine gets ``clusters``, ``memory_per_machine_mb`` and
-``default_memory_per_cpu_mb`` (:mod:`sched_engine.site.model`).
+``default_memory_per_cpu_mb`` (:mod:`sched_engine.site.model`). A row's
+partitions (from a ``slurm.conf`` or ``sinfo`` file) become its cluster's
+``partition=<name>`` properties, by which the engine holds each job to its
+partition's clusters as the batch engine does (:mod:`sched_engine.batch.requirements`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from dash import html
 from sched_engine import ScenarioError
 from sched_engine.batch import cluster_cpus, header_clusters
 from sched_engine.batch.machine_files import parse_hardware
+from sched_engine.batch.requirements import partition_clusters, partition_property, partitions_named
 from sched_engine.site.model import DEFAULT_MEMORY_PER_CPU_MB
 
 from ...services.saved_items import data_url_bytes
@@ -53,8 +57,13 @@ def row_of(row: dict) -> dict:
 
 def partitions_of(cluster: dict) -> str:
     """The partitions a cluster serves (its ``partition=<name>`` properties), comma-separated."""
-    return ", ".join(str(p)[len("partition="):] for p in cluster.get("properties") or () if
-                     str(p).startswith("partition="))
+    return ", ".join(partitions_named([str(p) for p in cluster.get("properties") or ()]))
+
+
+def partition_properties(row: dict) -> str:
+    """A row's partitions (``batch, long``) as its cluster's properties (``partition=batch,partition=long``)."""
+    names = [name.strip() for name in str(row.get(PARTITIONS) or "").split(",")]
+    return ",".join(partition_property(name) for name in names if name)
 
 
 def _row_error(exc: ScenarioError) -> ScenarioError:
@@ -76,7 +85,8 @@ def hardware_model(rows: list[dict] | None, default_memory) -> dict:
     if not filled:
         raise ScenarioError("hardware", "the table has no cluster: add one, or take the trace header's")
     try:
-        clusters = clusters_from_rows([{**row, "speed": 1.0, "properties": ""} for row in filled])
+        clusters = clusters_from_rows([{**row, "speed": 1.0, "properties": partition_properties(row)}
+                                       for row in filled])
     except ScenarioError as exc:
         raise _row_error(exc) from None
     memory = {}
@@ -104,7 +114,8 @@ def hardware_model(rows: list[dict] | None, default_memory) -> dict:
 def statement(hardware: dict, origin: str, jobs, rows: list[dict] | None = None) -> list:
     """What the next run runs on, in words, with the default memory stated where it is used and the jobs' warnings.
 
-    ``rows``: the table's, whose partitions (from a ``slurm.conf`` or ``sinfo`` file) are said not to bind a job.
+    ``rows``: the table's; their partitions (from a ``slurm.conf`` or ``sinfo`` file) hold each job to its
+    partition's clusters, and the jobs of a partition no cluster serves are counted (they will be cancelled).
     """
     clusters, memory = hardware["clusters"], hardware["memory_per_machine_mb"]
     cpus = sum(map(cluster_cpus, clusters))
@@ -112,9 +123,7 @@ def statement(hardware: dict, origin: str, jobs, rows: list[dict] | None = None)
     lines = [html.Span(["Next run on ", html.B(f"{len(clusters)} cluster{'s' if len(clusters) != 1 else ''}, "
                                                f"{machines:,} machines, {cpus:,} CPUs"), f", from {origin}."])]
     if any((row or {}).get(PARTITIONS) for row in rows or ()):
-        lines.append(html.Span("Partitions as the file names them: the Site study runs a job on any cluster, "
-                               "whatever its partition (the Batch page holds jobs to their partitions).",
-                               className="hint"))
+        lines.extend(partition_lines(clusters, jobs))
     assumed = [c["name"] for c in clusters if c["name"] not in memory]
     if assumed:
         lines.append(html.Span(f"Memory not given for {', '.join(assumed)}: "
@@ -137,6 +146,23 @@ def statement(hardware: dict, origin: str, jobs, rows: list[dict] | None = None)
         lines.append(html.Span(f"{too_large:,} jobs ask for more CPUs than the largest cluster has ({largest:,}): "
                                "they will be cancelled.", className="warning"))
     return [html.Div(line) for line in lines]
+
+
+def partition_lines(clusters: list[dict], jobs) -> list:
+    """What the clusters' partitions do to the jobs: each runs only on its partition's clusters; those of a
+    partition no cluster serves are cancelled (the engine's own rule, :func:`partition_clusters`)."""
+    lines = [html.Span("A job runs only on the clusters of its partition, as the file names them.", className="hint")]
+    partitions = jobs["partition"].fillna("").astype(str).tolist() if "partition" in jobs.columns else []
+    _, missing = partition_clusters(partitions, [c.get("properties") or () for c in clusters])
+    if missing:
+        reasons: dict[str, int] = {}
+        for reason in missing.values():
+            reasons[reason] = reasons.get(reason, 0) + 1
+        said = "; ".join(f"{reason} ({count:,} job{'s' if count != 1 else ''})" for reason, count in reasons.items())
+        count = len(missing)
+        lines.append(html.Span(f"{count:,} job{'s' if count != 1 else ''} will be cancelled: {said}.",
+                               className="warning"))
+    return lines
 
 
 def _cpus(cluster: dict) -> list[int]:
