@@ -411,7 +411,7 @@ def test_page_defaults_are_valid_and_small():
     for kind in page.form.FORM:
         spec = sweeps.normalize_spec(page.form.spec_from_form(kind, *_form(kind)))
         counts[kind] = len(sweeps.expand(spec))
-    assert counts == {"elastic-fig6": 16, "batch-ls-seeds": 10, "calibrate": 12, "libra-intervals": 40,
+    assert counts == {"elastic-fig6": 16, "batch-ls-seeds": 10, "calibrate": 32, "libra-intervals": 40,
                       "libra-sensitivity": 8}
 
 

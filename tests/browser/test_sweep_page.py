@@ -160,18 +160,21 @@ def test_an_uploaded_log_is_calibrated_from_the_batch_pages_link(dash_duo, tmp_p
     assert "trace=upload%3A" in calibrate.get_attribute("href")
     calibrate.click()
 
-    dash_duo.wait_for_contains_text(f"#{page.ids.POINTS}", "12 points", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.POINTS}", "32 points", timeout=TIMEOUT)   # limits from the log
     assert dash_duo.find_element(f"#{page.ids.KIND} input[value='calibrate']").is_selected()
     dash_duo.wait_for_contains_text(f"[id='{_param_id('calibrate', 'trace')}']", "site-log.swf (uploaded",
                                     timeout=TIMEOUT)
     assert dash_duo.find_element(f"#{page.ids.LINK_MSG}").text == ""
+    dash_duo.wait_for_contains_text(f"#{page.ids.POINTS}", "32 points", timeout=TIMEOUT)   # of the upload, not HPC2N's
+    assert "Limits from the log (running jobs/CPUs per user): none, 2/" in dash_duo.find_element(
+        f"#{page.ids.POINTS}").text
     dash_duo.find_element(f"#{page.ids.RUN}").click()
-    dash_duo.wait_for_contains_text(f"#{page.ids.RUN_MSG}", "12 runs in", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.RUN_MSG}", "32 runs in", timeout=TIMEOUT)
     dash_duo.wait_for_contains_text(f"#{page.ids.VERDICT}", "site-log.swf (294 jobs compared), EASY: Best: ",
                                     timeout=TIMEOUT)
     verdict = dash_duo.find_element(f"#{page.ids.VERDICT}").text
     assert "vs the log's" in verdict and "off by" in verdict and "Spearman" in verdict
-    assert len(dash_duo.find_elements(f"#{page.ids.SUMMARY} tbody tr")) == 1 + 12
+    assert len(dash_duo.find_elements(f"#{page.ids.SUMMARY} tbody tr")) == 1 + 32
     dash_duo.wait_for_element(f"#{page.ids.GRAPH} .bars", timeout=TIMEOUT)
     dash_duo.driver.set_window_size(1400, 1500)
     dash_duo.driver.execute_script(f"document.getElementById('{page.ids.POINTS}').scrollIntoView()")

@@ -14,6 +14,7 @@ from sched_engine.core.inputs import SAMPLE, SHA256, UPLOAD, upload_reference
 from sched_engine.elastic import DISTRIBUTIONS
 from sched_engine.registry import REGISTRY
 from sched_engine.sweeps import VARIANTS, normalize_spec, point_count
+from sched_engine.sweeps.calibrate import CAPACITY_WORDS, FROM_LOG
 
 from ...services.uploads import upload_choices
 
@@ -22,11 +23,19 @@ SAMPLE_MACHINES = ("metacentrum-2009.machines", "hpc2n-excerpt.machines", "cerit
 #: The kind whose workload may also be one of the user's uploaded traces (``upload:<sha256>``): the log
 #: a site calibrates against is its own.
 UPLOADS_KIND = "calibrate"
+#: The calibrate form's clusters "as the log says": the sample's own ``.machines`` where it has no header
+#: line for them (the CERIT-SC slice), else the log's header (every upload, the HPC2N excerpt).
+OWN_CLUSTERS = "own"
+SAMPLE_OWN_MACHINES = {"cerit-sc-2013-slice.swf": "cerit-sc-2013.machines"}
+#: What the calibrate form's limits field says when the limits come from the log (any of these, or blank).
+FROM_LOG_TEXT = "from the log"
+FROM_LOG_WORDS = {"", "from the log", "from log", "from_log", "log"}
 
 
 @dataclass(frozen=True)
 class Param:
-    """One form field: ``widget`` is number, integer, numbers (comma-separated text), checklist, radio or dropdown."""
+    """One form field: ``widget`` is number, integer, numbers (comma-separated text), limits (numbers, or
+    :data:`FROM_LOG_TEXT`), checklist, radio or dropdown."""
 
     name: str
     label: str
@@ -61,13 +70,21 @@ FORM = {
     ],
     "calibrate": [
         Param("trace", "Workload (with recorded waits)", "dropdown", list(SAMPLE_TRACES)),
+        Param("machines", "Clusters", "dropdown",
+              [{"label": "the log's own (its header; the CERIT-SC sample's two clusters)", "value": OWN_CLUSTERS},
+               *({"label": name, "value": name} for name in SAMPLE_MACHINES)]),
         Param("jobs", "First N jobs", "integer"),
         Param("policy", "Policy", "radio", ["fcfs", "fcfs-lb", "easy"]),
         Param("estimates", "Estimates", "checklist", ["trace", "perfect"]),
         Param("allocation", "Allocation", "checklist", ["cpus", "whole_nodes"]),
         Param("priorities", "Queue priorities", "checklist", [{"label": "off", "value": False},
                                                               {"label": "on (by recorded wait)", "value": True}]),
-        Param("running_jobs_limits", "Running jobs per user", "numbers", hint="comma-separated; 0 = no limit"),
+        Param("running_jobs_limits", "Per-user limits", "limits",
+              hint=f"{FROM_LOG_TEXT}: no limit, and a quarter to twice the most running jobs and CPUs any one user "
+                   "had at once in the log; or running jobs per user, comma-separated (0 = no limit)"),
+        Param("capacities", "Capacities", "radio",
+              [{"label": "from the log (the hardware, and where the log used more, its p99.9 and peak of CPUs)",
+                "value": FROM_LOG}, {"label": "the hardware only", "value": "hardware"}]),
     ],
     "libra-intervals": [
         Param("schemes", "Schemes", "checklist", REGISTRY.options("network")),
@@ -95,8 +112,9 @@ PAGE_DEFAULTS = {
                      "seed": 0},
     "batch-ls-seeds": {"trace": "hpc2n-excerpt.swf", "jobs": 1000, "machines": "metacentrum-2009.machines",
                        "variant": "EXT-ALL", "policies": ["ls", "cons"], "seeds": 5},
-    "calibrate": {"trace": "hpc2n-excerpt.swf", "jobs": 1000, "policy": "easy", "estimates": ["trace", "perfect"],
-                  "allocation": ["cpus"], "priorities": [False, True], "running_jobs_limits": [0, 4, 16]},
+    "calibrate": {"trace": "hpc2n-excerpt.swf", "machines": OWN_CLUSTERS, "jobs": 1000, "policy": "easy",
+                  "estimates": ["trace", "perfect"], "allocation": ["cpus"], "priorities": [False, True],
+                  "running_jobs_limits": FROM_LOG, "capacities": FROM_LOG},
     "libra-intervals": {"schemes": ["baseline", "drf", "hug", "libra"], "intervals": [0.1, 0.5, 1.0, 5.0, 10.0],
                         "width": 128, "machines": 512, "applications": 30, "seeds": 2},
     "libra-sensitivity": {"schemes": ["drf", "libra"], "volumes": [0.03], "slots": [1, 2, 4, 32], "interval": 0.1,
@@ -108,8 +126,9 @@ DESCRIPTIONS = {
     "batch-ls-seeds": "Local Search's spread over random seeds on one batch scenario (Klusáček & Rudová), "
                       "beside any other policy; mean ± std per policy.",
     "calibrate": "Which setting of the batch model reproduces the waits the log records: every combination of "
-                 "estimates, allocation, queue priorities and a per-user limit on running jobs, ranked by fit "
-                 "(mean wait off by, share within 10 minutes, rank correlation) against the first of each.",
+                 "estimates, allocation, queue priorities, a per-user limit and a capacity, ranked by fit (mean wait "
+                 "off by, share within 10 minutes, rank correlation) against the first of each. The limits and "
+                 "capacities start from what the log says: its busiest users and the CPUs it had in use.",
     "libra-intervals": "Libra paper, Fig. 6: isolation, duration and link utilisation of the network schemes as "
                        "applications arrive more or less often (Poisson, many-to-many traffic).",
     "libra-sensitivity": "Libra paper, Fig. 6 at one arrival interval, over what the paper does not state: the "
@@ -120,8 +139,13 @@ DESCRIPTIONS = {
 
 def form_values(kind: str) -> dict:
     """The form's starting values for a kind (lists of numbers as text)."""
-    return {p.name: ", ".join(f"{v:g}" for v in PAGE_DEFAULTS[kind][p.name]) if p.widget == "numbers"
-            else PAGE_DEFAULTS[kind][p.name] for p in FORM[kind]}
+    def shown(param: Param):
+        value = PAGE_DEFAULTS[kind][param.name]
+        if param.widget == "limits" and value == FROM_LOG:
+            return FROM_LOG_TEXT
+        return ", ".join(f"{v:g}" for v in value) if param.widget in ("numbers", "limits") else value
+
+    return {p.name: shown(p) for p in FORM[kind]}
 
 
 def workload_options(uploads) -> list[dict]:
@@ -160,7 +184,9 @@ def linked_trace(kind: str, trace: str | None) -> tuple[str | None, str]:
 
 
 def parse_value(param: Param, value, extra: tuple = ()):
-    if param.widget == "numbers":
+    if param.widget == "limits" and " ".join(str(value or "").lower().split()) in FROM_LOG_WORDS:
+        return FROM_LOG
+    if param.widget in ("numbers", "limits"):
         tokens = [t for t in re.split(r"[,\s;]+", str(value or "").strip()) if t]
         if not tokens:
             raise ScenarioError(param.name, "enter at least one number")
@@ -199,6 +225,16 @@ def spec_from_form(kind: str, ids: list[dict], values: list, uploads: tuple = ()
         if component_id["kind"] == kind and component_id["name"] in params:
             extra = tuple(uploads) if kind == UPLOADS_KIND and component_id["name"] == "trace" else ()
             spec[component_id["name"]] = parse_value(params[component_id["name"]], value, extra)
+    return _calibrate_spec(spec) if kind == "calibrate" else spec
+
+
+def _calibrate_spec(spec: dict) -> dict:
+    """The calibrate form's choices as the sweep's values: the log's own clusters (:data:`OWN_CLUSTERS`) as the
+    sample's ``.machines`` or none (the header), the hardware only as a list of one capacity."""
+    if spec.get("machines") == OWN_CLUSTERS:
+        spec["machines"] = SAMPLE_OWN_MACHINES.get(spec.get("trace"))
+    if spec.get("capacities") == "hardware":
+        spec["capacities"] = ["hardware"]
     return spec
 
 
@@ -214,8 +250,26 @@ def explain(kind: str, exc: ScenarioError) -> str:
     return f"{labels[match.group(1)]}{item}: {exc.message}"
 
 
-def plan_text(spec: dict, count: int) -> str:
-    """How many points a checked spec has, and what each one runs."""
+def calibrate_plan(spec: dict, count: int, from_log: frozenset = frozenset()) -> str:
+    """The calibrate sweep's point count and the per-user limits and capacities it tries; ``from_log``: the
+    fields (``running_jobs_limits``, ``capacities``) whose values were read from the log."""
+    jobs, cpus = spec["running_jobs_limits"], spec.get("cpu_limits") or [0] * len(spec["running_jobs_limits"])
+    limits = ", ".join("none" if not j else f"{j}/{c:,}" if c else f"{j}" for j, c in zip(jobs, cpus))
+    what = "running jobs/CPUs per user" if any(cpus) else "running jobs per user"
+    capacities = spec["capacities"]
+    plural = "y" if len(capacities) == 1 else "ies"
+    source = {name: " from the log" if name in from_log else "" for name in ("running_jobs_limits", "capacities")}
+    return (f"{count} points: {len(spec['estimates'])} estimate(s) × {len(spec['allocation'])} allocation(s) × "
+            f"{len(spec['priorities'])} priority setting(s) × {len(jobs)} per-user limit(s) × {len(capacities)} "
+            f"capacit{plural}, {spec['policy'].upper()}, "
+            f"{'all' if spec['jobs'] is None else 'first ' + format(spec['jobs'], ',')} jobs. Limits"
+            f"{source['running_jobs_limits']} ({what}): {limits}. Capacit{plural}{source['capacities']}: "
+            f"{', '.join(CAPACITY_WORDS.get(name, name) for name in capacities)}"
+            f"{' (the log used no more)' if source['capacities'] and capacities == ['hardware'] else ''}.")
+
+
+def plan_text(spec: dict, count: int, from_log: frozenset = frozenset()) -> str:
+    """How many points a checked spec has, and what each one runs (``from_log``: see :func:`calibrate_plan`)."""
     kind = spec["kind"]
     if kind == "elastic-fig6":
         configurations = spec["maxima"] ** 3
@@ -227,9 +281,7 @@ def plan_text(spec: dict, count: int) -> str:
         return (f"{count} points: {len(spec['policies'])} polic{'y' if len(spec['policies']) == 1 else 'ies'} × "
                 f"{len(spec['seeds'])} seed(s), {spec['variant']}, first {spec['jobs']} jobs.")
     if kind == "calibrate":
-        return (f"{count} points: {len(spec['estimates'])} estimate(s) × {len(spec['allocation'])} allocation(s) × "
-                f"{len(spec['priorities'])} priority setting(s) × {len(spec['running_jobs_limits'])} limit(s), "
-                f"{spec['policy'].upper()}, first {spec['jobs']} jobs.")
+        return calibrate_plan(spec, count, from_log)
     if kind == "libra-sensitivity":
         return (f"{count} points: {len(spec['schemes'])} scheme(s) × {len(spec['volumes'])} volume(s) × "
                 f"{len(spec['slots'])} slot count(s) × {len(spec['seeds'])} seed(s), {spec['interval']:g} s apart.")
@@ -240,7 +292,9 @@ def plan_text(spec: dict, count: int) -> str:
 def preview(kind: str, ids: list[dict], values: list, uploads: tuple = ()) -> tuple[str, bool]:
     """``(text, ok)``: the point count of the form's sweep, or what is wrong with it."""
     try:
-        spec = normalize_spec(spec_from_form(kind, ids, values, uploads))
-        return plan_text(spec, point_count(spec)), True
+        asked = spec_from_form(kind, ids, values, uploads)
+        spec = normalize_spec(asked)
+        from_log = frozenset(name for name, value in asked.items() if value == FROM_LOG)
+        return plan_text(spec, point_count(spec), from_log), True
     except ScenarioError as exc:
         return explain(kind, exc), False

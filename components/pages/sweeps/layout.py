@@ -20,7 +20,7 @@ def widget(kind: str, param: Param, value):
     if param.widget in ("number", "integer"):
         return dcc.Input(id=component_id, type="number", value=value, debounce=True, persistence=True,
                          step=1 if param.widget == "integer" else "any", min=0)
-    if param.widget == "numbers":
+    if param.widget in ("numbers", "limits"):
         return dcc.Input(id=component_id, type="text", value=value, debounce=True, persistence=True)
     if param.widget == "checklist":
         return dcc.Checklist(id=component_id, options=param.options, value=value, persistence=True,
