@@ -146,6 +146,21 @@ def test_a_log_without_recorded_waits_says_which_checks_need_them():
         assert math.isnan(found[name].value) and found[name].detail.startswith("needs recorded waits")
     assert found["estimate_accuracy_median"].value == 0.75 and found["queue:1"].value == 3
     assert "no recorded wait" in found["queue:1"].detail and result.usage.empty
+    # audit.csv keeps one row per check; the table as shown names them once, in the recorded_waits row.
+    assert set(result.folded) == set(NEEDS_WAITS) and not set(result.grouped["check"]) & set(NEEDS_WAITS)
+    assert len(result.grouped) == len(result.table) - len(NEEDS_WAITS)
+    assert result.grouped["detail"].str.contains("need recorded waits").sum() == 1
+
+
+def test_without_hardware_or_requested_times_each_lack_is_said_once():
+    result = audit(FOUR.assign(requested_time=-1.0), None)
+    shown = result.grouped.set_index("check")["detail"]
+    assert shown["hardware_cpus"].endswith("; time_over_hardware_share, recorded_utilisation, idle_while_waiting_s, "
+                                           "jobs_larger_than_hardware need the hardware")
+    assert shown["estimate_accuracy_median"].endswith("; jobs_killed_at_limit needs requested times")
+    assert set(result.folded) == {"time_over_hardware_share", "recorded_utilisation", "idle_while_waiting_s",
+                                  "jobs_larger_than_hardware", "jobs_killed_at_limit"}
+    assert checks(result)["jobs_killed_at_limit"].detail.startswith("needs requested times")   # its own row in the CSV
 
 
 def test_a_log_without_hardware_is_audited_without_the_checks_that_need_it():
@@ -242,3 +257,15 @@ def test_the_command_writes_audit_csv_and_prints_the_table(tmp_path, capsys):
     assert math.isnan(pd.read_csv(tmp_path / "n" / "audit.csv").set_index("check").loc["hardware_cpus", "value"])
     assert main(["audit", "--trace", str(tmp_path / "missing.swf"), "--out", str(tmp_path / "x")]) == 2
     assert "missing.swf" in capsys.readouterr().err
+
+
+def test_the_command_says_once_which_checks_need_recorded_waits(tmp_path, capsys):
+    trace = tmp_path / "no-waits.swf"
+    write_swf(trace, ["; MaxProcs: 4"], [(s, -0.001, r, p, q, u, queue) for s, _, r, p, q, u, queue in SWF_ROWS])
+    assert main(["audit", "--trace", str(trace), "--out", str(tmp_path / "out")]) == 0
+    table = pd.read_csv(tmp_path / "out" / "audit.csv").set_index("check")
+    assert set(NEEDS_WAITS) <= set(table.index) and table.loc[list(NEEDS_WAITS), "value"].isna().all()
+    printed = capsys.readouterr().out
+    assert printed.count("need recorded waits") == 1 and "! recorded_waits" in printed
+    assert not any(f"! {name} " in printed for name in NEEDS_WAITS)
+    assert f"{len(NEEDS_WAITS)} checks without a value are named in the rows below that say why" in printed

@@ -18,7 +18,7 @@ from components.pages.site import callbacks as site_callbacks
 from components.services.uploads import UploadStore
 from components.widgets import audit_panel
 from sched_engine import ScenarioError
-from sched_engine.analysis.audit import audit
+from sched_engine.analysis.audit import NEEDS_WAITS, audit
 
 TABLE = pd.DataFrame([("jobs", 3.0, "jobs", "ok", "three jobs"), ("share", 0.25, "share", "warning", "over it"),
                       ("gone", float("nan"), "", "warning", "needs waits"), ("wait", 1234.5, "s", "ok", "mean")],
@@ -96,3 +96,9 @@ def test_a_log_without_waits_shows_its_table_and_says_the_chart_needs_them():
     sentence, rows, figure = audit_panel.view(audit(jobs, 4), "nowaits.csv")
     assert "first recorded_waits" in sentence and rows[0]["check"] == "recorded_waits"
     assert "records no wait times" in figure.layout.annotations[0].text
+    # Said once: one warning, one row naming every check that needs recorded waits; no row of its own for each.
+    assert [row["check"] for row in rows if row["verdict"] == "warning"] == ["recorded_waits"]
+    assert sentence.startswith("nowaits.csv: 1 of ") and sentence.count("need recorded waits") == 1
+    assert all(name in rows[0]["detail"] for name in NEEDS_WAITS)
+    assert not {row["check"] for row in rows} & set(NEEDS_WAITS)
+    assert not any(row["detail"].startswith("needs ") for row in rows)

@@ -56,7 +56,8 @@ def audit_of(workload, clusters: list[dict] | None, header_lines) -> Audit:
 
 def view(result: Audit, label: str) -> tuple:
     """``(sentence, table rows, figure)`` of an audit."""
-    return (figures.summary_sentence(result.table, label), figures.table_rows(result.table),
+    shown = result.grouped   # the checks a log cannot give (no recorded waits, ...) said once, in one row
+    return (figures.summary_sentence(shown, label), figures.table_rows(shown),
             figures.usage_figure(result.usage, result.hardware_cpus, result.capacity_cpus, HEIGHT))
 
 

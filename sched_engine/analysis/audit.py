@@ -6,9 +6,13 @@ with a wait >= 0, a run time >= 0 and CPUs > 0 count
 (:func:`~.audit_schedule.recorded_schedule`). Every check is one row of the
 audit frame, :data:`AUDIT_COLUMNS`: ``check, value, unit, verdict,
 detail``; ``verdict`` is ``ok`` or ``warning``, ``detail`` one sentence.
-The checks that need recorded waits (:data:`NEEDS_WAITS`) or the hardware
-(:data:`NEEDS_HARDWARE`) stay in the table with no value and say what they
-need, on a log without them (SWF ``-1``), instead of failing. Rows that
+The checks that need recorded waits (:data:`NEEDS_WAITS`), the hardware
+(:data:`NEEDS_HARDWARE`) or requested times stay in the table with no value
+and say what they need, on a log without them (SWF ``-1``), instead of
+failing; one row (:data:`LEADS`: ``recorded_waits``, ``hardware_cpus``,
+``estimate_accuracy_median``) names them all, and :attr:`Audit.grouped`, the
+table as the panel and the command show it, folds them into that row
+(``audit.csv`` keeps one row per check). Rows that
 cannot be a schedule (no CPU, a negative run time: a job ending before it
 starts, more CPUs than the largest cluster) are listed row by row in
 :attr:`Audit.problems`; the rest is audited.
@@ -42,6 +46,10 @@ NEEDS_WAITS = ("recorded_peak_cpus", "recorded_p99_cpus", "time_over_hardware_sh
                "user_max_cpus")
 NEEDS_HARDWARE = ("time_over_hardware_share", "recorded_utilisation", "jobs_larger_than_hardware",
                   "idle_while_waiting_s")
+#: What a check without a value needs (its ``detail`` starts so) -> the row that says it once for all of them.
+LEADS = {"needs recorded waits": ("recorded_waits", "need recorded waits"),
+         "needs the hardware": ("hardware_cpus", "need the hardware"),
+         "needs requested times": ("estimate_accuracy_median", "need requested times")}
 
 
 @dataclass(frozen=True)
@@ -58,10 +66,16 @@ class Audit:
     queues: pd.DataFrame = field(default_factory=pd.DataFrame)       # audit_workload.group_table
     partitions: pd.DataFrame = field(default_factory=pd.DataFrame)
     problems: pd.DataFrame = field(default_factory=pd.DataFrame)     # row (1-based), job_id, problem
+    folded: tuple = ()                  # checks with no value whose need a lead row names (LEADS)
 
     @property
     def warnings(self) -> pd.DataFrame:
         return self.table[self.table["verdict"] == "warning"]
+
+    @property
+    def grouped(self) -> pd.DataFrame:
+        """The table as read: the checks that only say what they need are left to the one row naming them."""
+        return self.table[~self.table["check"].isin(self.folded)].reset_index(drop=True)
 
 
 def log_clock(header: dict | None, submit: np.ndarray):
@@ -121,8 +135,7 @@ def audit(jobs: pd.DataFrame, hardware_cpus: float | None = None, *, largest_clu
     clock = log_clock(header, jobs["submit_time"].to_numpy(float))
     problems = problem_rows(jobs, largest)
     row("hardware_cpus", hardware, "CPUs", "the CPUs a run of this log uses" if np.isfinite(hardware) else
-        "no hardware given and no MaxProcs header line: the checks against the hardware need one (--machines)",
-        warning=not np.isfinite(hardware))
+        "no hardware given and no MaxProcs header line (--machines gives one)", warning=not np.isfinite(hardware))
     row("jobs", len(jobs), "jobs", f"{len(schedule):,} of them with a sound recorded schedule")
     if dropped:
         row("dropped_rows", dropped, "rows", f"the reader dropped {dropped:,} rows with no usable run time or CPU "
@@ -130,8 +143,7 @@ def audit(jobs: pd.DataFrame, hardware_cpus: float | None = None, *, largest_clu
     _problem_row(row, problems)
     missing = int((~known).sum())
     if not len(schedule):
-        row("recorded_waits", 0, "jobs", f"no job records its wait (all {missing:,} without, SWF -1): "
-            f"{', '.join(NEEDS_WAITS)} need recorded waits", warning=True)
+        row("recorded_waits", 0, "jobs", f"no job records its wait (all {missing:,} without, SWF -1)", warning=True)
     else:
         row("recorded_waits", len(schedule), "jobs", f"{missing:,} jobs record no wait and are left out of the "
             "recorded schedule" if missing else "every job records its wait", warning=missing > 0)
@@ -148,9 +160,30 @@ def audit(jobs: pd.DataFrame, hardware_cpus: float | None = None, *, largest_clu
     audit_workload.estimate_rows(row, jobs)
     gaps = audit_periods.submission_gaps(jobs["submit_time"].to_numpy(float))
     _gap_row(row, gaps, jobs["submit_time"].to_numpy(float), clock)
-    table = pd.DataFrame(rows, columns=list(AUDIT_COLUMNS))
+    table, folded = _name_needs(pd.DataFrame(rows, columns=list(AUDIT_COLUMNS)))
     return Audit(table=table, hardware_cpus=hardware, gaps=gaps, queues=queues, partitions=partitions,
-                 problems=problems, **result)
+                 problems=problems, folded=folded, **result)
+
+
+def _name_needs(table: pd.DataFrame) -> tuple[pd.DataFrame, tuple]:
+    """``(table, folded)``: each lead row of :data:`LEADS` names the checks with no value that need what it
+    lacks (their ``detail`` starts with the need); ``folded`` those checks."""
+    checks = list(table["check"])
+    named: dict[str, list[str]] = {}
+    for check, value, detail in table[["check", "value", "detail"]].itertuples(index=False):
+        need = next((LEADS[prefix] for prefix in LEADS if detail.startswith(prefix)), None)
+        if need is not None and need[0] in checks and check != need[0] and value != value:
+            named.setdefault(need[0], []).append(check)
+    if not named:
+        return table, ()
+    table = table.copy()
+    for lead, names in named.items():
+        verb = next(words for check, words in LEADS.values() if check == lead)
+        if len(names) == 1:
+            verb = verb.replace("need ", "needs ", 1)
+        at = checks.index(lead)
+        table.loc[at, "detail"] = f"{table.loc[at, 'detail']}; {', '.join(names)} {verb}"
+    return table, tuple(name for names in named.values() for name in names)
 
 
 def _problem_row(row, problems: pd.DataFrame) -> None:

@@ -4,9 +4,11 @@ The hardware is the clusters of ``--machines`` (their CPUs summed; the
 largest one bounds a job), else the trace header's ``MaxProcs``
 (:func:`~sched_engine.batch.model.header_clusters`); a log with neither is
 still audited, and the checks against the hardware say they need it.
-``audit.csv`` has the columns of :data:`~.audit.AUDIT_COLUMNS`; rows that
-cannot be a schedule go, one line each, to ``audit_rows.csv`` when there
-are any. The table is printed, warnings marked ``!``.
+``audit.csv`` has the columns of :data:`~.audit.AUDIT_COLUMNS`, one row per
+check; rows that cannot be a schedule go, one line each, to
+``audit_rows.csv`` when there are any. The table is printed as the panel
+shows it (:attr:`~.audit.Audit.grouped`: the checks that only say what the
+log lacks are named once, in the row that says it), warnings marked ``!``.
 """
 
 from __future__ import annotations
@@ -73,10 +75,14 @@ def run_audit(args: argparse.Namespace, log: Callable[[str], None] = print) -> i
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     result.table.to_csv(out / "audit.csv", index=False)
-    log(f"wrote {out / 'audit.csv'}: {len(result.table)} checks, {len(result.warnings)} warning(s)")
+    shown = result.grouped
+    folded = f"; {len(result.folded)} checks without a value are named in the rows below that say why" \
+        if result.folded else ""
+    log(f"wrote {out / 'audit.csv'}: {len(result.table)} checks, one row each{folded}; "
+        f"{int((shown['verdict'] == 'warning').sum())} warning(s)")
     if len(result.problems):
         result.problems.to_csv(out / "audit_rows.csv", index=False)
         log(f"wrote {out / 'audit_rows.csv'}: {len(result.problems):,} rows that cannot be a schedule")
-    for line in format_table(result.table):
+    for line in format_table(shown):
         log(line)
     return 0
