@@ -315,6 +315,8 @@ def _parse_swf(text: str, source: str, skip_malformed: bool, *, extended: bool) 
         list(map(str, block[:, 11].astype(np.int64).tolist())), queue, requirement, [""] * count,
         {**_recorded_numbers(block), "group": _id_text(block[:, 12]), "partition": _id_text(block[:, 15])},
     )[usable].reset_index(drop=True)
+    from ..logs.swf_writer import named_by_legend  # an SWF the converter wrote reads with its names
+    jobs = named_by_legend(jobs, header, text)
     return Workload(
         jobs=jobs, format="swf-ext" if extended else "swf", header=header,
         dropped=int(count - usable.sum()), skipped_lines=skipped, first_skipped_line=first_skipped,

@@ -19,6 +19,9 @@ leaves, in the order the file gives them. ``Share``/``RawShares``/``fairshare`` 
 account without users stays, as a leaf standing for no user of the log (``user`` "NAME (no users)"), so it
 keeps its share. A user in several accounts is a leaf of the first one listed (the others said in the root's
 ``notes``, which the loader ignores).
+
+:func:`anonymised_tree` gives the tree the names an anonymised log has (the stand-ins of
+:func:`.swf_writer.pseudonym` under the same salt), so the jobs of the log find their users' leaves.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import re
 import shlex
 
 from ..core.io import FileError
+from .swf_writer import pseudonym
 
 ZERO_SHARE = 0.001
 _SCRIPT = re.compile(r"^\s*(?:sacctmgr\s+)?(?:-\S+\s+)*(?:add|create)\s+(account|user)s?\b(.*)$", re.IGNORECASE)
@@ -248,3 +252,26 @@ def _node(child: dict, above: dict, accounts: dict[str, dict]) -> dict:
     if not entry["children"]:
         return {"name": name, "weight": weight, "user": f"{name} (no users)"}
     return {"name": name, "weight": weight, "children": [_node(c, entry, accounts) for c in _ordered(entry)]}
+
+
+def anonymised_tree(tree: dict, salt: bytes) -> dict:
+    """``tree`` with every user and account replaced by its stand-in under ``salt`` (``u_<hash>``, ``a_<hash>``).
+
+    The rule and salt are those of an anonymised log (:func:`.swf_writer.anonymised`), so a job's user in the
+    log is a leaf of the tree, under its account's stand-in when its account is the leaf's. A leaf's name is its
+    user's stand-in; an account without users stays one (``a_<hash> (no users)``); ``root`` stays root. The
+    notes, which name users and accounts, are left out.
+    """
+    def visit(node: dict) -> dict:
+        if "children" in node:
+            if node is tree:
+                return {"name": node["name"], "children": [visit(child) for child in node["children"]]}
+            return {"name": pseudonym(node["name"], "account", salt), "weight": node["weight"],
+                    "children": [visit(child) for child in node["children"]]}
+        if node["user"] == f"{node['name']} (no users)":
+            name = pseudonym(node["name"], "account", salt)
+            return {"name": name, "weight": node["weight"], "user": f"{name} (no users)"}
+        user = pseudonym(node["user"], "user", salt)
+        return {"name": user, "weight": node["weight"], "user": user}
+
+    return visit(tree)

@@ -9,7 +9,8 @@ What ``OUT`` ends with chooses the conversion:
   the salt kept in the data directory (``$SCHEDSCOPE_DATA``, default
   ``data/``, file :data:`SALT_FILE`) so every file converted there agrees;
 * ``.machines`` -- the hardware of a ``slurm.conf`` or of ``sinfo -N -o "%N %c %m %P"``;
-* ``.json`` -- the organisation tree of a ``sacctmgr``/``sshare`` dump.
+* ``.json`` -- the organisation tree of a ``sacctmgr``/``sshare`` dump; with ``--anonymise`` its users and
+  accounts get the stand-ins an anonymised log's jobs have (same salt), so the two still match.
 
 A log whose jobs never ran (only queued or running ones), an unknown file,
 or a bad record exits with status 2 and one line saying so.
@@ -41,7 +42,8 @@ def add_convert_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", help="a site's file: an accounting log, slurm.conf or sinfo output, sacctmgr/sshare dump")
     parser.add_argument("--out", required=True, help="OUT.swf (jobs), OUT.machines (hardware) or OUT.json (organisation)")
     parser.add_argument("--timezone", default="UTC", help="time zone of the log's clock, e.g. Europe/Prague (default UTC)")
-    parser.add_argument("--anonymise", action="store_true", help="replace users and groups by stable salted hashes")
+    parser.add_argument("--anonymise", action="store_true",
+                        help="replace users, groups and accounts (of a log or an organisation) by stable salted hashes")
     parser.add_argument("--format", default="auto",
                         help="the log's kind when it cannot be told from the file (auto, swf, gwf, csv, sacct, pbs, sge, lsf)")
     parser.add_argument("--skip-malformed", action="store_true", help="skip malformed records and count them")
@@ -138,11 +140,14 @@ def convert_hardware(source_path: Path, out: Path, log: Callable[[str], None]) -
     return 0
 
 
-def convert_organisation(source_path: Path, out: Path, log: Callable[[str], None]) -> int:
-    from .accounts import read_accounts
+def convert_organisation(source_path: Path, out: Path, log: Callable[[str], None], anonymise: bool = False) -> int:
+    """The organisation tree as JSON; ``anonymise``: its users and accounts named as an anonymised log's are."""
+    from .accounts import anonymised_tree, read_accounts
 
     name = source_path.name
     tree = read_accounts(read_text(source_path, source=name), source=name)
+    if anonymise:
+        tree = anonymised_tree(tree, site_salt())
     _write_atomically(out, lambda stream: json.dump(tree, stream, indent=1, ensure_ascii=False))
     log(f"wrote {out}: the organisation of {name}")
     return 0
@@ -159,7 +164,7 @@ def run_convert(args: argparse.Namespace, log: Callable[[str], None] = print) ->
             return convert_log(source_path, out, args, log)
         if suffix == ".machines":
             return convert_hardware(source_path, out, log)
-        return convert_organisation(source_path, out, log)
+        return convert_organisation(source_path, out, log, anonymise=args.anonymise)
     except ScenarioError:
         raise
     except (ValueError, KeyError) as exc:   # a reader's own slip on odd input still names the file

@@ -224,9 +224,13 @@ def write_swf(workload: Workload, out: TextIO, *, source: str = "log", timezone:
 
 
 def read_legend(text: str) -> dict[str, dict[int, str]]:
-    """The legend of an SWF header written here: ``{"User": {1: "alice"}, ...}``."""
+    """The legend of an SWF header written here: ``{"User": {1: "alice"}, ...}`` (only the header is split)."""
     legend: dict[str, dict[int, str]] = {key: {} for _, key, _ in LEGEND}
-    for line in text.split("\n"):
+    begin = 0
+    while begin < len(text):
+        end = text.find("\n", begin)
+        end = len(text) if end < 0 else end
+        line, begin = text[begin:end].rstrip("\r"), end + 1
         if not line.startswith(";"):
             if line.strip():
                 break
@@ -236,3 +240,26 @@ def read_legend(text: str) -> dict[str, dict[int, str]]:
         if colon and key in legend and number.isdigit():
             legend[key][int(number)] = name
     return legend
+
+
+#: How the header of an SWF file written by :func:`write_swf` begins its ``Conversion`` line.
+CONVERTED_BY = "python -m sched_engine convert"
+
+
+def named_by_legend(jobs: pd.DataFrame, header: dict, text: str) -> pd.DataFrame:
+    """The jobs of an SWF file written here with their users, groups, queues and partitions named again.
+
+    Its fields 12, 13, 15 and 16 number the names of its legend (an anonymised file's stand-ins among them),
+    so the names a log was converted with are the names it is read with: a ``.machines`` file's partitions and
+    an organisation's users (anonymised with the same salt) match them. Any other SWF is returned as it is.
+    """
+    if not str(header.get("Conversion", "")).startswith(CONVERTED_BY):
+        return jobs
+    legend = read_legend(text)
+    named = {}
+    for column, key, _ in LEGEND:
+        if legend[key] and column in jobs.columns:
+            numbers = jobs[column].astype("string")
+            names = numbers.map({str(number): name for number, name in legend[key].items()})
+            named[column] = names.fillna(numbers).astype("string")
+    return jobs.assign(**named) if named else jobs

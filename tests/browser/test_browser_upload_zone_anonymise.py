@@ -1,6 +1,7 @@
 """The upload panels' time zone and anonymising, and a slurm.conf's partitions in the Site page's hardware table
 (headless Chromium)."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from app import create_app
 from components.pages import batch as batch_page
 from components.pages import site as page
 from screenshots import save_screenshot
+from tests.test_logs_on_the_pages import SSHARE
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 240
@@ -35,7 +37,7 @@ def test_the_site_page_reads_a_log_in_its_zone_anonymises_one_and_lists_slurm_pa
     dash_duo.wait_for_contains_text(f"#{page.ids.UPLOAD_MSG}", "(times read in Europe/Prague)", timeout=TIMEOUT)
     assert "jobs.sacct: sacct, 120 jobs" in dash_duo.find_element(f"#{page.ids.UPLOAD_MSG}").text
     dash_duo.wait_for_contains_text(f"#{page.ids.ORGANISATION}", "alice", timeout=TIMEOUT)
-    # The hardware from slurm.conf: its partition shown beside each cluster, and that it binds no job here.
+    # The hardware from slurm.conf: its partition shown beside each cluster, and that it holds the jobs to it.
     conf = tmp_path / "slurm.conf"
     conf.write_text(SLURM_CONF.replace("NodeName=n[1-3] CPUs=8", "NodeName=n[1-3] CPUs=8\nNodeName=g1 CPUs=16")
                     + "PartitionName=gpu Nodes=g1\n")
@@ -43,7 +45,7 @@ def test_the_site_page_reads_a_log_in_its_zone_anonymises_one_and_lists_slurm_pa
     dash_duo.wait_for_contains_text(f"#{page.ids.HARDWARE}", "40 CPUs", timeout=TIMEOUT)
     table = dash_duo.find_element(f"#{page.ids.HW_TABLE}").text
     assert "partitions (from the file)" in table and "gpu" in table
-    assert "whatever its partition" in dash_duo.find_element(f"#{page.ids.HARDWARE}").text
+    assert "A job runs only on the clusters of its partition" in dash_duo.find_element(f"#{page.ids.HARDWARE}").text
     dash_duo.driver.set_window_size(1440, 1800)
     dash_duo.driver.execute_script(f"document.getElementById('{page.ids.HW_TABLE}').scrollIntoView()")
     save_screenshot(dash_duo.driver, "site-hardware-partitions.png")
@@ -54,6 +56,18 @@ def test_the_site_page_reads_a_log_in_its_zone_anonymises_one_and_lists_slurm_pa
     dash_duo.wait_for_contains_text(f"#{page.ids.ORG_ORIGIN}", "again.sacct (anonymised)", timeout=TIMEOUT)
     organisation = dash_duo.find_element(f"#{page.ids.ORGANISATION}").text
     assert not any(name in organisation for name in ("alice", "bob", "carol"))
+    derived = set(re.findall(r"u_[0-9a-f]{12}", organisation))   # the log's users' stand-ins
+    # Its sshare file, uploaded with the box still ticked: the same stand-ins, so every job finds its user's leaf.
+    shares = tmp_path / "shares.txt"
+    shares.write_text(SSHARE)
+    dash_duo.driver.execute_script(
+        f"document.getElementById('{page.ids.EDITOR.upload}').closest('details').open = true")   # the Workspace box
+    _upload(dash_duo, page.ids.EDITOR.upload, shares)
+    dash_duo.wait_for_contains_text(f"#{page.ids.EDITOR.item_message}", "Loaded shares.txt", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.ORGANISATION}", "a_", timeout=TIMEOUT)
+    organisation = dash_duo.find_element(f"#{page.ids.ORGANISATION}").text
+    assert set(re.findall(r"u_[0-9a-f]{12}", organisation)) == derived and len(derived) == 3
+    assert not any(name in organisation for name in ("alice", "phys"))
     dash_duo.driver.execute_script(f"document.getElementById('{page.ids.UPLOAD}').scrollIntoView()")
     save_screenshot(dash_duo.driver, "site-upload-zone-anonymise.png")
     assert dash_duo.get_logs() == []

@@ -71,7 +71,7 @@ ORG_INPUTS = {"trace": Input(ids.TRACE, "value"), "max_jobs": Input(ids.MAX_JOBS
 ORG_STATES = {"draft": State(ids.ORG, "data"), "selected": State(EDITOR.selected, "data"),
               "name": State(EDITOR.name, "value"), "weight": State(EDITOR.weight, "value"),
               "group": State(ids.GROUP_FIELD, "value"), "item_name": State(EDITOR.item_name, "value"),
-              "filename": State(EDITOR.upload, "filename")}
+              "filename": State(EDITOR.upload, "filename"), "anonymise": State(ids.ANONYMISE, "value")}
 ORG_OUTPUTS = {"draft": Output(ids.ORG, "data"), "selected": Output(EDITOR.selected, "data", allow_duplicate=True),
                "tree_msg": Output(EDITOR.message, "children"), "item_msg": Output(EDITOR.item_message, "children"),
                "download": Output(EDITOR.download, "data")}

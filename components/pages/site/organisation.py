@@ -11,6 +11,8 @@ an invalid edit or upload leaves the draft as it was and names the field.
 from __future__ import annotations
 
 import copy
+from functools import partial
+from pathlib import Path
 
 import pandas as pd
 from dash import html, no_update
@@ -112,8 +114,9 @@ def without_empty(tree: dict) -> dict:
     return prune(tree) or {**tree, "children": []}
 
 
-def uploaded_document(data: bytes, filename: str) -> dict:
-    """An uploaded organisation: a JSON object, or a Slurm account tree (``sacctmgr``/``sshare``) read as one."""
+def uploaded_document(data: bytes, filename: str, salt: bytes | None = None) -> dict:
+    """An uploaded organisation: a JSON object, or a Slurm account tree (``sacctmgr``/``sshare``) read as one,
+    its users and accounts anonymised with ``salt`` when given (as an anonymised log's, so they match)."""
     from sched_engine.logs import accounts
 
     head = data[: 1 << 16].decode("utf-8", errors="replace")
@@ -122,7 +125,8 @@ def uploaded_document(data: bytes, filename: str) -> dict:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             raise ScenarioError("", "not UTF-8 text", source=filename) from None
-        return {"tree": accounts.read_accounts(text, source=filename)}
+        tree = accounts.read_accounts(text, source=filename)
+        return {"tree": accounts.anonymised_tree(tree, salt) if salt else tree}
     return parse_item(data, filename)
 
 
@@ -284,7 +288,8 @@ def edit(trigger, draft: dict | None, selected: str | None, payload: dict, uploa
     Names: ``draft``, ``selected``, ``tree_msg``, ``item_msg``, ``download``.
     ``payload``: ``trace``, ``max_jobs``, ``weighting``, the form's ``name``,
     ``weight``, ``group``, and the workspace's ``choice``, ``item_name``,
-    ``contents``, ``filename``. The trace (or its first jobs) changing
+    ``contents``, ``filename``; ``anonymise``: an uploaded ``sacctmgr``/``sshare``
+    file is anonymised with the data directory's salt. The trace (or its first jobs) changing
     derives the organisation again; the weighting re-weighs the tree on
     screen. Any error leaves the draft as it was and says why.
     """
@@ -322,8 +327,15 @@ def edit(trigger, draft: dict | None, selected: str | None, payload: dict, uploa
                                       className="error")}
     out = tree_editor.item_action(trigger, EDITOR, draft, {**payload, "name": payload.get("item_name")}, uploads,
                                   noun="organisation", read=read_document, document=lambda d: d["tree"],
-                                  parse=uploaded_document)
+                                  parse=partial(uploaded_document, salt=_salt(uploads) if payload.get("anonymise") else None))
     return {"draft": out["draft"], "selected": None, **_item(out)} if "draft" in out else _item(out)
+
+
+def _salt(uploads) -> bytes:
+    """The data directory's salt, which anonymised uploads and ``convert --anonymise`` use."""
+    from sched_engine.logs.convert_command import site_salt
+
+    return site_salt(Path(uploads.directory).parent)
 
 
 def _item(out: dict) -> dict:
