@@ -23,7 +23,7 @@ import plotly.io as pio
 from sched_engine import SimulationResult
 
 from ..chart_config import GRAPH_CONFIG
-from ..figures.compare import SUM, overlay_figure
+from ..figures.compare import LINE_NARROWEST, LINE_WIDEST, SUM, overlay_figure, visible_lines  # noqa: F401 (widths for the brief)
 
 STYLE = """
 body { font-family: system-ui, sans-serif; color: #1b2733; margin: 1.5rem auto; max-width: 1200px; }
@@ -106,40 +106,6 @@ def timeline_figures(runs: Sequence[tuple[str, object]], count: int) -> list[go.
     """The first ``count`` moving timeline metrics, summed over every entity, one visible line per legend entry."""
     return [visible_lines(overlay_figure(list(runs), metric, SUM))
             for metric in moving_metrics(runs)[:count]] if runs else []
-
-
-#: The widest and the narrowest line of a brief's timeline (pixels): each run drawn narrower than the one before.
-LINE_WIDEST, LINE_NARROWEST = 6.0, 1.5
-
-
-def visible_lines(figure: go.Figure) -> go.Figure:
-    """``figure`` with as many legend entries as lines one can see.
-
-    Runs whose lines are the same (every point alike) are drawn once, named
-    by all of them ("EASY = CONS"). The others are drawn widest first, each
-    narrower than the one below it, so a line that follows another for
-    hours still shows along its edges instead of hiding under it.
-    """
-    merged: list = []
-    for trace in figure.data:
-        same = next((kept for kept in merged if _same_line(kept, trace)), None)
-        if same is None:
-            merged.append(trace)
-            continue
-        name, template = f"{same.name} = {trace.name}", same.hovertemplate or ""
-        same.update(name=name, hovertemplate=name + template[len(same.name):] if template.startswith(same.name)
-                    else template or None)
-    step = (LINE_WIDEST - LINE_NARROWEST) / max(len(merged) - 1, 1)
-    for index, trace in enumerate(merged):
-        width = LINE_NARROWEST if len(merged) == 1 else LINE_WIDEST - index * step
-        trace.update(line={**trace.line.to_plotly_json(), "width": width})
-    figure.data = merged
-    return figure
-
-
-def _same_line(a, b) -> bool:
-    ax, ay, bx, by = (list(v) if v is not None else [] for v in (a.x, a.y, b.x, b.y))
-    return len(ax) == len(bx) and ax == bx and ay == by
 
 
 #: What a model's ``estimates`` parameter means, in a reader's words (another value is shown as it is).

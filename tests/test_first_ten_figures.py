@@ -1,0 +1,40 @@
+"""Compare's overlay draws one legend entry per line one can see; a run without the series has none."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from components.figures.compare import LINE_NARROWEST, LINE_WIDEST, SUM, overlay_figure
+
+
+class Run:
+    def __init__(self, rows):
+        self.timeline = pd.DataFrame(rows, columns=["time", "entity", "metric", "value"])
+        self.scenario = {"engine": "batch"}
+
+
+def _legend(figure) -> list[str]:
+    return [trace.name for trace in figure.data if trace.showlegend is not False]
+
+
+def test_runs_with_the_same_line_are_one_legend_entry_named_by_both():
+    same = [(0.0, "q", "queue_length", 1.0), (60.0, "q", "queue_length", 3.0), (120.0, "q", "queue_length", 0.0)]
+    other = [(0.0, "q", "queue_length", 2.0), (60.0, "q", "queue_length", 0.0)]
+    runs = [("#1 easy", Run(same)), ("#2 cons", Run(same)), ("#3 fcfs", Run(other))]
+    figure = overlay_figure(runs, "queue_length", "q")
+    assert _legend(figure) == ["#1 easy = #2 cons", "#3 fcfs"]
+    assert figure.data[0].hovertemplate.startswith("#1 easy = #2 cons<br>")
+    # Widest first: the line on top is narrower, so one that follows another still shows along its edges.
+    assert [trace.line.width for trace in figure.data] == [LINE_WIDEST, LINE_NARROWEST]
+    assert all(trace.line.shape == "hv" for trace in figure.data)
+
+
+def test_a_run_without_the_series_gets_no_legend_entry_and_the_title_names_it():
+    one = [(0.0, "user_1", "running_jobs", 1.0), (30.0, "user_1", "running_jobs", 0.0)]
+    two = [(0.0, "user_2", "running_jobs", 4.0)]
+    figure = overlay_figure([("#1 easy", Run(one)), ("#2 cons", Run(two))], "running_jobs", "user_1")
+    assert _legend(figure) == ["#1 easy"]
+    assert "(not in #2 cons)" in figure.layout.title.text
+    # Summed over every entity both runs have a line: two entries.
+    assert _legend(overlay_figure([("#1 easy", Run(one)), ("#2 cons", Run(two))], "running_jobs", SUM)) == [
+        "#1 easy", "#2 cons"]
