@@ -135,7 +135,9 @@ def run_calibrate(spec: dict, out: str | Path, *, workers: int | None = None, ex
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     ranked.to_csv(folder / "calibration.csv", index=False)
-    log(f"wrote {folder / 'calibration.csv'} ({len(ranked)} settings in {sweep.wall_seconds:.0f} s)")
+    where = {"celery": "on Celery workers", "serial": "in one process"}.get(sweep.executor,
+                                                                          f"on {sweep.workers} local processes")
+    log(f"wrote {folder / 'calibration.csv'} ({len(ranked)} settings in {sweep.wall_seconds:.0f} s {where})")
     log(verdict(ranked))
     return 0
 
