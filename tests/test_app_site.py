@@ -249,8 +249,8 @@ def test_a_bad_upload_is_refused_in_words(uploads):
 def test_an_uploaded_site_trace_runs_whole(uploads):
     data = (Path(__file__).parent / "data" / "batch" / "cons_vs_easy.swf").read_bytes()
     contents = "data:application/octet-stream;base64," + base64.b64encode(data).decode()
-    options, value, message, max_jobs = callbacks.upload_site(uploads, contents, "mine.swf")
-    assert value.startswith("upload:") and max_jobs is None
+    options, value, message, max_jobs, refused = callbacks.upload_site(uploads, contents, "mine.swf")
+    assert value.startswith("upload:") and max_jobs is None and refused is False
     assert "mine.swf: 4 jobs" in str(message) and "whole trace" in str(message)
     assert callbacks.upload_site(uploads, "data:;base64,AAAA", "bad.swf")[3] is no_update
 

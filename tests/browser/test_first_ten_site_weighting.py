@@ -1,18 +1,22 @@
 """Site study: Run pressed right after choosing another weighting runs the new weights (the tree the page then shows),
-and the weighting stays chosen, with the tree it made, across a reload."""
+and the weighting stays chosen, with the tree it made, across a reload. Then, on the same page, an upload with a
+truncated line is refused offering 'skip malformed lines', and ticking the box loads it skipping that line."""
 
 import json
+from pathlib import Path
 
 import pytest
 from dash.testing.wait import until
 from selenium.webdriver.common.keys import Keys
 
 from app import create_app
+from clicks import show_inputs
 from components.pages import site as page
 from components.services.runs import ResultCache
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 240
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_traces" / "hpc2n-excerpt.swf"
 
 # The weighting radio and Run pressed in one go: the re-weighing callback has not answered when Run is pressed.
 _WEIGH_AND_RUN = """
@@ -68,4 +72,15 @@ def test_run_right_after_a_new_weighting_runs_the_new_weights(dash_duo, tmp_path
     dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
     dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.message}", "2 run(s)", timeout=TIMEOUT)
     assert len(results.listing()) == 2
+    # An upload with a line cut short is refused, offering to skip it; ticking the box reads it again, skipping.
+    show_inputs(dash_duo, page.ids.PANEL)
+    truncated = tmp_path / "mine.swf"
+    truncated.write_text("".join(SAMPLE.read_text().splitlines(keepends=True)[:60]) + "9999 40 -1 10 2\n")
+    dash_duo.find_element(f"#{page.ids.UPLOAD} input[type=file]").send_keys(str(truncated))
+    dash_duo.wait_for_contains_text(f"#{page.ids.UPLOAD_MSG}", "Tick 'skip malformed lines' to load the rest",
+                                    timeout=TIMEOUT)
+    assert "The previous trace stays." in dash_duo.find_element(f"#{page.ids.UPLOAD_MSG}").text
+    dash_duo.find_element(f"#{page.ids.SKIP_MALFORMED} input[value='skip']").click()
+    dash_duo.wait_for_contains_text(f"#{page.ids.UPLOAD_MSG}", "1 malformed line(s) skipped", timeout=TIMEOUT)
+    dash_duo.wait_for_contains_text(f"#{page.ids.TRACE}", "mine.swf", timeout=TIMEOUT)
     assert dash_duo.get_logs() == []

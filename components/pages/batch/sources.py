@@ -63,7 +63,8 @@ def trace_choice_ref(value: str, uploads) -> dict:
     entry = next((e for e in uploads.listing() if e["name"] == name), {})
     zone = entry.get("timezone") if entry.get("timezone") not in (None, "UTC") else None   # its times' zone
     return {"source": "upload", "kind": "trace", "name": name, "label": entry.get("label", name),
-            **({"timezone": str(zone)} if zone else {})}
+            **({"timezone": str(zone)} if zone else {}),
+            **({"skip_malformed": True} if entry.get("skip_malformed") else {})}   # as it was uploaded
 
 
 SAMPLE_PREFIX = "sample:"
@@ -107,8 +108,9 @@ def store_trace(uploads, contents: str, filename: str | None, *, timezone: str =
 
     zone = checked_timezone(timezone or "UTC", "time zone")
     label = filename if isinstance(filename, str) and filename else "trace"
-    if not anonymise:
-        return uploads.save_data_url(contents, "trace", label, {"timezone": zone} if zone != "UTC" else None), label
+    if not anonymise:   # its zone and skipping kept with it: every reading of it reads it so
+        meta = {**({"timezone": zone} if zone != "UTC" else {}), **({"skip_malformed": True} if skip_malformed else {})}
+        return uploads.save_data_url(contents, "trace", label, meta or None), label
     directory = Path(uploads.directory).parent   # the data directory: one salt for its uploads and conversions
     data, _ = swf_of_upload(uploads.data_of(contents), source=label, timezone=zone, skip_malformed=skip_malformed,
                             anonymise=True, salt=site_salt(directory))

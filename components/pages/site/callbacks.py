@@ -10,6 +10,7 @@ from dash.exceptions import PreventUpdate
 
 from sched_engine import ScenarioError
 from sched_engine.analysis.audit_workload import read_header_lines
+from sched_engine.batch import TraceError
 
 from ...figures import catalogue
 from ...figures.common import empty_figure
@@ -27,39 +28,57 @@ EDITOR = ids.EDITOR
 SUMMARY = ("finished", "killed", "mean_wait_s", "utilisation", "memory_utilisation", "mean_min_isolation")
 
 
-def upload(uploads, contents, filename, timezone="UTC", anonymise=None):
+def upload(uploads, contents, filename, timezone="UTC", anonymise=None, skip=None):
     """Store an uploaded trace and choose it; the dropdown lists it (and every earlier upload).
 
-    Read in the page's time zone (kept with the upload), anonymised if asked (:func:`store_trace`).
+    Read in the page's time zone, skipping malformed lines when the box says so (both kept with the upload),
+    anonymised if asked (:func:`store_trace`).
     """
     if not contents:
         return no_update, no_update, no_update
     try:
-        path, label = store_trace(uploads, contents, filename, timezone=timezone, anonymise=bool(anonymise))
+        path, label = store_trace(uploads, contents, filename, timezone=timezone, anonymise=bool(anonymise),
+                                  skip_malformed=bool(skip))
         value = UPLOADED + path.name
         ref = trace_choice_ref(value, uploads)
         workload = parse_trace(ref, uploads)
     except (UploadError, ScenarioError) as exc:
         # A reader's error names the file already; an upload store's may not.
         said = str(exc) if filename and str(exc).startswith(str(filename)) else f"{filename}: {exc}"
-        return no_update, no_update, error(f"{said.rstrip('.')}. The previous trace stays.")
+        # Skipping rescues bad rows (a line and a field named), never a file that is no text at all.
+        rescuable = isinstance(exc, TraceError) and exc.line and exc.field and not skip
+        hint = " Tick 'skip malformed lines' to load the rest, or fix the file." if rescuable else ""
+        return no_update, no_update, error(f"{said.rstrip('.')}.{hint} The previous trace stays.")
     # A resource manager's log says what it read in its notes (jobs from records, what was left out).
     read = f"{label}: " + ("; ".join(workload.notes) if workload.notes else f"{len(workload.jobs):,} jobs") + (
-        f" (times read in {ref['timezone']})" if "timezone" in ref else "")
+        f" (times read in {ref['timezone']})" if "timezone" in ref else "") + (
+        f"; {workload.skipped_lines:,} malformed line(s) skipped (first: line {workload.first_skipped_line})"
+        if workload.skipped_lines else "")
     return trace_choices(uploads), value, ok(read)
 
 
-def upload_site(uploads, contents, filename, timezone="UTC", anonymise=None):
+def upload_site(uploads, contents, filename, timezone="UTC", anonymise=None, skip=None, rejected=False,
+                ticked=False):
     """The site's own trace: stored and chosen as :func:`upload`, and run whole ("First jobs only" emptied).
 
     The 2,000-job cut belongs to the sample the page opens on; an own trace
-    runs, and its organisation is derived from, every job it holds.
+    runs, and its organisation is derived from, every job it holds. The
+    skip box changed (``ticked``) reads the upload again only when it was
+    refused (``rejected``); otherwise the box is for the next upload.
+    Returns the dropdown's options and value, the message, the cut and
+    whether the upload was refused.
     """
-    options, value, message = upload(uploads, contents, filename, timezone, anonymise)
+    if ticked and not rejected:
+        raise PreventUpdate
+    options, value, message = upload(uploads, contents, filename, timezone, anonymise, skip)
     if value is no_update:
-        return options, value, message, no_update
+        return options, value, message, no_update, bool(contents)
     return options, value, html.Div([message, html.Div("Runs the whole trace: 'First jobs only' emptied.",
-                                                       className="hint")]), None
+                                                       className="hint")]), None, False
+
+
+def _upload_site(uploads, **values):
+    return upload_site(uploads, **values, ticked=ctx.triggered_id == ids.SKIP_MALFORMED)
 
 
 # The organisation's one callback (a second one setting the Store would race a Run pressed meanwhile).
@@ -205,14 +224,16 @@ def register(app, services) -> None:
     time_window.register(app, ids.WINDOW, ids.GRAPHS, ids.RESET_WINDOW, unit_seconds=3600.0)
     app.callback(Output(ids.TRACE, "options"), Output(ids.SECOND, "options"),
                  Input(ids.TRACE, "id"))(lambda _: (trace_choices(uploads),) * 2)
-    app.callback(Output(ids.TRACE, "options", allow_duplicate=True), Output(ids.TRACE, "value"),
-                 Output(ids.UPLOAD_MSG, "children"), Output(ids.MAX_JOBS, "value"), Input(ids.UPLOAD, "contents"),
-                 State(ids.UPLOAD, "filename"), State(ids.TIMEZONE, "value"), State(ids.ANONYMISE, "value"),
-                 prevent_initial_call=True)(partial(upload_site, uploads))
+    app.callback(output=[Output(ids.TRACE, "options", allow_duplicate=True), Output(ids.TRACE, "value"),
+                         Output(ids.UPLOAD_MSG, "children"), Output(ids.MAX_JOBS, "value"), Output(ids.REJECTED, "data")],
+                 inputs={"contents": Input(ids.UPLOAD, "contents"), "skip": Input(ids.SKIP_MALFORMED, "value")},
+                 state={"filename": State(ids.UPLOAD, "filename"), "timezone": State(ids.TIMEZONE, "value"),
+                        "anonymise": State(ids.ANONYMISE, "value"), "rejected": State(ids.REJECTED, "data")},
+                 prevent_initial_call=True)(partial(_upload_site, uploads))
     app.callback(Output(ids.SECOND, "options", allow_duplicate=True), Output(ids.SECOND, "value"),
                  Output(ids.SECOND_MSG, "children"), Input(ids.SECOND_UPLOAD, "contents"),
                  State(ids.SECOND_UPLOAD, "filename"), State(ids.TIMEZONE, "value"), State(ids.ANONYMISE, "value"),
-                 prevent_initial_call=True)(partial(upload, uploads))
+                 State(ids.SKIP_MALFORMED, "value"), prevent_initial_call=True)(partial(upload, uploads))
     app.callback(Output(ids.TRACE, "value", allow_duplicate=True), Output(ids.MAX_JOBS, "value", allow_duplicate=True),
                  Output(ids.WEIGHTING, "value"), Input(ids.TRACE, "id"), State(ids.CHOICE, "data"),
                  prevent_initial_call="initial_duplicate")(restore_choice)

@@ -21,11 +21,13 @@ HW_COLUMNS = [{"name": "cluster", "id": "name"}, {"name": "machines", "id": "mac
 DIFFERS = [{"if": {"filter_query": '{differs} = "◆"'}, "backgroundColor": "#fff3cd", "fontWeight": "bold"}]
 
 
-def upload_options(timezone: str, anonymise: str) -> html.Div:
-    """The zone of a log's local times and the anonymising of names, as the next upload is read."""
+def upload_options(timezone: str, anonymise: str, skip: str) -> html.Div:
+    """The zone of a log's local times, skipping malformed lines and the anonymising of names, as the next upload
+    is read (ticking the skip box also reads a refused upload again)."""
     return html.Div([
         html.Label(["log time zone ", dcc.Input(id=timezone, type="text", value="UTC", debounce=True,
                                                 className="narrow", placeholder="UTC")]),
+        dcc.Checklist(id=skip, options=[{"label": "skip malformed lines", "value": "skip"}], value=[]),
         dcc.Checklist(id=anonymise, options=[{"label": "anonymise names", "value": "on"}], value=[]),
         html.Span("for the next upload: a log's times without a zone (sacct) are read in it; anonymised, it is kept "
                   "as SWF, its users, groups and accounts numbered, their names only as salted hashes",
@@ -117,6 +119,7 @@ def layout() -> html.Div:
         run_panel.store(ids.PANEL),
         dcc.Store(id=ids.WINDOW, data=None),
         dcc.Store(id=ids.GROUP, data=None),
+        dcc.Store(id=ids.REJECTED, data=False),
         # The site chosen (trace, cut), its organisation and hardware stay in the browser across reloads and
         # visits, as the Batch page's draft does.
         dcc.Store(id=ids.CHOICE, storage_type="local", data=None),
@@ -136,7 +139,7 @@ def layout() -> html.Div:
                 html.H3("The site"),
                 field("Trace", dcc.Dropdown(id=ids.TRACE, value="hpc2n-excerpt.swf", clearable=False)),
                 upload_box(ids.UPLOAD, "Upload a trace: SWF, GWF, CSV, or Slurm sacct, PBS, SGE, LSF accounting (.gz too)"),
-                upload_options(ids.TIMEZONE, ids.ANONYMISE),
+                upload_options(ids.TIMEZONE, ids.ANONYMISE, ids.SKIP_MALFORMED),
                 html.Div(id=ids.UPLOAD_MSG),
                 field("First jobs only", dcc.Input(id=ids.MAX_JOBS, type="number", min=1, step=1, value=2000,
                                                    debounce=True), "empty: the whole trace"),

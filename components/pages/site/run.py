@@ -29,7 +29,8 @@ def site_model(uploads, trace: str | None, max_jobs, failures: str, elastic, org
         raise ScenarioError("trace", "choose a sample trace or upload one")
     ref = trace_choice_ref(trace, uploads)
     model = {"trace": {"path": ref_path(ref, uploads), "label": ref["label"],
-                       **({"timezone": ref["timezone"]} if "timezone" in ref else {})},   # its log's local times
+                       **({"timezone": ref["timezone"]} if "timezone" in ref else {}),   # its log's local times
+                       **({"skip_malformed": True} if ref.get("skip_malformed") else {})},   # read as uploaded
              "failures": {"kind": failures or "none"}, "organisation": organisation.model_organisation(org),
              "memory_elastic": {"enabled": bool(elastic)},
              **hardware.hardware_model((hw or {}).get("rows"), default_memory)}
