@@ -128,9 +128,11 @@ def test_jobs_larger_than_the_hardware_and_impossible_rows_are_reported_and_the_
     result = audit(jobs.assign(job_id=[str(i + 1) for i in range(len(jobs))]), 4)
     found = checks(result)
     assert found["impossible_rows"].value == 2 and found["impossible_rows"].verdict == "warning"
-    assert result.problems.values.tolist() == [[5, "5", "ends before it starts (run time -5 s)"],
-                                               [6, "6", "uses 8 CPUs, more than any cluster has (4)"]]
-    assert "row 5 (job 5) ends before it starts" in found["impossible_rows"].detail
+    assert list(result.problems.columns) == ["line", "row", "job_id", "problem"]
+    assert result.problems[["row", "job_id", "problem"]].values.tolist() == [
+        [5, "5", "ends before it starts (run time -5 s)"], [6, "6", "uses 8 CPUs, more than any cluster has (4)"]]
+    assert result.problems["line"].isna().all()   # a frame, not a file: no lines
+    assert "job 5 (row 5 of the jobs read) ends before it starts" in found["impossible_rows"].detail
     assert found["jobs_larger_than_hardware"].value == 1 and found["jobs_larger_than_hardware"].verdict == "warning"
     # The job that ends before it starts is left out; the 8-CPU job ran in the log, so it is in its schedule.
     assert found["recorded_peak_cpus"].value == 8 and found["recorded_mean_wait_s"].value == 25 * KS / 5
@@ -248,9 +250,11 @@ def test_the_command_writes_audit_csv_and_prints_the_table(tmp_path, capsys):
     machines.write_text("0 small 1 2 1 1000\n1 big 1 3 1 1000\n")
     assert main(["audit", "--trace", str(plain), "--machines", str(machines), "--out", str(tmp_path / "m")]) == 0
     table = pd.read_csv(tmp_path / "m" / "audit.csv").set_index("check")
-    assert table.loc["hardware_cpus", "value"] == 5 and table.loc["impossible_rows", "value"] == 2
-    rows = pd.read_csv(tmp_path / "m" / "audit_rows.csv")
-    assert rows["problem"].tolist() == ["uses 4 CPUs, more than any cluster has (3)"] * 2
+    assert table.loc["hardware_cpus", "value"] == 5 and table.loc["impossible_rows", "value"] == 3
+    rows = pd.read_csv(tmp_path / "m" / "audit_rows.csv")   # the file's lines; the job the reader left out too
+    assert rows["problem"].tolist() == ["uses 4 CPUs, more than any cluster has (3)"] * 2 + [
+        "ends before it starts (run time -300000 s)"]
+    assert rows["line"].tolist() == [3, 5, 7] and rows["job_id"].tolist() == [1, 3, 5]
     # No MaxProcs line: audited, the hardware checks say they need it; a missing file: exit status 2.
     write_swf(plain, [], SWF_ROWS)
     assert main(["audit", "--trace", str(plain), "--out", str(tmp_path / "n")]) == 0

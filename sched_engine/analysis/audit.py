@@ -15,7 +15,9 @@ table as the panel and the command show it, folds them into that row
 (``audit.csv`` keeps one row per check). Rows that
 cannot be a schedule (no CPU, a negative run time: a job ending before it
 starts, more CPUs than the largest cluster) are listed row by row in
-:attr:`Audit.problems`; the rest is audited.
+:attr:`Audit.problems`, with their line in the file where it is known
+(:mod:`.audit_lines`: also the rows the reader left out); the rest is
+audited.
 
 Why: a run on hardware smaller than what the log used cannot reproduce the
 log's waits (RICC's header says 8,192 CPUs; its recorded schedule has up to
@@ -32,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from . import audit_periods, audit_schedule, audit_workload
+from .audit_lines import SwfLines
 
 AUDIT_COLUMNS = ("check", "value", "unit", "verdict", "detail")
 #: Share of the recorded span over the hardware that earns a warning; also the share the suggested capacity
@@ -41,6 +44,9 @@ OVER_HARDWARE_WARNING = 0.001
 IDLE_LISTED = 5
 #: Problem rows named in the ``impossible_rows`` sentence (all of them are in :attr:`Audit.problems`).
 PROBLEMS_NAMED = 5
+#: :attr:`Audit.problems`: the file line (where known), the row in the jobs frame (1-based; none for a row the
+#: reader left out), the job's id and the problem.
+PROBLEM_COLUMNS = ("line", "row", "job_id", "problem")
 NEEDS_WAITS = ("recorded_peak_cpus", "recorded_p99_cpus", "time_over_hardware_share", "recorded_capacity_cpus",
                "recorded_utilisation", "recorded_mean_wait_s", "idle_while_waiting_s", "user_max_running_jobs",
                "user_max_cpus")
@@ -65,7 +71,7 @@ class Audit:
     users: pd.DataFrame = field(default_factory=pd.DataFrame)        # user, running_jobs, cpus
     queues: pd.DataFrame = field(default_factory=pd.DataFrame)       # audit_workload.group_table
     partitions: pd.DataFrame = field(default_factory=pd.DataFrame)
-    problems: pd.DataFrame = field(default_factory=pd.DataFrame)     # row (1-based), job_id, problem
+    problems: pd.DataFrame = field(default_factory=pd.DataFrame)     # PROBLEM_COLUMNS
     folded: tuple = ()                  # checks with no value whose need a lead row names (LEADS)
 
     @property
@@ -115,14 +121,15 @@ def problem_rows(jobs: pd.DataFrame, largest_cluster: float) -> pd.DataFrame:
 
 
 def audit(jobs: pd.DataFrame, hardware_cpus: float | None = None, *, largest_cluster_cpus: float | None = None,
-          header: dict | None = None, header_lines=(), dropped: int = 0) -> Audit:
+          header: dict | None = None, header_lines=(), dropped: int = 0, lines: SwfLines | None = None) -> Audit:
     """Every check of the module docstring on a workload's jobs frame (:data:`~sched_engine.batch.traces.JOB_COLUMNS`).
 
     ``hardware_cpus``: the CPUs a run would use (None: unknown);
     ``largest_cluster_cpus``: its largest cluster (default: all of them);
     ``header`` and ``header_lines``: the SWF header as the reader keeps it and
     its comment lines (for the queues it describes); ``dropped``: rows the
-    reader dropped (``Workload.dropped``).
+    reader dropped (``Workload.dropped``); ``lines``: where the jobs are in the
+    file and the rows the reader left out (:func:`~.audit_lines.swf_lines`).
     """
     rows: list[tuple] = []
 
@@ -133,13 +140,14 @@ def audit(jobs: pd.DataFrame, hardware_cpus: float | None = None, *, largest_clu
     largest = float(largest_cluster_cpus) if largest_cluster_cpus else hardware
     schedule, known = audit_schedule.recorded_schedule(jobs)
     clock = log_clock(header, jobs["submit_time"].to_numpy(float))
-    problems = problem_rows(jobs, largest)
+    problems = _located(problem_rows(jobs, largest), lines)
     row("hardware_cpus", hardware, "CPUs", "the CPUs a run of this log uses" if np.isfinite(hardware) else
         "no hardware given and no MaxProcs header line (--machines gives one)", warning=not np.isfinite(hardware))
     row("jobs", len(jobs), "jobs", f"{len(schedule):,} of them with a sound recorded schedule")
     if dropped:
+        named = "; each is named in impossible_rows" if lines is not None and len(lines.unread) else ""
         row("dropped_rows", dropped, "rows", f"the reader dropped {dropped:,} rows with no usable run time or CPU "
-            "count (-1 or negative): they are in no run and in no check here", warning=True)
+            f"count (-1 or negative): they are in no run and in no check here{named}", warning=True)
     _problem_row(row, problems)
     missing = int((~known).sum())
     if not len(schedule):
@@ -186,13 +194,34 @@ def _name_needs(table: pd.DataFrame) -> tuple[pd.DataFrame, tuple]:
     return table, tuple(name for names in named.values() for name in names)
 
 
+def _located(problems: pd.DataFrame, lines: SwfLines | None) -> pd.DataFrame:
+    """``problems`` (row, job_id, problem) with each row's file ``line`` where ``lines`` knows it, and the rows the
+    reader left out; :data:`PROBLEM_COLUMNS`, in the file's order."""
+    rows = problems["row"].to_numpy(np.int64)
+    known = lines is not None and lines.kept is not None
+    found = problems.assign(line=pd.array(lines.kept[rows - 1] if known else [None] * len(rows), dtype="Int64"),
+                            row=pd.array(rows, dtype="Int64"))
+    if lines is not None and len(lines.unread):
+        unread = lines.unread.assign(line=pd.array(lines.unread["line"], dtype="Int64"),
+                                     row=pd.array([None] * len(lines.unread), dtype="Int64"))
+        found = pd.concat([found, unread], ignore_index=True)
+    return found.sort_values(["line", "row"], kind="stable", na_position="last")[list(PROBLEM_COLUMNS)].reset_index(
+        drop=True)
+
+
 def _problem_row(row, problems: pd.DataFrame) -> None:
     if problems.empty:
         row("impossible_rows", 0, "rows", "no row records an impossible schedule")
         return
-    named = "; ".join(f"row {r} (job {j}) {p}" for r, j, p in problems.iloc[:PROBLEMS_NAMED].itertuples(index=False))
+
+    def where(line, at, job) -> str:
+        return f"line {line} (job {job})" if line is not pd.NA else f"job {job} (row {at} of the jobs read)"
+
+    named = "; ".join(f"{where(line, at, job)} {problem}" + (": left out of every run" if at is pd.NA else "")
+                      for line, at, job, problem in problems.iloc[:PROBLEMS_NAMED].itertuples(index=False))
     more = f"; and {len(problems) - PROBLEMS_NAMED:,} more" if len(problems) > PROBLEMS_NAMED else ""
-    row("impossible_rows", problems["row"].nunique(), "rows", f"{named}{more}; the rest is audited", warning=True)
+    places = problems["line"].astype("float").fillna(-problems["row"].astype("float"))
+    row("impossible_rows", places.nunique(), "rows", f"{named}{more}; the rest is audited", warning=True)
 
 
 def _hardware_row(row, jobs: pd.DataFrame, hardware: float) -> None:

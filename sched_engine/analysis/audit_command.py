@@ -23,6 +23,7 @@ from ..batch.traces import parse_workload
 from ..core.errors import ScenarioError
 from ..core.io import read_text
 from .audit import Audit, audit
+from .audit_lines import swf_lines
 from .audit_workload import header_lines
 
 
@@ -55,8 +56,10 @@ def audit_file(trace: str, machines: str | None = None, fmt: str = "auto", skip_
     text = read_text(trace, source=label)
     workload = parse_workload(text, fmt, source=label, skip_malformed=skip_malformed)
     total, largest = hardware(workload.header or {}, machines, label)
+    # Where each job is in the file, and the rows the reader left out (only an SWF reader drops rows by line).
+    lines = swf_lines(text, len(workload.jobs)) if workload.format in ("swf", "swf-ext") else None
     return audit(workload.jobs, total, largest_cluster_cpus=largest, header=workload.header,
-                 header_lines=header_lines(text), dropped=workload.dropped + workload.skipped_lines)
+                 header_lines=header_lines(text), dropped=workload.dropped + workload.skipped_lines, lines=lines)
 
 
 def format_table(table) -> list[str]:
@@ -82,7 +85,7 @@ def run_audit(args: argparse.Namespace, log: Callable[[str], None] = print) -> i
         f"{int((shown['verdict'] == 'warning').sum())} warning(s)")
     if len(result.problems):
         result.problems.to_csv(out / "audit_rows.csv", index=False)
-        log(f"wrote {out / 'audit_rows.csv'}: {len(result.problems):,} rows that cannot be a schedule")
+        log(f"wrote {out / 'audit_rows.csv'}: {len(result.problems):,} problems of rows that cannot be a schedule")
     for line in format_table(shown):
         log(line)
     return 0
