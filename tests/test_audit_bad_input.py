@@ -81,3 +81,21 @@ def test_a_log_without_recorded_waits_is_audited_and_run_never_crashes(tmp_path,
     assert main(["calibrate", "--trace", str(trace), "--estimates", "perfect", "--allocation", "cpus",
                  "--priorities", "off", "--workers", "1", "--out", str(tmp_path / "cal")]) == 0
     assert "the log records no wait times" in capsys.readouterr().out
+
+
+def test_a_sacct_log_with_jobs_ending_before_they_start_is_audited_naming_each(tmp_path, capsys):
+    from tests.test_logs_slurm import FIELDS, row
+
+    # Lines 3 and 5 end before they start: the reader refuses each (a run asks --skip-malformed); the audit names
+    # both by line and audits the two sound jobs.
+    records = [row("1"), row("2", start="08:00:00", end="07:00:00"), row("3", start="09:30:00", end="10:00:00"),
+               row("4", start="09:10:00", end="09:05:00")]
+    trace = tmp_path / "sacct.txt"
+    trace.write_text("|".join(FIELDS) + "\n" + "\n".join(records) + "\n")
+    assert main(["audit", "--trace", str(trace), "--out", str(tmp_path / "out")]) == 0
+    rows = pd.read_csv(tmp_path / "out" / "audit_rows.csv")
+    assert rows["line"].tolist() == [3, 5] and rows["problem"].str.contains("ends before it starts").all()
+    table = pd.read_csv(tmp_path / "out" / "audit.csv").set_index("check")
+    assert table.loc["impossible_rows", "value"] == 2 and table.loc["jobs", "value"] == 2
+    assert table.loc["recorded_waits", "value"] == 2 and table.loc["dropped_rows", "value"] == 2
+    assert "line 3 End: the job ends before it starts" in capsys.readouterr().out

@@ -147,7 +147,7 @@ def audit(jobs: pd.DataFrame, hardware_cpus: float | None = None, *, largest_clu
     if dropped:
         named = "; each is named in impossible_rows" if lines is not None and len(lines.unread) else ""
         row("dropped_rows", dropped, "rows", f"the reader dropped {dropped:,} rows with no usable run time or CPU "
-            f"count (-1 or negative): they are in no run and in no check here{named}", warning=True)
+            f"count (-1 or negative) or that it refused: they are in no run and in no check here{named}", warning=True)
     _problem_row(row, problems)
     missing = int((~known).sum())
     if not len(schedule):
@@ -215,7 +215,9 @@ def _problem_row(row, problems: pd.DataFrame) -> None:
         return
 
     def where(line, at, job) -> str:
-        return f"line {line} (job {job})" if line is not pd.NA else f"job {job} (row {at} of the jobs read)"
+        if line is pd.NA:
+            return f"job {job} (row {at} of the jobs read)"
+        return f"line {line} (job {job})" if job else f"line {line}"
 
     named = "; ".join(f"{where(line, at, job)} {problem}" + (": left out of every run" if at is pd.NA else "")
                       for line, at, job, problem in problems.iloc[:PROBLEMS_NAMED].itertuples(index=False))

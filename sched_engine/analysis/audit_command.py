@@ -17,14 +17,19 @@ import argparse
 from pathlib import Path
 from typing import Callable
 
+import pandas as pd
+
 from ..batch.machine_files import read_machines
 from ..batch.model import TRACE_FORMATS, cluster_cpus, header_clusters, normalize_clusters
-from ..batch.traces import parse_workload
+from ..batch.traces import Workload, parse_workload
 from ..core.errors import ScenarioError
 from ..core.io import read_text
 from .audit import Audit, audit
-from .audit_lines import swf_lines
+from .audit_lines import UNREAD_COLUMNS, SwfLines, swf_lines
 from .audit_workload import header_lines
+
+#: Records a reader refuses that the audit names one by one before it skips and counts the rest.
+RECORDS_NAMED = 10
 
 
 def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,12 +59,37 @@ def audit_file(trace: str, machines: str | None = None, fmt: str = "auto", skip_
     """Read a log once (its jobs and its header lines from one text) and audit it on its hardware."""
     label = Path(trace).name
     text = read_text(trace, source=label)
-    workload = parse_workload(text, fmt, source=label, skip_malformed=skip_malformed)
+    workload, refused, text = read_refusing(text, fmt, label, skip_malformed)
     total, largest = hardware(workload.header or {}, machines, label)
     # Where each job is in the file, and the rows the reader left out (only an SWF reader drops rows by line).
     lines = swf_lines(text, len(workload.jobs)) if workload.format in ("swf", "swf-ext") else None
+    if len(refused):
+        unread = refused if lines is None else pd.concat([lines.unread, refused], ignore_index=True)
+        lines = SwfLines(None if lines is None else lines.kept, unread)
     return audit(workload.jobs, total, largest_cluster_cpus=largest, header=workload.header,
-                 header_lines=header_lines(text), dropped=workload.dropped + workload.skipped_lines, lines=lines)
+                 header_lines=header_lines(text), dropped=workload.dropped + workload.skipped_lines + len(refused),
+                 lines=lines)
+
+
+def read_refusing(text: str, fmt: str, label: str, skip_malformed: bool) -> tuple[Workload, pd.DataFrame, str]:
+    """``(workload, refused, text)``: the log read as a run reads it, except that a record the reader refuses (a job
+    ending before it starts in a sacct log, a malformed line) does not stop the audit: it is named
+    (``refused``: line, job_id, problem) and blanked out of ``text``, which is read again -- up to
+    :data:`RECORDS_NAMED` records, past which the reader skips and counts the rest (its ``skipped_lines``)."""
+    refused: list[tuple[int, str, str]] = []
+    lines: list[str] | None = None
+    while True:
+        try:
+            workload = parse_workload(text, fmt, source=label,
+                                      skip_malformed=skip_malformed or len(refused) >= RECORDS_NAMED)
+            return workload, pd.DataFrame(refused, columns=list(UNREAD_COLUMNS)), text
+        except ScenarioError as exc:
+            lines = text.splitlines() if lines is None else lines
+            if exc.line is None or not 0 < exc.line <= len(lines) or not lines[exc.line - 1].strip():
+                raise   # not one record's fault (or blanking it changes nothing): the file is at fault
+            refused.append((exc.line, "", f"{exc.field + ': ' if exc.field else ''}{exc.message}"))
+            lines[exc.line - 1] = ""
+            text = "\n".join(lines) + "\n"
 
 
 def format_table(table) -> list[str]:
