@@ -8,6 +8,8 @@ from app import create_app
 from components.pages.batch import ids as batch_ids
 from components.pages.site import ids as site_ids
 from components.widgets.audit_panel import Ids
+from sched_engine.analysis.audit import NEEDS_WAITS
+from screenshots import save_screenshot
 
 pytestmark = pytest.mark.browser
 TIMEOUT = 120
@@ -61,6 +63,18 @@ def test_an_uploaded_log_is_audited_on_the_batch_and_site_pages(dash_duo, tmp_pa
     dash_duo.find_element(f"#{batch_ids.TRACE_UPLOAD} input[type=file]").send_keys(str(trace))
     _check_panel(dash_duo, BATCH, "four.swf")
     assert "best-effort" in dash_duo.find_element(f"#{BATCH.table}").text
+    # The same log without recorded waits (SWF -1): one row says which checks need them, not one row each.
+    blind = tmp_path / "nowaits.swf"
+    blind.write_text("\n".join(line if line.startswith(";") else " ".join(
+        "-1" if i == 2 else field for i, field in enumerate(line.split())) for line in LOG) + "\n")
+    dash_duo.find_element(f"#{batch_ids.TRACE_UPLOAD} input[type=file]").send_keys(str(blind))
+    dash_duo.wait_for_contains_text(f"#{BATCH.summary}", "nowaits.swf: ", timeout=TIMEOUT)
+    assert "first recorded_waits: No job records its wait" in dash_duo.find_element(f"#{BATCH.summary}").text
+    checks = [check for check, _ in _table_rows(dash_duo, BATCH)]
+    assert checks[0] == "recorded_waits" and not set(checks) & set(NEEDS_WAITS)
+    assert dash_duo.find_element(f"#{BATCH.table}").text.count("need recorded waits") == 1
+    dash_duo.driver.execute_script("document.getElementById(arguments[0]).scrollIntoView()", BATCH.summary)
+    save_screenshot(dash_duo.driver, "audit-panel-no-waits.png")
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/site")
     dash_duo.wait_for_contains_text(f"#{SITE.summary}", ": ", timeout=TIMEOUT)
     dash_duo.find_element(f"#{site_ids.UPLOAD} input[type=file]").send_keys(str(trace))
