@@ -56,7 +56,7 @@ def _assert_same_run(python, fast):
                 for sim in (python, fast)]
     assert machines[0] == machines[1]
     assert np.array_equal(np.asarray(python.samples, dtype=float).reshape(-1, 4), np.asarray(fast.samples))
-    assert np.array_equal(exact_table(python), exact_table(fast))
+    assert exact_table(python).equals(exact_table(fast))
 
 
 def test_a_hand_made_backfill_is_the_same_on_both_loops():

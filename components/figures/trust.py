@@ -13,6 +13,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from sched_engine.batch.pending import job_positions
+
 from .common import empty_figure
 from .downsample import step_points
 
@@ -175,22 +177,28 @@ def waiting_by_group(pending: pd.DataFrame, jobs: pd.DataFrame, window=None, top
     start, end = pending["from_time"].to_numpy(float), pending["to_time"].to_numpy(float)
     if window:
         start, end = np.maximum(start, float(window[0])), np.minimum(end, float(window[1]))
-    # Each interval's group through the position of its job in ``jobs`` (one hash lookup per interval).
-    where = pd.Index(jobs["job_id"].astype(str)).get_indexer(pending["job_id"].astype(str))
-    names = np.append(jobs["group"].astype(str).to_numpy(object), "")
-    group = pd.Categorical(names[where]).rename_categories(lambda name: name or "(none)")
-    frame = pd.DataFrame({"group": group.astype(str), "reason": pending["reason"].astype(str).to_numpy(),
-                          "seconds": end - start})
-    frame = frame[frame["seconds"] > 0]
-    if frame.empty:
+    # Each interval's group through its job's position in ``jobs``: codes throughout, no string per interval.
+    where = job_positions(jobs["job_id"], pending["job_id"])
+    by_job = pd.Categorical(np.append(jobs["group"].astype(str).to_numpy(object), ""))
+    by_job = by_job.rename_categories(lambda name: name or "(none)")
+    seconds = end - start
+    waited = seconds > 0
+    if not waited.any():
         return pd.DataFrame(columns=columns)
-    totals = frame.groupby("group")["seconds"].sum().sort_values(ascending=False, kind="stable")
-    kept = list(totals.index[:top])
+    frame = pd.DataFrame({"group": pd.Categorical.from_codes(by_job.codes[where][waited], dtype=by_job.dtype),
+                          "reason": pending["reason"].astype("category").array[waited],
+                          "seconds": seconds[waited]})
+    totals = frame.groupby("group", observed=True)["seconds"].sum().sort_values(ascending=False, kind="stable")
+    kept = [str(name) for name in totals.index[:top]]
     rest = len(totals) - len(kept)
     if rest:
-        frame.loc[~frame["group"].isin(kept), "group"] = f"other ({rest} groups)"
-        kept.append(f"other ({rest} groups)")
-    table = frame.groupby(["group", "reason"], sort=False)["seconds"].sum().reset_index()
+        other = f"other ({rest} groups)"
+        position = {name: index for index, name in enumerate(kept)}
+        recode = np.array([position.get(name, len(kept)) for name in by_job.categories])
+        frame["group"] = pd.Categorical.from_codes(recode[frame["group"].cat.codes.to_numpy()], categories=[*kept, other])
+        kept.append(other)
+    table = frame.groupby(["group", "reason"], sort=False, observed=True)["seconds"].sum().reset_index()
+    table = table.astype({"group": str, "reason": str})
     table["share"] = table["seconds"] / table.groupby("group")["seconds"].transform("sum")
     order = {name: index for index, name in enumerate(kept)}
     table = table.sort_values("group", key=lambda g: g.map(order), kind="stable").reset_index(drop=True)

@@ -14,7 +14,10 @@ row). The page draws it as one stacked bar per group.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
+
+from ..batch.pending import job_positions
 
 COLUMNS = ("key", "reason", "seconds", "share")
 
@@ -27,16 +30,21 @@ def waiting_share_by_reason(pending: pd.DataFrame, jobs: pd.DataFrame, by: str =
     """
     if by not in jobs.columns:
         raise KeyError(f"the jobs frame has no column {by!r}")
-    keys = pd.Series(jobs[by].astype("string").fillna("").to_numpy(), index=jobs["job_id"].astype("string"))
+    # Codes per interval, never a string per interval (a log's reasons run to tens of millions of rows).
+    keys = pd.Categorical(np.append(jobs[by].astype("string").fillna("").to_numpy(object), ""))   # last: no job
+    reasons = pending["reason"].astype("category")
+    reasons = reasons.cat.reorder_categories(sorted(reasons.cat.categories))   # by name
     frame = pd.DataFrame({
-        "key": keys.reindex(pending["job_id"].astype("string")).fillna("").to_numpy(),
-        "reason": pending["reason"].astype("string").to_numpy(),
+        "key": pd.Categorical.from_codes(keys.codes[job_positions(jobs["job_id"], pending["job_id"])],
+                                         dtype=keys.dtype),
+        "reason": reasons.array,
         "seconds": (pending["to_time"] - pending["from_time"]).to_numpy(dtype=float),
     })
     if frame.empty:
         return pd.DataFrame({name: pd.Series(dtype="float64" if name in ("seconds", "share") else "string")
                              for name in COLUMNS})
-    table = frame.groupby(["key", "reason"], sort=True)["seconds"].sum().reset_index()
+    table = frame.groupby(["key", "reason"], sort=True, observed=True)["seconds"].sum().reset_index()
+    table = table.astype({"key": str, "reason": str})
     totals = table.groupby("key")["seconds"].transform("sum")
     table["share"] = table["seconds"] / totals
     order = table.groupby("key")["seconds"].sum().sort_values(ascending=False, kind="stable")

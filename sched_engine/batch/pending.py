@@ -46,11 +46,14 @@ every instant of its interval, and only reason *changes* are rows.
 
 The frame: ``job_id, from_time, to_time, reason, blocking_job`` (empty when
 the reason names no job), one row per interval, sorted by job then time.
+The text columns are categorical (the run's job ids, the reasons): a row
+takes 25 bytes, where a full log's reasons run to tens of millions of rows.
 """
 
 from __future__ import annotations
 
 from itertools import chain
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -64,6 +67,7 @@ RESOURCES, RESERVATION, PRIORITY, FAILURE, REQUIREMENTS, USER_LIMIT = (
 REASONS = (RESOURCES, RESERVATION, PRIORITY, FAILURE, REQUIREMENTS, USER_LIMIT)
 COLUMNS = ("job_id", "from_time", "to_time", "reason", "blocking_job")
 _CODE = {reason: code for code, reason in enumerate(REASONS)}
+REASON_DTYPE = pd.CategoricalDtype(pd.Index(REASONS, dtype="str"))
 _RESERVATION, _PRIORITY, _USER_LIMIT = (_CODE[r] for r in (RESERVATION, PRIORITY, USER_LIMIT))
 #: The blocking job of a recorded place "behind the oldest waiting job's reservation": whoever is oldest
 #: at each instant (the recorder's ``heads``), so a new oldest job rewrites no waiting job's place.
@@ -251,41 +255,90 @@ class PendingRecorder:
         return order[position] if position >= self.first else -1
 
 
-def exact_table(sim) -> np.ndarray:
+class ReasonColumns(NamedTuple):
+    """A run's exact reasons, column by column, sorted by job then time: 25 bytes a row, where a log's
+    reasons run to tens of millions of rows (full RICC under EASY: 23 M)."""
+    job: np.ndarray        # int32: the waiting job's index
+    begin: np.ndarray      # float64: from
+    end: np.ndarray        # float64: to
+    code: np.ndarray       # int8: the reason's index in REASONS
+    blocking: np.ndarray   # int32: the blocking job's index, -1 for none
+
+    @classmethod
+    def of_table(cls, table: np.ndarray) -> "ReasonColumns":
+        """From a ``(job, from, to, code, blocking)`` float table."""
+        table = np.asarray(table, dtype=float).reshape(-1, 5)
+        return cls(table[:, 0].astype(np.int32), np.ascontiguousarray(table[:, 1]), np.ascontiguousarray(table[:, 2]),
+                   table[:, 3].astype(np.int8), table[:, 4].astype(np.int32))
+
+    def __len__(self) -> int:   # rows, not fields
+        return len(self.job)
+
+    def table(self) -> np.ndarray:
+        """The ``(job, from, to, code, blocking)`` float table."""
+        return np.column_stack([np.asarray(column, dtype=float) for column in self])
+
+    def equals(self, other: "ReasonColumns") -> bool:
+        return all(np.array_equal(a, b) for a, b in zip(self, other))
+
+
+def exact_table(sim) -> ReasonColumns:
     """A finished run's reasons: its recorded places split by whether each job fit (:mod:`.pending_exact`)."""
     if getattr(sim, "exact_reasons", None) is not None:
-        return sim.exact_reasons()
+        return sim.exact_reasons(sim)
     heads = sim.pending_heads if sim.pending_heads is not None else []
-    return exact_rows(sim.pending_rows, sim, _CODE, heads, BEHIND_HEAD)
+    return ReasonColumns.of_table(exact_rows(sim.pending_rows, sim, _CODE, heads, BEHIND_HEAD))
 
 
 def pending_frame(rows, job_ids: pd.Series) -> pd.DataFrame:
     """The ``pending`` frame from ``(job, from, to, reason code, blocking job or -1)`` rows (job indices).
 
-    ``rows``: a list of such tuples in any order, or a table of them sorted by job, then time
-    (:func:`exact_table`'s). The text columns are taken from Arrow arrays of the names at once (a log's
-    reasons run to tens of millions of rows).
+    ``rows``: :class:`ReasonColumns` or a table of such rows sorted by job, then time (:func:`exact_table`'s),
+    or a list of such tuples in any order. ``job_id``, ``reason`` and ``blocking_job`` are categorical over
+    the run's job ids (plus ``""``, no job) and :data:`REASONS`: codes, never tens of millions of strings.
+    Job ids that are not unique (nothing to code them by) give text columns. The frame holds ``rows``' own
+    arrays: ``rows`` is the frame's from then on.
     """
     if isinstance(rows, np.ndarray):
-        table = rows.reshape(-1, 5)
-    else:
+        rows = ReasonColumns.of_table(rows)
+    elif not isinstance(rows, ReasonColumns):
         table = np.fromiter(chain.from_iterable(rows), dtype=float, count=5 * len(rows)).reshape(-1, 5)
-        table = table[np.lexsort((table[:, 1], table[:, 0]))]
-    names = pa.array(job_ids.astype("string").tolist() + [""], type=pa.large_string())   # the last: no job
-    blocking = table[:, 4].astype(np.int64)
+        rows = ReasonColumns.of_table(table[np.lexsort((table[:, 1], table[:, 0]))])
+    names = pd.Index(job_ids.astype("string").fillna("").tolist() + [""], dtype="str")   # the last: no job
+    blocking = rows.blocking   # recoded in place (no job: the last name), not copied: tens of millions of rows
     blocking[blocking < 0] = len(names) - 1
+    if names.is_unique:
+        jobs = pd.CategoricalDtype(names)
+        return pd.DataFrame(copy=False, data={   # the columns' own arrays, not copies
+            "job_id": pd.Categorical.from_codes(rows.job, dtype=jobs),
+            "from_time": rows.begin,
+            "to_time": rows.end,
+            "reason": pd.Categorical.from_codes(rows.code, dtype=REASON_DTYPE),
+            "blocking_job": pd.Categorical.from_codes(blocking, dtype=jobs),
+        })
+    text = pa.array(names.tolist(), type=pa.large_string())
 
-    def text(values: pa.Array, at: np.ndarray) -> pd.Series:
+    def strings(values: pa.Array, at: np.ndarray) -> pd.Series:
         return pd.Series(pd.array(values.take(pa.array(at)), dtype="string"))
 
     return pd.DataFrame({
-        "job_id": text(names, table[:, 0].astype(np.int64)),
-        "from_time": table[:, 1],
-        "to_time": table[:, 2],
-        "reason": text(pa.array(REASONS, type=pa.large_string()), table[:, 3].astype(np.int64)),
-        "blocking_job": text(names, blocking),
+        "job_id": strings(text, rows.job),
+        "from_time": rows.begin,
+        "to_time": rows.end,
+        "reason": strings(pa.array(REASONS, type=pa.large_string()), rows.code),
+        "blocking_job": strings(text, blocking),
     })
 
 
 def empty_pending() -> pd.DataFrame:
     return pending_frame([], pd.Series([], dtype="string"))
+
+
+def job_positions(job_ids: pd.Series, of: pd.Series) -> np.ndarray:
+    """Each value of ``of`` (a ``pending`` frame's ``job_id`` column) as its position in ``job_ids``, -1 where
+    absent: through the categories once when ``of`` is categorical (no string per row)."""
+    index = pd.Index(job_ids.astype(str))
+    if isinstance(of.dtype, pd.CategoricalDtype):
+        at = np.append(index.get_indexer(of.cat.categories.astype(str)), -1)   # code -1 (missing): absent
+        return at[of.cat.codes.to_numpy()]
+    return index.get_indexer(of.astype(str))

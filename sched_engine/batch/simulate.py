@@ -40,7 +40,7 @@ from ..core.events import Priority
 from ..core.loop import Simulation, scheduler_clock
 from . import compiled
 from .in_order import run_in_order
-from .pending import PendingRecorder
+from .pending import PendingRecorder, ReasonColumns
 from .policies.decisions import Cancel, Decision, Preempt, Start, Wake
 from .protocols import BatchPolicy, ClusterModel, JobObserver
 from .queues import OVER_USER_CPUS, PREEMPTED, QueueInputs
@@ -154,7 +154,7 @@ class BatchSimulation(Simulation):
         self._pending: PendingRecorder | None = None
         self.pending_heads: list[tuple[float, int]] | None = None   # the recorder's history of the oldest job
         # A compiled run's own way to the exact reasons table (:mod:`.compiled.reasons`), else None.
-        self.exact_reasons: Callable[[], np.ndarray] | None = None
+        self.exact_reasons: Callable[["BatchSimulation"], ReasonColumns] | None = None
 
     # --- applying the policy's decisions ----------------------------------------------------------
 

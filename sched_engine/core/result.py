@@ -64,6 +64,8 @@ MEASURED_METRICS = frozenset({"scheduler_cpu_s", "scheduler_cpu_s_per_day",
                               "decisions_per_second"})
 
 FRAMES = ("jobs", "timeline", "summary")
+#: Rows a CSV writer turns into text at once (:func:`write_frame_csv`).
+CSV_SLICE_ROWS = 1 << 20
 #: ``format`` of a bundle's ``result.json``; raise it when the layout changes.
 BUNDLE_FORMAT = "schedscope-result/1"
 BUNDLE_HEADER = "result.json"
@@ -278,20 +280,24 @@ def write_frame_csv(frame: pd.DataFrame, path) -> None:
     except (pa.ArrowInvalid, pa.ArrowTypeError):   # a column of mixed Python objects: pandas writes anything
         frame.to_csv(path, index=False)
         return
-    for index, name in enumerate(table.column_names):
-        whole = _whole_numbers(frame[name])
-        if whole is not None:
-            table = table.set_column(index, name, whole)
-    pa_csv.write_csv(table, str(path), write_options=pa_csv.WriteOptions(quoting_style="needed"))
+    # Slice by slice: a dictionary-coded column (a run's reasons: tens of millions of rows) becomes text, and a
+    # float column integers, one slice at a time, never whole. The bytes are ``write_csv``'s.
+    floats = [index for index, dtype in enumerate(frame.dtypes) if dtype == np.float64]
+    with pa.OSFile(str(path), "wb") as sink:
+        for offset in range(0, max(table.num_rows, 1), CSV_SLICE_ROWS):
+            part = table.slice(offset, CSV_SLICE_ROWS)
+            for index in floats:
+                whole = _whole_numbers(frame.iloc[:, index].to_numpy()[offset:offset + CSV_SLICE_ROWS])
+                if whole is not None:
+                    part = part.set_column(index, part.field(index).with_type(whole.type), whole)
+            pa_csv.write_csv(part, sink, write_options=pa_csv.WriteOptions(
+                quoting_style="needed", include_header=offset == 0))
 
 
-def _whole_numbers(column: pd.Series) -> pa.Array | None:
-    """A float column of whole numbers as integers, which Arrow writes as it writes those floats (``222``) in
+def _whole_numbers(values: np.ndarray) -> pa.Array | None:
+    """Float values, all whole numbers, as integers, which Arrow writes as it writes those floats (``222``) in
     less than half the time, or None. Only below 1e10 in magnitude: from there Arrow may write a float with an
     exponent (``1.01e+10``); never with a negative zero (``-0``)."""
-    if column.dtype != np.float64:
-        return None
-    values = column.to_numpy()
     missing = np.isnan(values)
     known = values[~missing] if missing.any() else values
     if not len(known) or np.abs(known).max() >= 1e10 or (known != np.trunc(known)).any() \

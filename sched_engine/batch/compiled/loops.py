@@ -80,7 +80,7 @@ def run_loop(sim) -> None:
         heads = np.concatenate(head_parts)
         places = easy_places(submit, start_time, end_time, refused, heads)
         sim.pending_heads, sim.pending_rows = heads, places
-        sim.exact_reasons = lambda: exact_places(sim, places, heads)
+        sim.exact_reasons = lambda finished: exact_places(finished, places, heads)   # no cycle through sim
     sim.scheduler_seconds += process_time() - started   # the whole loop is the policy's work here
     sim.progress.finish()
 

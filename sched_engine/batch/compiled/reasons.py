@@ -21,14 +21,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..pending import BEHIND_HEAD, REASONS, REQUIREMENTS, RESOURCES
+from ..pending import BEHIND_HEAD, REASONS, REQUIREMENTS, RESOURCES, ReasonColumns
 from ..pending_exact import _cluster_series
 
 FITS = -1   # a step's state while the job fits: its place's own reason
 
 
-def exact_places(sim, places: np.ndarray, heads: np.ndarray) -> np.ndarray:
-    """The ``(job, from, to, code, blocking)`` table of ``places`` (sorted by job, then time), split exactly.
+def exact_places(sim, places: np.ndarray, heads: np.ndarray) -> ReasonColumns:
+    """The reasons of ``places`` as columns (sorted by job, then time), split exactly.
 
     ``places``: the run's places of its two kinds, the oldest waiting job
     (``priority``, no blocking job) and behind it (``reservation``,
@@ -36,7 +36,7 @@ def exact_places(sim, places: np.ndarray, heads: np.ndarray) -> np.ndarray:
     it changed. Clusters never fail in a compiled run.
     """
     if not len(places):
-        return np.empty((0, 5))
+        return ReasonColumns(*_columns(0))
     places = places[np.lexsort((places[:, 1], places[:, 0]))]
     times, free, _ = _cluster_series(sim)
     jobs = places[:, 0].astype(np.int64)
@@ -52,10 +52,16 @@ def exact_places(sim, places: np.ndarray, heads: np.ndarray) -> np.ndarray:
     head_time, head_job = heads[:, 0].copy(), heads[:, 1].astype(np.int64)
     args = (jobs, places[:, 1].copy(), places[:, 2].copy(), places[:, 3].astype(np.int64),
             places[:, 4].astype(np.int64), shape_of_place, step_ptr, step_time, step_state, head_time, head_job)
-    count = _walk(*args, np.empty((0, 5), order="F"))
-    out = np.empty((count, 5), order="F")   # column by column: the pending frame reads whole columns
-    _walk(*args, out)
-    return out
+    count = _walk(*args, *_columns(0))
+    out = _columns(count)
+    _walk(*args, *out)
+    return ReasonColumns(*out)
+
+
+def _columns(rows: int) -> tuple:
+    """Empty :class:`ReasonColumns` fields of ``rows`` rows."""
+    return (np.empty(rows, np.int32), np.empty(rows), np.empty(rows), np.empty(rows, np.int8),
+            np.empty(rows, np.int32))
 
 
 def _fit_steps(shapes: list, times: np.ndarray, free: np.ndarray, first_begin: np.ndarray, last_end: np.ndarray):
@@ -85,25 +91,26 @@ def _fit_steps(shapes: list, times: np.ndarray, free: np.ndarray, first_begin: n
 
 
 @njit(cache=True)
-def _emit(out, k, last, job, start, stop, code, blocking):
+def _emit(out_job, out_from, out_to, out_code, out_blocking, k, last, job, start, stop, code, blocking):
     """Append a piece as row ``k``, or lengthen the last row when it is the same job's, touches the piece and
     has its reason and blocking job (``last``: that row's job, end, reason, blocking job); returns the row
-    count. With an ``out`` of no rows it only counts."""
-    filling = out.shape[0] > 0
+    count. With columns of no rows it only counts."""
+    filling = out_job.shape[0] > 0
     if k > 0 and last[0] == job and last[1] == start and last[2] == code and last[3] == blocking:
         last[1] = stop
         if filling:
-            out[k - 1, 2] = stop
+            out_to[k - 1] = stop
         return k
     if filling:
-        out[k, 0], out[k, 1], out[k, 2], out[k, 3], out[k, 4] = job, start, stop, code, blocking
+        out_job[k], out_from[k], out_to[k], out_code[k], out_blocking[k] = job, start, stop, code, blocking
     last[0], last[1], last[2], last[3] = job, stop, code, blocking
     return k + 1
 
 
 @njit(cache=True)
-def _walk(jobs, begin, end, code, blocking, shape_of, step_ptr, step_time, step_state, head_time, head_job, out):
-    """Emit every place's pieces in order (see the module docstring); returns the number of rows (``out``
+def _walk(jobs, begin, end, code, blocking, shape_of, step_ptr, step_time, step_state, head_time, head_job,
+          out_job, out_from, out_to, out_code, out_blocking):
+    """Emit every place's pieces in order (see the module docstring); returns the number of rows (columns
     with no rows: count them only)."""
     k = 0
     last = np.empty(4)
@@ -114,16 +121,16 @@ def _walk(jobs, begin, end, code, blocking, shape_of, step_ptr, step_time, step_
         while x < b:
             y = min(step_time[s + 1] if s + 1 < hi else np.inf, b)
             if step_state[s] != FITS:
-                k = _emit(out, k, last, job, x, y, step_state[s], -1)
+                k = _emit(out_job, out_from, out_to, out_code, out_blocking, k, last, job, x, y, step_state[s], -1)
             elif blocking[r] != BEHIND_HEAD:
-                k = _emit(out, k, last, job, x, y, code[r], blocking[r])
+                k = _emit(out_job, out_from, out_to, out_code, out_blocking, k, last, job, x, y, code[r], blocking[r])
             else:
                 # Behind the oldest waiting job: cut where it changes, each piece naming it.
                 h = max(np.searchsorted(head_time, x, side="right") - 1, 0)
                 z = x
                 while z < y:
                     w = min(head_time[h + 1] if h + 1 < len(head_time) else np.inf, y)
-                    k = _emit(out, k, last, job, z, w, code[r], head_job[h])
+                    k = _emit(out_job, out_from, out_to, out_code, out_blocking, k, last, job, z, w, code[r], head_job[h])
                     z = w
                     h += 1
             x = y
