@@ -108,3 +108,11 @@ def test_no_module_writes_csv_but_the_shared_writer():
             if isinstance(node, ast.Attribute) and node.attr in ("to_csv", "send_data_frame", "writer", "DictWriter"):
                 writers.append(f"{path.relative_to(root)}:{node.lineno} {node.attr}")
     assert writers == []
+
+
+def test_categorical_text_is_made_safe_too():
+    """A run's reasons name jobs through categorical columns: a job id that starts like a formula is prefixed."""
+    frame = pd.DataFrame({"job_id": pd.Categorical(["=1+2", "7", None]), "from_time": [0.0, 1.0, 2.0],
+                          "reason": pd.Categorical(["resources", "reservation", "resources"])})
+    assert csv_text(frame).splitlines() == ["job_id,from_time,reason", "'=1+2,0.0,resources", "7,1.0,reservation",
+                                            ",2.0,resources"]

@@ -21,6 +21,14 @@ def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
     safe = frame
     for column in frame.columns:
         values = frame[column]
+        if isinstance(values.dtype, pd.CategoricalDtype):   # a run's reasons: fix the categories, not each row
+            names = values.cat.categories
+            if pd.api.types.is_string_dtype(names) and names.str.startswith(FORMULA_STARTS).any():
+                if safe is frame:
+                    safe = frame.copy()
+                safe[column] = values.astype(str).where(values.notna(), None).map(
+                    lambda cell: "'" + cell if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) else cell)
+            continue
         if not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
             continue
         try:
