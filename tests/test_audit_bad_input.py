@@ -29,7 +29,7 @@ def test_the_lines_the_reader_kept_and_left_out():
     assert lines.kept.tolist() == [2, 3, 5, 6, 7]
     assert lines.unread.values.tolist() == [[4, "3", "ends before it starts (run time -300 s)"],
                                             [8, "7", "records no run time (-1)"],
-                                            [8, "7", "uses no CPU (allocated and requested CPUs unknown or 0)"]]
+                                            [8, "7", "records no CPU count (-1)"]]
     assert swf_lines(IMPOSSIBLE, 4).kept is None   # not the jobs read (a malformed line skipped): no lines
 
 
@@ -41,9 +41,11 @@ def test_an_impossible_schedule_is_reported_row_by_row_and_the_rest_is_audited(t
         [4, None, "3", "ends before it starts (run time -300 s)"],
         [5, 3, "4", "uses 8 CPUs, more than any cluster has (4)"],
         [8, None, "7", "records no run time (-1)"],
-        [8, None, "7", "uses no CPU (allocated and requested CPUs unknown or 0)"]]
+        [8, None, "7", "records no CPU count (-1)"]]
     found = result.table.set_index("check")
-    assert found.loc["impossible_rows", "value"] == 3 and found.loc["dropped_rows", "value"] == 2
+    # Job 7 only records unknown values (-1): listed, but no impossible schedule.
+    assert found.loc["impossible_rows", "value"] == 2 and found.loc["dropped_rows", "value"] == 2
+    assert "job 7" not in found.loc["impossible_rows", "detail"]
     assert found.loc["impossible_rows", "detail"].startswith(
         "line 4 (job 3) ends before it starts (run time -300 s): left out of every run; line 5 (job 4) uses 8 CPUs")
     # The rest is audited: jobs 1, 2, 4 and 5 record their waits (job 4 ran in the log: it is in its schedule).

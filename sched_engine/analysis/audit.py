@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from . import audit_periods, audit_schedule, audit_workload
-from .audit_lines import SwfLines
+from .audit_lines import UNKNOWN, SwfLines
 
 AUDIT_COLUMNS = ("check", "value", "unit", "verdict", "detail")
 #: Share of the recorded span over the hardware that earns a warning; also the share the suggested capacity
@@ -145,7 +145,8 @@ def audit(jobs: pd.DataFrame, hardware_cpus: float | None = None, *, largest_clu
         "no hardware given and no MaxProcs header line (--machines gives one)", warning=not np.isfinite(hardware))
     row("jobs", len(jobs), "jobs", f"{len(schedule):,} of them with a sound recorded schedule")
     if dropped:
-        named = "; each is named in impossible_rows" if lines is not None and len(lines.unread) else ""
+        named = "; each is listed with its line (the command's audit_rows.csv)" if lines is not None and len(
+            lines.unread) else ""
         row("dropped_rows", dropped, "rows", f"the reader dropped {dropped:,} rows with no usable run time or CPU "
             f"count (-1 or negative) or that it refused: they are in no run and in no check here{named}", warning=True)
     _problem_row(row, problems)
@@ -210,6 +211,7 @@ def _located(problems: pd.DataFrame, lines: SwfLines | None) -> pd.DataFrame:
 
 
 def _problem_row(row, problems: pd.DataFrame) -> None:
+    problems = problems[~problems["problem"].str.startswith(UNKNOWN)]   # unknown values (-1) are not impossible
     if problems.empty:
         row("impossible_rows", 0, "rows", "no row records an impossible schedule")
         return

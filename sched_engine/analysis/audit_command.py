@@ -115,7 +115,8 @@ def run_audit(args: argparse.Namespace, log: Callable[[str], None] = print) -> i
         f"{int((shown['verdict'] == 'warning').sum())} warning(s)")
     if len(result.problems):
         result.problems.to_csv(out / "audit_rows.csv", index=False)
-        log(f"wrote {out / 'audit_rows.csv'}: {len(result.problems):,} problems of rows that cannot be a schedule")
+        log(f"wrote {out / 'audit_rows.csv'}: {len(result.problems):,} problems of rows left out or that cannot be a "
+            "schedule, with their lines")
     for line in format_table(shown):
         log(line)
     return 0

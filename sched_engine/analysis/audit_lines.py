@@ -19,6 +19,9 @@ import pandas as pd
 #: The SWF fields read here (0-based): job id, submit time, run time, allocated and requested CPUs.
 JOB_ID, SUBMIT, RUN, ALLOCATED, REQUESTED = 0, 1, 3, 4, 7
 UNREAD_COLUMNS = ("line", "job_id", "problem")
+#: How a problem that is only an unknown value (SWF ``-1``: a job that never ran, a cancelled one) starts: such a
+#: row is listed but is no impossible schedule.
+UNKNOWN = "records no "
 
 
 @dataclass(frozen=True)
@@ -53,13 +56,17 @@ def swf_lines(text: str, jobs_read: int) -> SwfLines:
         if run >= 0 and procs > 0 and submit >= 0:
             kept.append(number)
             continue
-        if not submit >= 0:
-            unread.append((number, fields[JOB_ID], f"no submission time ({fields[SUBMIT]})"))
+        if submit == -1:
+            unread.append((number, fields[JOB_ID], f"{UNKNOWN}submission time (-1)"))
+        elif not submit >= 0:
+            unread.append((number, fields[JOB_ID], f"is submitted before the log starts ({fields[SUBMIT]} s)"))
         if run == -1:
-            unread.append((number, fields[JOB_ID], "records no run time (-1)"))
+            unread.append((number, fields[JOB_ID], f"{UNKNOWN}run time (-1)"))
         elif not run >= 0:
             unread.append((number, fields[JOB_ID], f"ends before it starts (run time {fields[RUN]} s)"))
-        if not procs > 0:
-            unread.append((number, fields[JOB_ID], "uses no CPU (allocated and requested CPUs unknown or 0)"))
+        if procs == -1:
+            unread.append((number, fields[JOB_ID], f"{UNKNOWN}CPU count (-1)"))
+        elif not procs > 0:
+            unread.append((number, fields[JOB_ID], f"uses {fields[REQUESTED]} CPUs"))
     lines = np.asarray(kept, dtype=np.int64) if len(kept) == jobs_read else None
     return SwfLines(lines, pd.DataFrame(unread, columns=list(UNREAD_COLUMNS)))
