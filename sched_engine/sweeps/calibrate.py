@@ -42,6 +42,8 @@ setting beats it.
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Any, Mapping
 
 import numpy as np
@@ -114,14 +116,21 @@ def normalize(spec: Mapping[str, Any]) -> dict:
         base = normalize_scenario(scenario({**normal, "estimates": normal["estimates"][0],
                                             "allocation": normal["allocation"][0], "priorities": False,
                                             "running_jobs_limit": 0}))   # the files and the header's cluster
-        found = calibration_grid.findings(base.to_dict()) if FROM_LOG in (s["running_jobs_limits"],
-                                                                          s["capacities"]) else None
+        found = _findings(json.dumps(base.to_dict(), sort_keys=True)) if FROM_LOG in (s["running_jobs_limits"],
+                                                                                       s["capacities"]) else None
     except ScenarioError as exc:
         raise in_sweep(exc) from None
     normal.update(_limits(s, found, normal["policy"] not in NO_LIMITS), capacities=_capacities(s["capacities"], found))
     if normal["policy"] in NO_LIMITS and any(normal["running_jobs_limits"]):
         raise ScenarioError("running_jobs_limits", "user limits need FCFS, FCFS-LB or EASY; use 0 (no limit)")
     return normal
+
+
+@lru_cache(maxsize=8)
+def _findings(scenario: str) -> calibration_grid.GridFindings:
+    """The findings of a normalised scenario (JSON), read once per process: its files are named by content, so the
+    same text is the same log (a form's point count asks again at every edit; a large log takes seconds)."""
+    return calibration_grid.findings(json.loads(scenario))
 
 
 def _limits(s: dict, found, limited: bool) -> dict:
