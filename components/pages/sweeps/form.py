@@ -71,7 +71,7 @@ FORM = {
     "calibrate": [
         Param("trace", "Workload (with recorded waits)", "dropdown", list(SAMPLE_TRACES)),
         Param("machines", "Clusters", "dropdown",
-              [{"label": "the log's own (its header; the CERIT-SC sample's two clusters)", "value": OWN_CLUSTERS},
+              [{"label": "the log's own", "value": OWN_CLUSTERS},
                *({"label": name, "value": name} for name in SAMPLE_MACHINES)]),
         Param("jobs", "First N jobs", "integer"),
         Param("policy", "Policy", "radio", ["fcfs", "fcfs-lb", "easy"]),
@@ -80,11 +80,11 @@ FORM = {
         Param("priorities", "Queue priorities", "checklist", [{"label": "off", "value": False},
                                                               {"label": "on (by recorded wait)", "value": True}]),
         Param("running_jobs_limits", "Per-user limits", "limits",
-              hint=f"{FROM_LOG_TEXT}: no limit, and a quarter to twice the most running jobs and CPUs any one user "
-                   "had at once in the log; or running jobs per user, comma-separated (0 = no limit)"),
+              hint=f"{FROM_LOG_TEXT}: none, and ¼ to 2× the busiest user's running jobs and CPUs; or running jobs "
+                   "per user, comma-separated (0 = none)"),
         Param("capacities", "Capacities", "radio",
-              [{"label": "from the log (the hardware, and where the log used more, its p99.9 and peak of CPUs)",
-                "value": FROM_LOG}, {"label": "the hardware only", "value": "hardware"}]),
+              [{"label": "from the log", "value": FROM_LOG}, {"label": "the hardware only", "value": "hardware"}],
+              hint="from the log: the hardware and, where the log used more, its p99.9 and peak of CPUs"),
     ],
     "libra-intervals": [
         Param("schemes", "Schemes", "checklist", REGISTRY.options("network")),
