@@ -23,6 +23,7 @@ def test_runs_with_the_same_line_are_one_legend_entry_named_by_both():
     runs = [("#1 easy", Run(same)), ("#2 cons", Run(same)), ("#3 fcfs", Run(other))]
     figure = overlay_figure(runs, "queue_length", "q")
     assert _legend(figure) == ["#1 easy = #2 cons", "#3 fcfs"]
+    assert figure.layout.showlegend is True   # shown even when the runs' lines are one
     assert figure.data[0].hovertemplate.startswith("#1 easy = #2 cons<br>")
     # Widest first: the line on top is narrower, so one that follows another still shows along its edges.
     assert [trace.line.width for trace in figure.data] == [LINE_WIDEST, LINE_NARROWEST]

@@ -57,7 +57,8 @@ def overlay_figure(runs: list[tuple[str, object]], metric: str | None, entity: s
         title += f" (not in {', '.join(absent)})"
     figure.update_layout(title=title, height=OVERLAY_HEIGHT, template="plotly_white", xaxis={"title": axis},
                          yaxis={"title": catalogue.axis_title(metric, engine)},
-                         margin={"l": 60, "r": 20, "t": 40, "b": 40}, legend={"orientation": "h", "y": -0.2})
+                         margin={"l": 60, "r": 20, "t": 40, "b": 40}, legend={"orientation": "h", "y": -0.2},
+                         showlegend=True)   # one merged line still names its runs
     return figure
 
 

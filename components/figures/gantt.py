@@ -148,8 +148,9 @@ def gantt(jobs: pd.DataFrame, timeline: pd.DataFrame, window=None, highlight: st
     if len(ran) > GANTT_MAX_JOBS or len(machines) + len(down) > GANTT_MAX_BARS:
         first = max(low, 0.0)
         _add_density(figure, ran, machines, counts, down, sizes, timeline, (first, max(min(high, end), first + 1.0)))
-        title = (f"Machines × time, density picture: share of CPU time in use ({len(ran):,} jobs; "
-                 "zoom in to see each job)" + ("; red: machines down" if not down.empty else ""))
+        # Short enough to stay clear of the mode bar on a 1024-px screen (it shows at the top right on hover).
+        title = (f"Machines × time: share busy, density picture of {len(ran):,} jobs (zoom in for each)"
+                 + ("; red: machines down" if not down.empty else ""))
     else:
         _add_down_bars(figure, down, offsets)
         _add_job_bars(figure, ran, machines, counts, offsets, highlight)

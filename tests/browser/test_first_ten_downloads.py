@@ -1,9 +1,14 @@
-"""A prepared download that the disk refused says so beside the button that asked for it (Compare, Sweeps)."""
+"""A prepared download that the disk refused says so beside the button that asked for it (Compare, Sweeps).
+
+On the way, Compare's overlay draws one legend entry per line one can see (two runs with the same line are one
+entry named by both), and a chart's mode bar shows only while the pointer is on it, never over a title at rest.
+"""
 
 import errno
 from pathlib import Path
 
 import pytest
+from dash.testing.wait import until
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
@@ -26,6 +31,30 @@ const button = arguments[0].getBoundingClientRect(), message = arguments[1].getB
 return {gap: message.left - button.right, top: message.top - button.top, bottom: message.bottom - button.bottom,
         overlapsRow: message.top < button.bottom && message.bottom > button.top};
 """
+
+
+# Each chart's mode bar: how opaque it is and whether it lies over one of the chart's titles or legend entries.
+_MODE_BARS = """
+return [...document.querySelectorAll('.js-plotly-plot')].filter(plot => plot.querySelector('.modebar')).map(plot => {
+  const bar = plot.querySelector('.modebar'), b = bar.getBoundingClientRect();
+  const over = [...plot.querySelectorAll('.gtitle, .legend text')].map(t => t.getBoundingClientRect())
+    .some(r => r.width > 0 && r.left < b.right && b.left < r.right && r.top < b.bottom && b.top < r.bottom);
+  return {id: plot.parentElement.id, opacity: parseFloat(getComputedStyle(bar).opacity), over: over};
+});
+"""
+
+_OVERLAY_LEGEND = """
+const plot = document.querySelector('#' + arguments[0] + ' .js-plotly-plot');
+return [...plot.querySelectorAll('.legend .traces .legendtext')].map(t => t.textContent);
+"""
+
+
+def _choose(dash_duo, words: str) -> None:
+    """Pick the run whose label holds ``words`` in Compare's run picker."""
+    dash_duo.find_element(f"#{compare_page.ids.RUNS}").click()
+    until(lambda: [o for o in dash_duo.find_elements("[role=option]") if words in o.text], timeout=TIMEOUT)[0].click()
+    ActionChains(dash_duo.driver).send_keys(Keys.ESCAPE).perform()
+    dash_duo.find_element("h2").click()
 
 
 def _disk_full_for_prepared(monkeypatch):
@@ -52,15 +81,27 @@ def _assert_beside(dash_duo, button_selector: str, link_id: str, text: str) -> N
 def test_compare_report_not_saved_is_said_beside_its_button(dash_duo, tmp_path, monkeypatch, width):
     cache = ResultCache(tmp_path / "results")
     model = {"trace": {"path": "sample_traces/hpc2n-excerpt.swf", "max_jobs": 100}}
-    cache.run({"engine": "batch", "policy": "easy", "seed": 1, "model": model, "name": "mine"})
+    for seed in (1, 2):   # nothing random in this run: two seeds, the same line twice
+        cache.run({"engine": "batch", "policy": "easy", "seed": seed, "model": model, "name": "mine"})
     dash_duo.start_server(create_app(tmp_path))
     dash_duo.driver.set_window_size(width, 900)
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/compare")
-    dash_duo.wait_for_element(f"#{compare_page.ids.RUNS}", timeout=TIMEOUT).click()
-    dash_duo.wait_for_element("[role=option]", timeout=TIMEOUT).click()
-    ActionChains(dash_duo.driver).send_keys(Keys.ESCAPE).perform()
-    dash_duo.find_element("h2").click()
+    dash_duo.wait_for_element(f"#{compare_page.ids.RUNS}", timeout=TIMEOUT)
+    for words in ("seed 1 ", "seed 2 "):
+        _choose(dash_duo, words)
     dash_duo.wait_for_contains_text(f"#{compare_page.ids.TABLE}", "Mean wait", timeout=TIMEOUT)
+    # One legend entry per line one can see: the two runs' one line is one entry, named by both.
+    until(lambda: dash_duo.driver.execute_script(_OVERLAY_LEGEND, compare_page.ids.OVERLAY) == ["#1 easy = #2 easy"],
+          timeout=TIMEOUT)
+    # The timeline metric is chosen by its catalogue name, not its key.
+    dash_duo.wait_for_contains_text(f"#{compare_page.ids.METRIC}", "CPUs in use", timeout=TIMEOUT)
+    # At rest no mode bar shows, so none lies over a title; the pointer on a chart shows that chart's, clear of its title.
+    ActionChains(dash_duo.driver).move_to_element(dash_duo.find_element("h2")).perform()
+    until(lambda: all(bar["opacity"] == 0 for bar in dash_duo.driver.execute_script(_MODE_BARS)), timeout=TIMEOUT)
+    overlay = dash_duo.find_element(f"#{compare_page.ids.OVERLAY}")
+    ActionChains(dash_duo.driver).move_to_element(overlay).perform()
+    until(lambda: {bar["id"]: bar for bar in dash_duo.driver.execute_script(_MODE_BARS)}[compare_page.ids.OVERLAY]
+          == {"id": compare_page.ids.OVERLAY, "opacity": 1, "over": False}, timeout=TIMEOUT)
     _disk_full_for_prepared(monkeypatch)
     click_when_clear(dash_duo, f"#{compare_page.ids.EXPORT_REPORT}")
     _assert_beside(dash_duo, f"#{compare_page.ids.EXPORT_REPORT}", compare_page.ids.REPORT_LINK,

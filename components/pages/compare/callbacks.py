@@ -7,6 +7,7 @@ from functools import partial
 
 from dash import Input, Output, State, ctx, html, no_update
 
+from ...figures import catalogue
 from ...figures.compare import overlay_figure
 from ...services import prepared as prepared_files
 from ...services.csv_export import send_csv
@@ -33,8 +34,9 @@ def compared(results, hashes, metric):
     engine = runs[0][1].scenario["engine"] if runs else None
     styles = table.direction_styles(frame, deltas, engine)
     frame = table.shown(frame, [label for label, _ in runs], engine)
+    choices = [{"label": catalogue.label(name, engine), "value": name} for name in metrics]   # named, not keyed
     return (frame.to_dict("records"), [{"name": c, "id": c} for c in frame.columns], styles,
-            metrics, metric if metric in metrics else (metrics[0] if metrics else None), note)
+            choices, metric if metric in metrics else (metrics[0] if metrics else None), note)
 
 
 def entities(results, metric, hashes, entity):
