@@ -1,4 +1,4 @@
-"""Compare's overlay draws one legend entry per line one can see; a run without the series has none."""
+"""Compare's overlay draws one legend entry per line one can see; a wait reason names a blocking job only when one is known."""
 
 from __future__ import annotations
 
@@ -39,3 +39,13 @@ def test_a_run_without_the_series_gets_no_legend_entry_and_the_title_names_it():
     # Summed over every entity both runs have a line: two entries.
     assert _legend(overlay_figure([("#1 easy", Run(one)), ("#2 cons", Run(two))], "running_jobs", SUM)) == [
         "#1 easy", "#2 cons"]
+
+
+def test_a_reason_without_a_blocking_job_names_none_whatever_the_column_holds():
+    from components.figures.trust import job_reasons
+
+    for missing in (pd.Categorical([None, "b"]), pd.Series([None, "b"], dtype="string"), ["", "b"]):
+        pending = pd.DataFrame({"job_id": ["a", "a"], "from_time": [0.0, 50.0], "to_time": [50.0, 100.0],
+                                "reason": pd.Categorical(["resources", "reservation"]), "blocking_job": missing})
+        tips = {trace.name: list(trace.customdata[:, 2]) for trace in job_reasons(pending, "a").data}
+        assert tips == {"resources": [""], "reservation": ["<br>blocking job b"]}

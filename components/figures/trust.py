@@ -148,7 +148,8 @@ def job_reasons(pending: pd.DataFrame, job_id: str) -> go.Figure:
     figure = go.Figure()
     for reason, part in rows.groupby("reason", sort=False, observed=True):
         # "blocking job <id>" only where one is known (waiting for resources in general names none)
-        blocking = part["blocking_job"].fillna("").astype(str)
+        # (categorical, text or missing alike: a missing one is no job, never the word "nan")
+        blocking = part["blocking_job"].astype("string").fillna("")
         blocked_by = np.where(blocking != "", "<br>blocking job " + blocking, "")
         figure.add_trace(go.Bar(
             base=part["from_time"] / HOUR, x=(part["to_time"] - part["from_time"]) / HOUR, y=[str(reason)] * len(part),
