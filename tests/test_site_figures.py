@@ -82,6 +82,7 @@ def test_a_clicked_group_is_drawn_bold_in_every_group_chart(tmp_path):
     # No failures: no group has a killed job, and the chart says so rather than drawing empty axes.
     killed = figures.group_metric_figure(runs, "killed_jobs", "Killed", "jobs", none="No job was killed")
     assert not killed.data and killed.layout.annotations[0].text == "No job was killed"
+    assert killed.layout.height <= 100   # one line, not a chart-sized empty frame
 
 
 

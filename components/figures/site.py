@@ -79,6 +79,10 @@ def _titled(title: str, note: str) -> str:
     return f"{title}<br><sup>{note}</sup>" if note else title
 
 
+#: Height (px) of a per-group chart that has nothing to draw and says so in one sentence.
+NONE_HEIGHT = 80
+
+
 def group_metric_figure(runs, metric: str, title: str, y_title: str, selected: str | None = None,
                         entitled: bool = False, height: int = 320, window=None, note: str = "",
                         none: str = "") -> go.Figure:
@@ -120,7 +124,7 @@ def group_metric_figure(runs, metric: str, title: str, y_title: str, selected: s
                         line={"color": colours[group], "width": 1, "dash": "dot"}, opacity=opacity * 0.8,
                         hovertemplate=f"{group} entitled<br>%{{x:.1f}} h: %{{y:.3f}}<extra></extra>"))
     if not figure.data and none:
-        return empty_figure(none, height)
+        return empty_figure(none, NONE_HEIGHT)   # one line, not a chart-sized empty frame
     figure.update_layout(title=_titled(title, note), height=height, template="plotly_white", xaxis_title="time (h)",
                          yaxis_title=y_title, margin={"l": AXIS_MARGIN, "r": LEGEND_MARGIN, "t": 50, "b": 40},
                          legend={"font": {"size": 10}},

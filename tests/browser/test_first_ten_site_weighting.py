@@ -72,6 +72,10 @@ def test_run_right_after_a_new_weighting_runs_the_new_weights(dash_duo, tmp_path
     dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
     dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.message}", "2 run(s)", timeout=TIMEOUT)
     assert len(results.listing()) == 2
+    # Nothing killed: one sentence, not a chart-sized empty frame.
+    dash_duo.wait_for_contains_text(f"#{page.ids.KILLED}", "No job was killed", timeout=TIMEOUT)
+    assert dash_duo.driver.execute_script(
+        f"return document.getElementById('{page.ids.KILLED}').getBoundingClientRect().height") <= 100
     # An upload with a line cut short is refused, offering to skip it; ticking the box reads it again, skipping.
     show_inputs(dash_duo, page.ids.PANEL)
     truncated = tmp_path / "mine.swf"
