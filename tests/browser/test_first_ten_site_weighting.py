@@ -3,6 +3,7 @@ and the weighting stays chosen, with the tree it made, across a reload. Then, on
 truncated line is refused offering 'skip malformed lines', and ticking the box loads it skipping that line."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,10 @@ def test_run_right_after_a_new_weighting_runs_the_new_weights(dash_duo, tmp_path
     dash_duo.find_element(f"#{page.ids.PANEL.run}").click()
     dash_duo.wait_for_contains_text(f"#{page.ids.PANEL.message}", "2 run(s)", timeout=TIMEOUT)
     assert len(results.listing()) == 2
+    # The runs table in the catalogue's names and rounding, never raw keys or long decimals.
+    table = dash_duo.find_element(f"#{page.ids.PANEL.summary}").text
+    assert "Mean wait (s)" in table and "Mean minimum isolation" in table, table
+    assert "mean_wait_s" not in table and not re.search(r"\d\.\d{4,}", table), table
     # Nothing killed: one sentence, not a chart-sized empty frame.
     dash_duo.wait_for_contains_text(f"#{page.ids.KILLED}", "No job was killed", timeout=TIMEOUT)
     assert dash_duo.driver.execute_script(
