@@ -3,6 +3,7 @@ sentence."""
 
 import pytest
 from batch_choices import run_easy_basic
+from selenium.webdriver.common.keys import Keys
 
 from app import create_app
 from components.pages import batch as page
@@ -17,6 +18,10 @@ def test_the_gap_is_explained_step_by_step_for_the_shown_run(dash_duo, tmp_path)
     dash_duo.start_server(create_app(tmp_path))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/batch")
     dash_duo.wait_for_contains_text(f"#{page.ids.TRACE_INFO}", "hpc2n-excerpt.swf", timeout=TIMEOUT)
+    # The first 1,500 jobs: each step is a run of the Python kernel (queue ranks, user limits, down time).
+    jobs = dash_duo.find_element(f"#{page.ids.MAX_JOBS}")
+    jobs.send_keys(Keys.CONTROL, "a")
+    jobs.send_keys("1500")
     run_easy_basic(dash_duo, TIMEOUT)
     dash_duo.wait_for_contains_text(f"#{page.ids.LOG_HEADLINE}", "vs your log's", timeout=TIMEOUT)
     # The sample records its waits: Explain runs the six steps from the run shown, in the background.
