@@ -35,6 +35,15 @@ def _box(dash_duo, selector):
         "return {top: r.top + window.scrollY, bottom: r.bottom + window.scrollY, height: r.height};", selector)
 
 
+# Whether every annotation of a chart lies inside the chart's box.
+_TEXT_INSIDE = """
+const box = document.getElementById(arguments[0]).getBoundingClientRect();
+const texts = [...document.querySelectorAll('#' + arguments[0] + ' .annotation-text')];
+return texts.length > 0 && texts.every(t => { const r = t.getBoundingClientRect();
+  return r.left >= box.left && r.right <= box.right && r.top >= box.top && r.bottom <= box.bottom; });
+"""
+
+
 def _sideways(dash_duo) -> int:
     return dash_duo.driver.execute_script(
         "return document.documentElement.scrollWidth - document.documentElement.clientWidth;")
@@ -96,6 +105,12 @@ def test_after_a_run_the_inputs_fold_and_the_results_follow_run(dash_duo, tmp_pa
     if page is batch_page:
         tops = [_box(dash_duo, f"#{component}")["top"] for component in BATCH_RESULTS]
         assert tops == sorted(tops), dict(zip(BATCH_RESULTS, tops))
+        # The Calibrate link sits whole above the chart that follows it (its border not under the chart).
+        dash_duo.wait_for_element(f"#{page.ids.CALIBRATE}[href]", timeout=TIMEOUT)
+        assert _box(dash_duo, f"#{page.ids.CALIBRATE}")["bottom"] <= _box(dash_duo, f"#{page.ids.LOG_TIMELINE}")["top"]
+        # 'Nothing killed' is said whole inside its chart at 1024 px, not cut at both ends.
+        dash_duo.wait_for_contains_text(f"#{page.ids.KILLED}", "none in the runs shown", timeout=TIMEOUT)
+        assert dash_duo.driver.execute_script(_TEXT_INSIDE, page.ids.KILLED)
     dash_duo.find_element(f"#{page.ids.PANEL.inputs_toggle}").click()
     dash_duo.wait_for_element(f"#{page.ids.PANEL.inputs}:not(.folded)", timeout=TIMEOUT)
     assert dash_duo.find_element(f"#{page.ids.PANEL.inputs}").is_displayed()

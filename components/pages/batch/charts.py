@@ -52,7 +52,7 @@ def detail_figures(results, records, scenario, policy, window) -> tuple:
         figures.utilisation_over_time(detail.timeline if detail else empty_timeline, window),
         figures.series_by_run(timelines, "queue", "queue_length", "Queue length", "waiting jobs", window),
         figures.series_by_run(timelines, "all", "killed_jobs", "Killed jobs (cumulative)", "jobs", window,
-                              none="none in the runs shown (no machine failed under a running job)."),
+                              none="none in the runs shown<br>(no machine failed under a running job)."),
         figures.wait_distribution([(label, result.jobs) for label, result in loaded], window),
         gantt.gantt(detail.jobs if detail else empty_jobs, detail.timeline if detail else empty_timeline, window),
     )
