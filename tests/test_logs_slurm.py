@@ -231,3 +231,30 @@ def test_pieces_of_a_long_log_join_where_a_record_goes_over_a_cut(monkeypatch):
     pieces = slurm.parse(LOG, source="jobs.sacct")
     assert pieces.notes == whole.notes
     assert pieces.jobs.equals(whole.jobs)
+
+
+def test_a_time_past_2106_is_a_bad_value_of_its_field():
+    log = ("JobID|Submit|Start|End|NCPUS\n1|2024-01-01T00:00:00|2024-01-01T00:01:00|2024-01-01T00:02:00|1\n"
+           "2|2024-01-01T00:00:00|2024-01-01T00:01:00|2107-01-01T00:00:00|1\n")
+    with pytest.raises(TraceError, match="End") as caught:
+        slurm.parse(log, source="j.sacct")
+    assert caught.value.line == 3 and "past 2106" in str(caught.value)
+    assert slurm.parse(log, source="j.sacct", skip_malformed=True).jobs["job_id"].tolist() == ["1"]
+
+
+def test_a_conversion_reads_the_same_jobs_as_the_page_repeated_records_and_clusters_included():
+    from sched_engine.logs.stream import text_pieces
+
+    log = "\n".join([
+        "JobID|Cluster|Submit|Start|End|NCPUS|State",
+        "7|a|2024-01-01T00:00:00|2024-01-01T00:01:00|2024-01-01T00:02:00|1|REQUEUED",
+        "7|a|2024-01-01T00:00:00|2024-01-01T00:03:00|2024-01-01T00:09:00|2|COMPLETED",
+        "7|b|2024-01-01T00:00:05|2024-01-01T00:01:00|2024-01-01T00:05:00|4|COMPLETED",   # another cluster's job 7
+        "8|a|2024-01-01T00:00:10|2024-01-01T00:01:00|2024-01-01T00:02:00|1|COMPLETED",
+        "7|a|2024-01-01T00:00:00|2024-01-01T00:04:00|Unknown|2|RUNNING",               # did not end: the ended counts
+    ]) + "\n"
+    page = slurm.parse(log, source="j.sacct").jobs
+    converted = slurm.read(text_pieces(log), source="j.sacct", compact=True).jobs
+    assert page["job_id"].tolist() == ["a:7", "b:7", "a:8"]
+    assert page["procs"].tolist() == converted["procs"].tolist() == [2, 4, 1]
+    assert page["run_time"].tolist() == converted["run_time"].tolist() == [360.0, 240.0, 60.0]

@@ -293,8 +293,7 @@ def _parse_swf(text: str, source: str, skip_malformed: bool, *, extended: bool) 
     header = parse_swf_header(text)
     width = len(SWF_FIELDS)
     block = None if extended else _numeric_block(text, ";", width, SWF_WHOLE)
-    skipped, first_skipped = 0, None
-    extra: list[list[str]] = []
+    skipped, first_skipped, extra = 0, None, []   # extra: Alea's fields past the 18th, per row
     if block is None:
         lines = _data_lines(text, ";")
         rows, skipped, first_skipped = _validated_rows(lines, SWF_FIELDS, range(width), SWF_WHOLE, source,
@@ -316,9 +315,8 @@ def _parse_swf(text: str, source: str, skip_malformed: bool, *, extended: bool) 
         {**_recorded_numbers(block), "group": _id_text(block[:, 12]), "partition": _id_text(block[:, 15])},
     )[usable].reset_index(drop=True)
     from ..logs.swf_writer import named_by_legend  # an SWF the converter wrote reads with its names
-    jobs = named_by_legend(jobs, header, text)
     return Workload(
-        jobs=jobs, format="swf-ext" if extended else "swf", header=header,
+        jobs=named_by_legend(jobs, header, text), format="swf-ext" if extended else "swf", header=header,
         dropped=int(count - usable.sum()), skipped_lines=skipped, first_skipped_line=first_skipped,
     )
 

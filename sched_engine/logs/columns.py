@@ -6,6 +6,7 @@ import ctypes
 import ctypes.util
 
 import numpy as np
+import pandas as pd
 
 #: Rows of a segment of :class:`Columns` (a float column's segment is 8 MB).
 SEGMENT = 1 << 20
@@ -33,6 +34,35 @@ def give_back_freed_memory() -> None:
     if _MALLOC_TRIM is not None:
         _MALLOC_TRIM(0)
 
+
+
+def exact_float32(values: np.ndarray) -> np.ndarray:
+    """``values`` as float32 when each one (NaN too) is the same there, half the memory; else as they are.
+
+    A float32 block after float64 ones (or before) widens the column to float64 (:class:`Columns`), exactly.
+    """
+    narrow = values.astype(np.float32)
+    return narrow if np.array_equal(narrow, values, equal_nan=True) else values
+
+
+#: Seconds since 1970 held as uint32 (half of float64's memory): these two codes are no time and a negative one.
+NO_TIME, BEFORE_1970 = np.uint32(2**32 - 1), np.uint32(2**32 - 2)
+#: The first second uint32 cannot hold (2106-02-07): a time from it on is refused by the reader holding times so.
+LAST_SECOND = 2**32 - 2
+
+
+def epoch_codes(seconds: np.ndarray) -> np.ndarray:
+    """Whole seconds since 1970 (NaN: none) as uint32 codes; each must be below :data:`LAST_SECOND`."""
+    codes = np.where(np.isnan(seconds), NO_TIME, np.where(seconds < 0, BEFORE_1970, np.nan_to_num(seconds)))
+    return codes.astype(np.uint32)
+
+
+def epoch_seconds(codes: np.ndarray) -> np.ndarray:
+    """The seconds of :func:`epoch_codes` as float64: NaN for none, -1 for a time before 1970 (refused later)."""
+    seconds = codes.astype(np.float64)
+    seconds[codes == NO_TIME] = np.nan
+    seconds[codes == BEFORE_1970] = -1.0
+    return seconds
 
 
 class Columns:
@@ -86,7 +116,7 @@ class Columns:
             last[offset:offset + take] = values[done:done + take]
             done += take
 
-    def pop(self, name: str) -> np.ndarray:
+    def pop(self, name: str, give_back: bool = True) -> np.ndarray:
         segments = self.arrays.pop(name)
         joined = np.empty(self.size, dtype=self.kinds.pop(name))
         segments.reverse()
@@ -97,10 +127,23 @@ class Columns:
             joined[at:at + take] = segment[:take]
             at += take
             del segment
-        give_back_freed_memory()
+        if give_back:
+            give_back_freed_memory()
         return joined
 
-    def result(self, names=()) -> dict[str, np.ndarray]:
-        """Every column, as long as what was appended (the object is emptied); ``names`` never given are NaN."""
+    def result(self, names=(), give_back: bool = True) -> dict[str, np.ndarray]:
+        """Every column, as long as what was appended (the object is emptied); ``names`` never given are NaN.
+        ``give_back``: the heap's free pages are returned to the system after each column (:meth:`pop`)."""
         return {**{name: np.broadcast_to(np.float64(np.nan), (self.size,)) for name in names},
-                **{name: self.pop(name) for name in list(self.arrays)}}
+                **{name: self.pop(name, give_back) for name in list(self.arrays)}}
+
+
+def as_objects(values) -> np.ndarray:
+    """A column as a one-dimensional object array (a list of tuples stays a list of tuples)."""
+    if isinstance(values, np.ndarray) and values.dtype == object:
+        return values
+    if isinstance(values, pd.Series):
+        return values.to_numpy(dtype=object)
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array

@@ -30,7 +30,8 @@ import numpy as np
 import pandas as pd
 
 from ..batch.traces import TraceError, Workload
-from .columns import Columns
+from .columns import SEGMENT, Columns, as_objects
+from .keys import key_hash, keyed_twice, repeated_keys, second_hash  # noqa: F401 -- the readers' names
 
 #: One record as a reader appends it.
 ROW = ("line", "key", "job_id", "submit", "start", "end", "procs", "requested_time", "memory_per_cpu_mb",
@@ -115,12 +116,14 @@ class Names:
         self.names: list[str] = [""]
 
     def encode(self, values) -> np.ndarray:
-        """Codes of a sequence of names."""
+        """Codes of a sequence of names, in the narrowest kind they fit (uint8, uint16, int32): a column of
+        blocks of several kinds is widened to the widest (:class:`~.columns.Columns`)."""
         if not len(values):
             return np.zeros(0, dtype=np.int32)
         codes, uniques = pd.factorize(as_objects(values))
         table = np.fromiter(map(self.add, uniques.tolist()), dtype=np.int32, count=len(uniques))
-        return table.astype(np.uint16)[codes] if len(self.names) <= 1 << 16 else table[codes]
+        kind = np.uint8 if table.max() < 1 << 8 else np.uint16 if len(self.names) <= 1 << 16 else np.int32
+        return table.astype(kind)[codes]
 
     def add(self, name: str) -> int:
         code = self.code.get(name)
@@ -153,13 +156,6 @@ def job_ids(values) -> np.ndarray:
         return np.array([value.encode() for value in values], dtype="S")
 
 
-def key_hash(*parts) -> np.ndarray:
-    """One 64-bit hash per record of the columns ``parts`` that make its key (records with one key count once)."""
-    frame = pd.DataFrame({str(i): as_objects(part) if not isinstance(part, np.ndarray) else part
-                          for i, part in enumerate(parts)})
-    return pd.util.hash_pandas_object(frame, index=False).to_numpy(dtype=np.uint64)
-
-
 def compact(rows: list[tuple], names: Names) -> dict[str, np.ndarray]:
     """A block of rows (:data:`ROW` order, ``key`` a tuple of the key's parts) as arrays, names as codes."""
     columns = {}
@@ -177,13 +173,14 @@ def compact(rows: list[tuple], names: Names) -> dict[str, np.ndarray]:
     return columns
 
 
-def concatenated(blocks: list[dict]) -> dict[str, np.ndarray]:
-    """Blocks of columns (from :func:`compact`) joined end to end; each block is emptied as it goes."""
+def concatenated(blocks: list[dict], give_back: bool = True) -> dict[str, np.ndarray]:
+    """Blocks of columns (from :func:`compact`) joined end to end; each block is emptied as it goes.
+    ``give_back=False``: the memory freed is kept for the next blocks (small ones, joined often)."""
     columns = Columns()
     for block in blocks:
         columns.append(block, len(block["line"]))
     blocks.clear()
-    return columns.result()
+    return columns.result(give_back=give_back)
 
 
 def clock_seconds(text: str) -> float:
@@ -209,56 +206,34 @@ class Memo(dict):
         return value
 
 
-def as_objects(values) -> np.ndarray:
-    """A column as a one-dimensional object array (a list of tuples stays a list of tuples)."""
-    if isinstance(values, np.ndarray) and values.dtype == object:
-        return values
-    if isinstance(values, pd.Series):
-        return values.to_numpy(dtype=object)
-    array = np.empty(len(values), dtype=object)
-    array[:] = values
-    return array
-
-
 def _known_or_minus_one(values: np.ndarray) -> np.ndarray:
     """Requested times as the trace model writes them: -1 where the log says none (as SWF does)."""
-    return np.where(np.isfinite(values) & (values > 0), values, -1.0)
-
-
-def repeated_keys(key: np.ndarray, ids: np.ndarray, index: np.ndarray | None = None) -> np.ndarray:
-    """Rows whose key comes again later (the last one counts), a hash match confirmed by the job id.
-
-    ``ids`` are the job ids of the rows, or of all records when ``index`` says which record each row is
-    (so that only the rows with a repeated key have their ids looked up). The keys are sorted, not hashed:
-    a stable sort keeps each key's rows in their order, so all but the last of a run are repeated (the sort's
-    indices take half the memory of a hash table of every key).
-    """
-    order = np.argsort(key, kind="stable")
-    ranked = key[order]
-    same_next = ranked[1:] != ranked[:-1]
-    del ranked
-    np.logical_not(same_next, out=same_next)   # sorted position i: the key comes again at i + 1
-    positions = np.flatnonzero(same_next)
-    repeated = np.zeros(key.size, dtype=bool)
-    if positions.size:
-        run_ends = np.flatnonzero(np.append(~same_next, True))   # the last sorted position of each run
-        rows, kept = order[positions], order[run_ends[np.searchsorted(run_ends, positions)]]
-        at = (lambda r: ids[r]) if index is None else (lambda r: ids[index[r]])
-        repeated[rows[at(rows) == at(kept)]] = True
-    return repeated
+    values = np.array(values, dtype=float)   # its own copy, changed in place
+    values[~(np.isfinite(values) & (values > 0))] = -1.0
+    return values
 
 
 def _whole(values: np.ndarray, scale: float = 1.0) -> np.ndarray:
-    """Whole numbers as SWF writes them (rounded, -1 where unknown or negative): int32 while they fit."""
-    numbers = np.asarray(values, dtype=float) * scale
-    whole = np.where(np.isfinite(numbers) & (numbers >= 0), np.rint(np.nan_to_num(numbers)), -1)
-    return whole.astype(np.int32) if not whole.size or whole.max() < 2**31 else whole.astype(np.int64)
+    """Whole numbers as SWF writes them (rounded, -1 where unknown or negative): int32 while they fit.
+
+    Made a segment at a time, so what a column of millions of jobs needs beside its values is its result.
+    """
+    values = np.asarray(values)
+    out = np.empty(values.size, dtype=np.int32)
+    for begin in range(0, values.size, SEGMENT):
+        numbers = values[begin:begin + SEGMENT].astype(float) * scale
+        whole = np.where(np.isfinite(numbers) & (numbers >= 0), np.rint(np.nan_to_num(numbers)), -1)
+        if whole.size and whole.max() >= 2**31 and out.dtype == np.int32:
+            out = out.astype(np.int64)
+        out[begin:begin + whole.size] = whole
+    return out
 
 
 def _names(codes: np.ndarray, names: Names, compact: bool):
     """A name column of the frame: strings, or a categorical over the log's names when ``compact``."""
     if compact:
-        return pd.Categorical.from_codes(codes.astype(np.int32), categories=pd.Index(names.names, dtype=object))
+        kind = np.int16 if len(names.names) < 2**15 else np.int32   # the codes pandas keeps for that many names
+        return pd.Categorical.from_codes(codes.astype(kind), categories=pd.Index(names.names, dtype=object))
     return pd.Series(names.decode(codes), dtype="string")
 
 
@@ -279,7 +254,8 @@ def build_workload(columns: dict, *, kind: str, fields: dict[str, str], skips: S
     """
     lines = columns.pop("line")
     submit, start, end = (np.asarray(columns.pop(name), dtype=float) for name in ("submit", "start", "end"))
-    procs = np.asarray(columns.pop("procs"), dtype=float)
+    procs = np.asarray(columns.pop("procs"))
+    procs = procs if procs.dtype.kind == "f" else procs.astype(float)   # float32 stays (its CPU counts are exact)
     keep = np.ones(len(lines), dtype=bool)
     parsed_skips = skips.count
     _check(~(submit >= 0), keep, lines, skips, fields["submit"], "the submission time is missing or negative")
@@ -301,12 +277,15 @@ def build_workload(columns: dict, *, kind: str, fields: dict[str, str], skips: S
     if duplicates:
         index = index[~repeated]
     del repeated
+    count = index.size
     submitted = submit[index]   # in submission order, the jobs submitted together in the order read
-    if index.size and not (submitted[1:] >= submitted[:-1]).all():
+    if count and not (submitted[1:] >= submitted[:-1]).all():
         order = row_numbers(np.argsort(submitted, kind="stable"))
         index, submitted = index[order], submitted[order]
         del order
-    base = float(np.floor(submitted.min())) if index.size else 0.0
+    elif count == len(submit):   # every row, in order: the columns are taken as they are (they are this call's)
+        index, submitted = slice(None), submit
+    base = float(np.floor(submitted.min())) if count else 0.0
     number = _whole if compact else (lambda values, scale=1.0: values)
     started_at = start[index]
     del start
@@ -314,7 +293,9 @@ def build_workload(columns: dict, *, kind: str, fields: dict[str, str], skips: S
     frame = {"recorded_wait": number(np.maximum(wait, 0.0, out=wait))}
     del wait
     submitted -= base
-    frame["submit_time"] = number(submitted - submitted.min() if compact and index.size else submitted)
+    if compact and count:
+        submitted -= submitted.min()
+    frame["submit_time"] = number(submitted)
     del submitted, submit
     frame["run_time"] = number(np.subtract(end[index], started_at, out=started_at))
     del started_at, end
@@ -322,7 +303,7 @@ def build_workload(columns: dict, *, kind: str, fields: dict[str, str], skips: S
     del procs
     frame["requested_time"] = number(_known_or_minus_one(np.asarray(columns.pop("requested_time"), float)[index]))
     text = {name: _names(columns.pop(name)[index], names, compact) for name in sorted(NAME_COLUMNS)}
-    blank = _names(np.zeros(index.size, np.uint16), names, compact)
+    blank = _names(np.zeros(count, np.uint16), names, compact)
     jobs = {} if compact else {"job_id": pd.Series([value.decode() for value in ids[index].tolist()], dtype="string")}
     del ids
     jobs.update({"submit_time": frame["submit_time"], "run_time": frame["run_time"], "procs": frame["procs"],
@@ -333,9 +314,10 @@ def build_workload(columns: dict, *, kind: str, fields: dict[str, str], skips: S
         if name in text:
             jobs[name] = text[name]
         elif compact and name.endswith("_mb"):   # whole KB per CPU, as SWF writes them
-            jobs[name.replace("_mb", "_kb")] = _whole(np.asarray(columns.pop(name), dtype=float)[index], 1024)
+            jobs[name.replace("_mb", "_kb")] = _whole(np.asarray(columns.pop(name))[index], 1024)
         else:
-            jobs[name] = number(np.asarray(columns.pop(name), dtype=float)[index])
+            values = np.asarray(columns.pop(name), dtype=float)[index]
+            jobs[name] = number(values if compact or values.strides[0] else values.copy())   # a frame's own column
     jobs = pd.DataFrame(jobs, copy=False)
     said = [f"{kind}, {_plural(len(jobs), 'job')} from {_plural(total, 'record')}"]
     said.append(f"{never:,} never started (not runs)")

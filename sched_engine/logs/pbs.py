@@ -300,7 +300,7 @@ class _Block:
         if rows:
             blocks.append(compact_rows(rows, names))
         if blocks:
-            piece = concatenated(blocks)
+            piece = concatenated(blocks, give_back=False)   # a block's columns: small, joined once a block
             order = np.argsort(piece["line"], kind="stable")
             columns.append({name: values[order] for name, values in piece.items()}, order.size)
         self.__init__()

@@ -21,6 +21,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import numpy as np
 
 from ..batch.traces import TraceError, Workload
+from .columns import LAST_SECOND, NO_TIME, epoch_codes, epoch_seconds, exact_float32, give_back_freed_memory
 from .entry import entry_points
 from .jobs_table import (
     NAN,
@@ -31,9 +32,11 @@ from .jobs_table import (
     build_workload,
     job_ids,
     key_hash,
+    keyed_twice,
     line_numbers,
     repeated_keys,
     row_numbers,
+    second_hash,
 )
 from .slurm_values import (  # noqa: F401 -- duration_seconds and request_memory are the module's own API too
     _JOB_ID,
@@ -110,8 +113,8 @@ def _zone(timezone: str, source: str) -> str | None:
 class _Reader:
     """Records of sacct output, read piece by piece into numeric and text columns (only those the jobs need)."""
 
-    def __init__(self, source: str, skips: Skips, zone: str | None):
-        self.source, self.skips, self.zone = source, skips, zone
+    def __init__(self, source: str, skips: Skips, zone: str | None, compact: bool = False):
+        self.source, self.skips, self.zone, self.compact = source, skips, zone, compact
         self.spelled: dict[str, str] = {}
         self.carry: tuple[int, list[str]] = (1, [])
         self.parts = Columns()
@@ -206,13 +209,17 @@ class _Reader:
                 self.report(valid, row, numbers, field, values[row], why)
             return np.where(out == REFUSED, np.nan, out)
 
-        for name in ("submit", "start", "end"):
-            columns[name], bad = _seconds(picked.get(name, blank), self.zone)
+        for name in ("submit", "start", "end"):   # held as uint32 codes (columns.epoch_codes)
+            seconds, bad = _seconds(picked.get(name, blank), self.zone)
             for row in np.flatnonzero(bad):
                 self.report(valid, row, numbers, name, picked[name][row], "is not a time (YYYY-MM-DDTHH:MM:SS)")
-        procs = columns["procs"] = read("number", "ncpus", "is not a CPU count")
+            for row in np.flatnonzero(seconds >= LAST_SECOND):
+                self.report(valid, row, numbers, name, picked[name][row], "is past 2106")
+            columns[name] = epoch_codes(np.where(seconds >= LAST_SECOND, np.nan, seconds))
+        procs = read("number", "ncpus", "is not a CPU count")
+        columns["procs"] = exact_float32(procs)
         nodes = read("number", "nnodes", "is not a node count")
-        columns["limit"] = read("limit", "timelimit", "is not a time limit")
+        columns["limit"] = exact_float32(read("limit", "timelimit", "is not a time limit"))
         memory = read("memory", "reqmem", "is not a memory request (such as 4000Mc or 8Gn)")
         per = np.array(list(map(self.memo["per"].__getitem__, picked.get("reqmem", blank))), dtype="U1")
         tres = np.array([self.memo["tres"][v] for v in picked.get("reqtres", blank)], dtype=float)
@@ -222,7 +229,7 @@ class _Reader:
         per_cpu = np.maximum(np.nan_to_num(procs), 1.0)
         memory = np.where(per == "n", memory * np.where(nodes >= 1, nodes, 1.0), memory)
         memory = np.where(per == "c", memory, memory / per_cpu)
-        columns["memory"] = np.where(np.isnan(memory), tres / per_cpu, memory)
+        columns["memory"] = exact_float32(np.where(np.isnan(memory), tres / per_cpu, memory))
         columns["cpu_time"] = None if used is None else np.where(used == REFUSED, np.nan, used) / per_cpu
         states = list(map(self.memo["state"].__getitem__, picked.get("state", blank)))
         columns["status"] = self.vocabulary.encode([STATUS.get(state, "failed") for state in states])
@@ -233,6 +240,8 @@ class _Reader:
         columns["group"] = np.where(columns["group"] != 0, columns["group"], columns["account"])
         columns["jobid"] = job_ids(picked.get("jobid", blank))
         columns["hash"] = key_hash(columns["jobid"]) if rows else np.zeros(0, dtype=np.uint64)
+        if self.compact:   # a conversion writes no job id: a second, independent hash of it confirms a key's match
+            columns["jobid"] = second_hash(columns["jobid"])
         columns["valid"] = valid
         if used is None:
             del columns["cpu_time"]
@@ -252,7 +261,7 @@ class _Reader:
 
 def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact: bool) -> Workload:
     """The body of :func:`read`: whole records gathered piece by piece, then one job per key."""
-    reader = _Reader(source, Skips(source, skip_malformed), _zone(timezone, source))
+    reader = _Reader(source, Skips(source, skip_malformed), _zone(timezone, source), compact)
     for number, lines in line_blocks(pieces):
         reader.feed(number, lines)
     reader.feed(reader.carry[0], [], final=True)
@@ -261,37 +270,63 @@ def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact: 
 
 def _workload(reader: _Reader, timezone: str, compact: bool) -> Workload:
     """One job per key from the columns read: what never ran or is still to run counted, not kept."""
+    give_back_freed_memory()   # what reading the pieces held, before the columns are joined
     c = reader.columns()
-    started = ~np.isnan(c["start"]) & c["assigned"]
-    ended = started & ~np.isnan(c["end"])
+    started = (c["start"] != NO_TIME) & c.pop("assigned")
+    ended = started & (c["end"] != NO_TIME)
     waiting = (c.pop("pending") & ~started) | (started & ~ended)
     cluster = c.pop("cluster")
-    several = np.unique(cluster[cluster != 0]).size > 1
+    named = cluster[cluster != 0]
+    several = bool(named.size) and bool((named != named[0]).any())
+    del named
     keys = c.pop("hash") ^ (cluster.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) if several else c.pop("hash")
-    order = row_numbers(np.flatnonzero(c.pop("valid")))
-    last = ended[order]   # per key: the last record that ended, else the last (those that did not end first)
-    order = np.concatenate((order[~last], order[last]))
-    del last
+    valid = c.pop("valid")
     ids = c.pop("jobid")
-    chosen = np.sort(order[~repeated_keys(keys[order], ids, order)])
-    del keys
-    repeated = order.size - chosen.size
-    unfinished = int(waiting[chosen].sum())
-    chosen = chosen[~waiting[chosen]]
-    if several:
+    # The valid records whose key another has too (mostly none): per key the last that ended counts, else the
+    # last (those that did not end are ranked first); only they are sorted by key.
+    rows = keyed_twice(keys) if valid.all() else np.flatnonzero(valid)[keyed_twice(keys[valid])]
+    last = ended[rows]
+    rows = np.concatenate((rows[~last], rows[last]))
+    dropped = rows[repeated_keys(keys[rows], ids, rows)]
+    del keys, rows, last
+    valid[dropped] = False
+    repeated = dropped.size
+    unfinished = int((waiting & valid).sum())
+    valid &= ~waiting
+    del waiting, ended
+    every = bool(valid.all())   # every record is a job: the columns are taken as they are
+    chosen = slice(None) if every else row_numbers(np.flatnonzero(valid))
+    count = int(valid.sum())
+    del valid
+    if several and not compact:
         names = reader.vocabulary.names
         ids = job_ids([f"{names[a]}:{b.decode()}" for a, b in zip(cluster[chosen].tolist(), ids[chosen].tolist())])
     else:
-        ids = ids[chosen]
-    columns = {
-        "line": c.pop("line")[chosen], "key": None, "job_id": ids,
-        "submit": c.pop("submit")[chosen], "start": np.where(started, c.pop("start"), np.nan)[chosen],
-        "end": c.pop("end")[chosen], "procs": c.pop("procs")[chosen], "requested_time": c.pop("limit")[chosen],
-        "memory_per_cpu_mb": c.pop("memory")[chosen], "used_memory_per_cpu_mb": np.full(chosen.size, np.nan),
-        "avg_cpu_time": c.pop("cpu_time")[chosen], "status": c.pop("status")[chosen], "user": c.pop("user")[chosen],
-        "group": c.pop("group")[chosen], "queue": (partition := c.pop("partition")[chosen]), "partition": partition,
-        "account": c.pop("account")[chosen],
-    }
+        ids = None if compact else ids if every else ids[chosen]   # a conversion writes no job id
+    del cluster
+
+    def take(name: str) -> np.ndarray:
+        """A column for the chosen rows, its whole self let go before the next is taken (a broadcast stays one)."""
+        values = c.pop(name)
+        return values if every or not values.strides[0] else values[chosen]
+
+    start = epoch_seconds(take("start"))
+    start[~(started if every else started[chosen])] = np.nan
+    del started
+    columns = {"line": take("line"), "key": None, "job_id": ids, "submit": epoch_seconds(take("submit")),
+               "start": start}
+    del ids, start
+    columns["end"] = epoch_seconds(take("end"))
+    for name, column in (("procs", "procs"), ("requested_time", "limit"),
+                         ("memory_per_cpu_mb", "memory"), ("avg_cpu_time", "cpu_time"), ("status", "status"),
+                         ("user", "user"), ("group", "group"), ("partition", "partition"), ("account", "account")):
+        columns[name] = take(column)
+        if not columns[name].strides[0]:
+            columns[name] = columns[name][:count]
+    columns["queue"] = columns["partition"]
+    columns["used_memory_per_cpu_mb"] = np.broadcast_to(np.float64(np.nan), (count,))
+    c.clear()
+    give_back_freed_memory()   # what choosing the jobs held, before the frame is built
     notes = tuple(note for count, note in (
         (reader.steps, f"{reader.steps:,} job step record(s) (123.batch, 123.0) dropped: a job is its allocation"),
         (repeated, f"{repeated:,} repeated record(s) of one job (requeued, or listed twice) read once"),

@@ -80,16 +80,17 @@ def _codes(jobs: pd.DataFrame, column: str, order: np.ndarray) -> tuple[np.ndarr
         return np.full(len(jobs), -1, dtype=np.int64), []
     values = jobs[column]
     if isinstance(values.dtype, pd.CategoricalDtype):   # a name per category: number the categories, not the jobs
-        names = pd.Index(values.cat.categories.astype(str)).str.strip()
-        named, uniques = pd.factorize(pd.Series(names).mask(names == ""), sort=False)
-        category = np.append(named, -1)[values.cat.codes.to_numpy()[order]]
-        first, seen = pd.factorize(category, sort=False, use_na_sentinel=False)   # names in order of appearance
-        kept = seen[seen >= 0]
-        ranks = np.full(len(seen), -1)
-        ranks[seen >= 0] = np.arange(kept.size)
-        codes = ranks[first]
-        return np.where(codes >= 0, codes + 1, -1).astype(np.int64), [str(uniques[c]) for c in kept]
-    names = values.iloc[order].astype("string").fillna("").str.strip()
+        codes = values.cat.codes.to_numpy()
+        codes = codes if order is None else codes[order]
+        names = [str(name).strip() for name in values.cat.categories]
+        numbered: dict[str, int] = {}
+        kind = np.int16 if len(names) < 2**15 else np.int32
+        table = np.full(len(names) + 1, -1, dtype=kind)   # category code -> number; code -1 (none) is the last
+        for code in pd.unique(codes).tolist():   # the categories in order of first appearance
+            if code >= 0 and names[code]:
+                table[code] = numbered.setdefault(names[code], len(numbered) + 1)
+        return table[codes], list(numbered)
+    names = (values if order is None else values.iloc[order]).astype("string").fillna("").str.strip()
     codes, uniques = pd.factorize(names.mask(names == ""), sort=False)
     return np.where(codes >= 0, codes + 1, -1).astype(np.int64), [str(u) for u in uniques]
 
@@ -101,7 +102,7 @@ def status_codes(jobs: pd.DataFrame) -> np.ndarray:
     values = jobs["status"]
     if isinstance(values.dtype, pd.CategoricalDtype):
         words = pd.Series(values.cat.categories.astype(str)).str.strip().str.split(" ").str[0].str.lower()
-        table = np.append(words.map(STATUS_CODES).fillna(-1).to_numpy(dtype=np.int64), -1)
+        table = np.append(words.map(STATUS_CODES).fillna(-1).to_numpy(dtype=np.int8), np.int8(-1))
         return table[values.cat.codes.to_numpy()]
     words = values.astype("string").fillna("").str.strip().str.split(" ").str[0].str.lower()
     return words.map(STATUS_CODES).fillna(-1).to_numpy(dtype=np.int64)
@@ -114,7 +115,11 @@ def _whole(values, scale: float = 1.0) -> np.ndarray:
 
 
 def _column(jobs: pd.DataFrame, name: str) -> np.ndarray:
-    return jobs[name].to_numpy(dtype=float) if name in jobs.columns else np.full(len(jobs), np.nan)
+    """A numeric column as it is held (whole numbers are not widened: blocks are made numbers one at a time)."""
+    if name not in jobs.columns:
+        return np.broadcast_to(np.float64(np.nan), (len(jobs),))
+    values = jobs[name].to_numpy()
+    return values if values.dtype.kind in "iuf" else jobs[name].to_numpy(dtype=float)
 
 
 def _kilobytes(jobs: pd.DataFrame, name: str) -> tuple[np.ndarray, float]:
@@ -126,21 +131,22 @@ def _kilobytes(jobs: pd.DataFrame, name: str) -> tuple[np.ndarray, float]:
 
 def swf_blocks(jobs: pd.DataFrame, block: int = BLOCK):
     """The legend's names, and the 18 SWF fields of the jobs in submission order in blocks (int64 matrices)."""
-    order = np.argsort(jobs["submit_time"].to_numpy(dtype=float), kind="stable")
+    submit, procs = _column(jobs, "submit_time"), _column(jobs, "procs")
+    # None: the jobs are in submission order already (as a log reader gives them), and are read so.
+    order = None if (submit[1:] >= submit[:-1]).all() else np.argsort(submit, kind="stable")
     legend, numbered = {}, {}
     for column, key, _ in LEGEND:
-        codes, legend[key] = _codes(jobs, column, order)
-        numbered[column] = codes.astype(np.int32)
-    status = status_codes(jobs).astype(np.int8)
+        numbered[column], legend[key] = _codes(jobs, column, order)
+    status = status_codes(jobs).astype(np.int8, copy=False)
     numbers = {name: (_column(jobs, name), 1.0) for name in ("recorded_wait", "run_time", "avg_cpu_time",
                                                               "requested_time")}
     numbers["used"], numbers["memory"] = _kilobytes(jobs, "used_memory_per_cpu"), _kilobytes(jobs, "memory_per_cpu")
-    submit, procs = jobs["submit_time"].to_numpy(dtype=float), jobs["procs"].to_numpy()
-    first = submit.min() if len(submit) else 0.0
+    first = float(submit.min()) if len(submit) else 0.0
 
     def blocks():
-        for begin in range(0, len(order), block):
-            rows, part = order[begin:begin + block], slice(begin, begin + block)
+        for begin in range(0, len(submit), block):
+            part = slice(begin, begin + block)
+            rows = np.arange(begin, min(begin + block, len(submit))) if order is None else order[part]
             cpus = _whole(procs[rows])
             unknown = np.full(rows.size, -1, dtype=np.int64)
             field = {name: _whole(values[rows], scale) for name, (values, scale) in numbers.items()}
