@@ -49,3 +49,17 @@ def test_a_reason_without_a_blocking_job_names_none_whatever_the_column_holds():
                                 "reason": pd.Categorical(["resources", "reservation"]), "blocking_job": missing})
         tips = {trace.name: list(trace.customdata[:, 2]) for trace in job_reasons(pending, "a").data}
         assert tips == {"resources": [""], "reservation": ["<br>blocking job b"]}
+
+
+def test_site_charts_draw_a_line_the_same_under_two_runs_once_and_keep_different_ones():
+    import plotly.graph_objects as go
+
+    from components.figures.site import one_entry_per_line
+
+    figure = go.Figure([go.Scatter(x=[0, 1], y=[1, 2], name=name, line={"color": colour},
+                                   hovertemplate=f"{name}<br>%{{y}}<extra></extra>")
+                        for name, colour in (("g · FCFS", "red"), ("g · H-DRF", "red"), ("h · FCFS", "blue"))])
+    figure.add_trace(go.Scatter(x=[0, 1], y=[1, 3], name="g · DRF", line={"color": "red"}))
+    one_entry_per_line(figure)
+    assert [trace.name for trace in figure.data] == ["g · FCFS = H-DRF", "h · FCFS", "g · DRF"]
+    assert figure.data[0].hovertemplate.startswith("g · FCFS = H-DRF<br>")

@@ -75,6 +75,32 @@ def _range(window, runs) -> list[float] | None:
     return [min(float(t.min()) for t in times) / 3600.0, max(float(t.max()) for t in times) / 3600.0]
 
 
+def one_entry_per_line(figure: go.Figure) -> go.Figure:
+    """``figure`` with one legend entry per line one can see: runs whose line of one group (or resource) is the
+    same, point for point, are drawn once and named by all (``group 1 · FCFS = H-DRF``), the first run's dash kept.
+
+    Lines are named ``<what> · <run>``; only lines of the same ``<what>`` and colour are compared.
+    """
+    kept: list = []
+    for trace in figure.data:
+        what, _, run = (trace.name or "").rpartition(" · ")
+        same = next((line for line in kept if what and line.name.rpartition(" · ")[0].split(" = ")[0] == what
+                     and line.line.color == trace.line.color and _same_points(line, trace)), None)
+        if same is None:
+            kept.append(trace)
+            continue
+        old, name = same.name, f"{same.name} = {run}"
+        template = same.hovertemplate
+        same.update(name=name, hovertemplate=template.replace(old, name, 1) if template else None)
+    figure.data = kept
+    return figure
+
+
+def _same_points(a, b) -> bool:
+    ax, ay, bx, by = (np.asarray(v if v is not None else []) for v in (a.x, a.y, b.x, b.y))
+    return ax.shape == bx.shape and ay.shape == by.shape and bool(np.array_equal(ax, bx) and np.array_equal(ay, by))
+
+
 def _titled(title: str, note: str) -> str:
     return f"{title}<br><sup>{note}</sup>" if note else title
 
@@ -125,6 +151,7 @@ def group_metric_figure(runs, metric: str, title: str, y_title: str, selected: s
                         hovertemplate=f"{group} entitled<br>%{{x:.1f}} h: %{{y:.3f}}<extra></extra>"))
     if not figure.data and none:
         return empty_figure(none, NONE_HEIGHT)   # one line, not a chart-sized empty frame
+    one_entry_per_line(figure)
     figure.update_layout(title=_titled(title, note), height=height, template="plotly_white", xaxis_title="time (h)",
                          yaxis_title=y_title, margin={"l": AXIS_MARGIN, "r": LEGEND_MARGIN, "t": 50, "b": 40},
                          legend={"font": {"size": 10}},
@@ -143,7 +170,7 @@ def isolation_figure(runs, selected: str | None = None, window=None, note: str =
             figure.add_trace(go.Scatter(x=x, y=y, mode="lines", line_shape="hv",
                                         name=f"minimum · {label}", line={"color": "#222", "width": 1.2,
                                                                          "dash": DASHES[index % len(DASHES)]}))
-    return figure
+    return one_entry_per_line(figure)
 
 
 def utilisation_figure(runs, window=None) -> go.Figure:
@@ -162,7 +189,7 @@ def utilisation_figure(runs, window=None) -> go.Figure:
                          xaxis_title="time (h)", yaxis_title="in use / up", yaxis_range=[0, 1.05],
                          margin={"l": AXIS_MARGIN, "r": LEGEND_MARGIN, "t": 40, "b": 40}, legend={"font": {"size": 10}},
                          xaxis_range=_range(window, runs))
-    return figure
+    return one_entry_per_line(figure)
 
 
 def cpu_time_shares(jobs: pd.DataFrame) -> pd.Series:

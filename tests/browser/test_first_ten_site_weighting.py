@@ -26,6 +26,17 @@ document.getElementById(arguments[1]).click();
 """
 
 
+# Pairs of a chart's lines drawn with the same colour through the same points (two legend entries, one line seen),
+# read from the decoded points (_fullData: data may hold them still encoded).
+_SAME_LINES = """
+const plot = document.querySelector('#' + arguments[0] + ' .js-plotly-plot');
+const key = t => JSON.stringify([t.line && t.line.color, Array.from(t.x || []), Array.from(t.y || [])]);
+const seen = {}, twice = [];
+for (const t of plot._fullData) { const k = key(t); if (k in seen) twice.push([seen[k], t.name]); else seen[k] = t.name; }
+return twice;
+"""
+
+
 def _weights(tree: dict) -> dict[str, float]:
     """Every node's weight below the root, by name."""
     found = {}
@@ -77,6 +88,10 @@ def test_run_right_after_a_new_weighting_runs_the_new_weights(dash_duo, tmp_path
     table = dash_duo.find_element(f"#{page.ids.PANEL.summary}").text
     assert "Mean wait (s)" in table and "Mean minimum isolation" in table, table
     assert "mean_wait_s" not in table and not re.search(r"\d\.\d{4,}", table), table
+    # One legend entry per line one can see: no two lines of a chart are the same, point for point.
+    for graph in (page.ids.SHARES, page.ids.UTILISATION):
+        dash_duo.wait_for_element(f"#{graph} .scatterlayer .trace", timeout=TIMEOUT)
+        assert dash_duo.driver.execute_script(_SAME_LINES, graph) == [], graph
     # Nothing killed: one sentence, not a chart-sized empty frame.
     dash_duo.wait_for_contains_text(f"#{page.ids.KILLED}", "No job was killed", timeout=TIMEOUT)
     assert dash_duo.driver.execute_script(
