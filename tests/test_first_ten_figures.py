@@ -1,4 +1,4 @@
-"""Compare's overlay draws one legend entry per line one can see; a wait reason names a blocking job only when one is known."""
+"""Compare's overlay and run labels, the Site charts' lines and a wait reason's blocking job, as a first-time user reads them."""
 
 from __future__ import annotations
 
@@ -63,3 +63,10 @@ def test_site_charts_draw_a_line_the_same_under_two_runs_once_and_keep_different
     one_entry_per_line(figure)
     assert [trace.name for trace in figure.data] == ["g · FCFS = H-DRF", "h · FCFS", "g · DRF"]
     assert figure.data[0].hovertemplate.startswith("g · FCFS = H-DRF<br>")
+
+
+def test_a_run_without_a_name_is_told_by_its_size_not_its_hash_twice():
+    from components.pages.compare.table import run_label
+
+    entry = {"engine": "site", "policy": "fcfs", "name": "", "hash": "6145f84c" * 8, "jobs": 400, "seed": 1}
+    assert run_label(entry) == "FCFS · 400 jobs · Site study · seed 1 [6145f8]"

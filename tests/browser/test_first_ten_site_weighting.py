@@ -12,6 +12,7 @@ from selenium.webdriver.common.keys import Keys
 
 from app import create_app
 from clicks import show_inputs
+from components.pages import compare as compare_page
 from components.pages import site as page
 from components.services.runs import ResultCache
 
@@ -107,4 +108,10 @@ def test_run_right_after_a_new_weighting_runs_the_new_weights(dash_duo, tmp_path
     dash_duo.find_element(f"#{page.ids.SKIP_MALFORMED} input[value='skip']").click()
     dash_duo.wait_for_contains_text(f"#{page.ids.UPLOAD_MSG}", "1 malformed line(s) skipped", timeout=TIMEOUT)
     dash_duo.wait_for_contains_text(f"#{page.ids.TRACE}", "mine.swf", timeout=TIMEOUT)
+    # Compare's picker tells the two site runs by policy and size, not by their hash written twice.
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/compare")
+    dash_duo.wait_for_element(f"#{compare_page.ids.RUNS}", timeout=TIMEOUT).click()
+    labels = until(lambda: [o.text for o in dash_duo.find_elements("[role=option]")], timeout=TIMEOUT)
+    assert sorted(label.split(" [")[0] for label in labels) == ["FCFS · 400 jobs · Site study · seed 1",
+                                                                "H-DRF · 400 jobs · Site study · seed 1"], labels
     assert dash_duo.get_logs() == []

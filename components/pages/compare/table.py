@@ -14,9 +14,11 @@ HIGHLIGHT_PERCENT = 1.0
 
 
 def run_label(entry: dict) -> str:
-    """A readable unique label: policy · workload and its size · engine · seed, and the hash's start."""
-    name = entry.get("name") or entry["hash"][:8]
-    readable = catalogue.run_label(entry["engine"], entry["policy"], name, entry.get("jobs"))
+    """A readable unique label: policy · workload and its size · engine · seed, and the hash's start.
+
+    A run without a name (the Site page's) is told by its size alone: its hash is already in the brackets.
+    """
+    readable = catalogue.run_label(entry["engine"], entry["policy"], entry.get("name") or None, entry.get("jobs"))
     return f"{readable} · {catalogue.engine_label(entry['engine'])} · seed {entry['seed']} [{entry['hash'][:6]}]"
 
 
