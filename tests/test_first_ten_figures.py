@@ -70,3 +70,18 @@ def test_a_run_without_a_name_is_told_by_its_size_not_its_hash_twice():
 
     entry = {"engine": "site", "policy": "fcfs", "name": "", "hash": "6145f84c" * 8, "jobs": 400, "seed": 1}
     assert run_label(entry) == "FCFS · 400 jobs · Site study · seed 1 [6145f8]"
+
+
+def test_compare_with_no_run_chosen_shows_one_sentence_and_no_empty_table():
+    from components.pages.compare import callbacks
+    from components.pages.compare.paired import PROMPT, QUIET_HEIGHT, paired_view
+
+    class NoRuns:
+        def listing(self):
+            return []
+
+    data, columns, *_ = callbacks.compared(NoRuns(), [], None)
+    assert data == [] and columns == []
+    text, histogram, users = paired_view([])
+    assert text == PROMPT   # said once, above the charts, which stay small and silent
+    assert all(f.layout.height == QUIET_HEIGHT and not f.layout.annotations[0].text for f in (histogram, users))

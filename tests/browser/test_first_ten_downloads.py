@@ -49,6 +49,9 @@ return [...plot.querySelectorAll('.legend .traces .legendtext')].map(t => t.text
 """
 
 
+_HEIGHTS = "return arguments[0].reduce((sum, id) => sum + document.getElementById(id).getBoundingClientRect().height, 0);"
+
+
 def _choose(dash_duo, words: str) -> None:
     """Pick the run whose label holds ``words`` in Compare's run picker."""
     dash_duo.find_element(f"#{compare_page.ids.RUNS}").click()
@@ -87,6 +90,11 @@ def test_compare_report_not_saved_is_said_beside_its_button(dash_duo, tmp_path, 
     dash_duo.driver.set_window_size(width, 900)
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/compare")
     dash_duo.wait_for_element(f"#{compare_page.ids.RUNS}", timeout=TIMEOUT)
+    # Nothing chosen yet: the job-by-job sentence once, its charts small and silent, no lone table header.
+    dash_duo.wait_for_contains_text(f"#{compare_page.ids.PAIRED_TEXT}", "Pick two runs", timeout=TIMEOUT)
+    until(lambda: dash_duo.driver.execute_script(_HEIGHTS, [compare_page.ids.PAIRED_HISTOGRAM,
+                                                            compare_page.ids.PAIRED_USERS]) <= 2 * 40, timeout=TIMEOUT)
+    assert not dash_duo.find_elements(f"#{compare_page.ids.TABLE} th")
     for words in ("seed 1 ", "seed 2 "):
         _choose(dash_duo, words)
     dash_duo.wait_for_contains_text(f"#{compare_page.ids.TABLE}", "Mean wait", timeout=TIMEOUT)

@@ -34,6 +34,8 @@ def compared(results, hashes, metric):
     engine = runs[0][1].scenario["engine"] if runs else None
     styles = table.direction_styles(frame, deltas, engine)
     frame = table.shown(frame, [label for label, _ in runs], engine)
+    if not runs:   # no run chosen: no table at all, not a lone "metric" header
+        frame = frame.iloc[:0, :0]
     choices = [{"label": catalogue.label(name, engine), "value": name} for name in metrics]   # named, not keyed
     return (frame.to_dict("records"), [{"name": c, "id": c} for c in frame.columns], styles,
             choices, metric if metric in metrics else (metrics[0] if metrics else None), note)
