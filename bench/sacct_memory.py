@@ -71,16 +71,14 @@ def main() -> None:
     parser.add_argument("log", type=Path)
     parser.add_argument("--out", type=Path, default=Path("/tmp/sacct-memory.swf"))
     args = parser.parse_args()
-    import pandas  # noqa: F401 -- loaded before the first phase ends, as the command loads it
-    from sched_engine.__main__ import main as command
-    from sched_engine.logs import convert_command, jobs_table, slurm
+    from sched_engine.__main__ import main as command  # pandas, NumPy and Arrow with it
+    from sched_engine.logs import convert_command, slurm
 
     _phase("the program loaded")
     _after(slurm._Reader, "columns", "reading: the records as columns")
     _before(slurm, "build_workload", "one record per job")
     _after(slurm, "build_workload", "building the frame")
     _after(convert_command, "write_swf", "writing the SWF")
-    assert jobs_table
     cpu, wall = time.process_time(), time.perf_counter()
     status = command(["convert", str(args.log), "--out", str(args.out), "--skip-malformed"])
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall

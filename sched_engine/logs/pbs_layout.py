@@ -68,7 +68,8 @@ def _layouts(messages: list[str]):
             flat = " ".join([messages[i] for i in members]).split(" ")
             columns = ["\n".join(flat[j::width]) for j in range(width)]
             del flat
-            if all(("\n" + column).count(f"\n{name}=") == len(members) for name, column in zip(names, columns)):
+            if all(column.startswith(f"{name}=") and column.count(f"\n{name}=") == len(members) - 1
+                   for name, column in zip(names, columns)):   # counted in place: no copy of a column
                 same = np.ones(len(members), dtype=bool)   # every word where the first record has it (the usual)
             else:
                 same = np.ones(len(members), dtype=bool)
