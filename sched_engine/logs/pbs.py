@@ -243,25 +243,27 @@ def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact: 
     block = _Block()
     deleted = other["D"]
     for first, lines in line_blocks(pieces):
-        for number, parts in enumerate([line.split(";", 3) for line in lines], start=first):
-            if len(parts) < 4:
-                line = ";".join(parts)
-                if line.strip():
-                    block.problems.append((number, "record", "not a PBS record (date time;type;job id;attributes)"))
-                continue
-            kind, job = parts[1], parts[2].partition(".")[0]
-            if kind != "E":
-                if kind in other:
-                    other[kind].add(job)
-                continue
-            message = parts[3]
-            block.numbers.append(number)
-            block.jobs.append(job)
-            block.messages.append(message.rstrip("\r") if message.endswith("\r") else message)
-            block.deleted.append(job in deleted)
-            if len(block.numbers) == BLOCK:
+        rows = [line.split(";", 3) for line in lines]
+        if any(len(parts) == 4 and parts[1] == "D" for parts in rows):   # a D record's place tells later E records
+            records += _records_in_order(rows, first, block, other, layouts, columns, skips, names, source)
+            continue
+        # No D record in the piece: whether an E record's job was deleted is known before it, in any order.
+        for parts in rows:
+            if len(parts) == 4 and parts[1] != "E" and parts[1] in other:
+                other[parts[1]].add(parts[2].partition(".")[0])
+        block.problems.extend((first + i, "record", "not a PBS record (date time;type;job id;attributes)")
+                              for i, parts in enumerate(rows) if len(parts) < 4 and ";".join(parts).strip())
+        ended = [(first + i, parts) for i, parts in enumerate(rows) if len(parts) == 4 and parts[1] == "E"]
+        for begin in range(0, len(ended), BLOCK):
+            part = ended[begin:begin + BLOCK]
+            block.numbers.extend(number for number, _ in part)
+            block.jobs.extend(parts[2].partition(".")[0] for _, parts in part)
+            block.messages.extend(parts[3].rstrip("\r") if parts[3].endswith("\r") else parts[3] for _, parts in part)
+            block.deleted.extend(job in deleted for job in block.jobs[len(block.deleted):])
+            if len(block.numbers) == BLOCK or begin + BLOCK >= len(ended):
                 records += block.read(layouts, columns, skips, names, source, other["E"])
-        records += block.read(layouts, columns, skips, names, source, other["E"])
+        if not ended:
+            records += block.read(layouts, columns, skips, names, source, other["E"])
     unfinished = (other["Q"] | other["S"]) - other["E"] - other["D"]
     deleted = other["D"] - other["E"] - other["S"]
     notes = (f"{len(unfinished):,} job(s) queued or running when the file ends (no E record): left out",) \
@@ -270,6 +272,29 @@ def _read(pieces, *, source: str, timezone: str, skip_malformed: bool, compact: 
         columns.append(compact_rows([], names), 0)
     return build_workload(columns.result(), kind=KIND, fields=FIELDS, skips=skips, timezone=timezone, names=names,
                           records=records + len(deleted), never_started=len(deleted), notes=notes, compact=compact)
+
+
+def _records_in_order(rows, first, block, other, layouts, columns, skips, names, source) -> int:
+    """A piece's records one after the other (a ``D`` record among them deletes the jobs of later ``E`` records)."""
+    records, deleted = 0, other["D"]
+    for number, parts in enumerate(rows, start=first):
+        if len(parts) < 4:
+            if ";".join(parts).strip():
+                block.problems.append((number, "record", "not a PBS record (date time;type;job id;attributes)"))
+            continue
+        kind, job = parts[1], parts[2].partition(".")[0]
+        if kind != "E":
+            if kind in other:
+                other[kind].add(job)
+            continue
+        message = parts[3]
+        block.numbers.append(number)
+        block.jobs.append(job)
+        block.messages.append(message.rstrip("\r") if message.endswith("\r") else message)
+        block.deleted.append(job in deleted)
+        if len(block.numbers) == BLOCK:
+            records += block.read(layouts, columns, skips, names, source, other["E"])
+    return records + block.read(layouts, columns, skips, names, source, other["E"])
 
 
 class _Block:
