@@ -10,6 +10,7 @@ written as they are (``-3`` in a numeric column stays a number).
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from dash import dcc
 
@@ -22,7 +23,8 @@ def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
     for column in frame.columns:
         values = frame[column]
         if isinstance(values.dtype, pd.CategoricalDtype):   # a run's reasons: fix the categories, not each row
-            names = values.cat.categories
+            codes = values.cat.codes.to_numpy()
+            names = values.cat.categories[np.unique(codes[codes >= 0])]   # those in use: a slice's, not the run's
             if pd.api.types.is_string_dtype(names) and names.str.startswith(FORMULA_STARTS).any():
                 if safe is frame:
                     safe = frame.copy()

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
+import numpy as np
+import pandas as pd
 from flask import Response, abort, request
 
 from sched_engine.core.result import FRAMES
@@ -34,10 +36,21 @@ def download_href(scenario_hash: str, frame: str, name: str) -> str:
 
 
 def csv_chunks(frame):
-    """The CSV text of ``frame`` (header first), ``CHUNK_ROWS`` rows at a time."""
+    """The CSV text of ``frame`` (header first), ``CHUNK_ROWS`` rows at a time.
+
+    A categorical column (a run's reasons name jobs through the run's job ids) has its names turned into an
+    array once, and each chunk takes its own from it: converting the categories per chunk would cost a
+    whole log's names every 50,000 rows.
+    """
     yield csv_text(frame.iloc[:0])
+    names = {column: np.append(frame[column].cat.categories.to_numpy(object), None)   # the last: missing
+             for column in frame.columns if isinstance(frame[column].dtype, pd.CategoricalDtype)}
     for start in range(0, len(frame), CHUNK_ROWS):
-        yield csv_text(frame.iloc[start:start + CHUNK_ROWS], header=False)
+        chunk = frame.iloc[start:start + CHUNK_ROWS]
+        if names:
+            chunk = chunk.assign(**{column: values[chunk[column].cat.codes.to_numpy()]
+                                    for column, values in names.items()})
+        yield csv_text(chunk, header=False)
 
 
 def register(server, results) -> None:
