@@ -116,3 +116,17 @@ def test_categorical_text_is_made_safe_too():
                           "reason": pd.Categorical(["resources", "reservation", "resources"])})
     assert csv_text(frame).splitlines() == ["job_id,from_time,reason", "'=1+2,0.0,resources", "7,1.0,reservation",
                                             ",2.0,resources"]
+
+
+def test_chunks_of_categorical_columns_read_as_their_text_columns(monkeypatch):
+    """The reasons' categorical job names download as the same bytes as text columns, chunk by chunk."""
+    import components.services.downloads as downloads
+
+    monkeypatch.setattr(downloads, "CHUNK_ROWS", 2)
+    names = pd.CategoricalDtype(pd.Index(["10", "11", "=12", ""]))
+    frame = pd.DataFrame({"job_id": pd.Categorical.from_codes([0, 1, 2, 0, 1], dtype=names),
+                          "from_time": [0.0, 1.0, 2.0, 3.0, 4.0],
+                          "blocking_job": pd.Categorical.from_codes([3, 0, -1, 3, 2], dtype=names)})
+    text = frame.astype({"job_id": "string", "blocking_job": "string"})
+    assert "".join(csv_chunks(frame)) == "".join(csv_chunks(text))
+    assert "".join(csv_chunks(frame)).splitlines()[3] == "'=12,2.0,"
