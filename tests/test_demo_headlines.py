@@ -73,3 +73,12 @@ def test_fairshare_headline_says_when_policies_use_the_cluster_alike(cache):
 
 def test_no_runs_no_headline():
     assert all(function([]) == "" for function in headlines.BY_ENGINE.values())
+
+
+def test_batch_headline_says_a_cut_ran_the_first_jobs(cache):
+    cut = {"trace": {"path": "tests/data/batch/cons_vs_easy.swf", "max_jobs": 3}}
+    text = headlines.batch(_runs(cache, "batch", cut, ["easy"], ["EASY"]))
+    assert text.startswith("On 4 CPUs with the first 3 jobs of the trace, EASY keeps jobs waiting")
+    # A cut larger than the trace ran all of it: nothing to say.
+    whole = {"trace": {"path": "tests/data/batch/cons_vs_easy.swf", "max_jobs": 10}}
+    assert headlines.batch(_runs(cache, "batch", whole, ["easy"], ["EASY"])).startswith("On 4 CPUs with 4 jobs,")

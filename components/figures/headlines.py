@@ -51,7 +51,10 @@ def batch(loaded) -> str:
     runs = [(rec, res) for rec, res in loaded if rec.get("scenario") == scenario]
     base_record, base = next(((rec, res) for rec, res in runs if rec.get("policy") == "fcfs"), runs[0])
     jobs, cpus = _value(base, "jobs"), _value(base, "cpus")
-    setting = f"On {int(cpus):,} CPUs with {int(jobs):,} jobs" if not math.isnan(cpus + jobs) else "On this workload"
+    # A cut says so: a run of as many jobs as "Jobs to simulate" allows ran the trace's first ones.
+    cut = ((base.scenario.get("model") or {}).get("trace") or {}).get("max_jobs")
+    count = f"the first {int(jobs):,} jobs of the trace" if cut and jobs >= int(cut) else f"{int(jobs):,} jobs"
+    setting = f"On {int(cpus):,} CPUs with {count}" if not math.isnan(cpus + jobs) else "On this workload"
     wait = _value(base, "mean_wait_s")
     busy = _value(base, "utilisation")
     if len(runs) < 2:

@@ -27,6 +27,12 @@ RUNS = ids.PANEL.runs
 EDITOR = ids.EDITOR
 SUMMARY = ("finished", "killed", "mean_wait_s", "utilisation", "memory_utilisation", "mean_min_isolation")
 
+#: From this many jobs the upload's message says how long a whole run takes.
+LARGE_TRACE = 20_000
+#: Jobs a second of the site engine, a whole run (H-DRF with EASY), as measured on a 2-core server on the RICC
+#: log (447,794 jobs in 77 CPU-s; bench/site_ab.py runs it beside the batch engine).
+SITE_JOBS_PER_SECOND = 6_000
+
 
 def upload(uploads, contents, filename, timezone="UTC", anonymise=None, skip=None):
     """Store an uploaded trace and choose it; the dropdown lists it (and every earlier upload).
@@ -53,7 +59,9 @@ def upload(uploads, contents, filename, timezone="UTC", anonymise=None, skip=Non
     read = f"{label}: " + ("; ".join(workload.notes) if workload.notes else f"{len(workload.jobs):,} jobs") + (
         f" (times read in {ref['timezone']})" if "timezone" in ref else "") + (
         f"; {workload.skipped_lines:,} malformed line(s) skipped (first: line {workload.first_skipped_line})"
-        if workload.skipped_lines else "")
+        if workload.skipped_lines else "") + (
+        f"; a whole run takes about {max(1, round(len(workload.jobs) / SITE_JOBS_PER_SECOND)):,} s per policy"
+        if len(workload.jobs) >= LARGE_TRACE else "")
     return trace_choices(uploads), value, ok(read)
 
 
