@@ -32,10 +32,10 @@ def uploads(tmp_path):
 
 def test_the_table_puts_warnings_first_and_formats_values_by_unit():
     rows = figures.table_rows(TABLE)
-    assert [r["check"] for r in rows] == ["share", "gone", "jobs", "wait"]
+    assert [r["check"] for r in rows] == ["Share", "Gone", "Jobs", "Wait"]
     assert [r["value"] for r in rows] == ["25.00%", "—", "3", "1,234"]
     assert figures.WARNING_STYLE[0]["if"]["filter_query"] == '{verdict} = "warning"'
-    assert figures.summary_sentence(TABLE, "log.swf") == "log.swf: 2 of 4 checks warn, first share: Over it."
+    assert figures.summary_sentence(TABLE, "log.swf") == "log.swf: 2 of 4 checks warn, first Share: Over it."
     calm = TABLE[TABLE["verdict"] == "ok"]
     assert "none warns" in figures.summary_sentence(calm, "log.swf")
 
@@ -94,11 +94,17 @@ def test_a_log_without_waits_shows_its_table_and_says_the_chart_needs_them():
                          "requested_time": [20.0, 3.0], "user": ["a", "b"], "queue": ["", ""], "partition": ["", ""],
                          "recorded_wait": [np.nan, np.nan]})
     sentence, rows, figure = audit_panel.view(audit(jobs, 4), "nowaits.csv")
-    assert "first recorded_waits" in sentence and rows[0]["check"] == "recorded_waits"
+    assert "first Recorded waits" in sentence and rows[0]["check"] == "Recorded waits"
     assert "records no wait times" in figure.layout.annotations[0].text
     # Said once: one warning, one row naming every check that needs recorded waits; no row of its own for each.
-    assert [row["check"] for row in rows if row["verdict"] == "warning"] == ["recorded_waits"]
+    assert [row["check"] for row in rows if row["verdict"] == "warning"] == ["Recorded waits"]
     assert sentence.startswith("nowaits.csv: 1 of ") and sentence.count("need recorded waits") == 1
     assert all(name in rows[0]["detail"] for name in NEEDS_WAITS)
-    assert not {row["check"] for row in rows} & set(NEEDS_WAITS)
+    assert not {row["check"] for row in rows} & {figures.check_name(check) for check in NEEDS_WAITS}
     assert not any(row["detail"].startswith("needs ") for row in rows)
+
+
+def test_checks_read_as_names_on_the_panel():
+    assert figures.check_name("recorded_peak_cpus") == "Peak CPUs in use (log)"
+    assert figures.check_name("idle_period_2") == "Idle period 2"
+    assert figures.check_name("queue_wait_s") == "Queue wait"

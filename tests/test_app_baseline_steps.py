@@ -73,14 +73,18 @@ def test_the_same_run_and_capacity_are_not_run_again_and_another_capacity_is(sho
 def test_the_page_draws_the_table_the_chart_and_the_sentence_naming_its_run(shown):
     cache, uploads, result = shown
     (record, _), _ = _explain(cache, uploads, result)
-    rows, figure, text = widget.drawn(record)
+    rows, figure, box, text = widget.drawn(record)
     assert [row["mean_wait"] for row in rows] == ["100 s", "33 s", "33 s", "33 s", "40 s", "40 s"]
     assert rows[0]["ratio"] == f"{100 / (110 / 3):.2f}" and rows[-1]["rho"] == "0.50"
     assert rows[2]["setting"].startswith("queues in order q2 > q1")
     assert list(figure.data[0].y) == pytest.approx([100, 100 / 3, 100 / 3, 100 / 3, 40, 40])
     assert text.endswith(f"{STATEMENT}.") and "left unexplained" in text
     assert len(figure.to_json()) + len(json.dumps(rows)) < 50_000     # what the page is sent: six bars, six rows
-    assert widget.drawn(None)[0] == []
+    assert box["height"] == f"{widget.figures.STEPS_HEIGHT}px"
+    # Before any steps: no rows, and one line of text in a box of its height, not a frame of empty axes.
+    rows, figure, box, text = widget.drawn(None)
+    assert rows == [] and text == "" and box["height"] == f"{widget.WAITING_HEIGHT}px"
+    assert figure.layout.height == widget.WAITING_HEIGHT and not figure.data
 
 
 def test_a_run_whose_log_records_no_waits_is_refused_with_a_reason(shown, tmp_path):

@@ -57,3 +57,8 @@ def test_the_results_table_names_the_better_site_but_not_for_counts_of_jobs():
     for metric in ("Finished", "Killed jobs"):
         assert by_metric[metric]["better"] == "" and by_metric[metric]["differs"] == compare.MARK
     assert by_metric["Utilisation"]["better"] == "" and by_metric["Utilisation"]["differs"] == ""
+
+
+def test_without_a_second_site_the_chart_is_one_line():
+    figure = compare.profile_figure(None, None)
+    assert not figure.data and figure.layout.height == 80

@@ -26,6 +26,31 @@ WARNING_STYLE = [{"if": {"filter_query": '{verdict} = "warning"'}, "backgroundCo
 USED, HARDWARE, CAPACITY = "#1f77b4", "#d62728", "#7f7f7f"
 
 
+#: The audit's checks as the panel names them (``audit.csv`` keeps the keys); any other check (an idle period,
+#: a queue) is named from its key.
+CHECK_NAMES = {
+    "hardware_cpus": "Hardware CPUs", "jobs": "Jobs", "dropped_rows": "Rows left out", "recorded_waits": "Recorded waits",
+    "impossible_rows": "Impossible rows", "jobs_larger_than_hardware": "Jobs larger than the hardware",
+    "recorded_peak_cpus": "Peak CPUs in use (log)", "recorded_p99_cpus": "99th percentile of CPUs in use (log)",
+    "time_over_hardware_share": "Time over the hardware", "recorded_utilisation": "Utilisation (log)",
+    "recorded_capacity_cpus": "Capacity the log used", "recorded_mean_wait_s": "Mean wait (log)",
+    "idle_while_waiting_s": "Idle CPUs while jobs waited", "user_max_running_jobs": "Most running jobs of one user",
+    "user_max_cpus": "Most CPUs of one user", "longest_submission_gap_s": "Longest gap between submissions",
+    "header_queues": "Queues in the header", "estimate_accuracy_median": "Estimate accuracy (median)",
+    "jobs_killed_at_limit": "Jobs killed at their limit", "zero_length_jobs": "Zero-length jobs",
+}
+UNIT_SUFFIXES = ("_s", "_cpus", "_share")
+
+
+def check_name(check: str) -> str:
+    """A check's name on the panel: :data:`CHECK_NAMES`, else its key in words (``idle_period_2``: Idle period 2)."""
+    if check in CHECK_NAMES:
+        return CHECK_NAMES[check]
+    key = next((check[: -len(end)] for end in UNIT_SUFFIXES if check.endswith(end)), check)
+    words = key.replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
+
+
 def value_text(value: float, unit: str) -> str:
     """A check's value as read: ``—`` when unknown, shares as percentages, whole numbers with separators."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -40,7 +65,7 @@ def value_text(value: float, unit: str) -> str:
 def table_rows(table: pd.DataFrame) -> list[dict]:
     """The audit's rows for a DataTable, warnings first, otherwise in the audit's order."""
     ordered = pd.concat([table[table["verdict"] == "warning"], table[table["verdict"] != "warning"]])
-    return [{"check": check, "value": value_text(value, unit), "unit": unit, "verdict": verdict, "detail": detail}
+    return [{"check": check_name(check), "value": value_text(value, unit), "unit": unit, "verdict": verdict, "detail": detail}
             for check, value, unit, verdict, detail in ordered.itertuples(index=False)]
 
 
@@ -50,7 +75,7 @@ def summary_sentence(table: pd.DataFrame, label: str) -> str:
     if warnings.empty:
         return f"{label}: {len(table)} checks, none warns: the recorded schedule fits the hardware."
     first = warnings.iloc[0]
-    return (f"{label}: {len(warnings)} of {len(table)} checks warn, first {first['check']}: "
+    return (f"{label}: {len(warnings)} of {len(table)} checks warn, first {check_name(first['check'])}: "
             f"{first['detail'][0].upper()}{first['detail'][1:]}.")
 
 

@@ -272,11 +272,11 @@ def steps_rows(steps: list[dict]) -> list[dict]:
     return rows
 
 
-def steps_figure(steps: list[dict]) -> go.Figure:
+def steps_figure(steps: list[dict], empty_height: int = STEPS_HEIGHT) -> go.Figure:
     """The simulated mean wait after each step against the log's (a line, the ±25% goal band around it); each
-    bar says its ratio to the log's and its rank correlation."""
+    bar says its ratio to the log's and its rank correlation (no steps: one line, ``empty_height`` px)."""
     if not steps:
-        return empty_figure("press Explain to run the steps", STEPS_HEIGHT)
+        return empty_figure("press Explain the gap to run the steps", empty_height)
     recorded = steps[0]["recorded_mean_wait_s"]
     labels = [step["step"].replace("_", " ") for step in steps]
     waits = [step["simulated_mean_wait_s"] or 0.0 for step in steps]

@@ -127,12 +127,22 @@ def run_steps(results, uploads, resolve, set_progress, capacity, last, *values):
                       f"from the cache.")
 
 
+#: The chart's box before any steps: one line of text, not a frame of empty axes.
+WAITING_HEIGHT = 80
+
+
 def drawn(record):
-    """The table, the chart and the sentence (naming the run the steps started from) of the last steps."""
+    """The table, the chart, the chart's box and the sentence (naming the run the steps started from) of the
+    last steps."""
     if not record or not record.get("steps"):
-        return [], figures.steps_figure([]), ""
+        return [], figures.steps_figure([], WAITING_HEIGHT), _box(WAITING_HEIGHT), ""
     text = record["sentence"] + (f" {record['baseline']}." if record.get("baseline") else "")
-    return figures.steps_rows(record["steps"]), figures.steps_figure(record["steps"]), text
+    return (figures.steps_rows(record["steps"]), figures.steps_figure(record["steps"]),
+            _box(figures.STEPS_HEIGHT), text)
+
+
+def _box(height: int) -> dict:
+    return {"height": f"{height}px", "overflow": "hidden"}
 
 
 CANCELLED = "Cancelled. The previous steps stay; the runs already made are in the result cache."
@@ -161,7 +171,7 @@ def section(ids: Ids) -> html.Div:
                 data=[], style_table={"overflowX": "auto"},
                 style_cell={"fontFamily": "inherit", "padding": "3px", "textAlign": "left", "whiteSpace": "normal",
                             "height": "auto", "maxWidth": "520px"}),
-            graph(ids.graph, "press Explain the gap to run the steps", height=figures.STEPS_HEIGHT),
+            graph(ids.graph, "press Explain the gap to run the steps", height=WAITING_HEIGHT),
         ],
     )
 
@@ -181,7 +191,7 @@ def register(app, ids: Ids, results, uploads, states: list[State], resolve) -> N
         # A function of its own: Dash names a background job by its source.
         return run_steps(results, uploads, resolve, set_progress, capacity, last, *values)
 
-    app.callback(Output(ids.table, "data"), Output(ids.graph, "figure"), Output(ids.sentence, "children"),
-                 Input(ids.result, "data"))(drawn)
+    app.callback(Output(ids.table, "data"), Output(ids.graph, "figure"), Output(ids.graph, "style"),
+                 Output(ids.sentence, "children"), Input(ids.result, "data"))(drawn)
     app.callback(Output(ids.message, "children", allow_duplicate=True), Input(ids.cancel, "n_clicks"),
                  prevent_initial_call=True)(lambda _clicks: html.Span(CANCELLED, className="hint"))

@@ -5,6 +5,7 @@ import pytest
 from selenium.webdriver.support.ui import WebDriverWait
 
 from app import create_app
+from components.figures.audit import check_name
 from components.pages.batch import ids as batch_ids
 from components.pages.site import ids as site_ids
 from components.widgets.audit_panel import Ids
@@ -35,10 +36,10 @@ def _table_rows(dash_duo, ids: Ids) -> list[tuple[str, str]]:
 
 def _check_panel(dash_duo, ids: Ids, name: str) -> None:
     dash_duo.wait_for_contains_text(f"#{ids.summary}", f"{name}: ", timeout=TIMEOUT)
-    assert "checks warn, first recorded_peak_cpus" in dash_duo.find_element(f"#{ids.summary}").text
+    assert "checks warn, first Peak CPUs in use (log)" in dash_duo.find_element(f"#{ids.summary}").text
     rows = _table_rows(dash_duo, ids)
     checks = [check for check, _ in rows]
-    assert checks[:3] == ["recorded_peak_cpus", "time_over_hardware_share", "idle_while_waiting_s"]
+    assert checks[:3] == ["Peak CPUs in use (log)", "Time over the hardware", "Idle CPUs while jobs waited"]
     highlighted = {colour for check, colour in rows[:3]}
     assert highlighted == {"rgb(255, 241, 224)"} and rows[-1][1] != "rgb(255, 241, 224)"
     traces = dash_duo.driver.execute_script(
@@ -69,9 +70,9 @@ def test_an_uploaded_log_is_audited_on_the_batch_and_site_pages(dash_duo, tmp_pa
         "-1" if i == 2 else field for i, field in enumerate(line.split())) for line in LOG) + "\n")
     dash_duo.find_element(f"#{batch_ids.TRACE_UPLOAD} input[type=file]").send_keys(str(blind))
     dash_duo.wait_for_contains_text(f"#{BATCH.summary}", "nowaits.swf: ", timeout=TIMEOUT)
-    assert "first recorded_waits: No job records its wait" in dash_duo.find_element(f"#{BATCH.summary}").text
+    assert "first Recorded waits: No job records its wait" in dash_duo.find_element(f"#{BATCH.summary}").text
     checks = [check for check, _ in _table_rows(dash_duo, BATCH)]
-    assert checks[0] == "recorded_waits" and not set(checks) & set(NEEDS_WAITS)
+    assert checks[0] == "Recorded waits" and not set(checks) & {check_name(check) for check in NEEDS_WAITS}
     assert dash_duo.find_element(f"#{BATCH.table}").text.count("need recorded waits") == 1
     dash_duo.driver.execute_script("document.getElementById(arguments[0]).scrollIntoView()", BATCH.summary)
     save_screenshot(dash_duo.driver, "audit-panel-no-waits.png")

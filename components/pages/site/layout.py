@@ -106,7 +106,7 @@ def _comparison() -> html.Section:
         ]),
         dash_table.DataTable(id=ids.WORKLOAD_TABLE, data=[], columns=[], style_data_conditional=DIFFERS,
                              style_table={"maxWidth": "900px"}, style_cell={"fontFamily": "inherit", "padding": "3px"}),
-        graph(ids.WORKLOADS, "Choose a second trace to compare the two workloads"),
+        graph(ids.WORKLOADS, "Choose a second trace to compare the two workloads", placeholder_height=80),
         html.H4("The same policies on both sites"),
         dash_table.DataTable(id=ids.RESULTS_TABLE, data=[], columns=[], style_data_conditional=DIFFERS,
                              sort_action="native", page_size=21,
