@@ -78,6 +78,7 @@ def test_a_jobs_reasons_name_its_blocking_jobs_as_links(shown):
     assert "did not wait" in figure.layout.annotations[0].text
     figure, links = trust.job_panel(cache, "", records, "BASIC", "EASY")
     assert [child.id["job"] for child in links if getattr(child, "id", None)] == ["3", "2"]
+    assert figure.layout.height == trust.ONE_LINE and not figure.data   # no job chosen: one line, no frame
 
 
 def test_a_click_in_the_gantt_chooses_the_job():

@@ -29,6 +29,8 @@ from . import ids
 #: Blocking jobs offered as links under a job's reasons, at most.
 BLOCKING_LINKS = 20
 #: The reasons of a run stored without them (an earlier version): none.
+#: A chart with nothing to draw yet: one line of text, not a frame (a job's own chart is 200 px).
+ONE_LINE = 80
 PENDING_COLUMNS = pd.DataFrame({"job_id": [], "from_time": [], "to_time": [], "reason": [], "blocking_job": []})
 
 
@@ -133,12 +135,12 @@ def job_panel(results, job_id, records, scenario, policy):
     _, result = shown_run(results, records, scenario, policy)
     pending = result.extra("pending") if result is not None else None
     if pending is None:
-        return figures.empty_figure("run the matrix to see why jobs waited", 200), []
+        return figures.empty_figure("run the matrix to see why jobs waited", ONE_LINE), []
     longest = longest_waits(pending)
     job_id = str(job_id or "").strip()
     if not job_id:
         figure = figures.empty_figure("choose a job: type its id, click it in the machines × time chart "
-                                      "or pick one of the longest waits", 200)
+                                      "or pick one of the longest waits", ONE_LINE)
         return figure, _links("Longest waits:", longest)
     rows = pending[pending["job_id"] == job_id]
     named = [job for job in dict.fromkeys(rows["blocking_job"].fillna("").astype(str)) if job][:BLOCKING_LINKS]
@@ -177,7 +179,7 @@ def section() -> html.Section:
             html.Div([graph(ids.WHY_WAITED), graph(ids.WHY_BY_GROUP)], className="two-graphs"),
             field("Job (or click one in the machines × time chart)",
                   dcc.Input(id=ids.JOB_CHOICE, type="text", debounce=True, placeholder="job id")),
-            graph(ids.JOB_REASONS),
+            graph(ids.JOB_REASONS, placeholder_height=ONE_LINE),
             html.Div(id=ids.BLOCKING_LINKS, className="button-row"),
         ],
         className="panel",
