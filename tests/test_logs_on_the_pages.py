@@ -6,6 +6,7 @@ import base64
 
 from components.pages import batch as batch_page
 from components.services.uploads import UploadStore
+from components.widgets import run_time
 from sched_engine import logs
 from sched_engine.batch.model import TRACE_FORMATS
 from sched_engine.runner import run_scenario
@@ -193,7 +194,7 @@ def test_a_large_trace_says_how_long_a_whole_run_takes(tmp_path, monkeypatch):
                                              "trace", uploads)
     workload = batch_page.draft.parse_trace(draft["trace"], uploads)
     assert "Time to run it whole" not in _facts(batch_page.draft.trace_info(workload, "jobs.sacct"))
-    monkeypatch.setattr(batch_page.draft, "LARGE_TRACE", 3)
+    monkeypatch.setattr(run_time, "LARGE_TRACE", 3)
     facts = _facts(batch_page.draft.trace_info(workload, "jobs.sacct"))
     assert facts["Time to run it whole"] == [batch_page.draft.run_time_note(3)]
 
@@ -202,7 +203,7 @@ def test_the_site_upload_says_how_long_a_whole_run_takes(tmp_path, monkeypatch):
     from components.pages.site import callbacks as site_callbacks
 
     uploads = UploadStore(tmp_path / "uploads")
-    monkeypatch.setattr(site_callbacks, "LARGE_TRACE", 3)
-    monkeypatch.setattr(site_callbacks, "SITE_JOBS_PER_SECOND", 1)
+    monkeypatch.setattr(run_time, "LARGE_TRACE", 3)
+    monkeypatch.setitem(run_time.JOBS_PER_SECOND, "site", 1)
     _, _, message = site_callbacks.upload(uploads, _data_url(SACCT), "jobs.sacct")
     assert "a whole run takes about 3 s per policy" in str(message.children)

@@ -16,6 +16,7 @@ from sched_engine.batch import TraceError, read_failures, read_machines
 from sched_engine.logs import checked_timezone
 
 from ...services.uploads import UploadError
+from ...widgets import run_time
 from ...widgets.fields import error
 from . import ids
 from .clusters import (
@@ -140,18 +141,9 @@ def names_by_jobs(names: pd.Series, shown: int = 6) -> str:
     return ", ".join(parts) + (f", … {more:,} more" if more > 0 else "")
 
 
-#: From this many jobs the facts say how long a whole run takes.
-LARGE_TRACE = 20_000
-#: Jobs a second, a whole run to stored result, as measured on a 2-core server on the RICC log
-#: (bench/compiled_kernel.py, bench/trust_page_scale.py): EASY and Conservative on the compiled loops about
-#: 35,000 (447,794 jobs in 13 s), the other policies and runs with failures, limits or ranks on the Python
-#: kernel about 10,000 (RICC's first 50,000 jobs in 5 s).
-JOBS_PER_SECOND = {"compiled": 35_000, "python": 10_000}
-
-
 def run_time_note(jobs: int) -> str:
     """How long a whole run of ``jobs`` jobs takes per policy and scenario, from the engine's measured speed."""
-    fast, slow = (max(1, round(jobs / JOBS_PER_SECOND[kernel])) for kernel in ("compiled", "python"))
+    fast, slow = (run_time.whole_run_seconds(jobs, kernel) for kernel in ("compiled", "python"))
     return (f"about {fast:,} s per policy and scenario for EASY and Conservative, up to {slow:,} s for the others "
             "or with failures; lower \"Jobs to simulate\" for a quicker look (every headline then says it ran the "
             "first jobs)")
@@ -171,7 +163,7 @@ def trace_info(workload, label: str) -> list:
         ("Largest job", f"{int(jobs['procs'].max()) if len(jobs) else 0} CPUs"),
         ("Jobs with requirements", f"{with_req:,}"),
     ]
-    if len(jobs) >= LARGE_TRACE:
+    if len(jobs) >= run_time.LARGE_TRACE:
         facts.append(("Time to run it whole", run_time_note(len(jobs))))
     header = workload.header or {}
     if header.get("MaxProcs"):

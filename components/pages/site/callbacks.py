@@ -18,7 +18,7 @@ from ...services.csv_export import send_csv
 from ...services.runs import loaded_runs
 from ...services.saved_items import ORGANISATION, saved_choices
 from ...services.uploads import UploadError
-from ...widgets import audit_panel, run_panel, time_window, tree_editor
+from ...widgets import audit_panel, run_panel, run_time, time_window, tree_editor
 from ...widgets.fields import error, ok
 from ..batch.sources import UPLOADED, parse_trace, ref_path, store_trace, trace_choice_ref, trace_choices
 from . import charts, hardware, ids, organisation, run
@@ -26,12 +26,6 @@ from . import charts, hardware, ids, organisation, run
 RUNS = ids.PANEL.runs
 EDITOR = ids.EDITOR
 SUMMARY = ("finished", "killed", "mean_wait_s", "utilisation", "memory_utilisation", "mean_min_isolation")
-
-#: From this many jobs the upload's message says how long a whole run takes.
-LARGE_TRACE = 20_000
-#: Jobs a second of the site engine, a whole run (H-DRF with EASY), as measured on a 2-core server on the RICC
-#: log (447,794 jobs in 77 CPU-s; bench/site_ab.py runs it beside the batch engine).
-SITE_JOBS_PER_SECOND = 6_000
 
 
 def upload(uploads, contents, filename, timezone="UTC", anonymise=None, skip=None):
@@ -60,8 +54,8 @@ def upload(uploads, contents, filename, timezone="UTC", anonymise=None, skip=Non
         f" (times read in {ref['timezone']})" if "timezone" in ref else "") + (
         f"; {workload.skipped_lines:,} malformed line(s) skipped (first: line {workload.first_skipped_line})"
         if workload.skipped_lines else "") + (
-        f"; a whole run takes about {max(1, round(len(workload.jobs) / SITE_JOBS_PER_SECOND)):,} s per policy"
-        if len(workload.jobs) >= LARGE_TRACE else "")
+        f"; a whole run takes about {run_time.whole_run_seconds(len(workload.jobs), 'site'):,} s per policy"
+        if len(workload.jobs) >= run_time.LARGE_TRACE else "")
     return trace_choices(uploads), value, ok(read)
 
 
