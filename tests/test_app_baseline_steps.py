@@ -83,8 +83,8 @@ def test_the_page_draws_the_table_the_chart_and_the_sentence_naming_its_run(show
     assert box["height"] == f"{widget.figures.STEPS_HEIGHT}px"
     # Before any steps: no rows, and one line of text in a box of its height, not a frame of empty axes.
     rows, figure, box, text = widget.drawn(None)
-    assert rows == [] and text == "" and box["height"] == f"{widget.WAITING_HEIGHT}px"
-    assert figure.layout.height == widget.WAITING_HEIGHT and not figure.data
+    assert rows == [] and text == "" and box["height"] == f"{widget.ONE_LINE}px"
+    assert figure.layout.height == widget.ONE_LINE and not figure.data
 
 
 def test_a_run_whose_log_records_no_waits_is_refused_with_a_reason(shown, tmp_path):

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from . import catalogue
-from .common import empty_figure
+from .common import ONE_LINE, empty_figure
 from .downsample import ecdf_points, step_points
 
 HOUR = 3600.0
@@ -138,7 +138,7 @@ def series_by_run(runs: list[tuple[str, pd.DataFrame]], entity: str, metric: str
             hovertemplate=f"{label}<br>%{{x:.2f}} h: %{{y:.0f}}<extra></extra>",
         ))
     if none is not None and not drawn:
-        return empty_figure(f"{title}: {none}", height=80)   # one line, not a frame of empty axes
+        return empty_figure(f"{title}: {none}", height=ONE_LINE)
     figure.update_layout(title=title, height=300, template="plotly_white",
                          xaxis={"title": "hours since first submission", "range": window_range(window)},
                          yaxis={"title": ytitle, "rangemode": "tozero"},

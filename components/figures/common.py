@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+#: The height (px) of a figure with nothing to draw yet that says so in one line: never a frame of empty axes.
+ONE_LINE = 80
+
 
 def blank(message: str, height: int = 300) -> dict:
     """A blank figure as plain data, ``height`` pixels tall, that says what would fill it: a chart's placeholder

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .common import empty_figure
+from .common import ONE_LINE, empty_figure
 from .downsample import step_points
 from .site_groups import GROUP_LIMIT, capped_run, held_cpu_time, other_label, reading_order, top_groups
 
@@ -106,7 +106,6 @@ def _titled(title: str, note: str) -> str:
 
 
 #: Height (px) of a per-group chart that has nothing to draw and says so in one sentence.
-NONE_HEIGHT = 80
 
 
 def group_metric_figure(runs, metric: str, title: str, y_title: str, selected: str | None = None,
@@ -150,7 +149,7 @@ def group_metric_figure(runs, metric: str, title: str, y_title: str, selected: s
                         line={"color": colours[group], "width": 1, "dash": "dot"}, opacity=opacity * 0.8,
                         hovertemplate=f"{group} entitled<br>%{{x:.1f}} h: %{{y:.3f}}<extra></extra>"))
     if not figure.data and none:
-        return empty_figure(none, NONE_HEIGHT)   # one line, not a chart-sized empty frame
+        return empty_figure(none, ONE_LINE)   # one line, not a chart-sized empty frame
     one_entry_per_line(figure)
     figure.update_layout(title=_titled(title, note), height=height, template="plotly_white", xaxis_title="time (h)",
                          yaxis_title=y_title, margin={"l": AXIS_MARGIN, "r": LEGEND_MARGIN, "t": 50, "b": 40},

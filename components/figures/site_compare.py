@@ -32,7 +32,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from . import catalogue
-from .common import empty_figure
+from .common import ONE_LINE, empty_figure
 
 DIFFERS_TV = 0.2
 DIFFERS_RATIO = 1.25
@@ -197,7 +197,7 @@ PANELS = (("hours", "Arrivals by hour of day", None), ("weekdays", "Arrivals by 
 def profile_figure(a: dict | None, b: dict | None) -> go.Figure:
     """Five panels of shares of jobs, the two sites' bars side by side; a panel's title says ◆ when they differ."""
     if a is None or b is None:
-        return empty_figure("Choose a second trace to compare the two workloads", height=80)   # one line
+        return empty_figure("Choose a second trace to compare the two workloads", height=ONE_LINE)
     titles = []
     for key, title, _ in PANELS:
         distance = total_variation(a[key], b[key])

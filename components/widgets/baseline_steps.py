@@ -34,6 +34,7 @@ from sched_engine.analysis.baseline_steps import CAPACITY_TEXT, STEPS, explain, 
 from sched_engine.batch.capacity import LOG
 
 from ..figures import trust as figures
+from ..figures.common import ONE_LINE
 from ..services.progress import POLL_MS, TRANSIENT_ERRORS
 from .fields import error, field, graph, ok
 
@@ -127,15 +128,11 @@ def run_steps(results, uploads, resolve, set_progress, capacity, last, *values):
                       f"from the cache.")
 
 
-#: The chart's box before any steps: one line of text, not a frame of empty axes.
-WAITING_HEIGHT = 80
-
-
 def drawn(record):
     """The table, the chart, the chart's box and the sentence (naming the run the steps started from) of the
     last steps."""
     if not record or not record.get("steps"):
-        return [], figures.steps_figure([], WAITING_HEIGHT), _box(WAITING_HEIGHT), ""
+        return [], figures.steps_figure([], ONE_LINE), _box(ONE_LINE), ""
     text = record["sentence"] + (f" {record['baseline']}." if record.get("baseline") else "")
     return (figures.steps_rows(record["steps"]), figures.steps_figure(record["steps"]),
             _box(figures.STEPS_HEIGHT), text)
@@ -171,7 +168,7 @@ def section(ids: Ids) -> html.Div:
                 data=[], style_table={"overflowX": "auto"},
                 style_cell={"fontFamily": "inherit", "padding": "3px", "textAlign": "left", "whiteSpace": "normal",
                             "height": "auto", "maxWidth": "520px"}),
-            graph(ids.graph, "press Explain the gap to run the steps", height=WAITING_HEIGHT),
+            graph(ids.graph, "press Explain the gap to run the steps", height=ONE_LINE),
         ],
     )
 

@@ -21,6 +21,7 @@ from sched_engine.analysis.baseline import compare_with_log, headline, recorded_
 from sched_engine.core.inputs import is_reference
 
 from ...figures import trust as figures
+from ...figures.common import ONE_LINE
 from ...services.runs import loaded_runs
 from ...widgets import baseline_steps
 from ...widgets.fields import field, graph
@@ -29,8 +30,6 @@ from . import ids
 #: Blocking jobs offered as links under a job's reasons, at most.
 BLOCKING_LINKS = 20
 #: The reasons of a run stored without them (an earlier version): none.
-#: A chart with nothing to draw yet: one line of text, not a frame (a job's own chart is 200 px).
-ONE_LINE = 80
 PENDING_COLUMNS = pd.DataFrame({"job_id": [], "from_time": [], "to_time": [], "reason": [], "blocking_job": []})
 
 

@@ -6,6 +6,7 @@ from dash import dash_table, dcc, html
 
 from sched_engine.registry import REGISTRY
 
+from ...figures.common import ONE_LINE
 from ...widgets import audit_panel, run_panel, tree_editor
 from ...widgets.fields import field, graph, upload_box
 from . import ids, steps
@@ -106,7 +107,7 @@ def _comparison() -> html.Section:
         ]),
         dash_table.DataTable(id=ids.WORKLOAD_TABLE, data=[], columns=[], style_data_conditional=DIFFERS,
                              style_table={"maxWidth": "900px"}, style_cell={"fontFamily": "inherit", "padding": "3px"}),
-        graph(ids.WORKLOADS, "Choose a second trace to compare the two workloads", placeholder_height=80),
+        graph(ids.WORKLOADS, "Choose a second trace to compare the two workloads", placeholder_height=ONE_LINE),
         html.H4("The same policies on both sites"),
         dash_table.DataTable(id=ids.RESULTS_TABLE, data=[], columns=[], style_data_conditional=DIFFERS,
                              sort_action="native", page_size=21,
