@@ -271,9 +271,6 @@ class ReasonColumns(NamedTuple):
         return cls(table[:, 0].astype(np.int32), np.ascontiguousarray(table[:, 1]), np.ascontiguousarray(table[:, 2]),
                    table[:, 3].astype(np.int8), table[:, 4].astype(np.int32))
 
-    def __len__(self) -> int:   # rows, not fields
-        return len(self.job)
-
     def table(self) -> np.ndarray:
         """The ``(job, from, to, code, blocking)`` float table."""
         return np.column_stack([np.asarray(column, dtype=float) for column in self])
