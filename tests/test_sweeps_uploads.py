@@ -10,6 +10,7 @@ from components.services import scoped
 from components.services.access import Access, FileGrants
 from components.services.uploads import UploadStore
 from sched_engine import ScenarioError, sweeps
+from tests.support.sweeps_form import calibrate_form
 
 # One 4-CPU machine (the header's); job 1 holds it 0-100, job 2 (4 CPUs) starts when it ends, job 3 (2 CPUs)
 # when job 2 ends: the log's waits are 0, 90 and 180 s, mean 90 s. EASY with the users' estimates (exact here)
@@ -21,17 +22,6 @@ LOG = """; MaxNodes: 4
 3 20 180 50 2 -1 -1 2 50 -1 1 3 1 -1 1 -1 -1 -1
 """
 TRACE = {"type": page.ids.PARAM, "kind": "calibrate", "name": "trace"}
-
-
-def _form(**changes):
-    """The page's form as the browser sends it: every kind's fields, ``changes`` to the calibrate ones."""
-    ids, values = [], []
-    for kind in page.form.FORM:
-        start = page.form.form_values(kind)
-        for param in page.form.FORM[kind]:
-            ids.append({"type": page.ids.PARAM, "kind": kind, "name": param.name})
-            values.append(changes.get(param.name, start[param.name]) if kind == "calibrate" else start[param.name])
-    return ids, values
 
 
 class User:
@@ -61,8 +51,8 @@ def test_an_uploaded_log_is_calibrated_and_the_page_says_which_setting_fits_best
     assert options[-1]["value"] == reference and options[-1]["label"].startswith("site-log.swf (uploaded ")
     assert [o["value"] for o in options[:2]] == list(page.form.SAMPLE_TRACES)
     assert value is no_update and message is no_update
-    ids, values = _form(trace=reference, estimates=["trace", "perfect"], allocation=["cpus"], priorities=[False],
-                        running_jobs_limits="0, 1")
+    ids, values = calibrate_form(trace=reference, estimates=["trace", "perfect"], allocation=["cpus"],
+                                 priorities=[False], running_jobs_limits="0, 1")
     text, fine = page.form.preview("calibrate", ids, values, page.callbacks.allowed_uploads(uploads))
     assert fine and text.startswith("4 points")
     seen = []
@@ -81,7 +71,7 @@ def test_an_uploaded_log_is_calibrated_and_the_page_says_which_setting_fits_best
 
 def test_another_users_upload_cannot_be_calibrated_by_its_reference(site):
     uploads, stored, user, reference = site
-    ids, values = _form(trace=reference, allocation=["cpus"], priorities=[False], running_jobs_limits="0")
+    ids, values = calibrate_form(trace=reference, allocation=["cpus"], priorities=[False], running_jobs_limits="0")
     key = page.store.run_form(stored, "calibrate", ids, values, lambda d, t: None,
                               page.callbacks.allowed_uploads(uploads))[0]
     user.name = "grace"
@@ -107,7 +97,7 @@ def test_an_upload_no_longer_stored_is_named_and_nothing_runs(site, tmp_path):
     # Content of its own: every upload store of this process is searched for a reference (the other tests' too).
     saved = uploads.save(f"{LOG}; {tmp_path}\n".encode(), "trace", "gone.swf")
     reference = uploads.reference_of(saved.name)
-    ids, values = _form(trace=reference, allocation=["cpus"], priorities=[False], running_jobs_limits="0")
+    ids, values = calibrate_form(trace=reference, allocation=["cpus"], priorities=[False], running_jobs_limits="0")
     saved.unlink()
     with pytest.raises(ScenarioError, match="is not stored here \\(any more\\); upload it again"):
         page.store.run_form(stored, "calibrate", ids, values, lambda d, t: pytest.fail("ran"),
