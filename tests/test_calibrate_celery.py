@@ -21,7 +21,7 @@ from sched_engine import sweeps
 from sched_engine.__main__ import main
 from tests.support.processes import redis_server
 from tests.test_calibration_grid import LOG
-from tests.test_sweeps_calibrate_form import _form
+from tests.support.sweeps_form import calibrate_form
 
 pytestmark = pytest.mark.system   # redis-server and a Celery worker as processes
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,7 +78,7 @@ def test_the_calibrate_grid_runs_on_the_celery_workers(tmp_path, monkeypatch, ca
 
         # The Sweeps page's Calibrate: the HPC2N sample's first 200 jobs, limits from the log.
         store = page.store.SweepStore(tmp_path / "sweeps")
-        ids, values = _form(jobs=200, estimates=["trace"], priorities=[False])
+        ids, values = calibrate_form(jobs=200, estimates=["trace"], priorities=[False])
         key, message, cached = page.store.run_form(store, "calibrate", ids, values, lambda done, total: None)
         record = store.get(key)
         assert not cached and record["executor"] == "celery" and "on Celery workers" in message
