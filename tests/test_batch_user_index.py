@@ -65,10 +65,11 @@ class WalkingFCFSLB(Walking, FCFSLB):
 
 
 class WalkingEASY(Walking, EASY):
-    def _first_candidate(self, low: int, max_free: int, any_length: int, limit: float) -> int:
-        found = super()._first_candidate(low, max_free, any_length, limit)
+    def _first_candidate(self, low: int, free: list[int], reserved: int, spare: int, limit: float,
+                         reached: dict[int, int] | None = None) -> int:
+        found = super()._first_candidate(low, free, reserved, spare, limit, reached)
         while found >= 0 and self.sim.limits.blocked(self.queue[found], self.sim.procs[self.queue[found]]):
-            found = super()._first_candidate(found + 1, max_free, any_length, limit)
+            found = super()._first_candidate(found + 1, free, reserved, spare, limit, reached)
         return found
 
 

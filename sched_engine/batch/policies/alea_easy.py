@@ -157,6 +157,7 @@ class AleaEASY(EASY):
         shadow, reserved, usable = self.reservation
         head_procs = sim.procs[self.reserved_job]
         position = low
+        reached: dict[int, int] = {}   # EASY._first_candidate's bounds, valid while the head's start stays
         while position < len(queue):
             free = [c.free_total for c in clusters]
             max_free = max(free)
@@ -164,9 +165,8 @@ class AleaEASY(EASY):
                 break
             # Necessary condition (read bucket by bucket): fits the largest free block, and fits the usable
             # CPUs or another cluster, or ends by the head's start (the exact test is strict).
-            max_free_other = max((f for i, f in enumerate(free) if i != reserved), default=0)
             limit = float(np.nextafter(shadow - now, np.inf))
-            position = self._first_candidate(position, max_free, max(usable, max_free_other), limit)
+            position = self._first_candidate(position, free, reserved, usable, limit, reached)
             if position < 0:
                 break
             job = queue[position]
@@ -176,5 +176,6 @@ class AleaEASY(EASY):
                 self._remove(position)
                 if cluster == reserved:
                     shadow, usable = self._earliest(reserved, head_procs)
+                    reached = {}   # a later head start loosens the estimate bound: the bounds no longer hold
             position += 1
         self.reservation = (shadow, reserved, usable)

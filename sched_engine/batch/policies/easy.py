@@ -11,6 +11,8 @@ from ..waiting import Positions
 from .decisions import NO_DECISIONS, Cancel, Decision, Reserve, Start
 from .queue import NO_RESERVATION, QueuePolicy
 
+_PAST_THE_END = 1 << 62   # a queue position no job has
+
 
 class EASY(QueuePolicy):
     """EASY backfilling (Lifka 1995; Mu'alem & Feitelson 2001), textbook form.
@@ -33,7 +35,12 @@ class EASY(QueuePolicy):
         self.reservation: tuple[float, int, int] | None = None  # shadow, cluster, extra CPUs
         self.reserved_job = -1
         self.reservation_stale = True
-        self.sizes: list[int] = []  # distinct sizes (CPUs) of the queue's jobs, ascending
+        # The clusters a job may use, as one of the run's distinct sets (most runs: one, every cluster).
+        set_ids: dict[tuple[int, ...], int] = {}
+        self.job_set = np.array([set_ids.setdefault(allowed, len(set_ids)) for allowed in sim.candidates],
+                                dtype=np.int64)
+        self.set_clusters: list[tuple[int, ...]] = list(set_ids)
+        self.keys: list[int] = []  # distinct bucket keys (size * sets + set) of the queue's jobs, ascending
         self.buckets: dict[int, Positions] = {}
 
     def job_ended(self, cluster: int, now: float, early: bool) -> Sequence[Decision]:
@@ -91,21 +98,27 @@ class EASY(QueuePolicy):
                 best = (shadow[0], c, shadow[1])
         return best
 
-    # --- the waiting jobs indexed by size ---------------------------------------------------------
+    # --- the waiting jobs indexed by size and by the clusters they may use -------------------------
     # Under a long backlog almost every waiting job is larger than the CPUs
     # free now (RICC on 806 CPUs: ~150,000 waiting, typically 1 CPU free), so
     # a scan of the queue tail finds its candidate tens of thousands of
     # entries in. Each distinct size keeps the queue positions of its jobs in
     # order ("bucket"); a pass reads only the buckets of sizes that fit now,
     # which makes its cost follow the jobs that could start, not the backlog.
+    # Where jobs may use different sets of clusters (requirements), a bucket
+    # holds one size and one set: a size that fits somewhere but not in the
+    # clusters a job may use is not read (on 14 clusters, most candidates).
+
+    def _key(self, size: int, allowed: int) -> int:
+        return size * len(self.set_clusters) + allowed
 
     def _enqueue(self, job: int) -> None:
         super()._enqueue(job)
-        size = int(self.sim.procs[job])
-        bucket = self.buckets.get(size)
+        key = self._key(int(self.sim.procs[job]), int(self.job_set[job]))
+        bucket = self.buckets.get(key)
         if bucket is None:
-            bucket = self.buckets[size] = Positions()
-            bisect.insort(self.sizes, size)
+            bucket = self.buckets[key] = Positions()
+            bisect.insort(self.keys, key)
         bucket.append(len(self.queue) - 1)
 
     def _rebuild(self, live: np.ndarray) -> None:
@@ -114,28 +127,58 @@ class EASY(QueuePolicy):
 
     def _index_queue(self) -> None:
         """Rebuild the buckets from the (compacted) queue."""
-        size_of = self.q_procs[: len(self.queue)].astype(np.int64)
-        order = np.argsort(size_of, kind="stable")
-        sizes, firsts = np.unique(size_of[order], return_index=True)
-        self.sizes = sizes.tolist()
-        self.buckets = {size: Positions(positions)
-                        for size, positions in zip(self.sizes, np.split(order, firsts[1:]))}
+        key_of = self.q_procs[: len(self.queue)].astype(np.int64) * len(self.set_clusters)
+        if len(self.set_clusters) > 1:
+            key_of += self.job_set[np.asarray(self.queue, dtype=np.int64)]
+        order = np.argsort(key_of, kind="stable")
+        keys, firsts = np.unique(key_of[order], return_index=True)
+        self.keys = keys.tolist()
+        self.buckets = {key: Positions(positions) for key, positions in zip(self.keys, np.split(order, firsts[1:]))}
 
-    def _first_candidate(self, low: int, max_free: int, any_length: int, limit: float) -> int:
+    def _first_candidate(self, low: int, free: list[int], reserved: int, spare: int, limit: float,
+                         reached: dict[int, int] | None = None) -> int:
         """Queue position of the first live job at or after ``low`` that may start now, or -1.
 
-        "May start": needs at most ``max_free`` CPUs and either at most
-        ``any_length`` CPUs or an estimate of at most ``limit`` -- the
-        necessary condition of :meth:`_backfill`, read bucket by bucket --
-        and its user's limit lets it start.
+        "May start" (the necessary condition of :meth:`_backfill`, read
+        bucket by bucket): with ``free`` CPUs per cluster, some cluster the
+        job may use has room for it, and it fits on one other than the
+        ``reserved`` cluster, or in the reserved cluster's ``spare`` CPUs, or
+        its estimate is at most ``limit``; and its user's limit lets it start.
+
+        ``reached`` (bucket -> position), kept by the caller over calls whose
+        conditions only tighten (``low`` grows; the free and spare CPUs, the
+        live jobs and the users' room only shrink; ``limit`` stays): no job
+        of that bucket before its position may start, so a bucket's search
+        resumes there and a bucket already past the best answer is not read.
         """
+        sets = len(self.set_clusters)
+        most = max(free)
+        fits = []   # per set of clusters: (the most free CPUs, the largest job that need not mind the estimate)
+        for allowed in self.set_clusters:
+            other = max((free[c] for c in allowed if c != reserved), default=0)
+            fits.append((max((free[c] for c in allowed), default=0), max(other, spare) if reserved in allowed else other))
         best = -1
         users = None if self.users is None else (self.q_user, self.sim.limits)
-        for size in self.sizes[: bisect.bisect_right(self.sizes, max_free)]:
-            found = self.buckets[size].first(low, best, self.q_procs,
-                                             None if size <= any_length else (self.q_estimate, limit), users)
+        keys = self.keys[: bisect.bisect_right(self.keys, self._key(most, sets - 1))]
+        if reached is not None:   # the most promising first: once one is found, the buckets past it are not read
+            keys = sorted(keys, key=lambda key: reached.get(key, low))
+        for key in keys:
+            size, allowed = divmod(key, sets)
+            room, any_length = fits[allowed]
+            if size > room:
+                continue
+            start = low if reached is None else max(low, reached.get(key, low))
+            if 0 <= best <= start:
+                if reached is not None:
+                    break   # every bucket left starts past it
+                continue
+            found = self.buckets[key].first(start, best, self.q_procs,
+                                            None if size <= any_length else (self.q_estimate, limit), users)
             if found >= 0:
                 best = found
+            if reached is not None:
+                # None here before ``best`` (or anywhere, with no ``best``); ``found`` itself is read again.
+                reached[key] = found if found >= 0 else best if best >= 0 else _PAST_THE_END
         return best
 
     def _backfill(self, low: int, now: float) -> Iterator[Decision]:
@@ -145,6 +188,7 @@ class EASY(QueuePolicy):
         clusters, procs_of, estimate, candidates_of = sim.clusters, sim.procs, sim.estimate, sim.candidates
         shadow, reserved_cluster, extra = self.reservation
         position = low
+        reached: dict[int, int] = {}   # per bucket: no candidate before it (conditions only tighten in a pass)
         while position < len(queue):
             free = [c.free_total for c in clusters]
             max_free = max(free)
@@ -154,8 +198,7 @@ class EASY(QueuePolicy):
             # either ends by the shadow time, fits in the extra CPUs, or fits on
             # another cluster. The job it finds is then checked exactly,
             # cluster by cluster.
-            max_free_other = max((f for i, f in enumerate(free) if i != reserved_cluster), default=0)
-            position = self._first_candidate(position, max_free, max(extra, max_free_other), shadow - now)
+            position = self._first_candidate(position, free, reserved_cluster, extra, shadow - now, reached)
             if position < 0:
                 break
             job = queue[position]
