@@ -90,6 +90,25 @@ def _unrun(kernel, policy=EASY):
                            rng=np.random.default_rng(0), kernel=kernel)
 
 
+def test_reasons_longer_than_the_first_walks_guess_are_walked_again_whole():
+    """The compiled reasons walk writes into columns sized by a guess and counts past them; a short guess
+    (here no row at all) takes a second, exact walk: the same table as the Python loop's."""
+    from sched_engine.batch.compiled import reasons
+
+    jobs = [(0, 10, 10, 3), (1, 5, 5, 4), (1, 5, 8, 1), (2, 20, 20, 1), (2, 4, 9, 2), (3, 6, 6, 1)]
+    python = exact_table(_run("python", jobs, [(4, 1)]))
+    walk, rows_given = reasons._walk, []
+
+    def counted(*args):
+        rows_given.append(len(args[-1]))   # the last argument: the blocking-job column
+        return walk(*args)
+
+    with mock.patch.object(reasons, "ROWS_PER_PLACE_GUESS", 0), mock.patch.object(reasons, "_walk", counted):
+        table = exact_table(_run("compiled", jobs, [(4, 1)]))
+    assert rows_given == [0, len(python.job)] and len(python.job) > 2
+    assert table.equals(python)
+
+
 _job = st.tuples(st.integers(0, 60), st.integers(0, 25), st.integers(0, 15), st.integers(1, 14))
 
 

@@ -25,6 +25,9 @@ from ..pending import BEHIND_HEAD, REASONS, REQUIREMENTS, RESOURCES, ReasonColum
 from ..pending_exact import _cluster_series
 
 FITS = -1   # a step's state while the job fits: its place's own reason
+#: Rows per place the first walk makes room for (full RICC under EASY: 60; a place behind the oldest waiting
+#: job is cut at every change of that job and of whether it fits).
+ROWS_PER_PLACE_GUESS = 96
 
 
 def exact_places(sim, places: np.ndarray, heads: np.ndarray) -> ReasonColumns:
@@ -52,10 +55,14 @@ def exact_places(sim, places: np.ndarray, heads: np.ndarray) -> ReasonColumns:
     head_time, head_job = heads[:, 0].copy(), heads[:, 1].astype(np.int64)
     args = (jobs, places[:, 1].copy(), places[:, 2].copy(), places[:, 3].astype(np.int64),
             places[:, 4].astype(np.int64), shape_of_place, step_ptr, step_time, step_state, head_time, head_job)
-    count = _walk(*args, *_columns(0))
-    out = _columns(count)
-    _walk(*args, *out)
-    return ReasonColumns(*out)
+    # One walk into columns sized by a guess (pages never written are never held: the guess costs address
+    # space, not memory); a second, exact one only if the guess was short.
+    out = _columns(ROWS_PER_PLACE_GUESS * len(places))
+    count = _walk(*args, *out)
+    if count > len(out[0]):
+        out = _columns(count)
+        _walk(*args, *out)
+    return ReasonColumns(*(column[:count] for column in out))
 
 
 def _columns(rows: int) -> tuple:
@@ -90,18 +97,17 @@ def _fit_steps(shapes: list, times: np.ndarray, free: np.ndarray, first_begin: n
             np.concatenate(step_states).astype(np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _emit(out_job, out_from, out_to, out_code, out_blocking, k, last, job, start, stop, code, blocking):
     """Append a piece as row ``k``, or lengthen the last row when it is the same job's, touches the piece and
     has its reason and blocking job (``last``: that row's job, end, reason, blocking job); returns the row
-    count. With columns of no rows it only counts."""
-    filling = out_job.shape[0] > 0
+    count. Rows past the columns' length are counted, not written."""
     if k > 0 and last[0] == job and last[1] == start and last[2] == code and last[3] == blocking:
         last[1] = stop
-        if filling:
+        if k <= out_job.shape[0]:
             out_to[k - 1] = stop
         return k
-    if filling:
+    if k < out_job.shape[0]:
         out_job[k], out_from[k], out_to[k], out_code[k], out_blocking[k] = job, start, stop, code, blocking
     last[0], last[1], last[2], last[3] = job, stop, code, blocking
     return k + 1
@@ -110,8 +116,8 @@ def _emit(out_job, out_from, out_to, out_code, out_blocking, k, last, job, start
 @njit(cache=True)
 def _walk(jobs, begin, end, code, blocking, shape_of, step_ptr, step_time, step_state, head_time, head_job,
           out_job, out_from, out_to, out_code, out_blocking):
-    """Emit every place's pieces in order (see the module docstring); returns the number of rows (columns
-    with no rows: count them only)."""
+    """Emit every place's pieces in order (see the module docstring); returns the number of rows (those past
+    the columns' length only counted)."""
     k = 0
     last = np.empty(4)
     for r in range(len(jobs)):
