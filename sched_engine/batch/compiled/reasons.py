@@ -25,9 +25,9 @@ from ..pending import BEHIND_HEAD, REASONS, REQUIREMENTS, RESOURCES, ReasonColum
 from ..pending_exact import _cluster_series
 
 FITS = -1   # a step's state while the job fits: its place's own reason
-#: Rows per place the first walk makes room for (full RICC under EASY: 60; a place behind the oldest waiting
-#: job is cut at every change of that job and of whether it fits).
-ROWS_PER_PLACE_GUESS = 96
+#: Rows per place the first walk makes room for (full RICC: 60 under EASY, 149 under Conservative; a place
+#: behind the oldest waiting job is cut at every change of that job and of whether it fits).
+ROWS_PER_PLACE_GUESS = 160
 
 
 def exact_places(sim, places: np.ndarray, heads: np.ndarray) -> ReasonColumns:
@@ -57,9 +57,13 @@ def exact_places(sim, places: np.ndarray, heads: np.ndarray) -> ReasonColumns:
             places[:, 4].astype(np.int64), shape_of_place, step_ptr, step_time, step_state, head_time, head_job)
     # One walk into columns sized by a guess (pages never written are never held: the guess costs address
     # space, not memory); a second, exact one only if the guess was short.
-    out = _columns(ROWS_PER_PLACE_GUESS * len(places))
+    try:
+        out = _columns(ROWS_PER_PLACE_GUESS * len(places))
+    except MemoryError:   # more address space than the machine allows at once: count first
+        out = _columns(0)
     count = _walk(*args, *out)
     if count > len(out[0]):
+        out = None   # the short columns go before the exact ones are made
         out = _columns(count)
         _walk(*args, *out)
     return ReasonColumns(*(column[:count] for column in out))
