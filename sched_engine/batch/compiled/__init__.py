@@ -106,8 +106,8 @@ def run(sim) -> None:
 
 def warm() -> bool:
     """Load the compiled loops now (compiling them once if numba's cache has none), by running a tiny run of
-    each policy on them: a server does this before it forks runs, which then find them loaded. False without
-    numba."""
+    each policy on them and writing a tiny frame through the compiled CSV writer: a server does this before it
+    forks runs, which then find them loaded. False without numba."""
     try:
         import numba  # noqa: F401
     except ImportError:
@@ -122,4 +122,11 @@ def warm() -> bool:
                               policy=policy(), rng=np.random.default_rng(0), kernel="compiled")
         sim.run()
         exact_table(sim)
+    import io
+
+    import pandas as pd
+
+    from ...core import csv_rows  # the writer of a run's millions of reasons
+    frame = pd.DataFrame({"job": pd.Categorical(["1"]), "time": [1.0]})
+    csv_rows.write(frame, csv_rows.plan(frame), io.BytesIO(), 1)
     return True
