@@ -20,8 +20,8 @@ from components.scaleout import sweep_executor as scaleout
 from sched_engine import sweeps
 from sched_engine.__main__ import main
 from tests.support.processes import redis_server
-from tests.test_calibration_grid import LOG
 from tests.support.sweeps_form import calibrate_form
+from tests.test_calibration_grid import LOG
 
 pytestmark = pytest.mark.system   # redis-server and a Celery worker as processes
 ROOT = Path(__file__).resolve().parents[1]
