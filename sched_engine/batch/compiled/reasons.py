@@ -124,10 +124,12 @@ def _walk(jobs, begin, end, code, blocking, shape_of, step_ptr, step_time, step_
     the columns' length only counted)."""
     k = 0
     last = np.empty(4)
+    heads = len(head_time)
     for r in range(len(jobs)):
         job, x, b = jobs[r], begin[r], end[r]
         lo, hi = step_ptr[shape_of[r]], step_ptr[shape_of[r] + 1]
         s = max(lo + np.searchsorted(step_time[lo:hi], x, side="right") - 1, lo)
+        known = -1   # a head whose time is at most ``x`` (or the first), once one was looked up for this place
         while x < b:
             y = min(step_time[s + 1] if s + 1 < hi else np.inf, b)
             if step_state[s] != FITS:
@@ -135,14 +137,23 @@ def _walk(jobs, begin, end, code, blocking, shape_of, step_ptr, step_time, step_
             elif blocking[r] != BEHIND_HEAD:
                 k = _emit(out_job, out_from, out_to, out_code, out_blocking, k, last, job, x, y, code[r], blocking[r])
             else:
-                # Behind the oldest waiting job: cut where it changes, each piece naming it.
-                h = max(np.searchsorted(head_time, x, side="right") - 1, 0)
+                # Behind the oldest waiting job: cut where it changes, each piece naming it. ``h``: the last head
+                # at or before ``x`` (the first if none), found from the place's last one (``x`` only grows).
+                h = known
+                if h >= 0:
+                    steps = 0
+                    while h + 1 < heads and head_time[h + 1] <= x and steps < 16:
+                        h += 1
+                        steps += 1
+                if h < 0 or (h + 1 < heads and head_time[h + 1] <= x):
+                    h = max(np.searchsorted(head_time, x, side="right") - 1, 0)
                 z = x
                 while z < y:
-                    w = min(head_time[h + 1] if h + 1 < len(head_time) else np.inf, y)
+                    w = min(head_time[h + 1] if h + 1 < heads else np.inf, y)
                     k = _emit(out_job, out_from, out_to, out_code, out_blocking, k, last, job, z, w, code[r], head_job[h])
                     z = w
                     h += 1
+                known = h - 1   # the head of the last piece: at or before ``y``
             x = y
             s += 1
     return k
