@@ -134,3 +134,35 @@ def test_records_sharing_a_key_hash_count_once_only_when_their_job_ids_agree():
     ids = np.array([b"7", b"9", b"8", b"7"])
     assert repeated_keys(keys, ids).tolist() == [True, False, False, False]
     assert repeated_keys(keys[[3, 2, 1, 0]], ids, np.array([3, 2, 1, 0])).tolist() == [True, False, False, False]
+
+
+def test_sniffing_reads_only_the_first_64_kib_even_of_a_file_with_no_line_break(tmp_path, monkeypatch):
+    """A gzip bomb of one endless line: the sniffer's head is its first 64 KiB, read in one piece; before, it
+    read the whole file looking for a line break, joining what it had read on every piece."""
+    from sched_engine.logs import stream
+
+    path = tmp_path / "bomb.swf.gz"
+    path.write_bytes(gzip.compress(b"0" * (8 * 2**20)))
+    read = []
+    real = stream._open
+
+    def counting(*args):
+        text, raw = real(*args)
+        original = text.read
+        text.read = lambda size=-1: read.append(size) or original(size)
+        return text, raw
+
+    monkeypatch.setattr(stream, "_open", counting)
+    assert stream.head(path) == "0" * stream.HEAD
+    assert read == [stream.HEAD]
+
+
+@settings(max_examples=40, deadline=None)
+@given(text=st.text(alphabet="ab\n", max_size=60), piece=st.integers(1, 7), stop=st.one_of(st.none(), st.integers(1, 70)))
+def test_pieces_end_at_line_breaks_and_join_to_the_text_read(tmp_path_factory, text, piece, stop):
+    path = tmp_path_factory.mktemp("pieces") / "t.txt"
+    path.write_text(text)
+    pieces = list(file_pieces(path, piece=piece, stop_after=stop))
+    read = text if stop is None else text[:-(-stop // piece) * piece]   # whole pieces of bytes, up to stop
+    assert "".join(pieces) == read
+    assert all(part.endswith("\n") for part in pieces[:-1]) and all(pieces)

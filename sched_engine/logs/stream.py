@@ -60,19 +60,23 @@ def _open(path: Path, source: str):
 
 
 def file_pieces(path: str | Path, *, source: str | None = None, piece: int = PIECE,
-                max_decompressed: int | None = None):
+                max_decompressed: int | None = None, stop_after: int | None = None):
     """The file's text in pieces ending at a line break, gunzipped when it is gzip, decoded as UTF-8.
 
     A gzip file stops at ``max_decompressed`` bytes (default: the one limit of
     :func:`~sched_engine.core.io.max_decompressed_bytes`); text that is not UTF-8
     raises a :class:`FileError` naming its line, as :func:`~sched_engine.core.io.read_text` does.
+    ``stop_after``: read no further once this many bytes were read (the text so far, its last line as read).
+    A line longer than a piece is gathered in parts and joined once: a file with no line break (a gzip bomb
+    of zeros) costs its length, not its length squared.
     """
     name = source or Path(path).name
     stream, raw = _open(Path(path), name)
     gzipped = stream is not raw
     limit = (max_decompressed_bytes() if max_decompressed is None else max_decompressed) if gzipped else None
     decoder = codecs.getincrementaldecoder("utf-8")()
-    carry, lines, size = "", 0, 0
+    carry: list[str] = []   # the text after the last line break, in parts (it holds no line break)
+    lines, size = 0, 0
     try:
         while True:
             try:
@@ -84,18 +88,22 @@ def file_pieces(path: str | Path, *, source: str | None = None, piece: int = PIE
                 raise FileError("", f"decompresses to more than {size_text(limit)}, the limit "
                                  f"(set {MAX_DECOMPRESSED_ENV} to raise it)", source=name)
             try:
-                text = carry + decoder.decode(chunk, final=not chunk)
+                text = decoder.decode(chunk, final=not chunk)
             except UnicodeDecodeError as exc:
                 byte = size - len(chunk) + max(exc.start - len(exc.object) + len(chunk), 0)
-                line = lines + carry.count("\n") + chunk.count(b"\n", 0, max(exc.start - len(exc.object) + len(chunk),
-                                                                                 0)) + 1
+                line = lines + chunk.count(b"\n", 0, max(exc.start - len(exc.object) + len(chunk), 0)) + 1
                 raise FileError("", f"not UTF-8 text (byte {byte})", source=name, line=line) from None
-            cut = text.rfind("\n") + 1 if chunk else len(text)
+            ended = not chunk or (stop_after is not None and size >= stop_after)
+            cut = text.rfind("\n") + 1
             if cut:
                 lines += text.count("\n", 0, cut)
-                yield text[:cut]
-            carry = text[cut:]
-            if not chunk:
+                yield "".join(carry) + text[:cut]
+                carry = []
+            if text[cut:]:
+                carry.append(text[cut:])
+            if ended:
+                if carry:
+                    yield "".join(carry)
                 return
     finally:
         stream.close()
@@ -123,8 +131,9 @@ def line_blocks(pieces):
 
 
 def head(path: str | Path, *, source: str | None = None) -> str:
-    """The first 64 KiB of the file's text (for sniffing)."""
-    pieces = file_pieces(path, source=source, piece=HEAD)
+    """The first 64 KiB of the file's text (for sniffing): up to its last line break in them, or all of them
+    when they hold none. Nothing past them is read."""
+    pieces = file_pieces(path, source=source, piece=HEAD, stop_after=HEAD)
     try:
         return next(pieces, "")[:HEAD]
     finally:
