@@ -19,8 +19,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
+from .result import whole_numbers
+
 NUMBER, TEXT = 0, 1
-WHOLE_LIMIT = 1e10   # from here Arrow may write a float with an exponent
 CHECK_ROWS = 1 << 20   # floats checked this many at a time (a column's temporaries stay small)
 
 
@@ -67,9 +68,8 @@ def _quoted_all(names: pd.Index) -> tuple[bytes, np.ndarray]:
 
 
 def _whole(values: np.ndarray) -> bool:
-    """All whole numbers below :data:`WHOLE_LIMIT` in magnitude, none missing, no negative zero."""
-    return not (np.isnan(values).any() or np.abs(values).max() >= WHOLE_LIMIT
-                or (values != np.trunc(values)).any() or np.signbit(values[values == 0]).any())
+    """None missing, and all whole numbers Arrow writes as integers (:func:`.result.whole_numbers`)."""
+    return not len(values) or (not np.isnan(values).any() and whole_numbers(values))
 
 
 def plan(frame: pd.DataFrame) -> Plan | None:

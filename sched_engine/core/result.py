@@ -69,6 +69,7 @@ CSV_SLICE_ROWS = 1 << 20
 #: From this many rows a frame of text codes and whole numbers (a run's reasons) is written by the compiled
 #: writer (:mod:`.csv_rows`), the same bytes as Arrow's several times faster.
 COMPILED_CSV_ROWS = 200_000
+WHOLE_LIMIT = 1e10   # whole floats from here may be written with an exponent
 #: ``format`` of a bundle's ``result.json``; raise it when the layout changes.
 BUNDLE_FORMAT = "schedscope-result/1"
 BUNDLE_HEADER = "result.json"
@@ -305,13 +306,18 @@ def write_frame_csv(frame: pd.DataFrame, path) -> None:
                 quoting_style="needed", include_header=offset == 0))
 
 
+def whole_numbers(known: np.ndarray) -> bool:
+    """``known`` (no NaN) holds values, all whole numbers, which Arrow writes as it writes those integers
+    (``222``): below 1e10 in magnitude (from there Arrow may write a float with an exponent, ``1.01e+10``),
+    never a negative zero (``-0``)."""
+    return bool(len(known)) and np.abs(known).max() < WHOLE_LIMIT and not (known != np.trunc(known)).any() \
+        and not np.signbit(known[known == 0]).any()
+
+
 def _whole_numbers(values: np.ndarray) -> pa.Array | None:
-    """Float values, all whole numbers, as integers, which Arrow writes as it writes those floats (``222``) in
-    less than half the time, or None. Only below 1e10 in magnitude: from there Arrow may write a float with an
-    exponent (``1.01e+10``); never with a negative zero (``-0``)."""
+    """Float values, all whole numbers (:func:`whole_numbers`, missing ones aside), as integers, which Arrow
+    writes as it writes those floats in less than half the time, or None."""
     missing = np.isnan(values)
-    known = values[~missing] if missing.any() else values
-    if not len(known) or np.abs(known).max() >= 1e10 or (known != np.trunc(known)).any() \
-            or np.signbit(known[known == 0]).any():
+    if not whole_numbers(values[~missing] if missing.any() else values):
         return None
     return pa.array(np.where(missing, 0, values).astype(np.int64), mask=missing if missing.any() else None)
