@@ -66,7 +66,7 @@ class WalkingFCFSLB(Walking, FCFSLB):
 
 class WalkingEASY(Walking, EASY):
     def _first_candidate(self, low: int, free: list[int], reserved: int, spare: int, limit: float,
-                         reached: dict[int, int] | None = None) -> int:
+                         reached: dict[int, int]) -> int:
         found = super()._first_candidate(low, free, reserved, spare, limit, reached)
         while found >= 0 and self.sim.limits.blocked(self.queue[found], self.sim.procs[self.queue[found]]):
             found = super()._first_candidate(found + 1, free, reserved, spare, limit, reached)

@@ -136,7 +136,7 @@ class EASY(QueuePolicy):
         self.buckets = {key: Positions(positions) for key, positions in zip(self.keys, np.split(order, firsts[1:]))}
 
     def _first_candidate(self, low: int, free: list[int], reserved: int, spare: int, limit: float,
-                         reached: dict[int, int] | None = None) -> int:
+                         reached: dict[int, int]) -> int:
         """Queue position of the first live job at or after ``low`` that may start now, or -1.
 
         "May start" (the necessary condition of :meth:`_backfill`, read
@@ -145,11 +145,12 @@ class EASY(QueuePolicy):
         ``reserved`` cluster, or in the reserved cluster's ``spare`` CPUs, or
         its estimate is at most ``limit``; and its user's limit lets it start.
 
-        ``reached`` (bucket -> position), kept by the caller over calls whose
-        conditions only tighten (``low`` grows; the free and spare CPUs, the
-        live jobs and the users' room only shrink; ``limit`` stays): no job
-        of that bucket before its position may start, so a bucket's search
-        resumes there and a bucket already past the best answer is not read.
+        ``reached`` (bucket -> position; empty at a pass's first call), kept
+        by the caller over calls whose conditions only tighten (``low``
+        grows; the free and spare CPUs, the live jobs and the users' room
+        only shrink; ``limit`` stays): no job of that bucket before its
+        position may start, so a bucket's search resumes there and a bucket
+        already past the best answer is not read.
         """
         sets = len(self.set_clusters)
         most = max(free)
@@ -160,25 +161,22 @@ class EASY(QueuePolicy):
         best = -1
         users = None if self.users is None else (self.q_user, self.sim.limits)
         keys = self.keys[: bisect.bisect_right(self.keys, self._key(most, sets - 1))]
-        if reached is not None:   # the most promising first: once one is found, the buckets past it are not read
-            keys = sorted(keys, key=lambda key: reached.get(key, low))
+        # The most promising first: once one is found, the buckets past it are not read.
+        keys = sorted(keys, key=lambda key: reached.get(key, low))
         for key in keys:
             size, allowed = divmod(key, sets)
             room, any_length = fits[allowed]
             if size > room:
                 continue
-            start = low if reached is None else max(low, reached.get(key, low))
+            start = max(low, reached.get(key, low))
             if 0 <= best <= start:
-                if reached is not None:
-                    break   # every bucket left starts past it
-                continue
+                break   # every bucket left starts past it
             found = self.buckets[key].first(start, best, self.q_procs,
                                             None if size <= any_length else (self.q_estimate, limit), users)
             if found >= 0:
                 best = found
-            if reached is not None:
-                # None here before ``best`` (or anywhere, with no ``best``); ``found`` itself is read again.
-                reached[key] = found if found >= 0 else best if best >= 0 else _PAST_THE_END
+            # None here before ``best`` (or anywhere, with no ``best``); ``found`` itself is read again.
+            reached[key] = found if found >= 0 else best if best >= 0 else _PAST_THE_END
         return best
 
     def _backfill(self, low: int, now: float) -> Iterator[Decision]:
