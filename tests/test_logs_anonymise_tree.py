@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -73,7 +74,10 @@ def test_anonymising_a_log_and_its_tree_with_one_salt_keeps_every_user_under_its
         assert parent_of[stand_in] == pseudonym(user_account[real[stand_in]], "account", salt)
     _, _, other = assign_jobs(tree, back["user"])
     assert other == 0
-    assert not any(user in json.dumps(tree, ensure_ascii=False) for user in user_account if len(user) > 2)
+    # No real name anywhere in the tree, the stand-ins' digests aside (a name of hex letters, "afc", may be
+    # part of one by chance).
+    text = re.sub(r"[0-9a-f]{12}", "", json.dumps(tree, ensure_ascii=False))
+    assert not any(user in text for user in user_account if len(user) > 2)
 
 
 def test_anonymising_twice_with_one_salt_gives_the_same_tree():
