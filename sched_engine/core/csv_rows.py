@@ -69,7 +69,7 @@ def _quoted_all(names: pd.Index) -> tuple[bytes, np.ndarray]:
 
 def _whole(values: np.ndarray) -> bool:
     """None missing, and all whole numbers Arrow writes as integers (:func:`.result.whole_numbers`)."""
-    return not len(values) or (not np.isnan(values).any() and whole_numbers(values))
+    return not np.isnan(values).any() and whole_numbers(values)
 
 
 def plan(frame: pd.DataFrame) -> Plan | None:

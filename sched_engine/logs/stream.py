@@ -99,8 +99,9 @@ def file_pieces(path: str | Path, *, source: str | None = None, piece: int = PIE
                 lines += text.count("\n", 0, cut)
                 yield "".join(carry) + text[:cut]
                 carry = []
-            if text[cut:]:
-                carry.append(text[cut:])
+            rest = text[cut:]
+            if rest:
+                carry.append(rest)
             if ended:
                 if carry:
                     yield "".join(carry)

@@ -101,7 +101,7 @@ def _fit_steps(shapes: list, times: np.ndarray, free: np.ndarray, first_begin: n
             np.concatenate(step_states).astype(np.int64))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _emit(out_job, out_from, out_to, out_code, out_blocking, k, last, job, start, stop, code, blocking):
     """Append a piece as row ``k``, or lengthen the last row when it is the same job's, touches the piece and
     has its reason and blocking job (``last``: that row's job, end, reason, blocking job); returns the row
