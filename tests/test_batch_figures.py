@@ -239,3 +239,5 @@ def test_objective_panels_are_named_as_the_runs_table_and_a_panel_of_zeros_says_
     texts = [a.text for a in figure.layout.annotations]
     assert texts[:4] == ["Mean slowdown (×)", "Mean response time (s)", "Mean wait (s)", "Killed jobs"]
     assert texts[4] == "none in any run" and figure.layout.yaxis4.range == (0, 1)
+    assert figure.layout.xaxis4.visible is False and figure.layout.yaxis4.visible is False   # no grid around nothing
+    assert figure.layout.yaxis3.visible is not False

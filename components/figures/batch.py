@@ -72,7 +72,8 @@ def objective_bars(table: pd.DataFrame) -> go.Figure:
                 row=1, col=column,
             )
         if not part["mean"].abs().gt(0).any():   # e.g. no job killed: one sentence, not bare axes from -1 to 1
-            figure.update_yaxes(range=[0, 1], showticklabels=False, row=1, col=column)
+            figure.update_yaxes(range=[0, 1], visible=False, row=1, col=column)   # no grid lines around nothing
+            figure.update_xaxes(visible=False, row=1, col=column)
             axis = "" if column == 1 else str(column)
             figure.add_annotation(text="none in any run", x=0.5, y=0.5, xref=f"x{axis} domain",
                                   yref=f"y{axis} domain", showarrow=False, font={"color": "#5b6b7b"})
