@@ -43,6 +43,10 @@ def test_every_page_has_its_title_its_nav_mark_and_no_cloud_button(dash_duo, tmp
         WebDriverWait(dash_duo.driver, TIMEOUT).until(lambda _: _modebar_titles(dash_duo), "no mode bar drawn")
     titles = _modebar_titles(dash_duo)
     assert not [t for t in titles if "Share" in t or "Cloud" in t or "plotly" in t.lower()], titles
+    # At rest (no pointer on a chart) no mode bar shows, so none lies over a chart's title or legend.
+    shown = dash_duo.driver.execute_script(
+        "return [...document.querySelectorAll('.js-plotly-plot .modebar')].map(m => getComputedStyle(m).opacity);")
+    assert set(shown) <= {"0"}, shown
     # No link leaves the machine (the Plotly logo links to plotly.com; it is off).
     host = dash_duo.server_url.split("//")[1]
     assert all(host in link or link.startswith(("blob:", "data:")) for link in _links(dash_duo)), _links(dash_duo)
