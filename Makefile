@@ -55,12 +55,13 @@ dev: $(VENV)/.runtime
 lint: $(VENV)/.testing
 	$(VENV)/bin/ruff check .
 
-# Two pytest workers (pytest-xdist), each taking whole test files: browser tests mostly wait on the page, so two
-# run side by side on two cores. TEST_WORKERS=0 runs everything in this one process.
+# Two pytest workers (pytest-xdist): browser tests mostly wait on the page, so two run side by side on two cores.
+# Tests are shared out one by one and an idle worker takes tests queued for the other (worksteal), so the run never
+# ends with one worker alone on a long file. TEST_WORKERS=0 runs everything in this one process.
 TEST_WORKERS ?= 2
 
 test: $(VENV)/.testing browser redis kernels
-	$(PY) -m pytest -c tests/pytest.ini --rootdir=. $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile) $(PYTEST_ARGS)
+	$(PY) -m pytest -c tests/pytest.ini --rootdir=. $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist worksteal) $(PYTEST_ARGS)
 
 # A Celery worker for the app's runs; start one on each worker machine, all against the same Redis:
 #   REDIS_URL=redis://host:6379/0 make worker      (WORKER_ARGS="--concurrency=4" to choose the processes)

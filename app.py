@@ -44,7 +44,7 @@ from components.services.run_cap import install_client_cookie, max_runs_per_clie
 from components.services.runs import ResultCache, ResultStoreUnreachable
 from components.services.secret_key import server_secret
 from components.services.uploads import UploadStore, max_upload_bytes
-from components.services.warm import freeze_for_forks, warm_code_digests, warm_compiled_kernels
+from components.services.warm import freeze_for_forks, warm_code_digests, warm_compiled_kernels, warm_imports
 from components.services.workspace import SAMPLE_TRACES, ScenarioStore
 
 #: Every page, in the navigation's order: the one list the shell's routes and the callbacks come from.
@@ -105,6 +105,7 @@ def create_app(data_dir: str | os.PathLike | None = None) -> Dash:
     request_guard.install(app.server, app.callback_map, uploads.max_bytes)
     _report_unreadable(data, *stores)
     settle_lazy_set_ups()
+    warm_imports()
     warm_code_digests()
     _set_up_before_serving(app)
     return app

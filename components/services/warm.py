@@ -4,6 +4,10 @@ The embedded manager forks a process per run (:mod:`.jobs`); a forked run
 inherits what its server process computed, and pays again for what it did
 not (measured by ``bench/run_fixed_cost.py``):
 
+* the engine's modules imported lazily, where a run first needs them (the
+  log readers a trace's format sniffer tries, the compiled loops, the CSV
+  writers): 0.1-0.3 CPU-s in every run that imports them, about a third of
+  a small run's own time under load (``bench/load.py``, profiled);
 * the code digests that key the results cache
   (:func:`sched_engine.core.scenario.code_version`): 0.08-0.33 CPU-s per
   engine, to read and parse every module the engine imports;
@@ -18,10 +22,25 @@ not (measured by ``bench/run_fixed_cost.py``):
 from __future__ import annotations
 
 import gc
+import importlib
+import pkgutil
 
+import sched_engine
 from sched_engine.batch import compiled
 from sched_engine.core.scenario import code_version
 from sched_engine.registry import REGISTRY
+
+
+def warm_imports() -> None:
+    """Import every module of the engine now, once per process (about 0.3 CPU-s), so that no run imports one.
+
+    Also keeps imports out of the server's request threads, where a test
+    server's shutdown can interrupt one half-way (see ``tests/conftest.py``).
+    ``sched_engine.__main__`` (the command line) is left out.
+    """
+    for module in pkgutil.walk_packages(sched_engine.__path__, "sched_engine."):
+        if not module.name.endswith(".__main__"):
+            importlib.import_module(module.name)
 
 
 def warm_code_digests() -> None:
