@@ -93,3 +93,32 @@ def test_batch_load_mode_scales_the_arrival_rate(tmp_path):
 def test_unknown_metric_is_a_clear_error(tmp_path):
     with pytest.raises(ScenarioError, match="no summary metric 'mean_wiat'"):
         size_batch(_tiny_trace(tmp_path), Target("mean_wiat", "<=", 1.0), "pool")
+
+
+def test_probes_run_without_reasons_and_give_the_summary_a_full_run_gives(tmp_path):
+    scenario = _tiny_trace(tmp_path)
+    ran = []
+
+    def run(data):
+        ran.append(run_scenario(data))
+        return ran[-1]
+
+    size_batch(scenario, Target("mean_wait_s", "<=", 0.0), "pool", run=run)
+    today, *probes = ran
+    assert today.extra("pending") is not None and "reasons" not in today.scenario["model"]   # the run shown
+    assert probes and all(p.extra("pending") is None and p.scenario["model"]["reasons"] is False for p in probes)
+    for probe in probes:   # the same numbers as the same size with its reasons
+        full = run_scenario({**probe.scenario, "model": {**probe.scenario["model"], "reasons": True}})
+        assert full.extra("pending") is not None and full.scenario_hash != probe.scenario_hash
+        timed = full.summary["metric"].str.startswith("scheduler_cpu")   # measured, never twice the same
+        assert full.summary[~timed].equals(probe.summary[~timed])
+
+
+def test_reasons_is_a_yes_or_no_kept_out_of_the_hash_when_yes(tmp_path):
+    from sched_engine.batch.model import normalize_model
+
+    model = _tiny_trace(tmp_path)["model"]
+    assert "reasons" not in normalize_model({**model, "reasons": True})
+    assert normalize_model({**model, "reasons": False})["reasons"] is False
+    with pytest.raises(ScenarioError, match="reasons"):
+        normalize_model({**model, "reasons": "no"})

@@ -52,6 +52,12 @@ def scenario_at(scenario: Mapping[str, Any], mode: str, size: float) -> dict:
     return result
 
 
+def without_reasons(scenario: dict) -> dict:
+    """``scenario`` run without recording why jobs waited (the model's ``reasons: false``): a probe's summary is
+    the same, and a full log's reasons (23 M rows for RICC under EASY) are most of a probe's time and storage."""
+    return {**scenario, "model": {**scenario["model"], "reasons": False}}
+
+
 def _metric(result: SimulationResult, name: str) -> float:
     rows = result.summary.loc[result.summary["metric"] == name, "value"]
     if rows.empty:
@@ -76,8 +82,8 @@ def size_batch(scenario: Mapping[str, Any], target: Target, mode: str = "pool", 
     today = run(base)
     _metric(today, target.metric)   # fail early on an unknown metric
 
-    def measure(size: float) -> float:
-        return _metric(run(scenario_at(base, mode, size)), target.metric)
+    def measure(size: float) -> float:   # a probe needs its summary only: no reasons why jobs waited
+        return _metric(run(without_reasons(scenario_at(base, mode, size))), target.metric)
 
     if mode == "load":
         return largest_load(measure, target, start=float(base["model"].get("load_factor", 1.0)), progress=progress)

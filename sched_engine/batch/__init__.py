@@ -92,10 +92,14 @@ def simulate(model: Mapping[str, Any], policy, rng: np.random.Generator, progres
 
 
 def run(model: Mapping[str, Any], policy, rng: np.random.Generator, progress=None):
-    """Engine entry point: ``(jobs, timeline, summary)`` frames, and ``{"pending": ...}`` (:mod:`.pending`)."""
-    sim = simulate(model, policy, rng, progress)
+    """Engine entry point: ``(jobs, timeline, summary)`` frames, and ``{"pending": ...}`` (:mod:`.pending`) unless
+    the model's ``reasons`` is false."""
+    reasons = model.get("reasons", True)
+    sim = simulate(model, policy, rng, progress, record_pending=reasons)
     jobs = jobs_frame(sim)
     frames = jobs, timeline(sim), summarise(sim, jobs)
+    if not reasons:
+        return frames
     # A full log's peak memory is the run's state beside its reasons (full RICC under EASY: 23 M rows, 0.55 GB):
     # the machines each job held are in the jobs frame now, and the run goes before its reasons become a frame.
     sim.machines_of = None

@@ -16,7 +16,8 @@ Normalised form (plain JSON, the scenario's ``model``)::
       "allocation": "whole_nodes",                       # only when not "cpus" (the default)
       "queues": {"priority": [...], "best_effort": [...]},  # optional, :mod:`.queues`
       "user_limits": {"running_jobs": 4, "cpus": 64},      # optional, :mod:`.queues`
-      "capacity": "log"                                    # optional, :mod:`.capacity`
+      "capacity": "log",                                   # optional, :mod:`.capacity`
+      "reasons": false                                     # only when false (true is the default)
     }
 
 ``clusters`` may be empty: the trace header's ``MaxNodes``/``MaxProcs``
@@ -41,6 +42,8 @@ becomes ``c * ceil(p / c)`` (the ``jobs`` frame's ``procs`` is what it
 holds). Without ``clusters`` the trace header gives ``c`` as
 ``MaxProcs / MaxNodes`` (RICC: 8192 / 1024 = 8). All machines must then have
 one CPU count.
+``reasons``: ``false`` runs without recording why jobs waited (no
+``pending`` frame): a sizing search's probes, which need only a summary.
 ``failures.align``: ``start`` shifts the failure trace so its first failure
 falls at the workload's first submission; ``absolute`` keeps epoch times.
 """
@@ -154,7 +157,7 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
     if not isinstance(model, Mapping):
         raise ScenarioError("", "the model must be an object")
     known = {"trace", "clusters", "machines_path", "failures", "requirements", "synthetic_requirements", "estimates",
-             "load_factor", "allocation", "queues", "user_limits", "capacity"}
+             "load_factor", "allocation", "queues", "user_limits", "capacity", "reasons"}
     unknown = sorted(set(model) - known)
     if unknown:
         raise ScenarioError(unknown[0], f"unknown field (known: {', '.join(sorted(known))})")
@@ -250,7 +253,8 @@ def normalize_model(model: Mapping[str, Any]) -> dict:
     # Defaults stay out, so models from before keep their content hash.
     extra = {"allocation": None if allocation == "cpus" else allocation,
              "queues": normalize_queues(model.get("queues")), "user_limits": normalize_user_limits(model.get("user_limits")),
-             "capacity": normalize_capacity(model.get("capacity"))}
+             "capacity": normalize_capacity(model.get("capacity")),
+             "reasons": None if validate.boolean(model.get("reasons", True), "reasons") else False}
     normalized.update({name: value for name, value in extra.items() if value is not None})
     return normalized
 
