@@ -44,6 +44,7 @@ from .analysis.commands import (
     run_compare,
     run_size,
 )
+from .core import validate
 from .core.errors import ScenarioError
 from .core.inputs import InputFiles, named_by_content
 from .logs.convert_command import add_convert_arguments, run_convert
@@ -242,7 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     _add_workload_options(size)
     add_size_arguments(size)
     size.add_argument("--out", required=True, help="directory for sizing.csv and summary.csv")
-    size.set_defaults(handler=lambda args: run_size(batch_scenario(args), args.target, args.mode, args.out))
+    size.set_defaults(handler=lambda args: run_size(batch_scenario(args), args.target, args.mode, args.out,
+                                                    workers=validate.whole(args.workers, "workers", minimum=1)))
     baseline = commands.add_parser("baseline", help="check a run of a log against the waits the log records")
     _add_workload_options(baseline)
     baseline.add_argument("--out", required=True, help="directory for jobs.csv, summary.csv and the breakdowns")

@@ -122,3 +122,78 @@ def test_reasons_is_a_yes_or_no_kept_out_of_the_hash_when_yes(tmp_path):
     assert normalize_model({**model, "reasons": False})["reasons"] is False
     with pytest.raises(ScenarioError, match="reasons"):
         normalize_model({**model, "reasons": "no"})
+
+
+class _SideBySide:
+    """A ``measure_many`` that records each batch of sizes measured together."""
+
+    def __init__(self, measure):
+        self.measure, self.batches = measure, []
+
+    def __call__(self, sizes):
+        self.batches.append(list(sizes))
+        return [self.measure(size) for size in sizes]
+
+
+def test_width_one_is_plain_bisection_probe_for_probe():
+    wait = lambda cpus: 1000.0 / cpus   # noqa: E731
+    alone = smallest_size(wait, Target("wait", "<=", 10.0), start=30)
+    side = _SideBySide(wait)
+    together = smallest_size(wait, Target("wait", "<=", 10.0), start=30, measure_many=side, width=1)
+    assert together.probes == alone.probes
+    assert [len(batch) for batch in side.batches] == [len(batch) for batch in side.batches if len(batch) > 1]
+
+
+@pytest.mark.parametrize("width", [2, 3, 5])
+def test_probes_side_by_side_find_the_same_answer_in_fewer_steps(width):
+    wait = lambda cpus: 1e6 / cpus   # noqa: E731  answer 100,000 within 1%
+    alone = smallest_size(wait, Target("wait", "<=", 10.0), start=3_000)
+    side = _SideBySide(wait)
+    together = smallest_size(wait, Target("wait", "<=", 10.0), start=3_000, measure_many=side, width=width)
+    assert 100_000 <= together.answer <= 101_000
+    assert all(probe.holds == (probe.size >= 100_000) for probe in together.probes)
+    assert together.non_monotone == []
+    # Bisection steps hold up to ``width`` sizes; the neighbourhood check measures its sizes in one batch.
+    assert max(len(batch) for batch in side.batches[:-1]) <= width
+    assert len(side.batches[-1]) >= 4
+    sequential_rounds = len(alone.probes)
+    rounds = len(together.probes) - sum(len(batch) - 1 for batch in side.batches)
+    assert rounds < sequential_rounds
+
+
+def test_probes_side_by_side_keep_good_and_bad_apart_when_the_metric_is_not_monotone():
+    def wait(cpus):   # meets the target at 100+ CPUs except in a dip at 150-170
+        return 50.0 if 150 <= cpus <= 170 else 1000.0 / cpus
+    side = _SideBySide(wait)
+    result = smallest_size(wait, Target("wait", "<=", 10.0), start=30, measure_many=side, width=3)
+    seen = {p.size: p.holds for p in result.probes}
+    assert seen[result.answer]
+    assert result.answer == 100 or (result.answer > 170)
+
+
+def test_largest_load_side_by_side_within_one_percent():
+    side = _SideBySide(lambda factor: 100.0 * factor)
+    result = largest_load(lambda factor: 100.0 * factor, Target("wait", "<=", 250.0), measure_many=side, width=2)
+    assert 2.475 <= result.answer <= 2.5
+    assert all(p.holds == (p.size <= 2.5) for p in result.probes)
+
+
+def test_batch_probes_on_two_processes_give_the_hand_checked_answer(tmp_path):
+    scenario = _tiny_trace(tmp_path)
+    result = size_batch(scenario, Target("mean_wait_s", "<=", 0.0), "pool", workers=2)
+    assert result.answer == 16
+    assert {16, 15} <= {p.size for p in result.probes}
+    assert {p.size: p.holds for p in result.probes}[15] is False
+
+
+def test_cli_size_takes_workers_and_refuses_zero(tmp_path, capsys):
+    from sched_engine.__main__ import main
+
+    trace = _tiny_trace(tmp_path)["model"]["trace"]["path"]
+    out = tmp_path / "out"
+    assert main(["size", "--trace", trace, "--policy", "fcfs", "--target", "mean_wait_s<=0", "--workers", "2",
+                 "--out", str(out)]) == 0
+    assert "smallest size meeting mean_wait_s<=0: 16" in capsys.readouterr().out
+    assert main(["size", "--trace", trace, "--policy", "fcfs", "--target", "mean_wait_s<=0", "--workers", "0",
+                 "--out", str(out)]) == 2
+    assert "workers" in capsys.readouterr().err

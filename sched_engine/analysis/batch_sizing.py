@@ -23,6 +23,7 @@ import numpy as np
 from ..core.errors import ScenarioError
 from ..core.result import SimulationResult
 from ..runner import normalize_scenario, run_scenario
+from . import probe_pool
 from .sizing import SizingResult, Target, largest_load, smallest_size
 
 MODES = ("pool", "scale", "load")
@@ -67,12 +68,14 @@ def _metric(result: SimulationResult, name: str) -> float:
 
 
 def size_batch(scenario: Mapping[str, Any], target: Target, mode: str = "pool", *,
-               run: Callable[[dict], SimulationResult] = run_scenario, progress=None) -> SizingResult:
+               run: Callable[[dict], SimulationResult] = run_scenario, progress=None, workers: int = 1) -> SizingResult:
     """Search the size (``pool``: CPUs; ``scale``: factor) or the load factor (``load``) that meets ``target``.
 
     ``run`` simulates one scenario dict (the app passes its result cache's
     run, so probes are cached like any run); ``progress(probe)`` is told of
-    each probe as it finishes.
+    each probe as it finishes. ``workers`` > 1: that many probes side by side
+    on local processes forked from this one (:mod:`.probe_pool`; the search's
+    steps then narrow ``workers + 1``-fold, :mod:`.sizing`).
     """
     if mode not in MODES:
         raise ScenarioError("mode", f"must be one of {', '.join(MODES)}, got {mode!r}")
@@ -85,9 +88,11 @@ def size_batch(scenario: Mapping[str, Any], target: Target, mode: str = "pool", 
     def measure(size: float) -> float:   # a probe needs its summary only: no reasons why jobs waited
         return _metric(run(without_reasons(scenario_at(base, mode, size))), target.metric)
 
+    side = {"progress": progress, "width": workers,
+            "measure_many": probe_pool.in_processes(measure, workers) if workers > 1 else None}
     if mode == "load":
-        return largest_load(measure, target, start=float(base["model"].get("load_factor", 1.0)), progress=progress)
+        return largest_load(measure, target, start=float(base["model"].get("load_factor", 1.0)), **side)
     if mode == "scale":
-        return smallest_size(measure, target, 1.0, minimum=0.01, maximum=64.0, integer=False, progress=progress)
+        return smallest_size(measure, target, 1.0, minimum=0.01, maximum=64.0, integer=False, **side)
     widest = int(np.nanmax(today.jobs["procs"].to_numpy(float))) if len(today.jobs) else 1
-    return smallest_size(measure, target, _metric(today, "cpus"), minimum=max(1, widest), progress=progress)
+    return smallest_size(measure, target, _metric(today, "cpus"), minimum=max(1, widest), **side)

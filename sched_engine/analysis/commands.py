@@ -39,6 +39,7 @@ import pandas as pd
 
 from ..core.errors import ScenarioError
 from ..runner import run_scenario
+from . import probe_pool
 from .baseline import compare_with_log
 from .baseline import headline as baseline_headline
 from .batch_sizing import MODES, size_batch
@@ -66,10 +67,11 @@ def sizing_frames(result: SizingResult, mode: str) -> tuple[pd.DataFrame, pd.Dat
     return probes, summary
 
 
-def run_size(scenario: dict, target_text: str, mode: str, out: str | Path, log: Callable[[str], None] = print) -> int:
-    """The ``size`` command on a batch scenario; returns the exit status."""
+def run_size(scenario: dict, target_text: str, mode: str, out: str | Path, log: Callable[[str], None] = print,
+             workers: int = 1) -> int:
+    """The ``size`` command on a batch scenario (``workers`` probes side by side); returns the exit status."""
     target = parse_target(target_text)
-    result = size_batch(scenario, target, mode,
+    result = size_batch(scenario, target, mode, workers=workers,
                         progress=lambda p: log(f"probe {p.size:g}: {target.metric} = {p.metric:.6g}"
                                                f" ({'meets' if p.holds else 'misses'} the target)"))
     probes, summary = sizing_frames(result, mode)
@@ -190,6 +192,9 @@ def add_size_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--target", required=True, help='a bound on one summary metric, e.g. "mean_wait_s<=600"')
     parser.add_argument("--mode", default="pool", choices=MODES,
                         help="pool: CPUs of one pool; scale: factor on every cluster; load: largest arrival-rate factor")
+    parser.add_argument("--workers", type=int, default=probe_pool.default_workers(),
+                        help="probes run side by side on this many local processes (default: the CPUs this process "
+                             "may use; 1: one after another, plain bisection)")
 
 
 def add_compare_arguments(parser: argparse.ArgumentParser) -> None:

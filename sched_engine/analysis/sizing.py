@@ -12,6 +12,13 @@ to within ``tolerance`` (1% of the answer) by bracketing (halving or
 doubling from the starting size) then bisection. Each probe is one run of
 the engine, recorded in ``probes``.
 
+Probes side by side: given ``measure_many`` (several sizes at once, e.g. on
+local processes, :mod:`.probe_pool`) and ``width`` > 1, each bisection step
+probes ``width`` sizes evenly spaced between the bracket's ends at once and
+keeps the adjacent pair where the target stops holding (the bracket shrinks
+``width + 1``-fold a step, not 2-fold), and the neighbourhood check below
+probes its sizes at once. ``width`` 1 is plain bisection, probe for probe.
+
 Waits need not be monotone in capacity: more CPUs can let a wide job start
 earlier and delay many small ones (a known anomaly of backfilling, Feitelson
 & Weil 1998). Bisection assumes monotonicity, so the answer is then checked
@@ -88,11 +95,19 @@ class SizingResult:
     message: str = ""
 
 
-class _Prober:
-    """Runs each size at most once and keeps the probes in order."""
+#: Measures several sizes at once (side by side); returns their metrics in the sizes' order.
+MeasureMany = Callable[[list[float]], list[float]]
 
-    def __init__(self, measure: Callable[[float], float], target: Target, integer: bool, progress=None):
+
+class _Prober:
+    """Runs each size at most once and keeps the probes in order; ``width`` sizes at once where the search can
+    use them (with ``measure_many``)."""
+
+    def __init__(self, measure: Callable[[float], float], target: Target, integer: bool, progress=None,
+                 measure_many: MeasureMany | None = None, width: int = 1):
         self.measure, self.target, self.integer, self.progress = measure, target, integer, progress
+        self.measure_many = measure_many
+        self.width = max(1, int(width)) if measure_many is not None else 1
         self.seen: dict[float, Probe] = {}
 
     def key(self, size: float) -> float:
@@ -107,21 +122,40 @@ class _Prober:
                 self.progress(self.seen[size])
         return self.seen[size]
 
+    def many(self, sizes: list[float]) -> list[Probe]:
+        """The probes of ``sizes`` (in their order), those not run yet measured together."""
+        keys = list(dict.fromkeys(self.key(size) for size in sizes))
+        new = [key for key in keys if key not in self.seen]
+        if len(new) > 1 and self.measure_many is not None:
+            for key, value in zip(new, self.measure_many(new), strict=True):
+                self.seen[key] = Probe(key, float(value), self.target.holds(float(value)))
+                if self.progress:
+                    self.progress(self.seen[key])
+        return [self(key) for key in keys]
+
     @property
     def probes(self) -> list[Probe]:
         return list(self.seen.values())
 
 
 def _bisect(prober: _Prober, good: float, bad: float, tolerance: float) -> float:
-    """Narrow ``good`` (target holds) and ``bad`` (misses) until they are within ``tolerance`` of ``good``."""
+    """Narrow ``good`` (target holds) and ``bad`` (misses) until they are within ``tolerance`` of ``good``.
+
+    Each step probes ``prober.width`` sizes evenly spaced from ``good`` towards ``bad`` (one: the middle) and
+    moves ``good`` along them while the target holds, ``bad`` to the first that misses: ``good`` always holds and
+    ``bad`` always misses, whether or not the metric is monotone."""
     while abs(good - bad) > max(tolerance * abs(good), 1.0 if prober.integer else 0.0):
-        middle = prober.key((good + bad) / 2)
-        if middle in (prober.key(good), prober.key(bad)):
+        ends = (prober.key(good), prober.key(bad))
+        steps = prober.width + 1
+        sizes = [size for size in dict.fromkeys(prober.key(good + (bad - good) * i / steps) for i in range(1, steps))
+                 if size not in ends]
+        if not sizes:
             break
-        if prober(middle).holds:
-            good = middle
-        else:
-            bad = middle
+        for probe in prober.many(sizes):
+            if not probe.holds:
+                bad = probe.size
+                break
+            good = probe.size
     return good
 
 
@@ -132,11 +166,10 @@ def _check_neighbourhood(prober: _Prober, answer: float, holds_above: bool) -> l
     (capacity) rather than below it (load).
     """
     odd = []
-    for offset in NEIGHBOURHOOD:
-        size = prober.key(answer * (1 + offset))
-        if size == prober.key(answer) or size <= 0:
-            continue
-        probe = prober(size)
+    sizes = [size for size in (prober.key(answer * (1 + offset)) for offset in NEIGHBOURHOOD)
+             if size != prober.key(answer) and size > 0]
+    for probe in prober.many(sizes):
+        size = probe.size
         expected = size > answer if holds_above else size < answer
         if probe.holds != expected:
             odd.append(probe)
@@ -145,15 +178,15 @@ def _check_neighbourhood(prober: _Prober, answer: float, holds_above: bool) -> l
 
 def smallest_size(measure: Callable[[float], float], target: Target, start: float, *, minimum: float = 1.0,
                   maximum: float | None = None, integer: bool = True, tolerance: float = TOLERANCE,
-                  progress=None) -> SizingResult:
+                  progress=None, measure_many: MeasureMany | None = None, width: int = 1) -> SizingResult:
     """The smallest size in ``[minimum, maximum]`` for which ``target`` holds (module docstring).
 
     ``measure(size)`` runs the engine at that size and returns the target's
     metric. ``start`` is today's size; the bracket grows by doubling from it
     (at most ``MAX_DOUBLINGS`` times, or to ``maximum``) and shrinks by
-    halving down to ``minimum``.
+    halving down to ``minimum``. ``measure_many`` and ``width``: probes side by side (module docstring).
     """
-    prober = _Prober(measure, target, integer, progress)
+    prober = _Prober(measure, target, integer, progress, measure_many, width)
     maximum = maximum if maximum is not None else start * 2 ** MAX_DOUBLINGS
     size = min(max(start, minimum), maximum)
     if prober(size).holds:
@@ -185,9 +218,11 @@ def smallest_size(measure: Callable[[float], float], target: Target, start: floa
 
 
 def largest_load(measure: Callable[[float], float], target: Target, *, start: float = 1.0, minimum: float = 0.01,
-                 maximum: float = 100.0, tolerance: float = TOLERANCE, progress=None) -> SizingResult:
-    """The largest load factor in ``[minimum, maximum]`` for which ``target`` still holds."""
-    prober = _Prober(measure, target, False, progress)
+                 maximum: float = 100.0, tolerance: float = TOLERANCE, progress=None,
+                 measure_many: MeasureMany | None = None, width: int = 1) -> SizingResult:
+    """The largest load factor in ``[minimum, maximum]`` for which ``target`` still holds (``measure_many``,
+    ``width``: as :func:`smallest_size`'s)."""
+    prober = _Prober(measure, target, False, progress, measure_many, width)
     factor = min(max(start, minimum), maximum)
     if prober(factor).holds:
         good, bad = factor, None
