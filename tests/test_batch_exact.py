@@ -230,3 +230,24 @@ def test_whole_node_allocation_needs_machines_of_one_size(tmp_path):
     with pytest.raises(ScenarioError, match="allocation"):
         run_scenario({"engine": "batch", "policy": "fcfs",
                       "model": {"trace": {"path": str(trace)}, "clusters": clusters, "allocation": "nodes"}})
+
+
+@pytest.mark.parametrize("seed", [3])
+def test_local_search_planning_from_saved_states_gives_the_schedule_planning_from_scratch(monkeypatch, seed):
+    """A Local Search move re-plans a cluster from the last state saved before the order changes
+    (``local_search.SAVED_STATES`` along each plan): saved after every job, two along a plan, and none (every
+    plan from scratch), the schedules are the same, on two clusters whose machines fail."""
+    from sched_engine.batch.policies import local_search
+
+    scenario = {"engine": "batch", "policy": "ls", "seed": seed, "model": {
+        "trace": {"path": "sample_traces/hpc2n-excerpt.swf", "max_jobs": 150},
+        "clusters": [{"name": "a", "machines": 64, "cpus_per_machine": 2},
+                     {"name": "b", "machines": 32, "cpus_per_machine": 2}],
+        "failures": {"kind": "synthetic", "afc": 0.002},
+    }}
+    frames = []
+    for states in (0, 10 ** 9, 2):
+        monkeypatch.setattr(local_search, "SAVED_STATES", states)
+        frames.append(run_scenario(scenario).jobs[["job_id", "start_time", "end_time", "status", "cluster"]])
+    assert frames[0].equals(frames[1]) and frames[0].equals(frames[2])
+    assert (frames[0].status == "finished").sum() > 100

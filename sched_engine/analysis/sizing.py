@@ -16,8 +16,10 @@ Probes side by side: given ``measure_many`` (several sizes at once, e.g. on
 local processes, :mod:`.probe_pool`) and ``width`` > 1, each bisection step
 probes ``width`` sizes evenly spaced between the bracket's ends at once and
 keeps the adjacent pair where the target stops holding (the bracket shrinks
-``width + 1``-fold a step, not 2-fold), and the neighbourhood check below
-probes its sizes at once. ``width`` 1 is plain bisection, probe for probe.
+``width + 1``-fold a step, not 2-fold); bracketing probes the next ``width``
+doublings (or halvings) at once and stops at the first that settles it; the
+neighbourhood check below probes its sizes at once. ``width`` 1 is plain
+bisection, probe for probe.
 
 Waits need not be monotone in capacity: more CPUs can let a wide job start
 earlier and delay many small ones (a known anomaly of backfilling, Feitelson
@@ -138,6 +140,17 @@ class _Prober:
         return list(self.seen.values())
 
 
+def _doublings(prober: _Prober, size: float, maximum: float) -> list[float]:
+    """The next ``prober.width`` sizes of the bracket's growth: ``size`` × 2, × 4, ... up to ``maximum`` (probed
+    at once, the search takes them in order and stops at the first that settles the bracket; one: × 2 alone)."""
+    return list(dict.fromkeys(min(maximum, size * 2 ** i) for i in range(1, prober.width + 1)))
+
+
+def _halvings(prober: _Prober, size: float, minimum: float) -> list[float]:
+    """As :func:`_doublings`, shrinking: ``size`` / 2, / 4, ... down to ``minimum``."""
+    return list(dict.fromkeys(max(minimum, size / 2 ** i) for i in range(1, prober.width + 1)))
+
+
 def _bisect(prober: _Prober, good: float, bad: float, tolerance: float) -> float:
     """Narrow ``good`` (target holds) and ``bad`` (misses) until they are within ``tolerance`` of ``good``.
 
@@ -193,25 +206,25 @@ def smallest_size(measure: Callable[[float], float], target: Target, start: floa
         good = size
         bad = None
         while bad is None:
-            lower = max(minimum, good / 2)
-            if prober.key(lower) == prober.key(good):
+            if prober.key(max(minimum, good / 2)) == prober.key(good):
                 return SizingResult(prober.key(good), prober.probes,
                                     message=f"the target holds already at the smallest size tried ({good:g})")
-            if prober(lower).holds:
-                good = lower
-            else:
-                bad = lower
+            for probe in prober.many(_halvings(prober, good, minimum)):
+                if not probe.holds:
+                    bad = probe.size
+                    break
+                good = probe.size
     else:
         bad, good = size, None
         while good is None:
             if prober.key(bad) >= prober.key(maximum):
                 return SizingResult(None, prober.probes,
                                     message=f"{target} is not met up to {prober.key(maximum):g}")
-            upper = min(maximum, bad * 2)
-            if prober(upper).holds:
-                good = upper
-            else:
-                bad = upper
+            for probe in prober.many(_doublings(prober, bad, maximum)):
+                if probe.holds:
+                    good = probe.size
+                    break
+                bad = probe.size
     answer = prober.key(_bisect(prober, good, bad, tolerance))
     odd = _check_neighbourhood(prober, answer, holds_above=True)
     return SizingResult(answer, prober.probes, odd, _message(target, answer, odd, "smallest size"))
@@ -229,21 +242,21 @@ def largest_load(measure: Callable[[float], float], target: Target, *, start: fl
         while bad is None:
             if good >= maximum:
                 return SizingResult(good, prober.probes, message=f"the target holds up to the largest load ({maximum:g}×)")
-            upper = min(maximum, good * 2)
-            if prober(upper).holds:
-                good = upper
-            else:
-                bad = upper
+            for probe in prober.many(_doublings(prober, good, maximum)):
+                if not probe.holds:
+                    bad = probe.size
+                    break
+                good = probe.size
     else:
         bad, good = factor, None
         while good is None:
             if bad <= minimum:
                 return SizingResult(None, prober.probes, message=f"{target} is not met even at {minimum:g}× the load")
-            lower = max(minimum, bad / 2)
-            if prober(lower).holds:
-                good = lower
-            else:
-                bad = lower
+            for probe in prober.many(_halvings(prober, bad, minimum)):
+                if probe.holds:
+                    good = probe.size
+                    break
+                bad = probe.size
     answer = prober.key(_bisect(prober, good, bad, tolerance))
     odd = _check_neighbourhood(prober, answer, holds_above=False)
     return SizingResult(answer, prober.probes, odd, _message(target, answer, odd, "largest load factor"))

@@ -30,26 +30,28 @@ def _links(dash_duo):
     return dash_duo.driver.execute_script("return [...document.querySelectorAll('a[href]')].map(a => a.href);")
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if p.label], ids=lambda p: p.route)
-def test_every_page_has_its_title_its_nav_mark_and_no_cloud_button(dash_duo, tmp_path, page):
+def test_every_page_has_its_title_its_nav_mark_and_no_cloud_button(dash_duo, tmp_path):
+    """Every page in the navigation, one after another in one browser (one server, one browser start)."""
     dash_duo.start_server(create_app(tmp_path))
-    dash_duo.wait_for_page(url=f"{dash_duo.server_url}{page.route}")
-    WebDriverWait(dash_duo.driver, TIMEOUT).until(lambda d: d.title == f"{page.label} · schedscope", "title")
-    current = dash_duo.driver.execute_script(
-        "return [...document.querySelectorAll('.app-header nav a[aria-current=page]')].map(a => a.textContent);")
-    assert current == [page.label]
-    charts = dash_duo.driver.execute_script("return document.querySelectorAll('.js-plotly-plot').length;")
-    if charts:
-        WebDriverWait(dash_duo.driver, TIMEOUT).until(lambda _: _modebar_titles(dash_duo), "no mode bar drawn")
-    titles = _modebar_titles(dash_duo)
-    assert not [t for t in titles if "Share" in t or "Cloud" in t or "plotly" in t.lower()], titles
-    # At rest (no pointer on a chart) no mode bar shows, so none lies over a chart's title or legend.
-    shown = dash_duo.driver.execute_script(
-        "return [...document.querySelectorAll('.js-plotly-plot .modebar')].map(m => getComputedStyle(m).opacity);")
-    assert set(shown) <= {"0"}, shown
-    # No link leaves the machine (the Plotly logo links to plotly.com; it is off).
     host = dash_duo.server_url.split("//")[1]
-    assert all(host in link or link.startswith(("blob:", "data:")) for link in _links(dash_duo)), _links(dash_duo)
+    for page in [p for p in PAGES if p.label]:
+        dash_duo.wait_for_page(url=f"{dash_duo.server_url}{page.route}")
+        WebDriverWait(dash_duo.driver, TIMEOUT).until(lambda d: d.title == f"{page.label} · schedscope", "title")
+        current = dash_duo.driver.execute_script(
+            "return [...document.querySelectorAll('.app-header nav a[aria-current=page]')].map(a => a.textContent);")
+        assert current == [page.label], page.route
+        charts = dash_duo.driver.execute_script("return document.querySelectorAll('.js-plotly-plot').length;")
+        if charts:
+            WebDriverWait(dash_duo.driver, TIMEOUT).until(lambda _: _modebar_titles(dash_duo), "no mode bar drawn")
+        titles = _modebar_titles(dash_duo)
+        assert not [t for t in titles if "Share" in t or "Cloud" in t or "plotly" in t.lower()], (page.route, titles)
+        # At rest (no pointer on a chart) no mode bar shows, so none lies over a chart's title or legend.
+        shown = dash_duo.driver.execute_script(
+            "return [...document.querySelectorAll('.js-plotly-plot .modebar')].map(m => getComputedStyle(m).opacity);")
+        assert set(shown) <= {"0"}, (page.route, shown)
+        # No link leaves the machine (the Plotly logo links to plotly.com; it is off).
+        links = _links(dash_duo)
+        assert all(host in link or link.startswith(("blob:", "data:")) for link in links), (page.route, links)
 
 
 def test_an_empty_trace_is_refused_and_the_previous_one_stays(dash_duo, tmp_path):

@@ -15,11 +15,13 @@ from it with the command line's columns.
 from __future__ import annotations
 
 import math
+import multiprocessing
 import time
 
 from dash import Input, Output, State, dcc, html, no_update
 
 from sched_engine import ScenarioError
+from sched_engine.analysis import probe_pool
 from sched_engine.analysis.batch_sizing import MODES, size_batch
 from sched_engine.analysis.commands import sizing_frames
 from sched_engine.analysis.sizing import Probe, SizingResult, Target
@@ -60,7 +62,8 @@ class Reporter:
     def __init__(self, set_progress, record: dict, clock=time.monotonic):
         self.set_progress, self.record, self.clock = set_progress, record, clock
         self.probes: list[dict] = []
-        self.simulated = 0
+        # Fresh simulations, counted by the probes' processes too (shared memory, inherited when they fork).
+        self._simulated = multiprocessing.Value("i", 0)
         self._last = None
 
     def run(self, results):
@@ -73,9 +76,15 @@ class Reporter:
         def run(scenario):
             result, cached = results.run({**scenario, "name": probe_name(scenario, self.record["mode"])},
                                          progress=self.fraction)
-            self.simulated += not cached
+            if not cached:
+                with self._simulated.get_lock():
+                    self._simulated.value += 1
             return result
         return run
+
+    @property
+    def simulated(self) -> int:
+        return self._simulated.value
 
     def probe(self, probe: Probe) -> None:
         self.probes.append({"size": float(probe.size), "metric": finite(probe.metric), "holds": bool(probe.holds),
@@ -155,7 +164,8 @@ def search(results, set_progress, _clicks, metric, bound, mode, records, scenari
         reporter = Reporter(set_progress, {"metric": metric, "bound": target.value, "mode": mode,
                                            "today": today_size(result, mode),
                                            "baseline": trust.baseline_statement(record)})
-        outcome = size_batch(result.scenario, target, mode, run=reporter.run(results), progress=reporter.probe)
+        outcome = size_batch(result.scenario, target, mode, run=reporter.run(results), progress=reporter.probe,
+                             workers=probe_pool.default_workers())
     except ScenarioError as exc:
         return no_update, error(f"Not sized: {exc}. The previous answer stays.")
     finished = reporter.finished(outcome)

@@ -4,10 +4,33 @@ from __future__ import annotations
 
 import heapq
 from time import perf_counter
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
+import numpy as np
+
+from ..profile import Profile
 from .conservative import Conservative
 from .decisions import Decision, Reserve, Wake
+
+#: States saved along a cluster's plan, evenly spaced (every job's for an order of fewer jobs): a move re-plans
+#: from the last one before its change. 0: none, every plan from scratch.
+SAVED_STATES = 64
+
+
+class _Plan(NamedTuple):
+    """One cluster's schedule for an order of its waiting jobs, planned from ``now``.
+
+    ``saved``: ``(k, times, free, sums)``, the profile and the objective sums after the first ``k`` jobs of
+    ``order``, ``k`` ascending from 0 (the running jobs alone). A plan of another order that agrees on those
+    ``k`` jobs goes on from there: the same reservations in the same order give the same profile and, added
+    in the same order, the same sums, so the result is the one planning from scratch gives.
+    """
+
+    profile: Profile
+    starts: list[float]
+    sums: tuple[float, float, float]   # slowdown, wait, response, summed over the order
+    order: list[int]
+    saved: list[tuple[int, np.ndarray, np.ndarray, tuple[float, float, float]]]
 
 
 class LocalSearch(Conservative):
@@ -54,13 +77,25 @@ class LocalSearch(Conservative):
                 self.next_search = None
         yield from super().schedule(now)
 
-    def _plan(self, cluster: int, order: list[int], now: float):
-        """Re-plan one cluster's schedule for ``order``: profile, starts and objective sums."""
+    def _plan(self, cluster: int, order: list[int], now: float, base: _Plan | None = None) -> _Plan:
+        """Re-plan one cluster's schedule for ``order``: profile, starts and objective sums; from the last
+        state ``base`` (a plan of the same cluster at the same ``now``) saved before ``order`` departs from it."""
         sim = self.sim
-        profile = self._fresh_profile(cluster, now)
-        starts = []
-        sld = wait = resp = 0.0
-        for job in order:
+        if base is None or not SAVED_STATES:
+            profile = self._fresh_profile(cluster, now)
+            saved = [(0, profile.times.copy(), profile.free.copy(), (0.0, 0.0, 0.0))]
+        else:
+            agree = _common_prefix(base.order, order)
+            last = len(base.saved) - 1
+            while base.saved[last][0] > agree:
+                last -= 1
+            saved = base.saved[: last + 1]
+            profile = Profile(saved[-1][1].copy(), saved[-1][2].copy())
+        done, _, _, (sld, wait, resp) = saved[-1]
+        starts = base.starts[:done] if done else []
+        step = max(1, len(order) // SAVED_STATES) if SAVED_STATES else len(order) + 1
+        for index in range(done, len(order)):
+            job = order[index]
             estimate = sim.estimate[job]
             start = profile.earliest(now, sim.procs[job], estimate)
             profile.reserve(start, start + estimate, sim.procs[job])
@@ -69,7 +104,9 @@ class LocalSearch(Conservative):
             wait += waited
             resp += waited + estimate
             sld += (waited + estimate) / max(estimate, 1.0)
-        return profile, starts, (sld, wait, resp)
+            if (index + 1) % step == 0:
+                saved.append((index + 1, profile.times.copy(), profile.free.copy(), (sld, wait, resp)))
+        return _Plan(profile, starts, (sld, wait, resp), order, saved)
 
     def _search(self, now: float) -> Iterator[Decision]:
         sim, rng, rank = self.sim, self.sim.rng, self.sim.rank
@@ -96,7 +133,7 @@ class LocalSearch(Conservative):
                 continue   # a move never puts a job ahead of a higher queue's (:mod:`sched_engine.batch.queues`)
             if any(sim.procs[j] > sim.clusters[c].up_total for c, order in touched.items() for j in order):
                 continue
-            candidate = {c: self._plan(c, order, now) for c, order in touched.items()}
+            candidate = {c: self._plan(c, order, now, plans.get(c)) for c, order in touched.items()}
             before = [sum(plans[c][2][k] if c in plans else 0.0 for c in touched) for k in range(3)]
             after = [sum(candidate[c][2][k] for c in touched) for k in range(3)]
             new_totals = [totals[k] - before[k] + after[k] for k in range(3)]
@@ -107,7 +144,7 @@ class LocalSearch(Conservative):
             for c, order in touched.items():
                 plans[c] = candidate[c]
                 self.order[c] = order
-        for c, (profile, starts, _) in plans.items():
+        for c, (profile, starts, *_) in plans.items():
             self.profiles[c] = profile
             for job, start in zip(self.order[c], starts):
                 if self.reserved[job] != (start, c):
@@ -115,6 +152,14 @@ class LocalSearch(Conservative):
                     heapq.heappush(self.due, (start, job))
                     yield Reserve(job, start, c)
                     yield Wake(start)
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    """How many leading jobs ``a`` and ``b`` share."""
+    for index, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return index
+    return min(len(a), len(b))
 
 
 def _weight(previous: list[float], new: list[float]) -> float:
