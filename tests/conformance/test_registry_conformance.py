@@ -206,7 +206,7 @@ def test_only_randomised_policies_follow_the_seed():
         fixed = scenario(entry)
         if entry.engine in ("batch", "site"):
             fixed["model"]["failures"] = {"kind": "none"}
-        runs = [run_scenario({**fixed, "seed": seed}).jobs for seed in (1, 2, 3, 4)]
+        runs = [run_scenario({**fixed, "seed": seed}).jobs for seed in (1, 2, 3)]
         differ = any(not runs[0].equals(other) for other in runs[1:])
         if not entry.randomised:
             assert not differ, f"{entry.engine}:{entry.name} changes with the seed but is not declared randomised"

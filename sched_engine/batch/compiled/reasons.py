@@ -43,15 +43,12 @@ def exact_places(sim, places: np.ndarray, heads: np.ndarray) -> ReasonColumns:
     places = places[np.lexsort((places[:, 1], places[:, 0]))]
     times, free, _ = _cluster_series(sim)
     jobs = places[:, 0].astype(np.int64)
-    shape_of: dict = {}
-    procs = np.asarray(sim.procs, dtype=np.int64)
-    shape_of_place = np.array([shape_of.setdefault((int(procs[j]), sim.candidates[j]), len(shape_of))
-                               for j in jobs.tolist()], dtype=np.int64)
-    shapes = len(shape_of)
+    shape_list, shape_of_place = _shapes(sim, jobs)
+    shapes = len(shape_list)
     first_begin, last_end = np.full(shapes, np.inf), np.full(shapes, -np.inf)
     np.minimum.at(first_begin, shape_of_place, places[:, 1])
     np.maximum.at(last_end, shape_of_place, places[:, 2])
-    step_ptr, step_time, step_state = _fit_steps(list(shape_of), times, free, first_begin, last_end)
+    step_ptr, step_time, step_state = _fit_steps(shape_list, times, free, first_begin, last_end)
     head_time, head_job = heads[:, 0].copy(), heads[:, 1].astype(np.int64)
     args = (jobs, places[:, 1].copy(), places[:, 2].copy(), places[:, 3].astype(np.int64),
             places[:, 4].astype(np.int64), shape_of_place, step_ptr, step_time, step_state, head_time, head_job)
@@ -67,6 +64,20 @@ def exact_places(sim, places: np.ndarray, heads: np.ndarray) -> ReasonColumns:
         out = _columns(count)
         _walk(*args, *out)
     return ReasonColumns(*(column[:count] for column in out))
+
+
+def _shapes(sim, jobs: np.ndarray) -> tuple[list[tuple[int, tuple]], np.ndarray]:
+    """The distinct shapes ``(CPUs, clusters it may use)`` of ``jobs`` and each one's shape index, without a
+    Python step per job (a full log's places are hundreds of thousands): each job's cluster set is numbered
+    once per distinct set, then ``(CPUs, set)`` pairs are told apart as one integer each."""
+    set_ids: dict = {}
+    set_of_job = np.fromiter((set_ids.setdefault(allowed, len(set_ids)) for allowed in sim.candidates),
+                             dtype=np.int64, count=len(sim.candidates))
+    sets = list(set_ids)
+    procs = np.asarray(sim.procs, dtype=np.int64)[jobs]
+    keys, shape_of_place = np.unique(procs * len(sets) + set_of_job[jobs], return_inverse=True)
+    shape_list = [(int(key // len(sets)), sets[int(key % len(sets))]) for key in keys.tolist()]
+    return shape_list, shape_of_place.astype(np.int64).reshape(-1)
 
 
 def _columns(rows: int) -> tuple:
