@@ -19,6 +19,7 @@ by job then time, with no sort of its millions of rows.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from numba import njit
 
 from ..pending import BEHIND_HEAD, REASONS, REQUIREMENTS, RESOURCES, ReasonColumns
@@ -69,11 +70,9 @@ def exact_places(sim, places: np.ndarray, heads: np.ndarray) -> ReasonColumns:
 def _shapes(sim, jobs: np.ndarray) -> tuple[list[tuple[int, tuple]], np.ndarray]:
     """The distinct shapes ``(CPUs, clusters it may use)`` of ``jobs`` and each one's shape index, without a
     Python step per job (a full log's places are hundreds of thousands): each job's cluster set is numbered
-    once per distinct set, then ``(CPUs, set)`` pairs are told apart as one integer each."""
-    set_ids: dict = {}
-    set_of_job = np.fromiter((set_ids.setdefault(allowed, len(set_ids)) for allowed in sim.candidates),
-                             dtype=np.int64, count=len(sim.candidates))
-    sets = list(set_ids)
+    by pandas' hashing of the tuples, then ``(CPUs, set)`` pairs are told apart as one integer each."""
+    set_of_job, sets = pd.factorize(pd.Series(sim.candidates, dtype=object), sort=False)
+    set_of_job, sets = set_of_job.astype(np.int64), list(sets)
     procs = np.asarray(sim.procs, dtype=np.int64)[jobs]
     keys, shape_of_place = np.unique(procs * len(sets) + set_of_job[jobs], return_inverse=True)
     shape_list = [(int(key // len(sets)), sets[int(key % len(sets))]) for key in keys.tolist()]
