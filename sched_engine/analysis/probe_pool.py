@@ -15,7 +15,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable
 
-from ..sweeps.running import _watch_parent
+from ..core.processes import exit_with_parent
 from .sizing import MeasureMany
 
 # The measure of the pool being forked: set just before the fork, read by the forked processes (inherited).
@@ -45,7 +45,7 @@ def in_processes(measure: Callable[[float], float], workers: int) -> MeasureMany
         _MEASURE = measure
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=min(workers, len(sizes)), mp_context=context,
-                                 initializer=_watch_parent, initargs=(os.getpid(),)) as pool:
+                                 initializer=exit_with_parent, initargs=(os.getpid(),)) as pool:
             return list(pool.map(_measured, sizes))
 
     return measure_many

@@ -8,7 +8,6 @@ when ``REDIS_URL`` is set.
 from __future__ import annotations
 
 import os
-import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ import pandas as pd
 
 from ..core import validate
 from ..core.errors import ScenarioError
+from ..core.processes import exit_with_parent
 from .registry import describe, expand, gather, normalize_spec, run_point, summarise
 
 EXECUTORS = ("auto", "processes", "serial", "celery")
@@ -57,16 +57,6 @@ class SweepRun:
         return summarise(self.spec, self.table)
 
 
-def _watch_parent(parent: int) -> None:
-    """In a pool worker: exit when the process that started the pool is gone (killed, cancelled)."""
-    def watch():
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
 def _attempt(point: dict) -> tuple[bool, Any]:
     """Run a point, never raising: ``(True, metrics)`` or ``(False, reason)`` (exceptions may not pickle)."""
     try:
@@ -88,7 +78,7 @@ def _serial(points, report) -> list[dict]:
 
 def _processes(points, workers: int, report) -> list[dict]:
     results: list[dict | None] = [None] * len(points)
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_watch_parent, initargs=(os.getpid(),))
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=exit_with_parent, initargs=(os.getpid(),))
     try:
         pending = {pool.submit(_attempt, point): i for i, point in enumerate(points)}
         while pending:
