@@ -194,7 +194,7 @@ def add_size_arguments(parser: argparse.ArgumentParser) -> None:
                         help="pool: CPUs of one pool; scale: factor on every cluster; load: largest arrival-rate factor")
     parser.add_argument("--workers", type=int, default=probe_pool.default_workers(),
                         help="probes run side by side on this many local processes (default: the CPUs this process "
-                             "may use; 1: one after another, plain bisection)")
+                             f"may use, at most {probe_pool.DEFAULT_MAX_WORKERS}; 1: one after another, plain bisection)")
 
 
 def add_compare_arguments(parser: argparse.ArgumentParser) -> None:

@@ -118,10 +118,7 @@ class _Prober:
     def __call__(self, size: float) -> Probe:
         size = self.key(size)
         if size not in self.seen:
-            value = float(self.measure(size))
-            self.seen[size] = Probe(size, value, self.target.holds(value))
-            if self.progress:
-                self.progress(self.seen[size])
+            self._record(size, self.measure(size))
         return self.seen[size]
 
     def many(self, sizes: list[float]) -> list[Probe]:
@@ -130,10 +127,14 @@ class _Prober:
         new = [key for key in keys if key not in self.seen]
         if len(new) > 1 and self.measure_many is not None:
             for key, value in zip(new, self.measure_many(new), strict=True):
-                self.seen[key] = Probe(key, float(value), self.target.holds(float(value)))
-                if self.progress:
-                    self.progress(self.seen[key])
+                self._record(key, value)
         return [self(key) for key in keys]
+
+    def _record(self, size: float, value: float) -> None:
+        value = float(value)
+        self.seen[size] = Probe(size, value, self.target.holds(value))
+        if self.progress:
+            self.progress(self.seen[size])
 
     @property
     def probes(self) -> list[Probe]:
