@@ -141,7 +141,8 @@ def test_width_one_is_plain_bisection_probe_for_probe():
     side = _SideBySide(wait)
     together = smallest_size(wait, Target("wait", "<=", 10.0), start=30, measure_many=side, width=1)
     assert together.probes == alone.probes
-    assert [len(batch) for batch in side.batches] == [len(batch) for batch in side.batches if len(batch) > 1]
+    # Bracketing and bisection go one size at a time; only the check around the answer measures several at once.
+    assert len(side.batches) == 1 and len(side.batches[0]) > 1
 
 
 @pytest.mark.parametrize("width", [2, 3, 5])
