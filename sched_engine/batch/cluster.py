@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
 
+import numpy as np
+import pandas as pd
+
 
 class ClusterState:
     """One cluster's machines and running jobs.
@@ -289,3 +292,11 @@ def _ranges(machines: list[int]) -> list[int]:
         else:
             flat += (machine, machine + 1)
     return flat
+
+
+def cluster_sets(candidates: list[tuple[int, ...]]) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+    """Each job's set of clusters it may use (``BatchSimulation.candidates``) numbered: ``(number of each job's set,
+    the distinct sets in order of first appearance)``. Numbered by pandas' hashing of the tuples, not a Python
+    step per job: a full log has hundreds of thousands of jobs and most runs one or a few sets."""
+    numbers, sets = pd.factorize(pd.Series(candidates, dtype=object), sort=False)
+    return numbers.astype(np.int64), list(sets)

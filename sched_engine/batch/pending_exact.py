@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .cluster import cluster_sets
+
 _FITS = -1   # the piece's code while the job fits: its place's code (structural reason)
 
 
@@ -123,8 +125,7 @@ def _split_by_fit(table: np.ndarray, sim, codes: dict[str, int]) -> np.ndarray:
     failing = bool(down.any())
     jobs = table[:, 0].astype(np.int64)
     procs = np.asarray(sim.procs, dtype=np.int64)[jobs]
-    shape_of: dict[tuple[int, ...], int] = {}
-    shape_of_job = np.array([shape_of.setdefault(allowed, len(shape_of)) for allowed in sim.candidates])
+    shape_of_job, shape_of = cluster_sets(sim.candidates)
     shapes = shape_of_job[jobs]
     allowed_sets = [np.array(s, dtype=np.int64) for s in shape_of]
     key = shapes * (int(procs.max()) + 1) + procs

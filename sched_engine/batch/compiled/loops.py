@@ -13,6 +13,7 @@ from time import process_time
 
 import numpy as np
 
+from ..cluster import cluster_sets
 from . import cons_kernel, easy_kernel, parts
 from .reasons import exact_places
 from .replay import easy_places, hold_machines
@@ -155,12 +156,7 @@ class _ConsLoop:
 def candidate_arrays(candidates, total: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each job's clusters as CSR arrays (pointers, cluster indices in preference order) and the CPUs of the
     largest of them (-1 for a job with none)."""
-    by_set: dict = {}
-    for allowed in candidates:
-        if allowed not in by_set:
-            by_set[allowed] = len(by_set)
-    shapes = list(by_set)
-    shape_of_job = np.fromiter((by_set[a] for a in candidates), dtype=np.int64, count=len(candidates))
+    shape_of_job, shapes = cluster_sets(candidates)
     lengths = np.array([len(s) for s in shapes], dtype=np.int64)[shape_of_job]
     cand_ptr = np.zeros(len(candidates) + 1, dtype=np.int64)
     np.cumsum(lengths, out=cand_ptr[1:])

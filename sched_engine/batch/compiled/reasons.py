@@ -19,9 +19,9 @@ by job then time, with no sort of its millions of rows.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 from numba import njit
 
+from ..cluster import cluster_sets
 from ..pending import BEHIND_HEAD, REASONS, REQUIREMENTS, RESOURCES, ReasonColumns
 from ..pending_exact import _cluster_series
 
@@ -69,10 +69,9 @@ def exact_places(sim, places: np.ndarray, heads: np.ndarray) -> ReasonColumns:
 
 def _shapes(sim, jobs: np.ndarray) -> tuple[list[tuple[int, tuple]], np.ndarray]:
     """The distinct shapes ``(CPUs, clusters it may use)`` of ``jobs`` and each one's shape index, without a
-    Python step per job (a full log's places are hundreds of thousands): each job's cluster set is numbered
-    by pandas' hashing of the tuples, then ``(CPUs, set)`` pairs are told apart as one integer each."""
-    set_of_job, sets = pd.factorize(pd.Series(sim.candidates, dtype=object), sort=False)
-    set_of_job, sets = set_of_job.astype(np.int64), list(sets)
+    Python step per job (a full log's places are hundreds of thousands): each job's cluster set numbered
+    (:func:`..cluster.cluster_sets`), then ``(CPUs, set)`` pairs are told apart as one integer each."""
+    set_of_job, sets = cluster_sets(sim.candidates)
     procs = np.asarray(sim.procs, dtype=np.int64)[jobs]
     keys, shape_of_place = np.unique(procs * len(sets) + set_of_job[jobs], return_inverse=True)
     shape_list = [(int(key // len(sets)), sets[int(key % len(sets))]) for key in keys.tolist()]

@@ -7,6 +7,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
+from ..cluster import cluster_sets
 from ..waiting import Positions
 from .decisions import NO_DECISIONS, Cancel, Decision, Reserve, Start
 from .queue import NO_RESERVATION, QueuePolicy
@@ -36,10 +37,7 @@ class EASY(QueuePolicy):
         self.reserved_job = -1
         self.reservation_stale = True
         # The clusters a job may use, as one of the run's distinct sets (most runs: one, every cluster).
-        set_ids: dict[tuple[int, ...], int] = {}
-        self.job_set = np.array([set_ids.setdefault(allowed, len(set_ids)) for allowed in sim.candidates],
-                                dtype=np.int64)
-        self.set_clusters: list[tuple[int, ...]] = list(set_ids)
+        self.job_set, self.set_clusters = cluster_sets(sim.candidates)
         self.keys: list[int] = []  # distinct bucket keys (size * sets + set) of the queue's jobs, ascending
         self.buckets: dict[int, Positions] = {}
 

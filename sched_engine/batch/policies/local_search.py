@@ -115,7 +115,7 @@ class LocalSearch(Conservative):
         waiting = [job for order in self.order for job in order]
         limit = int(self.iteration_factor * len(waiting))
         plans = {c: self._plan(c, self.order[c], now) for c in range(len(self.order)) if self.order[c]}
-        totals = [sum(plan[2][k] for plan in plans.values()) for k in range(3)]
+        totals = [sum(plan.sums[k] for plan in plans.values()) for k in range(3)]
         deadline = None if self.time_limit_s is None else perf_counter() + self.time_limit_s
         for _ in range(limit):
             if deadline is not None and perf_counter() > deadline:
@@ -134,8 +134,8 @@ class LocalSearch(Conservative):
             if any(sim.procs[j] > sim.clusters[c].up_total for c, order in touched.items() for j in order):
                 continue
             candidate = {c: self._plan(c, order, now, plans.get(c)) for c, order in touched.items()}
-            before = [sum(plans[c][2][k] if c in plans else 0.0 for c in touched) for k in range(3)]
-            after = [sum(candidate[c][2][k] for c in touched) for k in range(3)]
+            before = [sum(plans[c].sums[k] if c in plans else 0.0 for c in touched) for k in range(3)]
+            after = [sum(candidate[c].sums[k] for c in touched) for k in range(3)]
             new_totals = [totals[k] - before[k] + after[k] for k in range(3)]
             if _weight(totals, new_totals) <= 0:
                 continue
@@ -144,9 +144,9 @@ class LocalSearch(Conservative):
             for c, order in touched.items():
                 plans[c] = candidate[c]
                 self.order[c] = order
-        for c, (profile, starts, *_) in plans.items():
-            self.profiles[c] = profile
-            for job, start in zip(self.order[c], starts):
+        for c, plan in plans.items():
+            self.profiles[c] = plan.profile
+            for job, start in zip(self.order[c], plan.starts):
                 if self.reserved[job] != (start, c):
                     self.reserved[job] = (start, c)
                     heapq.heappush(self.due, (start, job))
