@@ -24,6 +24,7 @@ from components.services.run_limits import (
     run_memory_mb,
     run_niceness,
 )
+from sched_engine.core.processes import side_by_side
 
 
 def _burn():
@@ -81,6 +82,26 @@ def test_a_run_past_its_memory_stops_and_says_by_how_much():
     assert message.startswith(STOPPED) and MEMORY_ENV in message and f"{limit_mb:,} MiB one run may use" in message
     reached, over = (int(word.replace(",", "")) for word in (message.split()[7], message.split()[9]))
     assert reached > limit_mb and over == reached - limit_mb
+
+
+def _side_by_side_child(queue, limit_mb):
+    try:
+        queue.put(("returned", limited(lambda: side_by_side(lambda _: _grow(), [1, 2], workers=2), 600, limit_mb)()))
+    except RunLimitExceeded as exc:
+        queue.put(("stopped", (str(exc), [p.pid for p in psutil.Process().children(recursive=True)])))
+
+
+def test_runs_side_by_side_count_toward_their_runs_memory_and_are_stopped_with_it():
+    # Each forked run grows by 20 MiB steps while the run's own process stays as it is: only the sum passes.
+    limit_mb = psutil.Process().memory_info().rss // 2**20 + 150
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_side_by_side_child, args=(queue, limit_mb))
+    child.start()
+    outcome, (message, left) = queue.get(timeout=60)
+    child.join(10)
+    assert outcome == "stopped" and message.startswith(STOPPED) and MEMORY_ENV in message
+    assert left == []   # the runs side by side were stopped with it
 
 
 def _doubled(queue):

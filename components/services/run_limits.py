@@ -6,7 +6,8 @@ Each run of the embedded manager is a process forked from the web server;
 * the kernel counts its CPU time against ``SCHEDSCOPE_RUN_CPU_SECONDS``
   (default :data:`DEFAULT_CPU_SECONDS`); past it the kernel sends
   ``SIGXCPU``;
-* a watchdog thread reads the process's resident memory every
+* a watchdog thread reads the resident memory of the process and of
+  the processes it forked (the page's runs side by side) every
   :data:`MEMORY_CHECK_S` seconds against ``SCHEDSCOPE_RUN_MEMORY_MB``
   (default :data:`DEFAULT_MEMORY_MB`); past it the thread signals the run
   (``SIGUSR2``). Resident memory, not address space: numpy and Arrow reserve
@@ -97,8 +98,25 @@ def memory_message(limit_mb: int, reached_mb: int) -> str:
             f"or ask the operator to raise the limit.")
 
 
+def resident_bytes(process: psutil.Process) -> int:
+    """Resident memory of ``process`` and of the processes it started (a page's runs side by side,
+    :func:`components.widgets.run_panel.run_many`), which are one run's. Alone, its resident set; with
+    children, the sum of each one's proportional share (PSS: a page shared after the fork counts once)."""
+    children = process.children(recursive=True)
+    if not children:
+        return process.memory_info().rss
+    total = 0
+    for member in (process, *children):
+        try:
+            total += member.memory_full_info().pss
+        except psutil.Error:   # ended since it was listed
+            pass
+    return total
+
+
 class _MemoryWatch:
-    """A daemon thread that signals the process (``SIGUSR2``) once its resident memory passes ``limit_mb``."""
+    """A daemon thread that signals the process (``SIGUSR2``) once the resident memory of it and its children
+    passes ``limit_mb``."""
 
     def __init__(self, limit_mb: int):
         self.limit_mb = limit_mb
@@ -117,7 +135,7 @@ class _MemoryWatch:
     def _watch(self) -> None:
         process = psutil.Process()
         while not self._done.wait(MEMORY_CHECK_S):
-            resident_mb = process.memory_info().rss // 2**20
+            resident_mb = resident_bytes(process) // 2**20
             if resident_mb > self.limit_mb:
                 self.reached_mb = resident_mb
                 os.kill(os.getpid(), signal.SIGUSR2)   # handled in the run's (main) thread

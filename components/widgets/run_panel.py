@@ -23,8 +23,9 @@ one way. A page says *what* to run; the panel runs it::
                        [State(DRAFT, "data"), State(POLICIES, "value")])
 
 Run starts a background callback (:mod:`components.services.jobs` runs it):
-:func:`run_many` validates every planned scenario, then runs them one after
-the other through the results cache, reporting progress, and the runs Store
+:func:`run_many` validates every planned scenario, then runs them through the
+results cache (those not in it side by side on forked processes),
+reporting progress, and the runs Store
 gets one small record per run -- the page's own fields (``policy``,
 ``label``, ...) plus ``hash``, ``cached`` and ``wall_seconds``. Every chart
 callback reads those records and loads the results from the cache
@@ -56,18 +57,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 from functools import partial
 
 from dash import Input, Output, State, dash_table, dcc, html, no_update
 
-from sched_engine import ScenarioError, normalize_scenario
+from sched_engine import ScenarioError
 
 from ..figures import catalogue
 from ..services import brief as briefs
 from ..services.progress import POLL_MS, throttled
 from ..services.runs import loaded_runs
+from .run_plan import Planned, run_many, run_message  # noqa: F401 -- the panel's names, as pages use them
 
 CANCELLED = "Cancelled after {seconds} s; nothing was saved. The previous results stay."
 
@@ -101,66 +101,6 @@ class Ids:
 
     def export_button(self, frame: str) -> dict:
         return {"type": self.export, "frame": frame}
-
-
-@dataclass(frozen=True)
-class Planned:
-    """One scenario to run and the page's fields of its run record.
-
-    ``origin`` names where in the page the scenario comes from (e.g. the
-    batch page's scenario kind); an error while validating or running it is
-    reported with ``(scenario <origin>)`` appended.
-    """
-
-    scenario: dict
-    record: dict = field(default_factory=dict)
-    origin: str | None = None
-
-
-@contextmanager
-def _named(origin: str | None):
-    try:
-        yield
-    except ScenarioError as exc:
-        if origin is None:
-            raise
-        raise ScenarioError(exc.field, f"{exc.message} (scenario {origin})", source=exc.source,
-                            line=exc.line) from None
-
-
-def run_many(results, plan: Sequence[Planned], report: Callable[[int, int], None], *,
-             noun: str = "run", timed: bool = True) -> tuple[list[dict], str]:
-    """Run every planned scenario through ``results``; returns ``(run records, message)``.
-
-    Every scenario is validated before the first one runs, so a refused
-    plan runs nothing. ``report(done, total)`` gets progress in percent
-    units (``total`` is 100 per scenario). Each record is the planned
-    record plus ``hash``, ``cached`` and ``wall_seconds``. The message counts
-    the runs as ``noun(s)``, says how many were simulated (with their wall
-    time when ``timed``) and how many came from the cache.
-    """
-    checked = []
-    for planned in plan:
-        with _named(planned.origin):   # checked once, then run as checked (each file hashed once)
-            checked.append(normalize_scenario(planned.scenario))
-    records = []
-    total = 100 * len(plan)
-    for index, (planned, scenario) in enumerate(zip(plan, checked)):
-        with _named(planned.origin):
-            result, cached = results.run(scenario,
-                                         progress=lambda f, i=index: report(int(100 * (i + f)), total))
-        records.append({**planned.record, "hash": result.scenario_hash, "cached": cached,
-                        "wall_seconds": result.wall_seconds})
-        report(100 * (index + 1), total)
-    return records, run_message(records, noun=noun, timed=timed)
-
-
-def run_message(records: list[dict], *, noun: str = "run", timed: bool = True) -> str:
-    """``"3 run(s): 2 simulated in 1.4 s, 1 from the cache."`` for run records (see :func:`run_many`)."""
-    fresh = sum(not r["cached"] for r in records)
-    wall = sum(r["wall_seconds"] for r in records if not r["cached"])
-    simulated = f"{fresh} simulated in {wall:.1f} s" if timed else f"{fresh} simulated"
-    return f"{len(records)} {noun}(s): {simulated}, {len(records) - fresh} from the cache."
 
 
 def on_run(results, plan: Callable[..., list[Planned]], set_progress, values: Sequence, *,
