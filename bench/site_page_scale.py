@@ -14,7 +14,10 @@ jobs the runs (and the derived organisation) take, ``--policies`` which
 queue orders run; the workload charts and tables always take the jobs
 the runs take.
 
-    .venv/bin/python bench/site_page_scale.py [--max-jobs N] [--policies fcfs,hdrf] [--ricc PATH]
+    .venv/bin/python bench/site_page_scale.py [--max-jobs N] [--policies fcfs,hdrf] [--ricc PATH] [--work DIR]
+
+The plan's runs go side by side (the run panel's ``run_many``); the line
+``runs:`` says how long they took together.
 
 Goal (issue 16, "Real size"): every callback response ≤ 3 MB.
 """
@@ -71,8 +74,11 @@ def main() -> None:
     parser.add_argument("--second", type=Path, default=SHARED / "alea_hpc2n.swf")
     parser.add_argument("--max-jobs", type=int, default=None, help="jobs the runs take (default: all)")
     parser.add_argument("--policies", default="fcfs,hdrf")
+    parser.add_argument("--work", type=Path, default=None,
+                        help="keep uploads and results here (again: the runs come from its cache, the callbacks "
+                             "are timed alone); default: a new temporary directory")
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="site-page-scale-"))
+    work = args.work or Path(tempfile.mkdtemp(prefix="site-page-scale-"))
     uploads, results = UploadStore(work / "uploads"), ResultCache(work / "results")
     trace = store_trace(uploads, args.ricc)
     second = store_trace(uploads, args.second if args.second.exists() else ROOT / "sample_traces" / "hpc2n-excerpt.swf")

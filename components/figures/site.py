@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 
 from .common import ONE_LINE, empty_figure
 from .downsample import step_points
-from .site_groups import GROUP_LIMIT, capped_run, held_cpu_time, other_label, reading_order, top_groups
+from .site_groups import GROUP_LIMIT, capped_run, group_names, held_cpu_time, other_label, reading_order, top_groups
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
            "#7f7f7f")
@@ -49,7 +49,7 @@ def _emphasis(group: str, selected: str | None) -> tuple[float, float]:
 def _groups(runs) -> list[str]:
     found: set[str] = set()
     for _, jobs, _ in runs:
-        found |= set(jobs["group"].dropna().astype(str))
+        found |= group_names(jobs)
     return sorted(found, key=reading_order)
 
 

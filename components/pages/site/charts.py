@@ -14,7 +14,7 @@ from dash import html
 from ...figures import site as figures
 from ...figures import site_compare, trust
 from ...figures.common import empty_figure
-from ...figures.site_groups import capped
+from ...figures.site_groups import capped, group_names
 from ..batch.sources import parse_trace, trace_choice_ref
 from .organisation import simulated_jobs
 
@@ -38,7 +38,7 @@ def entitlement(loaded) -> dict[str, float]:
         if tree:
             total = sum(child["weight"] for child in tree["children"])
             return {child["name"]: child["weight"] / total for child in tree["children"]}
-        groups = sorted(set(result.jobs["group"].dropna().astype(str)))
+        groups = sorted(group_names(result.jobs))
         return {group: 1 / len(groups) for group in groups}
     return {}
 
