@@ -27,6 +27,7 @@ Goal (issue "Site study" at real size): every callback response ≤ 3 MB.
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import sys
 import tempfile
@@ -89,7 +90,7 @@ def session(driver, server: Server, trace: Path, second: Path, max_jobs: int | N
     step(steps, "upload → trace named", started)
     wait_until(driver, contains(ids.ORG_ORIGIN, f"derived from {trace.name}"), 300)
     step(steps, "upload → organisation of its first jobs", started)
-    jobs = driver.find_element(By.ID, ids.UPLOAD_MSG).text.split(": ")[-1]
+    jobs = re.search(r"([\d,]+) jobs", driver.find_element(By.ID, ids.UPLOAD_MSG).text).group(1)
     started = time.perf_counter()
     field = driver.find_element(By.ID, ids.MAX_JOBS)
     field.send_keys(Keys.CONTROL, "a")
@@ -97,7 +98,7 @@ def session(driver, server: Server, trace: Path, second: Path, max_jobs: int | N
     if max_jobs:
         field.send_keys(str(max_jobs))
     field.send_keys(Keys.ENTER)
-    expected = f"first {max_jobs:,} jobs" if max_jobs else f", {jobs.split()[0]} jobs"
+    expected = f"first {max_jobs:,} jobs" if max_jobs else f", {jobs} jobs"
     wait_until(driver, contains(ids.ORG_ORIGIN, expected), 300)
     origin = driver.find_element(By.ID, ids.ORG_ORIGIN).text
     # The same callback draws the tree (a large one with its users folded into their groups' labels).

@@ -5,15 +5,18 @@ writing processes, partial writes never read. (The Redis side: tests/test_runs_r
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import multiprocessing
 import os
 import pickle
 import struct
 import time
+import zipfile
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from golden.regenerate import golden_cases
 
@@ -105,6 +108,34 @@ def test_missing_values_special_floats_and_empty_frames_come_back_exactly():
     assert np.signbit(again.jobs["submit_time"].iloc[2])
     assert again.jobs["status"].isna().tolist() == [False, True, False, True]
     assert again.jobs["user"].dtype == jobs["user"].dtype and again.timeline.empty
+
+
+def _with_pending(result: SimulationResult, pending: pd.DataFrame) -> SimulationResult:
+    return SimulationResult(result.scenario, result.scenario_hash, result.jobs, result.timeline, result.summary,
+                            wall_seconds=result.wall_seconds, extras={"pending": pending})
+
+
+def test_an_engines_own_frame_comes_back_when_asked_and_is_stored_again_as_it_was():
+    pending = pd.DataFrame({"job_id": pd.Series(["j1", "j2"], dtype="string"), "start": [0.0, 1.5],
+                            "reason": pd.Series(["resources", "reservation"], dtype="category")})
+    result = _with_pending(made_up_result("extras"), pending)
+    again = SimulationResult.from_bundle(result.to_bundle())
+    stored_twice = SimulationResult.from_bundle(again.to_bundle())   # written again before it was ever read
+    for read in (again, stored_twice):
+        pd.testing.assert_frame_equal(read.extra("pending"), pending, check_exact=True)
+        assert set(read.frames()) == {"jobs", "timeline", "summary", "pending"}
+    assert again.extra("missing") is None
+
+
+def test_a_bundle_whose_own_frame_is_not_parquet_is_refused_when_read():
+    bundle = _with_pending(made_up_result("planted"), pd.DataFrame({"x": [1]})).to_bundle()
+    planted = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(bundle)) as source, zipfile.ZipFile(planted, "w", zipfile.ZIP_STORED) as target:
+        for member in source.infolist():   # a well-formed archive whose own frame is not Parquet at all
+            data = b"not parquet" if member.filename == "pending.parquet" else source.read(member)
+            target.writestr(member.filename, data)
+    with pytest.raises(pa.ArrowInvalid):
+        SimulationResult.from_bundle(planted.getvalue())
 
 
 def test_a_450000_job_result_with_a_million_row_timeline_comes_back_whole(tmp_path):
