@@ -47,16 +47,28 @@ def test_the_first_error_comes_back_as_itself_and_stops_the_rest():
     assert not multiprocessing.active_children()
 
 
-def test_an_error_that_does_not_pickle_is_described():
-    class Odd(Exception):
+def test_an_error_of_another_kind_comes_back_with_its_type_and_message():
+    class Odd(Exception):   # a class of the test's own: it could not even be pickled
         def __init__(self, a, b):
             super().__init__(a)
 
     def work(x):
-        raise Odd("bad", 2)
+        raise Odd("The run was stopped: it used too much", 2)
 
-    with pytest.raises(RuntimeError, match="Odd: bad"):
+    with pytest.raises(RuntimeError, match="^Odd: The run was stopped: it used too much$"):
         side_by_side(work, [1, 2], workers=2)
+
+
+def test_a_process_that_dies_without_an_answer_is_said_so_and_the_others_stopped():
+    def work(x):
+        if x == 1:
+            os._exit(3)
+        time.sleep(30)
+
+    started = time.monotonic()
+    with pytest.raises(RuntimeError, match="ended without an answer"):
+        side_by_side(work, [1, 2], workers=2)
+    assert time.monotonic() - started < 20 and not multiprocessing.active_children()
 
 
 def test_poll_is_called_while_the_processes_work():

@@ -22,11 +22,6 @@ class ScenarioError(ValueError):
         self.line = line
         super().__init__(self._render())
 
-    def __reduce__(self):
-        # Pickled as its class, text and fields (a run's error comes back from a worker process as itself);
-        # the default would call ``__init__`` with the rendered text alone.
-        return _restored, (type(self), self.args, self.__dict__)
-
     def _render(self) -> str:
         where = []
         if self.source:
@@ -37,10 +32,3 @@ class ScenarioError(ValueError):
             where.append(self.field)
         return f"{', '.join(where)}: {self.message}" if where else self.message
 
-
-def _restored(cls, args: tuple, fields: dict) -> ScenarioError:
-    """A pickled :class:`ScenarioError` (or subclass) as it was, without calling its ``__init__``."""
-    error = cls.__new__(cls)
-    error.args = args
-    error.__dict__.update(fields)
-    return error

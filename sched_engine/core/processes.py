@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import pickle
 import threading
 import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Sequence, TypeVar
+
+from .errors import ScenarioError
 
 Item = TypeVar("Item")
 Value = TypeVar("Value")
@@ -42,21 +45,30 @@ _TASK: Callable | None = None
 _FORKING = threading.Lock()
 
 
-def _sendable(exc: BaseException) -> BaseException:
-    """``exc`` if it survives pickling as itself, else a ``RuntimeError`` saying what it was."""
+def _call(item) -> tuple[bool, object]:
+    """``(True, value)``, or ``(False, what went wrong)`` as plain data: an exception travels as its fields, so
+    whatever it was, it comes back (raised again by :func:`_raised`)."""
     try:
-        pickle.loads(pickle.dumps(exc))
-        return exc
-    except Exception:   # noqa: BLE001 -- any exception that does not travel is described instead
-        return RuntimeError(f"{type(exc).__name__}: {exc}")
+        return True, _TASK(item)
+    except ScenarioError as exc:
+        return False, ("scenario", exc.field, exc.message, exc.source, exc.line)
+    except Exception as exc:   # noqa: BLE001 -- raised again in the parent, described
+        return False, ("other", f"{type(exc).__name__}: {exc}")
 
 
-def _call(indexed: tuple[int, object]) -> tuple[int, bool, object]:
-    index, item = indexed
-    try:
-        return index, True, _TASK(item)
-    except Exception as exc:   # noqa: BLE001 -- raised again in the parent, as the function would have
-        return index, False, _sendable(exc)
+def _raised(what: tuple) -> Exception:
+    """The parent's exception for a process's failure: a :class:`ScenarioError` with its fields (the page says
+    which field of which scenario), else a ``RuntimeError`` whose text is the original's type and message (a run
+    stopped at its bound keeps its sentence)."""
+    if what[0] == "scenario":
+        return ScenarioError(what[1], what[2], source=what[3], line=what[4])
+    return RuntimeError(what[1])
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """End the pool's processes now (the others' work is not wanted once one item failed or the caller gave up)."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):   # the executor's own processes
+        process.kill()
 
 
 def forks(workers: int, count: int) -> bool:
@@ -71,38 +83,46 @@ def side_by_side(fn: Callable[[Item], Value], items: Sequence[Item], workers: in
     The processes start with what this process holds (parsed logs, the
     imported engine, open stores): only the items go out, only the values
     come back, and ``fn`` itself is never pickled. The first item that
-    raises raises here (the others are stopped), as the loop would. Each
-    process leaves when this one is gone. ``poll`` is called in this process
-    every ``every_s`` seconds while they work (progress read from shared
-    memory, say). With one worker or one item, or in a daemonic process
-    (a worker of some pool, which may not fork), the items are computed
-    here, one after another.
+    fails raises here and the other processes are killed: a
+    :class:`ScenarioError` as itself, anything else as a ``RuntimeError``
+    with its type and message; a process that dies without an answer is
+    said so. Each process leaves when this one is gone. ``poll`` is called
+    in this process every ``every_s`` seconds while they work (progress
+    read from shared memory, say). With one worker or one item, or in a
+    daemonic process (a worker of some pool, which may not fork), the items
+    are computed here, one after another.
     """
     items = list(items)
     if not forks(workers, len(items)):
         return [fn(item) for item in items]
     global _TASK
-    with _FORKING:
-        _TASK = fn
-        pool = multiprocessing.get_context("fork").Pool(min(workers, len(items)), initializer=exit_with_parent,
-                                                        initargs=(os.getpid(),))
-        _TASK = None
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(items)), mp_context=multiprocessing.get_context("fork"),
+                               initializer=exit_with_parent, initargs=(os.getpid(),))
     values: list = [None] * len(items)
     try:
-        answers = pool.imap_unordered(_call, enumerate(items))
-        for _ in items:
-            while True:
+        with _FORKING:   # a fork-context pool starts its processes at the first submit
+            _TASK = fn
+            try:
+                index_of = {pool.submit(_call, item): index for index, item in enumerate(items)}
+            finally:
+                _TASK = None
+        pending = set(index_of)
+        while pending:
+            done, pending = wait(pending, timeout=every_s, return_when=FIRST_COMPLETED)
+            if poll is not None:
+                poll()
+            for future in done:
                 try:
-                    index, ok, value = answers.next(timeout=every_s)
-                    break
-                except multiprocessing.TimeoutError:
-                    if poll is not None:
-                        poll()
-            if not ok:
-                raise value
-            values[index] = value
-        pool.close()
+                    ok, value = future.result()
+                except BrokenProcessPool:
+                    raise RuntimeError("a process working side by side ended without an answer "
+                                       "(killed, or out of memory)") from None
+                if not ok:
+                    raise _raised(value)
+                values[index_of[future]] = value
+    except BaseException:
+        _stop(pool)
+        raise
     finally:
-        pool.terminate()   # after close: the processes are done; after an error: the others are stopped
-        pool.join()
+        pool.shutdown(wait=True, cancel_futures=True)
     return values
