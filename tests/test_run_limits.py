@@ -17,14 +17,16 @@ from components.services.run_limits import (
     HARD_LIMIT_GRACE_S,
     MEMORY_ENV,
     STOPPED,
+    WORKERS_ENV,
     RunLimitExceeded,
     limited,
     niced,
     run_cpu_seconds,
     run_memory_mb,
     run_niceness,
+    run_workers,
 )
-from sched_engine.core.processes import side_by_side
+from sched_engine.core.processes import default_workers, side_by_side
 
 
 def _burn():
@@ -128,12 +130,19 @@ def test_the_memory_bound_comes_from_the_environment(text, expected):
     assert run_memory_mb({MEMORY_ENV: text}) == expected
 
 
+@pytest.mark.parametrize("text, expected", [("", default_workers()), ("1", 1), ("3", 3)])
+def test_the_processes_of_one_run_press_come_from_the_environment(text, expected):
+    assert run_workers({WORKERS_ENV: text}) == expected
+
+
 @pytest.mark.parametrize("text", ["0", "-3", "ten", "1.5"])
 def test_a_bad_bound_is_refused_with_its_name(text):
     with pytest.raises(ValueError, match=CPU_ENV):
         run_cpu_seconds({CPU_ENV: text})
     with pytest.raises(ValueError, match=MEMORY_ENV):
         run_memory_mb({MEMORY_ENV: text})
+    with pytest.raises(ValueError, match=WORKERS_ENV):
+        run_workers({WORKERS_ENV: text})
 
 
 

@@ -69,7 +69,7 @@ from dash.exceptions import BackgroundCallbackError
 
 from .login import JOB_USER, current_user
 from .run_cap import ClientCap, RunRefused
-from .run_limits import STOPPED, limited, niced, run_cpu_seconds, run_memory_mb, run_niceness
+from .run_limits import STOPPED, limited, niced, run_cpu_seconds, run_memory_mb, run_niceness, run_workers
 from .runs import ResultStoreFull, ResultStoreUnreachable
 from .storage import atomic_write
 
@@ -281,6 +281,7 @@ class JobManager(CarryUser, ClientCap, LostJobs, StopWithoutWaiting, DiskcacheMa
     """
 
     def make_job_fn(self, fn, progress, key=None):
+        run_workers()   # read by each run (run_plan.run_many); a bad value is refused here, when the app is built
         bounded = limited(fn, run_cpu_seconds(), run_memory_mb())
         return super().make_job_fn(niced(bounded, run_niceness()), progress, key)
 

@@ -35,6 +35,8 @@ import threading
 
 import psutil
 
+from sched_engine.core.processes import default_workers
+
 log = logging.getLogger(__name__)
 
 CPU_ENV = "SCHEDSCOPE_RUN_CPU_SECONDS"
@@ -140,6 +142,15 @@ class _MemoryWatch:
                 self.reached_mb = resident_mb
                 os.kill(os.getpid(), signal.SIGUSR2)   # handled in the run's (main) thread
                 return
+
+
+WORKERS_ENV = "SCHEDSCOPE_RUN_WORKERS"
+
+
+def run_workers(environ=None) -> int:
+    """How many processes one Run press may simulate its scenarios on side by side: ``SCHEDSCOPE_RUN_WORKERS``
+    (a positive whole number; 1: one after another), else the CPUs this process may use, at most 4."""
+    return whole_number_setting(environ, WORKERS_ENV, default_workers(), "processes")
 
 
 def run_niceness(environ=None) -> int:

@@ -14,7 +14,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from sched_engine import ScenarioError, normalize_scenario
-from sched_engine.core.processes import default_workers, forks, side_by_side
+from sched_engine.core.processes import forks, side_by_side
+
+from ..services.run_limits import run_workers
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,8 @@ def run_many(results, plan: Sequence[Planned], report: Callable[[int, int], None
     Every scenario is validated before the first one runs, so a refused
     plan runs nothing. Those already in the cache are read first; the
     others are simulated side by side on up to ``workers`` processes forked
-    from this one (default: the CPUs this process may use, at most
+    from this one (default: ``SCHEDSCOPE_RUN_WORKERS``, else the CPUs this
+    process may use, at most
     :data:`~sched_engine.core.processes.DEFAULT_MAX_WORKERS`), each storing
     its result in the cache, so two policies on a full log take the time of
     the longer one, not of both (:func:`~sched_engine.core.processes.side_by_side`).
@@ -92,7 +95,7 @@ def run_many(results, plan: Sequence[Planned], report: Callable[[int, int], None
             outcomes[index] = run_one(index)   # read, not simulated: here
         else:
             missing.append(index)
-    workers = default_workers() if workers is None else workers
+    workers = run_workers() if workers is None else workers
     alone[0] = not forks(workers, len(missing))
     started = time.perf_counter()
     outcomes.update(zip(missing, side_by_side(run_one, missing, workers, poll=progress_now)))
