@@ -69,8 +69,10 @@ def run_many(results, plan: Sequence[Planned], report: Callable[[int, int], None
         with _named(planned.origin):   # checked once, then run as checked (each file hashed once)
             checked.append(normalize_scenario(planned.scenario))
     total = 100 * len(plan)
+    missing = [index for index, scenario in enumerate(checked) if not results.has(scenario.content_hash())]
+    workers = run_workers() if workers is None else workers
+    forked = forks(workers, len(missing))   # else every run reports its own progress, here
     done = multiprocessing.get_context("fork").RawArray("d", len(plan))   # each run's share done, shared
-    alone = [True]   # whether runs report their own progress (in this process) or are polled (forked)
 
     def progress_now() -> None:
         report(int(100 * sum(done)), total)
@@ -78,31 +80,25 @@ def run_many(results, plan: Sequence[Planned], report: Callable[[int, int], None
     def run_one(index: int) -> tuple[str, bool, float]:
         def progress(fraction: float) -> None:
             done[index] = fraction
-            if alone[0]:
+            if not forked:
                 progress_now()
 
         with _named(plan[index].origin):
             result, cached = results.run(checked[index], progress=progress)
         done[index] = 1.0
-        if alone[0]:
+        if not forked:
             progress_now()
         return result.scenario_hash, cached, result.wall_seconds
 
-    outcomes: dict[int, tuple[str, bool, float]] = {}
-    missing = []
-    for index, scenario in enumerate(checked):
-        if results.has(scenario.content_hash()):
-            outcomes[index] = run_one(index)   # read, not simulated: here
-        else:
-            missing.append(index)
-    workers = run_workers() if workers is None else workers
-    alone[0] = not forks(workers, len(missing))
+    # Those in the cache are read here, then the others simulated (side by side when forked).
+    stored = [index for index in range(len(plan)) if index not in set(missing)]
+    outcomes = {index: run_one(index) for index in stored}
     started = time.perf_counter()
     outcomes.update(zip(missing, side_by_side(run_one, missing, workers, poll=progress_now)))
     records = [{**planned.record, "hash": outcomes[index][0], "cached": outcomes[index][1],
                 "wall_seconds": outcomes[index][2]} for index, planned in enumerate(plan)]
     progress_now()
-    together = None if alone[0] else time.perf_counter() - started
+    together = time.perf_counter() - started if forked else None
     return records, run_message(records, noun=noun, timed=timed, side_by_side_s=together)
 
 

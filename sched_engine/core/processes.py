@@ -67,7 +67,11 @@ def _raised(what: tuple) -> Exception:
 
 def _stop(pool: ProcessPoolExecutor) -> None:
     """End the pool's processes now (the others' work is not wanted once one item failed or the caller gave up)."""
-    for process in list((getattr(pool, "_processes", None) or {}).values()):   # the executor's own processes
+    kill = getattr(pool, "kill_workers", None)   # Python 3.14 on
+    if kill is not None:
+        kill()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):   # the executor's own, until then
         process.kill()
 
 
