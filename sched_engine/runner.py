@@ -66,6 +66,19 @@ def normalize_scenario(data: Mapping[str, Any] | Scenario, *, source: str | None
     )
 
 
+def read_inputs(data: Mapping[str, Any] | Scenario, *, inputs: InputFiles | None = None) -> None:
+    """Read the files a scenario's run will read into this process's caches, where its engine says how; a
+    file that cannot be read is left for the run to report."""
+    scenario = normalize_scenario(data, inputs=inputs)
+    read = REGISTRY.engine(scenario.engine).read_inputs
+    if read is not None:
+        try:
+            with using(inputs):
+                read(scenario.model)
+        except ScenarioError:
+            pass
+
+
 def run_scenario(
     data: Mapping[str, Any] | Scenario,
     *,

@@ -77,3 +77,16 @@ def test_summary_columns_render_the_named_columns_as_markdown():
     columns = run_panel.summary_columns([{"policy": "EASY", "open": "[permalink](/scenario/x)"}], ("open",))
     assert columns == [{"name": "policy", "id": "policy"},
                        {"name": "open", "id": "open", "presentation": "markdown"}]
+
+
+def test_runs_side_by_side_on_one_log_have_it_parsed_once_before_they_fork(tmp_path):
+    from sched_engine.batch import model as batch_model
+
+    trace = {"path": "sample_traces/hpc2n-excerpt.swf", "max_jobs": 300}
+    plan = [run_panel.Planned({"engine": "batch", "policy": p, "model": {"trace": trace}, "seed": 0}, {"policy": p})
+            for p in ("fcfs", "easy")]
+    batch_model._cached_workload.cache_clear()
+    together, _ = run_panel.run_many(ResultCache(tmp_path / "together"), plan, lambda d, t: None, workers=2)
+    assert batch_model._cached_workload.cache_info().misses == 1   # read here; the forked runs found it read
+    alone, _ = run_panel.run_many(ResultCache(tmp_path / "alone"), plan, lambda d, t: None, workers=1)
+    assert [r["hash"] for r in together] == [r["hash"] for r in alone]

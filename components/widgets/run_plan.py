@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from sched_engine import ScenarioError, normalize_scenario
 from sched_engine.core.processes import forks, side_by_side
+from sched_engine.runner import read_inputs
 
 from ..services.run_limits import run_workers
 
@@ -94,6 +95,9 @@ def run_many(results, plan: Sequence[Planned], report: Callable[[int, int], None
     stored = [index for index in range(len(plan)) if index not in set(missing)]
     outcomes = {index: run_one(index) for index in stored}
     started = time.perf_counter()
+    if forked:
+        for index in missing:   # each log parsed once, here, and the forked runs start with it
+            read_inputs(checked[index])
     outcomes.update(zip(missing, side_by_side(run_one, missing, workers, poll=progress_now)))
     records = [{**planned.record, "hash": outcomes[index][0], "cached": outcomes[index][1],
                 "wall_seconds": outcomes[index][2]} for index, planned in enumerate(plan)]

@@ -215,6 +215,12 @@ def summarise(sim: BatchSimulation, jobs: pd.DataFrame) -> pd.DataFrame:
     return summary_frame(rows)
 
 
+def read_trace(model: Mapping[str, Any]) -> None:
+    """Parse a normalised model's trace into this process's cache (:func:`~.model.workload_for`), as a run
+    would: the engine's ``read_inputs`` (the site engine's too)."""
+    workload_for(model["trace"])
+
+
 ENGINE = EngineEntry(
     name=ENGINE_NAME,
     label="Batch scheduling",
@@ -222,6 +228,7 @@ ENGINE = EngineEntry(
     run=run,
     description="Multi-cluster batch scheduling with machine failures and specific job requirements.",
     statuses=STATUS_NAMES,
+    read_inputs=read_trace,
 )
 
 POLICIES = [

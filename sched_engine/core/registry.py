@@ -119,6 +119,9 @@ class EngineEntry:
     (raising :class:`ScenarioError`); ``run(model, policy, rng, progress)``
     returns ``(jobs, timeline, summary)`` frames. ``statuses`` lists every
     value the ``status`` column of its ``jobs`` frame can take.
+    ``read_inputs(model)``, where given, reads the files a normalised model
+    names into this process's caches (a log parsed once before runs are
+    forked side by side, not once in each).
     """
 
     name: str
@@ -127,6 +130,7 @@ class EngineEntry:
     run: Callable[..., tuple]
     description: str = ""
     statuses: tuple[str, ...] = ()
+    read_inputs: Callable[[Mapping[str, Any]], None] | None = None
 
 
 class Registry:

@@ -35,6 +35,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from ..batch import read_trace
 from ..batch.model import load_inputs
 from ..core import metrics
 from ..core.observers import changes_only
@@ -250,6 +251,7 @@ ENGINE = EngineEntry(
     run=run,
     description="One site's trace under its organisation's fair share, backfilling, failures and memory.",
     statuses=STATUS_NAMES,
+    read_inputs=read_trace,
 )
 
 _LABELS = {FCFSOrder: ("FCFS", "Arrival order (the batch engine's queue)."),
