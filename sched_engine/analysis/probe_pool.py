@@ -20,9 +20,10 @@ __all__ = ["DEFAULT_MAX_WORKERS", "default_workers", "in_processes"]
 
 
 def in_processes(measure: Callable[[float], float], workers: int) -> MeasureMany:
-    """Measure several sizes at once on up to ``workers`` forked processes (module docstring); a process that
-    fails raises its error here, as ``measure`` would. A daemonic process (a worker of some pool) may not fork
-    processes of its own: there the sizes are measured one after another."""
+    """Measure several sizes at once on up to ``workers`` forked processes (module docstring); a probe that
+    fails raises here (a ``ScenarioError`` as itself, anything else as a ``RuntimeError`` naming it). A daemonic
+    process (a worker of some pool) may not fork processes of its own: there the sizes are measured one after
+    another."""
     def measure_many(sizes: list[float]) -> list[float]:
         return side_by_side(lambda size: float(measure(size)), sizes, workers)
 

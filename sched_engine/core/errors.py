@@ -31,4 +31,3 @@ class ScenarioError(ValueError):
         if self.field:
             where.append(self.field)
         return f"{', '.join(where)}: {self.message}" if where else self.message
-
