@@ -70,7 +70,8 @@ def run_many(results, plan: Sequence[Planned], report: Callable[[int, int], None
         with _named(planned.origin):   # checked once, then run as checked (each file hashed once)
             checked.append(normalize_scenario(planned.scenario))
     total = 100 * len(plan)
-    missing = [index for index, scenario in enumerate(checked) if not results.has(scenario.content_hash())]
+    in_cache = [results.has(scenario.content_hash()) for scenario in checked]
+    missing = [index for index, found in enumerate(in_cache) if not found]
     workers = run_workers() if workers is None else workers
     forked = forks(workers, len(missing))   # else every run reports its own progress, here
     done = multiprocessing.get_context("fork").RawArray("d", len(plan))   # each run's share done, shared
@@ -92,8 +93,7 @@ def run_many(results, plan: Sequence[Planned], report: Callable[[int, int], None
         return result.scenario_hash, cached, result.wall_seconds
 
     # Those in the cache are read here, then the others simulated (side by side when forked).
-    stored = [index for index in range(len(plan)) if index not in set(missing)]
-    outcomes = {index: run_one(index) for index in stored}
+    outcomes = {index: run_one(index) for index, found in enumerate(in_cache) if found}
     started = time.perf_counter()
     if forked:
         for index in missing:   # each log parsed once, here, and the forked runs start with it
