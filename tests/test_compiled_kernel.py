@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sched_engine import run_scenario
-from sched_engine.batch import compiled
+from sched_engine.batch import compiled, machine_texts
 from sched_engine.batch.cluster import ClusterState
 from sched_engine.batch.pending import exact_table
 from sched_engine.batch.policies.conservative import Conservative
@@ -52,9 +52,8 @@ def _assert_same_run(python, fast):
     assert list(python.status) == list(fast.status)
     assert list(python.cluster_of) == list(fast.cluster_of)
     assert list(python.reason) == list(fast.reason)
-    machines = [[sim.clusters[c].machines_text(held) if held else "" for c, held in zip(sim.cluster_of, sim.machines_of)]
-                for sim in (python, fast)]
-    assert machines[0] == machines[1]
+    assert fast.machines_column is not None and python.machines_column is None
+    assert machine_texts(python).tolist() == machine_texts(fast).tolist()
     assert np.array_equal(np.asarray(python.samples, dtype=float).reshape(-1, 4), np.asarray(fast.samples))
     assert exact_table(python).equals(exact_table(fast))
 
@@ -67,6 +66,21 @@ def test_a_hand_made_backfill_is_the_same_on_both_loops():
     _assert_same_run(python, fast)
     assert fast.start_time[:4] == [0.0, 10.0, 1.0, 15.0]
     assert fast.reason[4] == "no suitable cluster"
+
+
+def test_machine_texts_are_written_from_ranges_and_pairs_as_the_clusters_write_them():
+    from sched_engine.batch.compiled.machines_text import machines_column
+    # job 0: machines 8..11 and 15 of a one-CPU cluster (two ranges); job 1: held nothing; job 2: 3 CPUs on
+    # machine 2 and 1 on machine 10 of a cluster of 4-CPU machines; job 3: machine 0 alone (one range).
+    ptr = np.array([0, 2, 2, 4])
+    length = np.array([2, 0, 2, 1])
+    cluster_of = np.array([0, -1, 1, 0])
+    first, second = np.array([8, 15, 2, 10, 0]), np.array([12, 16, 3, 1, 1])
+    column = machines_column(ptr, length, cluster_of, np.array([True, False]), first, second)
+    assert column.to_pylist() == ["8,9,10,11,15", "", "2,10", "0"]
+    one_cpu, four_cpus = ClusterState(0, "a", [1] * 16, 1.0), ClusterState(1, "b", [4] * 11, 1.0)
+    assert one_cpu.machines_text([8, 12, 15, 16]) == "8,9,10,11,15"
+    assert four_cpus.machines_text(([2, 10], [3, 1])) == "2,10"
 
 
 def test_an_ineligible_run_takes_the_python_loop():

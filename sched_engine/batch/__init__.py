@@ -113,7 +113,6 @@ def jobs_frame(sim: BatchSimulation) -> pd.DataFrame:
     clusters = sim.clusters
     names = [c.name for c in clusters]
     start = np.asarray(sim.start_time, dtype=float)
-    machines = [clusters[c].machines_text(held) if held else "" for c, held in zip(sim.cluster_of, sim.machines_of)]
     return pd.DataFrame(
         {
             "job_id": data["job_id"].astype("string"),
@@ -128,12 +127,22 @@ def jobs_frame(sim: BatchSimulation) -> pd.DataFrame:
             "wait_time": start - data["submit_time"].to_numpy(dtype=float),
             "user": data["user"].astype("string").to_numpy(),
             "reason": pd.Series(sim.reason, dtype="string"),
-            "machines": pd.Series(machines, dtype="string"),
+            "machines": machine_texts(sim),
             "recorded_wait": _log_column(data, "recorded_wait", np.nan).to_numpy(dtype=float),
             "queue": _log_column(data, "queue", "").astype("string").to_numpy(),
             "group": _log_column(data, "group", "").astype("string").to_numpy(),
         }
     )
+
+
+def machine_texts(sim: BatchSimulation) -> pd.Series:
+    """Each job's machines as text (``"0,1,2,7"``; ``""`` if it held none): the compiled run's column, or each
+    holding of the Python kernel's written by its cluster."""
+    if sim.machines_column is not None:
+        return pd.Series(pd.arrays.ArrowStringArray(sim.machines_column))
+    clusters = sim.clusters
+    return pd.Series([clusters[c].machines_text(held) if held else "" for c, held in zip(sim.cluster_of, sim.machines_of)],
+                     dtype="string")
 
 
 def _log_column(data: pd.DataFrame, name: str, default) -> pd.Series:

@@ -111,6 +111,8 @@ class BatchSimulation(Simulation):
         self.reason = [""] * count
         # What each started job held on its cluster (see ClusterState.allocate); () if it held nothing.
         self.machines_of: list = [()] * count
+        # A compiled run's machines as the jobs frame's text column (Arrow), its machines_of left empty.
+        self.machines_column = None
         self.allocation: dict[int, tuple[int, object, float]] = {}  # running job -> cluster, holding, estimated end
         preference = sorted(range(len(clusters)), key=lambda c: (-clusters[c].speed, -clusters[c].total, c))
         self.preference = tuple(preference)

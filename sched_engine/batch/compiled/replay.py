@@ -16,15 +16,18 @@ _RESERVATION, _PRIORITY = REASONS.index(RESERVATION), REASONS.index(PRIORITY)
 
 
 def hold_machines(sim, run: np.ndarray, start: np.ndarray, end: np.ndarray, start_rank: np.ndarray) -> None:
-    """Give every job that held CPUs its machines (``sim.machines_of``), by the clusters' own first fit.
+    """Every job's machines as text (``sim.machines_column``, the jobs frame's column), by the clusters' own first fit.
 
     Replays the schedule (:func:`.first_fit.replay`): at each instant the
     jobs ending give their CPUs back (in any order: the free machines after
     them are the same set), then the jobs starting take theirs in the order
-    the loop started them. Each holding is in its cluster's own form
-    (:meth:`~sched_engine.batch.cluster.ClusterState.allocate`).
+    the loop started them. The text is written from the holdings as
+    :meth:`~sched_engine.batch.cluster.ClusterState.machines_text` writes
+    the Python kernel's (:mod:`.machines_text`); ``sim.machines_of`` stays
+    empty.
     """
     from .first_fit import replay
+    from .machines_text import machines_column
     held = np.flatnonzero((run > 0) & ~np.isnan(start))
     times = np.concatenate([end[held], start[held]])
     kinds = np.repeat(np.array([0, 1], dtype=np.int64), len(held))   # ends before starts at one instant
@@ -42,17 +45,7 @@ def hold_machines(sim, run: np.ndarray, start: np.ndarray, end: np.ndarray, star
     first, second = np.empty(int(room.sum()), dtype=np.int64), np.empty(int(room.sum()), dtype=np.int64)
     length = replay(np.concatenate([held, held])[order], kinds[order].astype(bool), cluster_of, procs,
                     machine_cpus, first_machine, one_cpu, ptr, first, second)
-    count = length[held]
-    at = np.cumsum(count) - count   # each job's entries, gathered without the room left unused
-    taken = np.repeat(ptr[held] - at, count) + np.arange(int(count.sum()), dtype=np.int64)
-    firsts, seconds = first[taken].tolist(), second[taken].tolist()
-    machines_of = sim.machines_of
-    for job, begin, stop, single in zip(held.tolist(), at.tolist(), (at + count).tolist(),
-                                        one_cpu[cluster_of[held]].tolist()):
-        if single:
-            machines_of[job] = [m for pair in zip(firsts[begin:stop], seconds[begin:stop]) for m in pair]
-        else:
-            machines_of[job] = (firsts[begin:stop], seconds[begin:stop])
+    sim.machines_column = machines_column(ptr, length, cluster_of, one_cpu, first, second)
 
 
 def easy_places(submit: np.ndarray, start: np.ndarray, end: np.ndarray, refused: np.ndarray,
