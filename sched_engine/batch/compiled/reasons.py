@@ -111,40 +111,46 @@ def _fit_steps(shapes: list, times: np.ndarray, free: np.ndarray, first_begin: n
 
 
 @njit(cache=True)
-def _emit(out_job, out_from, out_to, out_code, out_blocking, k, last, job, start, stop, code, blocking):
-    """Append a piece as row ``k``, or lengthen the last row when it is the same job's, touches the piece and
-    has its reason and blocking job (``last``: that row's job, end, reason, blocking job); returns the row
-    count. Rows past the columns' length are counted, not written."""
-    if k > 0 and last[0] == job and last[1] == start and last[2] == code and last[3] == blocking:
-        last[1] = stop
-        if k <= out_job.shape[0]:
-            out_to[k - 1] = stop
-        return k
-    if k < out_job.shape[0]:
-        out_job[k], out_from[k], out_to[k], out_code[k], out_blocking[k] = job, start, stop, code, blocking
-    last[0], last[1], last[2], last[3] = job, stop, code, blocking
-    return k + 1
-
-
-@njit(cache=True)
 def _walk(jobs, begin, end, code, blocking, shape_of, step_ptr, step_time, step_state, head_time, head_job,
           out_job, out_from, out_to, out_code, out_blocking):
     """Emit every place's pieces in order (see the module docstring); returns the number of rows (those past
-    the columns' length only counted)."""
+    the columns' length only counted).
+
+    A piece ``[x, y)`` of a job with a reason and blocking job lengthens the
+    last row when that row is the same job's, ends at ``x`` and has the same
+    reason and blocking job; otherwise it is a new row (written only if the
+    columns have room). The last row's fields are kept as local scalars and
+    the two places that emit are written out, not a helper called: a helper
+    returning them made the walk about 4 times slower (full RICC, EASY:
+    1.4 s against 0.35 s for 23 M rows).
+    """
     k = 0
-    last = np.empty(4)
+    size = out_job.shape[0]
+    last_job, last_end, last_code, last_blocking = -1, 0.0, 0, 0
     heads = len(head_time)
     for r in range(len(jobs)):
         job, x, b = jobs[r], begin[r], end[r]
+        place_code, place_blocking = code[r], blocking[r]
         lo, hi = step_ptr[shape_of[r]], step_ptr[shape_of[r] + 1]
         s = max(lo + np.searchsorted(step_time[lo:hi], x, side="right") - 1, lo)
         known = -1   # a head whose time is at most ``x`` (or the first), once one was looked up for this place
         while x < b:
-            y = min(step_time[s + 1] if s + 1 < hi else np.inf, b)
-            if step_state[s] != FITS:
-                k = _emit(out_job, out_from, out_to, out_code, out_blocking, k, last, job, x, y, step_state[s], -1)
-            elif blocking[r] != BEHIND_HEAD:
-                k = _emit(out_job, out_from, out_to, out_code, out_blocking, k, last, job, x, y, code[r], blocking[r])
+            y = b   # the step's end, or the place's
+            if s + 1 < hi and step_time[s + 1] < b:
+                y = step_time[s + 1]
+            state = step_state[s]
+            if state != FITS or place_blocking != BEHIND_HEAD:
+                reason, blocked_by = (state, -1) if state != FITS else (place_code, place_blocking)
+                if k > 0 and last_job == job and last_end == x and last_code == reason and \
+                        last_blocking == blocked_by:
+                    last_end = y
+                    if k <= size:
+                        out_to[k - 1] = y
+                else:
+                    if k < size:
+                        out_job[k], out_from[k], out_to[k], out_code[k], out_blocking[k] = job, x, y, reason, blocked_by
+                    last_job, last_end, last_code, last_blocking = job, y, reason, blocked_by
+                    k += 1
             else:
                 # Behind the oldest waiting job: cut where it changes, each piece naming it. ``h``: the last head
                 # at or before ``x`` (the first if none), found from the place's last one (``x`` only grows).
@@ -158,8 +164,21 @@ def _walk(jobs, begin, end, code, blocking, shape_of, step_ptr, step_time, step_
                     h = max(np.searchsorted(head_time, x, side="right") - 1, 0)
                 z = x
                 while z < y:
-                    w = min(head_time[h + 1] if h + 1 < heads else np.inf, y)
-                    k = _emit(out_job, out_from, out_to, out_code, out_blocking, k, last, job, z, w, code[r], head_job[h])
+                    w = y
+                    if h + 1 < heads and head_time[h + 1] < y:
+                        w = head_time[h + 1]
+                    blocked_by = head_job[h]
+                    if k > 0 and last_job == job and last_end == z and last_code == place_code and \
+                            last_blocking == blocked_by:
+                        last_end = w
+                        if k <= size:
+                            out_to[k - 1] = w
+                    else:
+                        if k < size:
+                            out_job[k], out_from[k], out_to[k], out_code[k], out_blocking[k] = \
+                                job, z, w, place_code, blocked_by
+                        last_job, last_end, last_code, last_blocking = job, w, place_code, blocked_by
+                        k += 1
                     z = w
                     h += 1
                 known = h - 1   # the head of the last piece: at or before ``y``
