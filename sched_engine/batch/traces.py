@@ -1,18 +1,16 @@
 """Readers for batch workload files (cluster and failure files: :mod:`.machine_files`).
 
-Every reader returns plain frames or dicts and raises :class:`TraceError`
-naming the file, the 1-based line and the field at fault. Files compressed
-with gzip are recognised by their magic bytes and read directly.
+Every reader returns plain frames or dicts and raises :class:`TraceError` naming the file, the 1-based line and
+the field at fault. Files compressed with gzip are recognised by their magic bytes and read directly.
 
 Workloads (one row per job, columns of :data:`JOB_COLUMNS`):
 
 * SWF -- Standard Workload Format (Chapin et al. 1999): ``;`` header lines
   (``; MaxProcs: 8192``) and 18 whitespace-separated numeric fields per job.
-* extended SWF (Alea, e.g. CERIT-SC ``alea_wagap-2013.swf``): the 18 SWF
-  fields, then the used node ids ``{..}``, the queue name and a PBS-style
-  requirement string ``1:ppn=64:x86_64:cl_zewura#excl``.
-* GWF -- Grid Workloads Format (Iosup et al. 2008): 29 fields, ``#`` comments.
-* CSV with named columns (``job_id, submit_time, run_time, procs`` required).
+* extended SWF (Alea, e.g. CERIT-SC ``alea_wagap-2013.swf``): the 18 SWF fields, then the used node ids
+  ``{..}``, the queue name and a PBS-style requirement string ``1:ppn=64:x86_64:cl_zewura#excl``.
+* GWF -- Grid Workloads Format (Iosup et al. 2008): 29 fields, ``#`` comments; CSV with named columns
+  (``job_id, submit_time, run_time, procs`` required).
 
 Parsing is vectorised: numeric SWF/GWF columns go through pandas' C reader; only when that fails does a
 line-by-line pass run, to name the first bad line (or, with ``skip_malformed``, to drop and count bad lines).
@@ -27,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..core.io import MAX_WHOLE, FileError, read_text, text_number
 
@@ -67,9 +67,8 @@ TraceError = FileError
 class Workload:
     """A parsed workload: jobs (see :data:`JOB_COLUMNS`) plus what was learnt reading it.
 
-    ``header`` holds SWF ``;`` header fields (``MaxProcs`` ...); ``dropped``
-    counts jobs without a usable run time or processor count (SWF ``-1``);
-    ``skipped_lines`` malformed lines skipped on request.
+    ``header`` holds SWF ``;`` header fields (``MaxProcs`` ...); ``dropped`` counts jobs without a usable run
+    time or processor count (SWF ``-1``); ``skipped_lines`` malformed lines skipped on request.
     """
 
     jobs: pd.DataFrame
@@ -85,9 +84,8 @@ class Workload:
 def _leading_lines(text: str):
     """The lines of ``text`` as ``text.splitlines()`` gives them, split lazily.
 
-    For readers that stop at the first data line: only a growing prefix of
-    a large file is split. A prefix's last line may go on past it, so it
-    is yielded only once a longer prefix (or the whole text) is split.
+    For readers that stop at the first data line: only a growing prefix of a large file is split. A prefix's
+    last line may go on past it, so it is yielded only once a longer prefix (or the whole text) is split.
     """
     size, done = 1 << 16, 0
     while size < len(text):
@@ -250,9 +248,11 @@ def _recorded_numbers(block: np.ndarray) -> dict:
     return {"recorded_wait": np.where(wait >= 0, wait, np.nan), "memory_per_cpu_mb": memory_kb / 1024.0}
 
 
-def _id_text(values: np.ndarray) -> list[str]:
-    """Whole-number id fields as text, ``""`` where the log writes -1 (unknown)."""
-    return ["" if v < 0 else str(v) for v in values.astype(np.int64).tolist()]
+def _id_text(values: np.ndarray, unknown_empty: bool = True) -> pd.Series:
+    """Whole-number fields as text, ``""`` where the log writes -1 (unknown) if ``unknown_empty``; by Arrow."""
+    whole = pa.array(values.astype(np.int64))
+    text = pc.if_else(pc.less(whole, 0), "", pc.cast(whole, pa.string())) if unknown_empty else pc.cast(whole, pa.string())
+    return pd.Series(pd.arrays.ArrowStringArray(text))
 
 
 def _jobs_frame(ids, submit, run, procs, requested_time, user, queue, requirement, site, recorded) -> pd.DataFrame:
@@ -308,10 +308,9 @@ def _parse_swf(text: str, source: str, skip_malformed: bool, *, extended: bool) 
         # Alea's extension: field 19 used node ids, 20 queue name, 21 requirement string.
         queue = [row[1] if len(row) > 1 else "" for row in extra]
         requirement = [row[2] if len(row) > 2 else "" for row in extra]
-    ids = list(map(str, block[:, 0].astype(np.int64).tolist()))
     jobs = _jobs_frame(
-        ids, block[:, 1], block[:, 3], procs, block[:, 8],
-        list(map(str, block[:, 11].astype(np.int64).tolist())), queue, requirement, [""] * count,
+        _id_text(block[:, 0], False), block[:, 1], block[:, 3], procs, block[:, 8],
+        _id_text(block[:, 11], False), queue, requirement, [""] * count,
         {**_recorded_numbers(block), "group": _id_text(block[:, 12]), "partition": _id_text(block[:, 15])},
     )[usable].reset_index(drop=True)
     from ..logs.swf_writer import named_by_legend  # an SWF the converter wrote reads with its names
