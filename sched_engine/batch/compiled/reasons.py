@@ -116,13 +116,13 @@ def _walk(jobs, begin, end, code, blocking, shape_of, step_ptr, step_time, step_
     """Emit every place's pieces in order (see the module docstring); returns the number of rows (those past
     the columns' length only counted).
 
-    A piece ``[x, y)`` of a job with a reason and blocking job lengthens the
+    A piece ``[x, w)`` of a job with a reason and blocking job lengthens the
     last row when that row is the same job's, ends at ``x`` and has the same
     reason and blocking job; otherwise it is a new row (written only if the
-    columns have room). The last row's fields are kept as local scalars and
-    the two places that emit are written out, not a helper called: a helper
-    returning them made the walk about 4 times slower (full RICC, EASY:
-    1.4 s against 0.35 s for 23 M rows).
+    columns have room). The last row's fields are kept as local scalars, not
+    in an array a helper updates: a helper doing so was not inlined and made
+    the walk about 4 times slower (full RICC, EASY: 1.4 s against 0.35 s for
+    23 M rows).
     """
     k = 0
     size = out_job.shape[0]
@@ -134,54 +134,44 @@ def _walk(jobs, begin, end, code, blocking, shape_of, step_ptr, step_time, step_
         lo, hi = step_ptr[shape_of[r]], step_ptr[shape_of[r] + 1]
         s = max(lo + np.searchsorted(step_time[lo:hi], x, side="right") - 1, lo)
         known = -1   # a head whose time is at most ``x`` (or the first), once one was looked up for this place
+        h = -1       # in a step behind the oldest waiting job: the head its next piece names (-1: not found yet)
         while x < b:
             y = b   # the step's end, or the place's
             if s + 1 < hi and step_time[s + 1] < b:
                 y = step_time[s + 1]
             state = step_state[s]
-            if state != FITS or place_blocking != BEHIND_HEAD:
-                reason, blocked_by = (state, -1) if state != FITS else (place_code, place_blocking)
-                if k > 0 and last_job == job and last_end == x and last_code == reason and \
-                        last_blocking == blocked_by:
-                    last_end = y
-                    if k <= size:
-                        out_to[k - 1] = y
-                else:
-                    if k < size:
-                        out_job[k], out_from[k], out_to[k], out_code[k], out_blocking[k] = job, x, y, reason, blocked_by
-                    last_job, last_end, last_code, last_blocking = job, y, reason, blocked_by
-                    k += 1
+            w, reason, blocked_by = y, place_code, place_blocking
+            if state != FITS:
+                reason, blocked_by = state, -1
+            elif place_blocking == BEHIND_HEAD:
+                # Behind the oldest waiting job: the step is cut where it changes, each piece naming it. ``h``: at
+                # the step's first piece, the last head at or before ``x`` (the first if none), found from the
+                # place's last one (``x`` only grows); then one further for each piece.
+                if h < 0:
+                    h = known
+                    if h >= 0:
+                        steps = 0
+                        while h + 1 < heads and head_time[h + 1] <= x and steps < 16:
+                            h += 1
+                            steps += 1
+                    if h < 0 or (h + 1 < heads and head_time[h + 1] <= x):
+                        h = max(np.searchsorted(head_time, x, side="right") - 1, 0)
+                if h + 1 < heads and head_time[h + 1] < y:
+                    w = head_time[h + 1]
+                blocked_by = head_job[h]
+                h += 1
+            if k > 0 and last_job == job and last_end == x and last_code == reason and last_blocking == blocked_by:
+                last_end = w
+                if k <= size:
+                    out_to[k - 1] = w
             else:
-                # Behind the oldest waiting job: cut where it changes, each piece naming it. ``h``: the last head
-                # at or before ``x`` (the first if none), found from the place's last one (``x`` only grows).
-                h = known
+                if k < size:
+                    out_job[k], out_from[k], out_to[k], out_code[k], out_blocking[k] = job, x, w, reason, blocked_by
+                last_job, last_end, last_code, last_blocking = job, w, reason, blocked_by
+                k += 1
+            x = w
+            if x >= y:   # the step is done
+                s += 1
                 if h >= 0:
-                    steps = 0
-                    while h + 1 < heads and head_time[h + 1] <= x and steps < 16:
-                        h += 1
-                        steps += 1
-                if h < 0 or (h + 1 < heads and head_time[h + 1] <= x):
-                    h = max(np.searchsorted(head_time, x, side="right") - 1, 0)
-                z = x
-                while z < y:
-                    w = y
-                    if h + 1 < heads and head_time[h + 1] < y:
-                        w = head_time[h + 1]
-                    blocked_by = head_job[h]
-                    if k > 0 and last_job == job and last_end == z and last_code == place_code and \
-                            last_blocking == blocked_by:
-                        last_end = w
-                        if k <= size:
-                            out_to[k - 1] = w
-                    else:
-                        if k < size:
-                            out_job[k], out_from[k], out_to[k], out_code[k], out_blocking[k] = \
-                                job, z, w, place_code, blocked_by
-                        last_job, last_end, last_code, last_blocking = job, w, place_code, blocked_by
-                        k += 1
-                    z = w
-                    h += 1
-                known = h - 1   # the head of the last piece: at or before ``y``
-            x = y
-            s += 1
+                    known, h = h - 1, -1   # the head of its last piece: at or before ``y``
     return k
