@@ -13,6 +13,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sched_engine.batch import machine_texts
 from sched_engine.batch.policies import EASY, Start
 from sched_engine.batch.profile import Profile
 from sched_engine.batch.simulate import WAITING
@@ -50,8 +51,8 @@ overloading_jobs = st.lists(
 )
 
 
-def schedule(sim, states):
-    machines = [states[c].machines_text(held) if held else "" for c, held in zip(sim.cluster_of, sim.machines_of)]
+def schedule(sim):
+    machines = machine_texts(sim).tolist()
     return (np.nan_to_num(np.asarray(sim.start_time, dtype=float), nan=-1.0).tolist(),
             np.nan_to_num(np.asarray(sim.end_time, dtype=float), nan=-1.0).tolist(),
             list(sim.status), list(sim.cluster_of), machines)
@@ -60,9 +61,9 @@ def schedule(sim, states):
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(clusters=clusters_strategy, jobs=overloading_jobs, failures=failures_strategy, requirements=st.booleans())
 def test_indexed_easy_gives_the_scanning_schedule(clusters, jobs, failures, requirements):
-    indexed, indexed_states, _ = build(clusters, jobs, failures, EASY(), requirements)
-    scanning, scanning_states, _ = build(clusters, jobs, failures, ScanningEASY(), requirements)
-    assert schedule(indexed, indexed_states) == schedule(scanning, scanning_states)
+    indexed, _, _ = build(clusters, jobs, failures, EASY(), requirements)
+    scanning, _, _ = build(clusters, jobs, failures, ScanningEASY(), requirements)
+    assert schedule(indexed) == schedule(scanning)
 
 
 def test_a_long_backlog_is_compacted_and_reindexed():
@@ -70,9 +71,9 @@ def test_a_long_backlog_is_compacted_and_reindexed():
     rng = np.random.default_rng(7)
     jobs = [(int(t), int(d), int(p), 1) for t, d, p in zip(
         np.sort(rng.integers(0, 200, 300)), rng.integers(1, 50, 300), rng.choice([1, 1, 2, 3, 4], 300))]
-    indexed, indexed_states, _ = build([(1, 4, 1.0)], jobs, [], EASY())
-    scanning, scanning_states, _ = build([(1, 4, 1.0)], jobs, [], ScanningEASY())
-    assert schedule(indexed, indexed_states) == schedule(scanning, scanning_states)
+    indexed, _, _ = build([(1, 4, 1.0)], jobs, [], EASY())
+    scanning, _, _ = build([(1, 4, 1.0)], jobs, [], ScanningEASY())
+    assert schedule(indexed) == schedule(scanning)
     assert sum(1 for start, (submit, *_) in zip(indexed.start_time, sorted(jobs)) if start > submit + 100) > 50
 
 
